@@ -1,0 +1,90 @@
+// buildApp(deps): the Fastify instance with every plugin and module route. It never listens;
+// main.ts does, and tests use inject() or listen on a port of their own.
+import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import type { Deps } from './deps.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { registerAccessControl } from './http/principal.js';
+import { adminSessionRoutes } from './modules/auth/admin-sessions.routes.js';
+import { createAuthServices } from './modules/auth/auth.services.js';
+import { configRoutes } from './modules/auth/config.routes.js';
+import { sessionRoutes } from './modules/auth/sessions.routes.js';
+import { userRoutes } from './modules/auth/users.routes.js';
+import { healthRoutes, VERSION } from './modules/health/health.routes.js';
+import { keyRoutes } from './modules/metadata/keys.routes.js';
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export interface AppOptions {
+  /** pino logger options; false silences the log (tests). */
+  logger?: boolean | Record<string, unknown>;
+}
+
+export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: deps.config.logLevel },
+    bodyLimit: deps.config.maxBodyBytes,
+    trustProxy: deps.config.trustProxy,
+    forceCloseConnections: 'idle',
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  registerErrorHandling(app);
+  registerAccessControl(app, deps);
+
+  const anyOrigin = deps.config.corsOrigins.includes('*');
+  await app.register(cors, {
+    origin: anyOrigin ? true : deps.config.corsOrigins,
+    credentials: true,
+    exposedHeaders: ['Content-Range', 'Preference-Applied', 'X-Request-Id', 'Retry-After'],
+  });
+  await app.register(cookie);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Plinth API', version: VERSION, description: 'Self-hostable backend platform' },
+      servers: [{ url: deps.config.apiBaseUrl }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Access token, API key or anon key' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  const auth = createAuthServices(deps);
+  await app.register(healthRoutes(deps));
+  await app.register(userRoutes(deps, auth));
+  await app.register(sessionRoutes(deps, auth));
+  await app.register(adminSessionRoutes(deps, auth));
+  await app.register(configRoutes(deps));
+  await app.register(keyRoutes(deps));
+
+  return app;
+}

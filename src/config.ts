@@ -1,0 +1,74 @@
+// The only reader of process.env: one schema for every setting, every problem reported at once.
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(1).max(65535);
+const seconds = z.coerce.number().int().positive();
+const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+const envSchema = z
+  .object({
+    PORT: port.default(7130),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    API_BASE_URL: z.url().optional(),
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+      .optional(),
+    PLINTH_DATA_DIR: z.string().min(1).default('./.plinth'),
+    EMBEDDED_PG_PORT: port.default(7134),
+    ADMIN_EMAIL: z.email().optional(),
+    ADMIN_PASSWORD: z.string().min(8).max(4096).optional(),
+    PLINTH_ENCRYPTION_KEY: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)')
+      .optional(),
+    ACCESS_TOKEN_TTL_SECONDS: seconds.default(15 * 60),
+    REFRESH_TOKEN_TTL_SECONDS: seconds.default(7 * 24 * 60 * 60),
+    REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).default(10),
+    CORS_ORIGINS: z.string().default('*'),
+    COOKIE_SECURE: flag.optional(),
+    MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+    PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).default(availableParallelism()),
+    DB_POOL_SIZE: z.coerce.number().int().min(1).default(20),
+    TRUST_PROXY: flag.default(false),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .transform((env) => ({
+    port: env.PORT,
+    host: env.HOST,
+    apiBaseUrl: (env.API_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    databaseUrl: env.DATABASE_URL,
+    dataDir: path.resolve(env.PLINTH_DATA_DIR),
+    embeddedPgPort: env.EMBEDDED_PG_PORT,
+    adminEmail: env.ADMIN_EMAIL?.toLowerCase(),
+    adminPassword: env.ADMIN_PASSWORD,
+    encryptionKeyHex: env.PLINTH_ENCRYPTION_KEY,
+    accessTokenTtlSeconds: env.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtlSeconds: env.REFRESH_TOKEN_TTL_SECONDS,
+    refreshReuseGraceSeconds: env.REFRESH_REUSE_GRACE_SECONDS,
+    corsOrigins: env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+    // Browsers only store SameSite=None cookies that are Secure; plain-http local dev gets Lax.
+    cookieSecure: env.COOKIE_SECURE,
+    maxBodyBytes: env.MAX_BODY_BYTES,
+    passwordHashConcurrency: env.PASSWORD_HASH_CONCURRENCY,
+    dbPoolSize: env.DB_POOL_SIZE,
+    trustProxy: env.TRUST_PROXY,
+    logLevel: env.LOG_LEVEL,
+  }));
+
+export type Config = z.output<typeof envSchema>;
+
+export class ConfigError extends Error {}
+
+/** Reads the configuration from an environment, or throws one error naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
+  );
+  const result = envSchema.safeParse(present);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+}

@@ -1,0 +1,44 @@
+// The PostgreSQL pool, transactions, and the per-request scope that row-level security reads.
+import postgres from 'postgres';
+
+export type Sql = postgres.Sql;
+/** Anything a repository can run SQL on: the pool or an open transaction. */
+export type Queryable = postgres.Sql | postgres.TransactionSql;
+
+export interface PoolOptions {
+  max?: number;
+  applicationName?: string;
+}
+
+export function createPool(url: string, options: PoolOptions = {}): Sql {
+  return postgres(url, {
+    max: options.max ?? 10,
+    onnotice: () => {},
+    connection: { application_name: options.applicationName ?? 'plinth' },
+  });
+}
+
+export function withTx<T>(sql: Sql, work: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+  return sql.begin(work) as Promise<T>;
+}
+
+/** Who a request runs as inside PostgreSQL. */
+export interface RequestScope {
+  role: 'anon' | 'authenticated' | 'project_admin';
+  claims: Record<string, unknown>;
+}
+
+/**
+ * Runs `work` in one transaction whose first statement switches to the request's role and
+ * publishes its claims (read by auth.uid() and friends), both local to the transaction.
+ */
+export function withRequestScope<T>(
+  sql: Sql,
+  scope: RequestScope,
+  work: (tx: postgres.TransactionSql) => Promise<T>,
+): Promise<T> {
+  return withTx(sql, async (tx) => {
+    await tx`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${JSON.stringify(scope.claims)}, true)`;
+    return work(tx);
+  });
+}

@@ -1,0 +1,65 @@
+// The one error type of Plinth and the catalogue that gives each code its HTTP status and
+// default message. Call sites name a code; the status always comes from here.
+
+export const errorCatalogue = {
+  VALIDATION_ERROR: { status: 400, message: 'The request is not valid.' },
+  UNAUTHORIZED: { status: 401, message: 'Missing or invalid credentials.' },
+  FORBIDDEN: { status: 403, message: 'This action is not allowed.' },
+  INSUFFICIENT_PERMISSIONS: { status: 403, message: 'Admin access is required.' },
+  AUTH_SIGNUP_DISABLED: { status: 403, message: 'User signups are disabled for this project.' },
+  NOT_FOUND: { status: 404, message: 'Not found.' },
+  AUTH_USER_NOT_FOUND: { status: 404, message: 'User not found.' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
+  AUTH_EMAIL_EXISTS: { status: 409, message: 'A user with this email already exists.' },
+  CONFLICT: { status: 409, message: 'The request conflicts with the current state.' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type.' },
+  TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests. Try again later.' },
+  INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred.' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not available right now.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export interface AppErrorOptions {
+  details?: unknown;
+  nextActions?: string;
+  cause?: unknown;
+  /** Extra response headers, e.g. Retry-After. */
+  headers?: Record<string, string>;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly statusCode: number;
+  readonly details?: unknown;
+  readonly nextActions?: string;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, message?: string, options: AppErrorOptions = {}) {
+    super(message ?? errorCatalogue[code].message, { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.statusCode = errorCatalogue[code].status;
+    this.details = options.details;
+    this.nextActions = options.nextActions;
+    this.headers = options.headers;
+  }
+}
+
+/** The wire shape of every error the API renders. */
+export interface ErrorBody {
+  error: string;
+  message: string;
+  statusCode: number;
+  nextActions?: string;
+  details?: unknown;
+  requestId?: string;
+}
+
+export function toErrorBody(err: AppError): ErrorBody {
+  const body: ErrorBody = { error: err.code, message: err.message, statusCode: err.statusCode };
+  if (err.nextActions !== undefined) body.nextActions = err.nextActions;
+  if (err.details !== undefined) body.details = err.details;
+  return body;
+}

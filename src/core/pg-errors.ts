@@ -1,0 +1,46 @@
+// Turns PostgreSQL errors raised by the platform's own queries into AppErrors with 4xx codes
+// where the cause is the caller's input; anything else stays an internal error.
+import { AppError } from './errors.js';
+
+interface PgError {
+  code?: string;
+  message?: string;
+  detail?: string;
+  constraint_name?: string;
+  column_name?: string;
+}
+
+const isPgError = (e: unknown): e is PgError =>
+  typeof e === 'object' && e !== null && 'code' in e && typeof (e as PgError).code === 'string' &&
+  (e as { name?: string }).name === 'PostgresError';
+
+export function fromPgError(err: unknown): AppError | undefined {
+  if (!isPgError(err)) return undefined;
+  switch (err.code) {
+    case '23505':
+      return new AppError('CONFLICT', 'A record with the same unique value already exists.', {
+        cause: err,
+        details: err.detail,
+      });
+    case '23503':
+      return new AppError('VALIDATION_ERROR', 'A referenced record does not exist.', {
+        cause: err,
+        details: err.detail,
+      });
+    case '23502':
+      return new AppError('VALIDATION_ERROR', `The ${err.column_name ?? ''} field is required.`.replace('  ', ' '), {
+        cause: err,
+      });
+    case '23514':
+    case '22P02':
+    case '22023':
+    case '22001':
+      return new AppError('VALIDATION_ERROR', err.message, { cause: err });
+    case '42501':
+      return new AppError('FORBIDDEN', err.message, { cause: err });
+    case '57014':
+      return new AppError('SERVICE_UNAVAILABLE', 'The query took too long and was cancelled.', { cause: err });
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,108 @@
+// Composition root: builds every dependency the app needs from the configuration. Tests call
+// this too, passing another clock; nothing here reads the environment.
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { hkdfSync } from 'node:crypto';
+import path from 'node:path';
+import type { Config } from './config.js';
+import { systemClock, type Clock } from './core/clock.js';
+import { createPool, type Sql } from './core/db.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './core/embedded-postgres.js';
+import { randomHex } from './core/ids.js';
+import { createKeyring, type Keyring } from './core/keyring.js';
+import { migrate, readMigrationFiles, type MigrationFile } from './core/migrator.js';
+import { createPasswordHasher, type PasswordHasher } from './core/password-hasher.js';
+import { loadPlatformKeys, type PlatformKeys } from './modules/secrets/platform-keys.js';
+import postgres from 'postgres';
+
+export interface Deps {
+  config: Config;
+  sql: Sql;
+  clock: Clock;
+  keyring: Keyring;
+  /** HMAC keys derived from the master key for values that must match across servers. */
+  hmacKeys: { csrf: Buffer; refreshSuccessor: Buffer };
+  hasher: PasswordHasher;
+  keys: PlatformKeys;
+  migrations: MigrationFile[];
+  /** True when this start created the platform's credentials (first start). */
+  firstStart: boolean;
+  close(): Promise<void>;
+}
+
+export interface DepsOptions {
+  clock?: Clock;
+  onDatabaseLog?: (line: string) => void;
+}
+
+const EMBEDDED_DB_NAME = 'plinth';
+
+async function resolveDatabase(
+  config: Config,
+  onLog?: (line: string) => void,
+): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
+  if (config.databaseUrl) return { url: config.databaseUrl };
+  const embedded = await startEmbeddedPostgres({
+    dataDir: config.dataDir,
+    port: config.embeddedPgPort,
+    onLog,
+  });
+  const admin = postgres(embedded.url, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await admin`select 1 from pg_database where datname = ${EMBEDDED_DB_NAME}`;
+    if (!row) await admin.unsafe(`create database ${EMBEDDED_DB_NAME}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(embedded.url);
+  url.pathname = `/${EMBEDDED_DB_NAME}`;
+  return { url: url.toString(), embedded };
+}
+
+/** The master key: from the environment, else a key file generated in the data directory. */
+async function resolveMasterKey(config: Config): Promise<Buffer> {
+  if (config.encryptionKeyHex) return Buffer.from(config.encryptionKeyHex, 'hex');
+  const file = path.join(config.dataDir, 'encryption.key');
+  if (!existsSync(file)) {
+    await mkdir(config.dataDir, { recursive: true, mode: 0o711 });
+    await writeFile(file, randomHex(32), { mode: 0o600, flag: 'wx' }).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EEXIST') throw e;
+    });
+  }
+  return Buffer.from((await readFile(file, 'utf8')).trim(), 'hex');
+}
+
+const derive = (master: Buffer, purpose: string): Buffer =>
+  Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `plinth ${purpose} v1`, 32));
+
+export async function createDeps(config: Config, options: DepsOptions = {}): Promise<Deps> {
+  const { url, embedded } = await resolveDatabase(config, options.onDatabaseLog);
+  const sql = createPool(url, { max: config.dbPoolSize });
+  try {
+    const masterKey = await resolveMasterKey(config);
+    const keyring = createKeyring(masterKey);
+    const migrations = await readMigrationFiles();
+    await migrate(sql, migrations);
+    const keys = await loadPlatformKeys(sql, keyring);
+    const hasher = await createPasswordHasher(config.passwordHashConcurrency);
+    return {
+      config,
+      sql,
+      clock: options.clock ?? systemClock,
+      keyring,
+      hmacKeys: { csrf: derive(masterKey, 'csrf'), refreshSuccessor: derive(masterKey, 'refresh-successor') },
+      hasher,
+      keys,
+      migrations,
+      firstStart: keys.created.length > 0,
+      async close() {
+        await sql.end({ timeout: 5 });
+        await embedded?.stop();
+      },
+    };
+  } catch (err) {
+    await sql.end({ timeout: 1 });
+    await embedded?.stop();
+    throw err;
+  }
+}

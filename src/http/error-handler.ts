@@ -1,0 +1,88 @@
+// The one place errors become responses: every failure leaves in the spec's error shape, with a
+// 4xx for anything the caller can fix and a bare 500 (plus request id) for everything else.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { AppError, toErrorBody, type ErrorCode } from '../core/errors.js';
+import { fromPgError } from '../core/pg-errors.js';
+
+interface ValidationIssue {
+  field: string;
+  rule: string;
+  message: string;
+}
+
+function validationError(
+  issues: { instancePath: string; keyword: string; message?: string; params?: unknown }[],
+  context: string | undefined,
+): AppError {
+  const details: ValidationIssue[] = issues.map((i) => {
+    const path = i.instancePath.replace(/^\//, '').replaceAll('/', '.');
+    const field = [context === 'body' ? '' : context, path].filter(Boolean).join('.') || (context ?? 'request');
+    return { field, rule: i.keyword, message: i.message ?? 'is invalid' };
+  });
+  const message = details.map((d) => `${d.field}: ${d.message}`).join(', ');
+  return new AppError('VALIDATION_ERROR', message, { details });
+}
+
+const JSON_HINT = 'Please ensure your request body contains valid JSON.';
+
+/** Fastify's own 4xx errors (body parsing, content type, size) in Plinth's vocabulary. */
+const fastifyCodes: Record<string, [ErrorCode, string, string?]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'The request body is too large.'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type; send application/json.'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['VALIDATION_ERROR', 'The body is empty but Content-Type is application/json.', JSON_HINT],
+  FST_ERR_CTP_INVALID_JSON_BODY: ['VALIDATION_ERROR', 'The request body is not valid JSON.', JSON_HINT],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['VALIDATION_ERROR', 'The Content-Length header does not match the body.'],
+};
+
+function toAppError(err: FastifyError | Error): AppError | undefined {
+  if (err instanceof AppError) return err;
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    return validationError(err.validation, (err as { validationContext?: string }).validationContext);
+  }
+  const fastifyError = err as FastifyError;
+  const known = fastifyError.code ? fastifyCodes[fastifyError.code] : undefined;
+  if (known) return new AppError(known[0], known[1], { nextActions: known[2] });
+  if (err instanceof SyntaxError && fastifyError.statusCode === 400) {
+    return new AppError('VALIDATION_ERROR', 'The request body is not valid JSON.', { nextActions: JSON_HINT });
+  }
+  const fromPg = fromPgError(err);
+  if (fromPg) return fromPg;
+  const status = fastifyError.statusCode;
+  if (status === 429) return new AppError('TOO_MANY_REQUESTS');
+  if (status !== undefined && status >= 400 && status < 500) {
+    return new AppError('VALIDATION_ERROR', err.message);
+  }
+  return undefined;
+}
+
+export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
+  if (err.headers) reply.headers(err.headers);
+  return reply.code(err.statusCode).type('application/json; charset=utf-8').send(toErrorBody(err));
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = toAppError(err);
+    if (appError) {
+      if (appError.statusCode >= 500) request.log.error({ err }, appError.message);
+      return sendError(reply, appError);
+    }
+    request.log.error({ err }, 'unhandled error');
+    return reply.code(500).send({
+      error: 'INTERNAL_ERROR',
+      message: `An unexpected error occurred. Quote request id ${request.id} when reporting it.`,
+      statusCode: 500,
+      requestId: request.id,
+    });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      reply,
+      new AppError('NOT_FOUND', `Endpoint ${request.method} ${request.url.split('?')[0]} not found.`, {
+        nextActions: 'Check the API documentation at /api/docs for the available endpoints.',
+      }),
+    ),
+  );
+}

@@ -1,0 +1,122 @@
+// Who is calling: resolves the request's credential (API key, anon key or access token) into a
+// principal, and enforces each route's declared access level before its body is even read.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { epochSeconds } from '../core/clock.js';
+import { AppError } from '../core/errors.js';
+import { sha256 } from '../core/ids.js';
+import { verifyJwt } from '../core/jwt.js';
+import type { Deps } from '../deps.js';
+
+export type Principal =
+  | { kind: 'anon' }
+  | { kind: 'user'; userId: string; email: string; sessionId: string }
+  | { kind: 'admin'; subject: string; via: 'token'; sessionId: string }
+  | { kind: 'admin'; subject: 'api-key'; via: 'apiKey' };
+
+/**
+ * public: anyone; client: any valid credential; token: an access token (user or admin) only;
+ * admin: an admin access token or the API key.
+ */
+export type AccessLevel = 'public' | 'client' | 'token' | 'admin';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: AccessLevel;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+const API_KEY = /^ik_[0-9a-f]{64}$/;
+const ANON_KEY = /^anon_[0-9a-f]{64}$/;
+
+const unauthorized = (message = 'Missing or invalid credentials.') =>
+  new AppError('UNAUTHORIZED', message, {
+    nextActions: 'Send a valid access token, anon key or API key in the Authorization header.',
+  });
+
+export function createPrincipalResolver(deps: Pick<Deps, 'keys' | 'clock'>) {
+  const isKnown = (hashes: Set<string>, key: string) => hashes.has(sha256(key).toString('hex'));
+
+  /** The request's principal; null without any credential; throws on an invalid one. */
+  return function resolvePrincipal(request: FastifyRequest): Principal | null {
+    const header = request.headers.authorization;
+    const apiKeyHeader = request.headers['x-api-key'];
+    let credential: string | undefined;
+    if (typeof header === 'string' && header.length > 0) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!match) throw unauthorized('The Authorization header must be "Bearer <credential>".');
+      credential = match[1];
+    } else if (typeof apiKeyHeader === 'string' && apiKeyHeader.length > 0) {
+      if (!isKnown(deps.keys.apiKeyHashes, apiKeyHeader)) throw unauthorized('Invalid API key.');
+      return { kind: 'admin', subject: 'api-key', via: 'apiKey' };
+    }
+    if (credential === undefined) return null;
+
+    if (API_KEY.test(credential)) {
+      if (!isKnown(deps.keys.apiKeyHashes, credential)) throw unauthorized('Invalid API key.');
+      return { kind: 'admin', subject: 'api-key', via: 'apiKey' };
+    }
+    if (ANON_KEY.test(credential)) {
+      if (!isKnown(deps.keys.anonKeyHashes, credential)) throw unauthorized('Invalid anon key.');
+      return { kind: 'anon' };
+    }
+    const result = verifyJwt(credential, deps.keys.publicKeys, epochSeconds(deps.clock.now()));
+    if (!result.ok) {
+      throw unauthorized(result.reason === 'expired' ? 'The access token has expired.' : 'Invalid access token.');
+    }
+    const { sub, role, sid, email } = result.claims;
+    if (typeof sub !== 'string' || typeof sid !== 'string') throw unauthorized('Invalid access token.');
+    if (role === 'project_admin') return { kind: 'admin', subject: sub, via: 'token', sessionId: sid };
+    if (role === 'authenticated' && typeof email === 'string') {
+      return { kind: 'user', userId: sub, email, sessionId: sid };
+    }
+    throw unauthorized('Invalid access token.');
+  };
+}
+
+function enforce(level: AccessLevel, principal: Principal | null): void {
+  if (level === 'public') return;
+  if (principal === null) throw unauthorized();
+  if (level === 'client') return;
+  if (level === 'token') {
+    if (principal.kind === 'anon' || (principal.kind === 'admin' && principal.via === 'apiKey')) {
+      throw unauthorized('This endpoint needs an access token.');
+    }
+    return;
+  }
+  if (principal.kind !== 'admin') {
+    throw new AppError('INSUFFICIENT_PERMISSIONS', 'Admin access is required.', {
+      nextActions: 'Sign in as the project admin or use the API key.',
+    });
+  }
+}
+
+/** Resolves the principal on every request and checks the route's `config.access`. */
+export function registerAccessControl(app: FastifyInstance, deps: Pick<Deps, 'keys' | 'clock'>): void {
+  const resolvePrincipal = createPrincipalResolver(deps);
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request) => {
+    const level = request.routeOptions.config?.access ?? 'public';
+    // Public routes ignore a bad credential rather than fail on it.
+    if (level === 'public') {
+      try {
+        request.principal = resolvePrincipal(request);
+      } catch {
+        request.principal = null;
+      }
+      return;
+    }
+    request.principal = resolvePrincipal(request);
+    enforce(level, request.principal);
+  });
+}
+
+/** The principal of a route whose access level guarantees one. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw unauthorized();
+  return request.principal;
+}
+
+export const isAdmin = (p: Principal | null): boolean => p?.kind === 'admin';

@@ -1,0 +1,39 @@
+// The project admin's credentials (from the environment, or generated on first start) and the
+// admin's sign-in.
+import { AppError } from '../../core/errors.js';
+import { safeEqual } from '../../core/ids.js';
+import type { Deps } from '../../deps.js';
+import { adminSubjectOf, type SessionService } from './sessions.service.js';
+import type { IssuedTokens } from './tokens.js';
+
+export const DEFAULT_ADMIN_EMAIL = 'admin@plinth.local';
+
+export function adminCredentials(deps: Pick<Deps, 'config' | 'keys'>): { email: string; password: string } {
+  return {
+    email: deps.config.adminEmail ?? DEFAULT_ADMIN_EMAIL,
+    password: deps.config.adminPassword ?? deps.keys.storedAdminPassword,
+  };
+}
+
+export function createAdminAuthService(deps: Pick<Deps, 'config' | 'keys' | 'hasher'>, sessions: SessionService) {
+  const credentials = adminCredentials(deps);
+  const subject = adminSubjectOf(credentials.email);
+  // Hashed once, so a sign-in costs one argon2 verification like a user's.
+  const passwordHash = deps.hasher.hash(credentials.password);
+
+  return {
+    subject,
+    username: credentials.email,
+    async signIn(email: string, password: string): Promise<IssuedTokens> {
+      const passwordOk = await deps.hasher.verify(await passwordHash, password);
+      if (!(safeEqual(email, credentials.email) && passwordOk)) {
+        throw new AppError('UNAUTHORIZED', 'Invalid admin credentials.', {
+          nextActions: 'Use ADMIN_EMAIL and ADMIN_PASSWORD from the server configuration.',
+        });
+      }
+      return sessions.open({ adminSubject: subject });
+    },
+    /** Admin sessions of a former admin email stop refreshing when the email changes. */
+    isCurrentSubject: (candidate: string) => candidate === subject,
+  };
+}

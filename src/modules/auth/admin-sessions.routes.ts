@@ -1,0 +1,95 @@
+// The project admin's sessions: sign-in, current session, refresh (own cookie) and logout.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { AppError } from '../../core/errors.js';
+import type { Deps } from '../../deps.js';
+import { principalOf } from '../../http/principal.js';
+import { adminSessionResponseSchema, adminSignInBodySchema, clientTypeSchema, refreshBodySchema, successSchema } from './auth.schemas.js';
+import type { AuthServices } from './auth.services.js';
+import { ADMIN_REFRESH_COOKIE, clearRefreshCookie, deliverTokens, readCsrfHeader, readRefreshCookie } from './session-reply.js';
+import { z } from 'zod';
+
+const tags = ['admin'];
+
+export function adminSessionRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyncZod {
+  const projectAdmin = (subject: string) => ({ subject, username: subject.replace(/^local:/, '') });
+
+  return async (app) => {
+    app.post('/api/auth/admin/sessions', {
+      schema: {
+        tags,
+        summary: 'Sign in as the project admin',
+        querystring: clientTypeSchema,
+        body: adminSignInBodySchema,
+        response: { 200: adminSessionResponseSchema },
+      },
+      handler: async (request, reply) => {
+        const email = (request.body.email ?? request.body.username)!;
+        const tokens = await auth.admin.signIn(email, request.body.password);
+        const delivered = deliverTokens(reply, deps.config, ADMIN_REFRESH_COOKIE, request.query.client_type, tokens);
+        return { projectAdmin: projectAdmin(auth.admin.subject), ...delivered };
+      },
+    });
+
+    app.get('/api/auth/admin/sessions/current', {
+      config: { access: 'token' },
+      schema: {
+        tags,
+        summary: 'The signed-in project admin',
+        security: [{ bearerAuth: [] }],
+        response: { 200: z.object({ projectAdmin: z.object({ subject: z.string(), username: z.string() }) }) },
+      },
+      handler: async (request) => {
+        const principal = principalOf(request);
+        if (principal.kind !== 'admin') throw new AppError('INSUFFICIENT_PERMISSIONS');
+        return { projectAdmin: projectAdmin(principal.subject) };
+      },
+    });
+
+    app.post('/api/auth/admin/refresh', {
+      schema: {
+        tags,
+        summary: 'Refresh the admin session (svc_admin_refresh_token cookie + X-CSRF-Token)',
+        querystring: clientTypeSchema,
+        body: refreshBodySchema,
+        response: { 200: adminSessionResponseSchema },
+      },
+      handler: async (request, reply) => {
+        const clientType = request.query.client_type;
+        const web = clientType === 'web';
+        const token = web
+          ? readRefreshCookie(request, ADMIN_REFRESH_COOKIE)
+          : (request.body?.refreshToken ?? request.body?.refresh_token);
+        if (!token) throw new AppError('UNAUTHORIZED', 'No admin refresh token provided.');
+        try {
+          const refreshed = await auth.sessions.refresh(token, 'admin', web ? (readCsrfHeader(request) ?? '') : undefined);
+          if (!refreshed.adminSubject || !auth.admin.isCurrentSubject(refreshed.adminSubject)) {
+            throw new AppError('UNAUTHORIZED', 'The admin account of this session no longer exists.');
+          }
+          const delivered = deliverTokens(reply, deps.config, ADMIN_REFRESH_COOKIE, clientType, refreshed.tokens);
+          return { projectAdmin: projectAdmin(refreshed.adminSubject), ...delivered };
+        } catch (err) {
+          if (web && err instanceof AppError && err.code === 'UNAUTHORIZED') {
+            clearRefreshCookie(reply, deps.config, ADMIN_REFRESH_COOKIE);
+          }
+          throw err;
+        }
+      },
+    });
+
+    app.post('/api/auth/admin/logout', {
+      schema: { tags, summary: 'End the admin session', body: refreshBodySchema, response: { 200: successSchema } },
+      handler: async (request, reply) => {
+        const cookie = readRefreshCookie(request, ADMIN_REFRESH_COOKIE);
+        if (cookie && !auth.sessions.csrfMatches(cookie, readCsrfHeader(request)) && (await auth.sessions.isLive(cookie))) {
+          throw new AppError('FORBIDDEN', 'Invalid CSRF token.');
+        }
+        const bodyToken = request.body?.refreshToken ?? request.body?.refresh_token;
+        const principal = request.principal;
+        const sessionIds = principal?.kind === 'admin' && principal.via === 'token' ? [principal.sessionId] : [];
+        await auth.sessions.revoke({ refreshTokens: [cookie, bodyToken].filter((t): t is string => !!t), sessionIds }, 'logout');
+        clearRefreshCookie(reply, deps.config, ADMIN_REFRESH_COOKIE);
+        return { success: true, message: 'Logged out successfully' };
+      },
+    });
+  };
+}

@@ -1,0 +1,130 @@
+// The authentication wire contract: request and response schemas (the CLI and tests import them).
+import { z } from 'zod';
+
+export const emailSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ message: 'must be a valid email address' }).max(320));
+
+export const passwordSchema = z.string().min(1, 'is required').max(1024, 'must be at most 1024 characters');
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+export const clientTypeSchema = z.object({
+  // Anything unrecognised is treated as a web client, as the reference client expects.
+  client_type: z.string().optional().transform((v): ClientType =>
+    v === 'mobile' || v === 'desktop' || v === 'server' ? v : 'web'),
+});
+export type ClientType = 'web' | 'mobile' | 'desktop' | 'server';
+
+export const userSchema = z.object({
+  id: z.uuid(),
+  email: z.string(),
+  emailVerified: z.boolean(),
+  providers: z.array(z.string()),
+  profile: jsonObject,
+  metadata: jsonObject,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type User = z.output<typeof userSchema>;
+
+export const sessionResponseSchema = z.object({
+  user: userSchema,
+  accessToken: z.string().nullable(),
+  csrfToken: z.string().nullable().optional(),
+  refreshToken: z.string().nullable().optional(),
+  requireEmailVerification: z.boolean().optional(),
+});
+
+export const registerBodySchema = z.object({
+  email: emailSchema,
+  password: passwordSchema,
+  name: z.string().trim().min(1).max(100).optional(),
+  redirectTo: z.url().optional(),
+  autoConfirm: z.boolean().optional(),
+});
+
+export const passwordSignInBodySchema = z.object({
+  method: z.literal('password').nullish(),
+  email: emailSchema,
+  password: passwordSchema,
+});
+
+export const refreshBodySchema = z
+  .object({ refreshToken: z.string().min(1).optional(), refresh_token: z.string().min(1).optional() })
+  .nullish();
+
+export const successSchema = z.object({ success: z.boolean(), message: z.string() });
+
+export const currentSessionSchema = z.union([
+  z.object({ user: userSchema.extend({ role: z.literal('authenticated') }) }),
+  z.object({ projectAdmin: z.object({ subject: z.string(), username: z.string() }) }),
+]);
+
+export const profileSchema = z.object({ id: z.uuid(), profile: jsonObject });
+
+export const profileUpdateBodySchema = z.object({ profile: jsonObject });
+
+export const userIdParamsSchema = z.object({ userId: z.uuid({ message: 'must be a user id (uuid)' }) });
+
+export const authConfigSchema = z.object({
+  id: z.uuid(),
+  requireEmailVerification: z.boolean(),
+  passwordMinLength: z.number().int().min(4).max(128),
+  requireNumber: z.boolean(),
+  requireLowercase: z.boolean(),
+  requireUppercase: z.boolean(),
+  requireSpecialChar: z.boolean(),
+  verifyEmailMethod: z.enum(['code', 'link']),
+  resetPasswordMethod: z.enum(['code', 'link']),
+  allowedRedirectUrls: z.array(z.string()),
+  disableSignup: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type AuthConfig = z.output<typeof authConfigSchema>;
+
+export const authConfigUpdateSchema = authConfigSchema
+  .omit({ id: true, createdAt: true, updatedAt: true })
+  .extend({ allowedRedirectUrls: z.array(z.string().min(1).max(2048)).max(100) })
+  .partial()
+  .strict();
+
+export const publicConfigSchema = authConfigSchema
+  .omit({ id: true, createdAt: true, updatedAt: true, allowedRedirectUrls: true })
+  .extend({ oAuthProviders: z.array(z.string()), customOAuthProviders: z.array(z.string()) });
+
+export const listUsersQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(10),
+  offset: z.coerce.number().int().min(0).default(0),
+  search: z.string().trim().max(200).optional(),
+});
+
+export const listUsersResponseSchema = z.object({
+  data: z.array(userSchema),
+  pagination: z.object({ offset: z.number(), limit: z.number(), total: z.number() }),
+});
+
+export const deleteUsersBodySchema = z.object({ userIds: z.array(z.uuid()).min(1).max(1000) });
+
+export const deleteUsersResponseSchema = z.object({ message: z.string(), deletedCount: z.number().int() });
+
+export const adminSignInBodySchema = z
+  .object({
+    email: emailSchema.optional(),
+    username: z.string().trim().toLowerCase().min(1).max(320).optional(),
+    password: passwordSchema,
+  })
+  .refine((b) => b.email !== undefined || b.username !== undefined, {
+    message: 'email (or username) is required',
+    path: ['email'],
+  });
+
+export const adminSessionResponseSchema = z.object({
+  projectAdmin: z.object({ subject: z.string(), username: z.string() }),
+  accessToken: z.string(),
+  csrfToken: z.string().nullable().optional(),
+  refreshToken: z.string().nullable().optional(),
+});

@@ -1,0 +1,70 @@
+// SQL for auth.sessions and their rotating refresh tokens (functions in the auth migration).
+import type { Queryable } from '../../core/db.js';
+import type { User } from './auth.schemas.js';
+import { userColumns } from './users.repo.js';
+
+export type SessionOwner = { userId: string } | { adminSubject: string };
+
+export async function startSession(
+  db: Queryable,
+  s: { id: string; owner: SessionOwner; tokenHash: Buffer; now: Date; ttlSeconds: number },
+): Promise<void> {
+  const userId = 'userId' in s.owner ? s.owner.userId : null;
+  const adminSubject = 'adminSubject' in s.owner ? s.owner.adminSubject : null;
+  await db`select auth.start_session(${s.id}, ${userId}, ${adminSubject}, ${s.tokenHash}, ${s.now},
+    make_interval(secs => ${s.ttlSeconds}))`;
+}
+
+export interface RotationResult {
+  outcome: 'rotated' | 'invalid' | 'reused';
+  sessionId: string | null;
+  userId: string | null;
+  adminSubject: string | null;
+  /** The session's user (null for admin sessions and failed rotations). */
+  user: User | null;
+}
+
+/** Rotates a refresh token and reads the session's user, in one round trip. */
+export async function rotateRefreshToken(
+  db: Queryable,
+  r: {
+    tokenHash: Buffer;
+    successorHash: Buffer;
+    now: Date;
+    graceSeconds: number;
+    ttlSeconds: number;
+    admin: boolean;
+  },
+): Promise<RotationResult> {
+  const [row] = await db<RotationResult[]>`
+    select r.outcome, r.session_id as "sessionId", r.user_id as "userId", r.admin_subject as "adminSubject",
+      (select to_jsonb(x) from (select ${userColumns(db)} from auth.user_records u where u.id = r.user_id) x) as "user"
+    from auth.rotate_refresh_token(${r.tokenHash}, ${r.successorHash}, ${r.now},
+      make_interval(secs => ${r.graceSeconds}), make_interval(secs => ${r.ttlSeconds}), ${r.admin}) r`;
+  if (!row) throw new Error('rotate_refresh_token returned no row');
+  return row;
+}
+
+/** Revokes the sessions that own any of these refresh tokens or have any of these ids. */
+export async function revokeSessions(
+  db: Queryable,
+  by: { tokenHashes: Buffer[]; sessionIds: string[] },
+  now: Date,
+  reason: string,
+): Promise<number> {
+  const result = await db`
+    update auth.sessions set revoked_at = ${now}, revoked_reason = ${reason}
+    where revoked_at is null and (
+      id = any(${by.sessionIds}::uuid[])
+      or id in (select session_id from auth.refresh_tokens where token_hash = any(${by.tokenHashes}::bytea[])))`;
+  return result.count;
+}
+
+/** The session that owns a refresh token, if it is still live. */
+export async function findLiveSessionByToken(db: Queryable, tokenHash: Buffer, now: Date) {
+  const [row] = await db<{ id: string; userId: string | null; adminSubject: string | null }[]>`
+    select s.id, s.user_id as "userId", s.admin_subject as "adminSubject"
+    from auth.refresh_tokens t join auth.sessions s on s.id = t.session_id
+    where t.token_hash = ${tokenHash} and t.used_at is null and s.revoked_at is null and s.expires_at > ${now}`;
+  return row;
+}

@@ -1,0 +1,130 @@
+// Sign-in, refresh, logout and the current session of users.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { AppError } from '../../core/errors.js';
+import type { Deps } from '../../deps.js';
+import { principalOf } from '../../http/principal.js';
+import {
+  clientTypeSchema,
+  currentSessionSchema,
+  passwordSignInBodySchema,
+  refreshBodySchema,
+  sessionResponseSchema,
+  successSchema,
+} from './auth.schemas.js';
+import type { AuthServices } from './auth.services.js';
+import {
+  clearRefreshCookie,
+  deliverTokens,
+  readCsrfHeader,
+  readRefreshCookie,
+  USER_REFRESH_COOKIE,
+} from './session-reply.js';
+
+const tags = ['auth'];
+
+export function sessionRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post('/api/auth/sessions', {
+      schema: {
+        tags,
+        summary: 'Sign in with email and password',
+        querystring: clientTypeSchema,
+        body: passwordSignInBodySchema,
+        response: { 200: sessionResponseSchema },
+      },
+      handler: async (request, reply) => {
+        const { user, tokens } = await auth.users.signInWithPassword(request.body.email, request.body.password);
+        const delivered = deliverTokens(reply, deps.config, USER_REFRESH_COOKIE, request.query.client_type, tokens);
+        return { user, ...delivered };
+      },
+    });
+
+    app.post('/api/auth/refresh', {
+      schema: {
+        tags,
+        summary: 'Exchange a refresh token for new tokens (rotates the refresh token)',
+        querystring: clientTypeSchema,
+        body: refreshBodySchema,
+        response: { 200: sessionResponseSchema },
+      },
+      handler: async (request, reply) => {
+        const clientType = request.query.client_type;
+        if (clientType === 'web') {
+          const token = readRefreshCookie(request, USER_REFRESH_COOKIE);
+          if (!token) {
+            throw new AppError('UNAUTHORIZED', 'No refresh token provided.', {
+              nextActions: 'Sign in again; web clients send the svc_refresh_token cookie (credentials: include).',
+            });
+          }
+          try {
+            const refreshed = await auth.sessions.refresh(token, 'user', readCsrfHeader(request) ?? '');
+            const delivered = deliverTokens(reply, deps.config, USER_REFRESH_COOKIE, 'web', refreshed.tokens);
+            return { user: refreshed.user!, ...delivered };
+          } catch (err) {
+            if (err instanceof AppError && err.code === 'UNAUTHORIZED') {
+              clearRefreshCookie(reply, deps.config, USER_REFRESH_COOKIE);
+            }
+            throw err;
+          }
+        }
+        const token = request.body?.refreshToken ?? request.body?.refresh_token;
+        if (!token) {
+          throw new AppError('VALIDATION_ERROR', 'refreshToken: is required', {
+            details: [{ field: 'refreshToken', rule: 'required', message: 'is required' }],
+          });
+        }
+        const refreshed = await auth.sessions.refresh(token, 'user');
+        return { user: refreshed.user!, ...deliverTokens(reply, deps.config, USER_REFRESH_COOKIE, clientType, refreshed.tokens) };
+      },
+    });
+
+    app.post('/api/auth/logout', {
+      schema: {
+        tags,
+        summary: 'End the session (revokes its refresh token) and clear the refresh cookie',
+        querystring: clientTypeSchema,
+        body: refreshBodySchema,
+        response: { 200: successSchema },
+      },
+      handler: async (request, reply) => {
+        const cookie = readRefreshCookie(request, USER_REFRESH_COOKIE);
+        if (cookie && !auth.sessions.csrfMatches(cookie, readCsrfHeader(request))) {
+          // A forged cross-site logout must not end a live session; a dead cookie is just cleared.
+          const live = await auth.sessions.isLive(cookie);
+          if (live) throw new AppError('FORBIDDEN', 'Invalid CSRF token.');
+        }
+        const bodyToken = request.body?.refreshToken ?? request.body?.refresh_token;
+        const principal = request.principal;
+        const sessionIds = principal && 'sessionId' in principal ? [principal.sessionId] : [];
+        await auth.sessions.revoke(
+          { refreshTokens: [cookie, bodyToken].filter((t): t is string => !!t), sessionIds },
+          'logout',
+        );
+        clearRefreshCookie(reply, deps.config, USER_REFRESH_COOKIE);
+        return { success: true, message: 'Logged out successfully' };
+      },
+    });
+
+    app.get('/api/auth/sessions/current', {
+      config: { access: 'token' },
+      schema: {
+        tags,
+        summary: 'The signed-in user (or the project admin); never refreshes an expired token',
+        security: [{ bearerAuth: [] }],
+        response: { 200: currentSessionSchema },
+      },
+      handler: async (request) => {
+        const principal = principalOf(request);
+        if (principal.kind === 'user') {
+          const user = await auth.users.currentUser(principal.userId, principal.sessionId);
+          return { user: { ...user, role: 'authenticated' as const } };
+        }
+        if (principal.kind === 'admin') {
+          return { projectAdmin: { subject: principal.subject, username: principal.subject.replace(/^local:/, '') } };
+        }
+        throw new AppError('UNAUTHORIZED');
+      },
+    });
+  };
+}
+

@@ -1,0 +1,120 @@
+// Sessions of users and of the project admin: opening one, rotating its refresh token, and
+// revoking it. The rules of rotation and reuse detection live in auth.rotate_refresh_token.
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../../core/errors.js';
+import { safeEqual } from '../../core/ids.js';
+import type { Deps } from '../../deps.js';
+import type { User } from './auth.schemas.js';
+import {
+  findLiveSessionByToken,
+  revokeSessions,
+  rotateRefreshToken,
+  startSession,
+  type SessionOwner,
+} from './sessions.repo.js';
+import { createTokens, type AccessClaims, type IssuedTokens } from './tokens.js';
+
+export type SessionKind = 'user' | 'admin';
+
+export interface RefreshedSession {
+  tokens: IssuedTokens;
+  user: User | null;
+  adminSubject: string | null;
+}
+
+const invalidRefresh = () =>
+  new AppError('UNAUTHORIZED', 'Invalid or expired refresh token.', {
+    nextActions: 'Sign in again to start a new session.',
+  });
+
+export const adminSubjectOf = (email: string) => `local:${email}`;
+
+export type SessionService = ReturnType<typeof createSessionService>;
+
+export function createSessionService(deps: Pick<Deps, 'sql' | 'clock' | 'config' | 'keys' | 'hmacKeys'>) {
+  const tokens = createTokens(deps);
+  const ttlSeconds = deps.config.refreshTokenTtlSeconds;
+
+  async function issue(sessionId: string, claims: Omit<AccessClaims, 'sid'>, refreshToken: string) {
+    return {
+      sessionId,
+      accessToken: await tokens.accessToken({ ...claims, sid: sessionId }),
+      refreshToken,
+      csrfToken: tokens.csrfFor(refreshToken),
+    };
+  }
+
+  const claimsFor = (owner: { user: User } | { adminSubject: string }): Omit<AccessClaims, 'sid'> =>
+    'user' in owner
+      ? { sub: owner.user.id, email: owner.user.email, role: 'authenticated' }
+      : { sub: owner.adminSubject, role: 'project_admin' };
+
+  return {
+    /** Starts a session and returns its first tokens. */
+    async open(owner: { user: User } | { adminSubject: string }): Promise<IssuedTokens> {
+      const sessionId = randomUUID();
+      const refreshToken = tokens.newRefreshToken();
+      const sessionOwner: SessionOwner = 'user' in owner ? { userId: owner.user.id } : owner;
+      const claims = claimsFor(owner);
+      // The access token is signed on the thread pool while the session row is written.
+      const [issued] = await Promise.all([
+        issue(sessionId, claims, refreshToken),
+        startSession(deps.sql, {
+          id: sessionId,
+          owner: sessionOwner,
+          tokenHash: tokens.hash(refreshToken),
+          now: deps.clock.now(),
+          ttlSeconds,
+        }),
+      ]);
+      return issued;
+    },
+
+    /**
+     * Exchanges a refresh token for new tokens. `csrfToken`, when given, must be the one issued
+     * with this refresh token (web clients). Only sessions of `kind` are accepted.
+     */
+    async refresh(refreshToken: string, kind: SessionKind, csrfToken?: string): Promise<RefreshedSession> {
+      if (csrfToken !== undefined && !safeEqual(csrfToken, tokens.csrfFor(refreshToken))) {
+        throw new AppError('FORBIDDEN', 'Invalid CSRF token.', {
+          nextActions: 'Send the csrfToken from the last sign-in or refresh in the X-CSRF-Token header.',
+        });
+      }
+      const successor = tokens.successorOf(refreshToken);
+      const result = await rotateRefreshToken(deps.sql, {
+        tokenHash: tokens.hash(refreshToken),
+        successorHash: tokens.hash(successor),
+        now: deps.clock.now(),
+        graceSeconds: deps.config.refreshReuseGraceSeconds,
+        ttlSeconds,
+        admin: kind === 'admin',
+      });
+      if (result.outcome !== 'rotated' || !result.sessionId) throw invalidRefresh();
+      if (kind === 'user' && result.user) {
+        const issued = await issue(result.sessionId, claimsFor({ user: result.user }), successor);
+        return { tokens: issued, user: result.user, adminSubject: null };
+      }
+      if (kind === 'admin' && result.adminSubject) {
+        const issued = await issue(result.sessionId, claimsFor({ adminSubject: result.adminSubject }), successor);
+        return { tokens: issued, user: null, adminSubject: result.adminSubject };
+      }
+      throw invalidRefresh();
+    },
+
+    /** Checks a web client's CSRF token against its refresh cookie. */
+    csrfMatches: (refreshToken: string, csrfToken: string | undefined): boolean =>
+      csrfToken !== undefined && safeEqual(csrfToken, tokens.csrfFor(refreshToken)),
+
+    /** Whether a refresh token is the current one of a live session. */
+    isLive: async (refreshToken: string): Promise<boolean> =>
+      (await findLiveSessionByToken(deps.sql, tokens.hash(refreshToken), deps.clock.now())) !== undefined,
+
+    /** Revokes the sessions behind these refresh tokens and session ids. */
+    async revoke(by: { refreshTokens?: string[]; sessionIds?: string[] }, reason: string): Promise<number> {
+      const tokenHashes = (by.refreshTokens ?? []).map(tokens.hash);
+      const sessionIds = by.sessionIds ?? [];
+      if (tokenHashes.length === 0 && sessionIds.length === 0) return 0;
+      return revokeSessions(deps.sql, { tokenHashes, sessionIds }, deps.clock.now(), reason);
+    },
+  };
+}

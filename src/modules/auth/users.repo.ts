@@ -1,0 +1,98 @@
+// SQL for auth.users and the user_records view.
+import type { Queryable } from '../../core/db.js';
+import type { User } from './auth.schemas.js';
+
+/** Selects a user_records row in the API's shape; `u` is the alias of auth.user_records. */
+export const userColumns = (db: Queryable) => db`
+  u.id, u.email, u.email_verified as "emailVerified", u.providers, u.profile, u.metadata,
+  to_char(u.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+  to_char(u.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt"`;
+
+export async function findUserById(db: Queryable, id: string): Promise<User | undefined> {
+  const [row] = await db<User[]>`select ${userColumns(db)} from auth.user_records u where u.id = ${id}`;
+  return row;
+}
+
+/** The user of a live session (not revoked): what the current-session endpoint shows. */
+export async function findSessionUser(db: Queryable, userId: string, sessionId: string, now: Date) {
+  const [row] = await db<User[]>`
+    select ${userColumns(db)}
+    from auth.user_records u
+    join auth.sessions s on s.user_id = u.id
+    where u.id = ${userId} and s.id = ${sessionId} and s.revoked_at is null and s.expires_at > ${now}`;
+  return row;
+}
+
+export async function findUserWithPasswordByEmail(db: Queryable, email: string) {
+  const [row] = await db<(User & { passwordHash: string | null })[]>`
+    select ${userColumns(db)}, p.password_hash as "passwordHash"
+    from auth.user_records u join auth.users p on p.id = u.id
+    where u.email = ${email}`;
+  return row;
+}
+
+export interface NewUser {
+  email: string;
+  passwordHash: string | null;
+  emailVerified: boolean;
+  profile: Record<string, unknown>;
+}
+
+/** Inserts a user; undefined when the email is taken. */
+export async function insertUser(db: Queryable, user: NewUser): Promise<User | undefined> {
+  const [row] = await db<User[]>`
+    with inserted as (
+      insert into auth.users (email, password_hash, email_verified, profile)
+      values (${user.email}, ${user.passwordHash}, ${user.emailVerified}, ${db.json(user.profile as never)})
+      on conflict (email) do nothing
+      returning *
+    )
+    select ${userColumns(db)}
+    from (select i.id, i.email, i.email_verified, i.profile, i.metadata, i.created_at, i.updated_at,
+                 case when i.password_hash is null then '{}'::text[] else '{email}'::text[] end as providers
+          from inserted i) u`;
+  return row;
+}
+
+export async function mergeProfile(
+  db: Queryable,
+  userId: string,
+  profile: Record<string, unknown>,
+  now: Date,
+): Promise<{ id: string; profile: Record<string, unknown> } | undefined> {
+  const [row] = await db<{ id: string; profile: Record<string, unknown> }[]>`
+    update auth.users set profile = profile || ${db.json(profile as never)}, updated_at = ${now}
+    where id = ${userId}
+    returning id, profile`;
+  return row;
+}
+
+export async function findProfile(db: Queryable, userId: string) {
+  const [row] = await db<{ id: string; profile: Record<string, unknown> }[]>`
+    select id, profile from auth.users where id = ${userId}`;
+  return row;
+}
+
+const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** One page of users, newest first, with the total that match `search`. */
+export async function listUsers(db: Queryable, page: { limit: number; offset: number; search?: string }) {
+  const pattern = page.search ? likePattern(page.search) : null;
+  const [row] = await db<{ total: number; data: User[] }[]>`
+    with matched as (
+      select * from auth.user_records u
+      where ${pattern}::text is null or u.email ilike ${pattern} or u.profile ->> 'name' ilike ${pattern}
+    ), paged as (
+      select ${userColumns(db)}, u.created_at as sort_at
+      from matched u order by u.created_at desc, u.id desc
+      limit ${page.limit} offset ${page.offset}
+    )
+    select (select count(*) from matched)::int as total,
+           coalesce((select json_agg(to_jsonb(p) - 'sort_at' order by p.sort_at desc, p.id desc) from paged p), '[]') as data`;
+  return row ?? { total: 0, data: [] };
+}
+
+export async function deleteUsers(db: Queryable, ids: string[]): Promise<number> {
+  const result = await db`delete from auth.users where id = any(${ids}::uuid[])`;
+  return result.count;
+}

@@ -1,0 +1,103 @@
+// Use cases of user accounts: registration, password sign-in, profiles, and admin management.
+import { AppError } from '../../core/errors.js';
+import type { Deps } from '../../deps.js';
+import type { User } from './auth.schemas.js';
+import { readAuthConfig } from './config.repo.js';
+import { assertPasswordMeetsPolicy } from './password-policy.js';
+import type { SessionService } from './sessions.service.js';
+import type { IssuedTokens } from './tokens.js';
+import * as users from './users.repo.js';
+
+export interface Registration {
+  email: string;
+  password: string;
+  name?: string;
+  autoConfirm?: boolean;
+}
+
+export type RegistrationResult =
+  | { user: User; tokens: IssuedTokens }
+  | { user: User; tokens: null; requireEmailVerification: boolean };
+
+const invalidCredentials = () =>
+  new AppError('UNAUTHORIZED', 'Invalid email or password.', {
+    nextActions: 'Check the email and password, or reset the password.',
+  });
+
+export function createUserService(deps: Pick<Deps, 'sql' | 'clock' | 'hasher'>, sessions: SessionService) {
+  return {
+    /** Public sign-up opens a session; an admin creates the account only. */
+    async register(input: Registration, byAdmin: boolean): Promise<RegistrationResult> {
+      const config = await readAuthConfig(deps.sql);
+      if (config.disableSignup && !byAdmin) {
+        throw new AppError('AUTH_SIGNUP_DISABLED', undefined, {
+          nextActions: 'Ask the project admin to create the account, or to enable signups.',
+        });
+      }
+      assertPasswordMeetsPolicy(input.password, config);
+      const emailVerified = byAdmin && input.autoConfirm === true;
+      const needsVerification = config.requireEmailVerification && !emailVerified;
+      const user = await users.insertUser(deps.sql, {
+        email: input.email,
+        passwordHash: await deps.hasher.hash(input.password),
+        emailVerified,
+        profile: input.name ? { name: input.name } : {},
+      });
+      if (!user) {
+        throw new AppError('AUTH_EMAIL_EXISTS', undefined, {
+          nextActions: 'Sign in instead, or reset the password if it is forgotten.',
+        });
+      }
+      if (byAdmin || needsVerification) {
+        return { user, tokens: null, requireEmailVerification: needsVerification };
+      }
+      return { user, tokens: await sessions.open({ user }) };
+    },
+
+    async signInWithPassword(email: string, password: string): Promise<{ user: User; tokens: IssuedTokens }> {
+      const [found, config] = await Promise.all([
+        users.findUserWithPasswordByEmail(deps.sql, email),
+        readAuthConfig(deps.sql),
+      ]);
+      // Unknown emails still pay for a hash, so the answer takes as long as a wrong password.
+      const ok = await deps.hasher.verify(found?.passwordHash ?? null, password);
+      if (!found || !ok) throw invalidCredentials();
+      const { passwordHash: _hash, ...user } = found;
+      if (config.requireEmailVerification && !user.emailVerified) {
+        throw new AppError('FORBIDDEN', 'Email verification required.', {
+          nextActions: 'Verify the email with the code or link sent at sign-up, or request a new one with POST /api/auth/email/send-verification.',
+        });
+      }
+      return { user, tokens: await sessions.open({ user }) };
+    },
+
+    async currentUser(userId: string, sessionId: string): Promise<User> {
+      const user = await users.findSessionUser(deps.sql, userId, sessionId, deps.clock.now());
+      if (!user) throw new AppError('UNAUTHORIZED', 'The session has ended.', { nextActions: 'Sign in again.' });
+      return user;
+    },
+
+    async updateProfile(userId: string, profile: Record<string, unknown>) {
+      const updated = await users.mergeProfile(deps.sql, userId, profile, deps.clock.now());
+      if (!updated) throw new AppError('AUTH_USER_NOT_FOUND');
+      return updated;
+    },
+
+    async publicProfile(userId: string) {
+      const found = await users.findProfile(deps.sql, userId);
+      if (!found) throw new AppError('AUTH_USER_NOT_FOUND');
+      return found;
+    },
+
+    async getUser(userId: string): Promise<User> {
+      const user = await users.findUserById(deps.sql, userId);
+      if (!user) throw new AppError('AUTH_USER_NOT_FOUND', 'User does not exist.');
+      return user;
+    },
+
+    listUsers: (page: { limit: number; offset: number; search?: string }) => users.listUsers(deps.sql, page),
+
+    /** Deletes users; their sessions go with them (foreign keys cascade). */
+    deleteUsers: (ids: string[]) => users.deleteUsers(deps.sql, ids),
+  };
+}

@@ -1,0 +1,74 @@
+// The platform's own credentials, kept as reserved secrets: the API key, the anon key, the
+// access-token signing key and (when not given by the environment) the admin password. Created on
+// the first start, in one locked transaction so two servers starting together agree.
+import type { KeyObject } from 'node:crypto';
+import type { Sql } from '../../core/db.js';
+import { randomHex, randomToken, sha256 } from '../../core/ids.js';
+import { generateSigningKey, signingKeyFromPem, type SigningKey } from '../../core/jwt.js';
+import type { Keyring } from '../../core/keyring.js';
+import { insertReservedSecrets, readActiveSecrets } from './secrets.repo.js';
+
+export const RESERVED = {
+  apiKey: 'API_KEY',
+  anonKey: 'ANON_KEY',
+  jwtPrivateKey: 'JWT_PRIVATE_KEY',
+  jwtKeyId: 'JWT_KEY_ID',
+  adminPassword: 'ADMIN_PASSWORD',
+} as const;
+
+export interface PlatformKeys {
+  apiKey: string;
+  anonKey: string;
+  signingKey: SigningKey;
+  /** Public keys that verify access tokens, by key id. */
+  publicKeys: Map<string, KeyObject>;
+  /** SHA-256 (hex) of every API key accepted now. */
+  apiKeyHashes: Set<string>;
+  anonKeyHashes: Set<string>;
+  /** The admin password when the environment did not set one. */
+  storedAdminPassword: string;
+  /** Names of the secrets this call created (a first start). */
+  created: string[];
+}
+
+function generateMissing(present: Set<string>, keyring: Keyring) {
+  const fresh: Record<string, string> = {};
+  if (!present.has(RESERVED.apiKey)) fresh[RESERVED.apiKey] = `ik_${randomHex(32)}`;
+  if (!present.has(RESERVED.anonKey)) fresh[RESERVED.anonKey] = `anon_${randomHex(32)}`;
+  if (!present.has(RESERVED.jwtPrivateKey)) {
+    const key = generateSigningKey();
+    fresh[RESERVED.jwtPrivateKey] = key.privatePem;
+    fresh[RESERVED.jwtKeyId] = key.kid;
+  }
+  if (!present.has(RESERVED.adminPassword)) fresh[RESERVED.adminPassword] = randomToken(18);
+  return Object.entries(fresh).map(([key, value]) => ({ key, valueCiphertext: keyring.seal(value) }));
+}
+
+export async function loadPlatformKeys(sql: Sql, keyring: Keyring): Promise<PlatformKeys> {
+  const names = Object.values(RESERVED);
+  const { rows, created } = await sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(hashtext('plinth.platform_keys'))`;
+    const existing = await readActiveSecrets(tx, names);
+    const missing = generateMissing(new Set(existing.map((r) => r.key)), keyring);
+    await insertReservedSecrets(tx, missing);
+    return { rows: [...existing, ...missing], created: missing.map((m) => m.key) };
+  });
+  const value = (key: string): string => {
+    const row = rows.find((r) => r.key === key);
+    if (!row) throw new Error(`Reserved secret ${key} is missing`);
+    return keyring.open(row.valueCiphertext);
+  };
+  const signingKey = signingKeyFromPem(value(RESERVED.jwtKeyId), value(RESERVED.jwtPrivateKey));
+  const apiKey = value(RESERVED.apiKey);
+  const anonKey = value(RESERVED.anonKey);
+  return {
+    apiKey,
+    anonKey,
+    signingKey,
+    publicKeys: new Map([[signingKey.kid, signingKey.publicKey]]),
+    apiKeyHashes: new Set([sha256(apiKey).toString('hex')]),
+    anonKeyHashes: new Set([sha256(anonKey).toString('hex')]),
+    storedAdminPassword: value(RESERVED.adminPassword),
+    created,
+  };
+}
