@@ -1,7 +1,7 @@
 // Starts the embedded PostgreSQL (real binaries from the npm registry) that serves as the
 // database when DATABASE_URL is unset. Its data lives under <dataDir>/pg; it listens on loopback
 // only, on its own port.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
@@ -27,6 +27,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const passwordFile = path.join(options.dataDir, 'pg-password');
   // Traversable (not listable) by the postgres OS user; the files inside keep mode 0600.
   await mkdir(options.dataDir, { recursive: true, mode: 0o711 });
+  await chmod(options.dataDir, 0o711);
   const fresh = !existsSync(path.join(pgDir, 'PG_VERSION'));
   let password: string;
   if (fresh || !existsSync(passwordFile)) {

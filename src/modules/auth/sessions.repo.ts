@@ -56,7 +56,9 @@ export async function revokeSessions(
     update auth.sessions set revoked_at = ${now}, revoked_reason = ${reason}
     where revoked_at is null and (
       id = any(${by.sessionIds}::uuid[])
-      or id in (select session_id from auth.refresh_tokens where token_hash = any(${by.tokenHashes}::bytea[])))`;
+      or id in (
+        select session_id from auth.refresh_tokens
+        where token_hash in (select decode(h, 'hex') from unnest(${by.tokenHashes.map((b) => b.toString('hex'))}::text[]) h)))`;
   return result.count;
 }
 

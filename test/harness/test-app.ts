@@ -1,0 +1,133 @@
+// Starts Plinth for one test file: a fresh database cloned from the migrated template, the real
+// app on it (inject() or a real port), a manual clock, and helpers to make callers of each kind.
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import postgres from 'postgres';
+import { inject } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { createDeps, type Deps } from '../../src/deps.js';
+import { withDatabase } from './database-url.js';
+
+export const TEST_ADMIN = { email: 'admin@test.local', password: 'admin-password-123' };
+export const TEST_ENCRYPTION_KEY = 'a'.repeat(64);
+
+export interface Server {
+  app: FastifyInstance;
+  deps: Deps;
+  close(): Promise<void>;
+}
+
+export interface TestApp extends Server {
+  config: Config;
+  clock: ManualClock;
+  databaseUrl: string;
+  apiKey: string;
+  anonKey: string;
+  /** app.inject with JSON helpers; `json` is the parsed body (undefined when not JSON). */
+  request(options: InjectOptions): Promise<LightMyRequestResponse & { json: any }>;
+  /** Registers a user through the API (mobile client) and returns its tokens. */
+  signUp(email?: string, password?: string): Promise<{ user: any; accessToken: string; refreshToken: string; email: string; password: string }>;
+  /** An admin access token from the admin sign-in endpoint. */
+  adminToken(): Promise<string>;
+  /** A second server on the same database (as another instance behind a load balancer). */
+  startAnotherServer(): Promise<Server>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+}
+
+async function createDatabase(): Promise<string> {
+  const serverUrl = inject('serverUrl');
+  const name = `plinth_t_${inject('runId')}_${randomBytes(4).toString('hex')}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create database ${name} template ${inject('templateDb')}`);
+  } finally {
+    await admin.end();
+  }
+  return withDatabase(serverUrl, name);
+}
+
+async function startServer(config: Config, clock: ManualClock): Promise<Server> {
+  const deps = await createDeps(config, { clock });
+  const app = await buildApp(deps, { logger: false });
+  await app.ready();
+  return {
+    app,
+    deps,
+    async close() {
+      await app.close();
+      await deps.close();
+    },
+  };
+}
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const databaseUrl = await createDatabase();
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    PLINTH_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    ADMIN_EMAIL: TEST_ADMIN.email,
+    ADMIN_PASSWORD: TEST_ADMIN.password,
+    LOG_LEVEL: 'silent',
+    DB_POOL_SIZE: '5',
+    ...options.env,
+  });
+  const clock = new ManualClock();
+  const server = await startServer(config, clock);
+  const { app } = server;
+  let counter = 0;
+
+  const request: TestApp['request'] = async (opts) => {
+    const res = await app.inject(opts);
+    let json: unknown;
+    try {
+      json = res.headers['content-type']?.toString().includes('json') ? res.json() : undefined;
+    } catch {
+      json = undefined;
+    }
+    return Object.assign(res, { json });
+  };
+
+  return {
+    ...server,
+    config,
+    clock,
+    databaseUrl,
+    apiKey: server.deps.keys.apiKey,
+    anonKey: server.deps.keys.anonKey,
+    request,
+    async signUp(email, password = 'correct-horse-9') {
+      const address = email ?? `user${++counter}-${randomBytes(3).toString('hex')}@example.com`;
+      const res = await request({
+        method: 'POST',
+        url: '/api/auth/users?client_type=mobile',
+        payload: { email: address, password },
+      });
+      if (res.statusCode !== 200) throw new Error(`sign-up failed: ${res.statusCode} ${res.body}`);
+      return { ...res.json, email: address, password };
+    },
+    async adminToken() {
+      const res = await request({
+        method: 'POST',
+        url: '/api/auth/admin/sessions?client_type=server',
+        payload: TEST_ADMIN,
+      });
+      if (res.statusCode !== 200) throw new Error(`admin sign-in failed: ${res.statusCode} ${res.body}`);
+      return res.json.accessToken;
+    },
+    startAnotherServer: () => startServer(config, clock),
+  };
+}
+
+/** The value of a Set-Cookie header's cookie, and its attributes. */
+export function cookieFrom(res: LightMyRequestResponse, name: string) {
+  return res.cookies.find((c) => c.name === name) as
+    | { name: string; value: string; path?: string; httpOnly?: boolean; maxAge?: number; sameSite?: string; secure?: boolean }
+    | undefined;
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
