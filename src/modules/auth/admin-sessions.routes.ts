@@ -5,7 +5,14 @@ import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/principal.js';
 import { adminSessionResponseSchema, adminSignInBodySchema, clientTypeSchema, refreshBodySchema, successSchema } from './auth.schemas.js';
 import type { AuthServices } from './auth.services.js';
-import { ADMIN_REFRESH_COOKIE, clearRefreshCookie, deliverTokens, readCsrfHeader, readRefreshCookie } from './session-reply.js';
+import {
+  ADMIN_REFRESH_COOKIE,
+  bodyRefreshToken,
+  clearRefreshCookie,
+  deliverTokens,
+  readCsrfHeader,
+  readRefreshCookie,
+} from './session-reply.js';
 import { z } from 'zod';
 
 const tags = ['admin'];
@@ -58,7 +65,7 @@ export function adminSessionRoutes(deps: Deps, auth: AuthServices): FastifyPlugi
         const web = clientType === 'web';
         const token = web
           ? readRefreshCookie(request, ADMIN_REFRESH_COOKIE)
-          : (request.body?.refreshToken ?? request.body?.refresh_token);
+          : bodyRefreshToken(request.body);
         if (!token) throw new AppError('UNAUTHORIZED', 'No admin refresh token provided.');
         try {
           const refreshed = await auth.sessions.refresh(token, 'admin', web ? (readCsrfHeader(request) ?? '') : undefined);
@@ -79,14 +86,13 @@ export function adminSessionRoutes(deps: Deps, auth: AuthServices): FastifyPlugi
     app.post('/api/auth/admin/logout', {
       schema: { tags, summary: 'End the admin session', body: refreshBodySchema, response: { 200: successSchema } },
       handler: async (request, reply) => {
-        const cookie = readRefreshCookie(request, ADMIN_REFRESH_COOKIE);
-        if (cookie && !auth.sessions.csrfMatches(cookie, readCsrfHeader(request)) && (await auth.sessions.isLive(cookie))) {
-          throw new AppError('FORBIDDEN', 'Invalid CSRF token.');
-        }
-        const bodyToken = request.body?.refreshToken ?? request.body?.refresh_token;
         const principal = request.principal;
-        const sessionIds = principal?.kind === 'admin' && principal.via === 'token' ? [principal.sessionId] : [];
-        await auth.sessions.revoke({ refreshTokens: [cookie, bodyToken].filter((t): t is string => !!t), sessionIds }, 'logout');
+        await auth.sessions.logout({
+          cookie: readRefreshCookie(request, ADMIN_REFRESH_COOKIE),
+          csrfToken: readCsrfHeader(request),
+          bodyToken: bodyRefreshToken(request.body),
+          sessionId: principal?.kind === 'admin' && principal.via === 'token' ? principal.sessionId : undefined,
+        });
         clearRefreshCookie(reply, deps.config, ADMIN_REFRESH_COOKIE);
         return { success: true, message: 'Logged out successfully' };
       },

@@ -48,3 +48,8 @@ export function deliverTokens(
   });
   return { accessToken: tokens.accessToken, csrfToken: tokens.csrfToken };
 }
+
+/** The refresh token a non-web client sent in the body (either spelling). */
+export function bodyRefreshToken(body: { refreshToken?: string; refresh_token?: string } | null | undefined) {
+  return body?.refreshToken ?? body?.refresh_token;
+}

@@ -13,6 +13,7 @@ import {
 } from './auth.schemas.js';
 import type { AuthServices } from './auth.services.js';
 import {
+  bodyRefreshToken,
   clearRefreshCookie,
   deliverTokens,
   readCsrfHeader,
@@ -67,7 +68,7 @@ export function sessionRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyn
             throw err;
           }
         }
-        const token = request.body?.refreshToken ?? request.body?.refresh_token;
+        const token = bodyRefreshToken(request.body);
         if (!token) {
           throw new AppError('VALIDATION_ERROR', 'refreshToken: is required', {
             details: [{ field: 'refreshToken', rule: 'required', message: 'is required' }],
@@ -87,19 +88,13 @@ export function sessionRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyn
         response: { 200: successSchema },
       },
       handler: async (request, reply) => {
-        const cookie = readRefreshCookie(request, USER_REFRESH_COOKIE);
-        if (cookie && !auth.sessions.csrfMatches(cookie, readCsrfHeader(request))) {
-          // A forged cross-site logout must not end a live session; a dead cookie is just cleared.
-          const live = await auth.sessions.isLive(cookie);
-          if (live) throw new AppError('FORBIDDEN', 'Invalid CSRF token.');
-        }
-        const bodyToken = request.body?.refreshToken ?? request.body?.refresh_token;
         const principal = request.principal;
-        const sessionIds = principal && 'sessionId' in principal ? [principal.sessionId] : [];
-        await auth.sessions.revoke(
-          { refreshTokens: [cookie, bodyToken].filter((t): t is string => !!t), sessionIds },
-          'logout',
-        );
+        await auth.sessions.logout({
+          cookie: readRefreshCookie(request, USER_REFRESH_COOKIE),
+          csrfToken: readCsrfHeader(request),
+          bodyToken: bodyRefreshToken(request.body),
+          sessionId: principal?.kind === 'user' ? principal.sessionId : undefined,
+        });
         clearRefreshCookie(reply, deps.config, USER_REFRESH_COOKIE);
         return { success: true, message: 'Logged out successfully' };
       },

@@ -109,6 +109,18 @@ export function createSessionService(deps: Pick<Deps, 'sql' | 'clock' | 'config'
     isLive: async (refreshToken: string): Promise<boolean> =>
       (await findLiveSessionByToken(deps.sql, tokens.hash(refreshToken), deps.clock.now())) !== undefined,
 
+    /**
+     * Ends the sessions a logout names. A web cookie needs its CSRF token while its session is
+     * live, so a forged cross-site request cannot end it; a dead cookie is simply cleared.
+     */
+    async logout(by: { cookie?: string; csrfToken?: string; bodyToken?: string; sessionId?: string }) {
+      if (by.cookie && !this.csrfMatches(by.cookie, by.csrfToken) && (await this.isLive(by.cookie))) {
+        throw new AppError('FORBIDDEN', 'Invalid CSRF token.');
+      }
+      const refreshTokens = [by.cookie, by.bodyToken].filter((t): t is string => !!t);
+      await this.revoke({ refreshTokens, sessionIds: by.sessionId ? [by.sessionId] : [] }, 'logout');
+    },
+
     /** Revokes the sessions behind these refresh tokens and session ids. */
     async revoke(by: { refreshTokens?: string[]; sessionIds?: string[] }, reason: string): Promise<number> {
       const tokenHashes = (by.refreshTokens ?? []).map(tokens.hash);
