@@ -49,6 +49,15 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // While shutting down, answers close their connection so that close() need not wait for
+  // keep-alive sockets to time out once in-flight requests are done.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
 
   registerErrorHandling(app);
   registerAccessControl(app, deps);

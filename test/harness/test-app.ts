@@ -39,12 +39,13 @@ export interface TestAppOptions {
   env?: Record<string, string>;
 }
 
-async function createDatabase(): Promise<string> {
+/** A database of this test run: a clone of the migrated template, or empty. */
+export async function createDatabase(from: 'template' | 'empty' = 'template'): Promise<string> {
   const serverUrl = inject('serverUrl');
   const name = `plinth_t_${inject('runId')}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
   try {
-    await admin.unsafe(`create database ${name} template ${inject('templateDb')}`);
+    await admin.unsafe(`create database ${name}${from === 'template' ? ` template ${inject('templateDb')}` : ''}`);
   } finally {
     await admin.end();
   }
@@ -65,17 +66,22 @@ async function startServer(config: Config, clock: ManualClock): Promise<Server> 
   };
 }
 
-export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const databaseUrl = await createDatabase();
-  const config = loadConfig({
+/** The configuration tests run with, on the given database. */
+export function testConfig(databaseUrl: string, env: Record<string, string> = {}): Config {
+  return loadConfig({
     DATABASE_URL: databaseUrl,
     PLINTH_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ADMIN_EMAIL: TEST_ADMIN.email,
     ADMIN_PASSWORD: TEST_ADMIN.password,
     LOG_LEVEL: 'silent',
     DB_POOL_SIZE: '5',
-    ...options.env,
+    ...env,
   });
+}
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const databaseUrl = await createDatabase();
+  const config = testConfig(databaseUrl, options.env);
   const clock = new ManualClock();
   const server = await startServer(config, clock);
   const { app } = server;
