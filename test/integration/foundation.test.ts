@@ -23,8 +23,8 @@ describe('startup', () => {
       expect(b.keys.anonKey).toBe(a.keys.anonKey);
       expect(b.keys.signingKey.kid).toBe(a.keys.signingKey.kid);
       expect([a.firstStart, b.firstStart].filter(Boolean)).toHaveLength(1);
-      const [{ count }] = await a.sql<{ count: number }[]>`select count(*)::int as count from system.migrations`;
-      expect(count).toBe(a.migrations.length);
+      const [row] = await a.sql<{ count: number }[]>`select count(*)::int as count from system.migrations`;
+      expect(row?.count).toBe(a.migrations.length);
       const reserved = await a.sql<{ key: string; value_ciphertext: string }[]>`
         select key, value_ciphertext from system.secrets where is_reserved order by key`;
       expect(reserved.map((r) => r.key)).toEqual(['ADMIN_PASSWORD', 'ANON_KEY', 'API_KEY', 'JWT_KEY_ID', 'JWT_PRIVATE_KEY']);
