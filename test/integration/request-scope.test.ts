@@ -1,0 +1,58 @@
+// The per-request database scope: role and claims set for one transaction, read by the SQL
+// helpers that row-level security policies use, and gone after it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withRequestScope } from '../../src/core/db.js';
+import { startTestApp, type TestApp } from '../harness/test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+const userId = '7d0b1c2e-5f7a-4c1e-9d43-0c9a6b3e2f10';
+
+describe('withRequestScope', () => {
+  it.each([
+    [{ role: 'authenticated' as const, claims: { sub: userId, role: 'authenticated', email: 'a@example.com' } },
+      { uid: userId, role: 'authenticated', email: 'a@example.com', current_user: 'authenticated' }],
+    [{ role: 'anon' as const, claims: { role: 'anon' } }, { uid: null, role: 'anon', email: null, current_user: 'anon' }],
+    [{ role: 'project_admin' as const, claims: { sub: 'local:admin@x', role: 'project_admin' } },
+      { uid: null, role: 'project_admin', email: null, current_user: 'project_admin' }],
+  ])('runs as %o', async (scope, expected) => {
+    const [row] = await withRequestScope(t.deps.sql, scope, (tx) =>
+      tx`select auth.uid() as uid, auth.role() as role, auth.email() as email, current_user`);
+    expect(row).toEqual(expected);
+  });
+
+  it('leaves no role or claims behind on the pooled connection', async () => {
+    await withRequestScope(t.deps.sql, { role: 'anon', claims: { role: 'anon' } }, (tx) => tx`select 1`);
+    const rows = await Promise.all(
+      Array.from({ length: 5 }, () => t.deps.sql`select current_user, auth.uid() as uid, auth.jwt() as jwt`),
+    );
+    for (const row of rows.flat()) {
+      expect(row.current_user).not.toBe('anon');
+      expect(row.uid).toBeNull();
+      expect(row.jwt).toEqual({});
+    }
+  });
+
+  it('rolls everything back when the work fails', async () => {
+    await t.deps.sql`create table if not exists public.scope_probe (n int)`;
+    await t.deps.sql`grant insert on public.scope_probe to authenticated`;
+    await expect(
+      withRequestScope(t.deps.sql, { role: 'authenticated', claims: { sub: userId } }, async (tx) => {
+        await tx`insert into public.scope_probe values (1)`;
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    const [row] = await t.deps.sql`select count(*)::int as n from public.scope_probe`;
+    expect(row?.n).toBe(0);
+  });
+
+  it('cannot read system tables as a request role', async () => {
+    await expect(
+      withRequestScope(t.deps.sql, { role: 'authenticated', claims: { sub: userId } }, (tx) => tx`select * from system.secrets`),
+    ).rejects.toMatchObject({ code: '42501' });
+  });
+});
