@@ -24,6 +24,10 @@ const envSchema = z
       .string()
       .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)')
       .optional(),
+    PLINTH_PREVIOUS_ENCRYPTION_KEYS: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}(,[0-9a-fA-F]{64})*$/, 'must be comma-separated keys of 64 hex characters')
+      .optional(),
     ACCESS_TOKEN_TTL_SECONDS: seconds.default(15 * 60),
     REFRESH_TOKEN_TTL_SECONDS: seconds.default(7 * 24 * 60 * 60),
     REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).default(10),
@@ -45,6 +49,8 @@ const envSchema = z
     adminEmail: env.ADMIN_EMAIL?.toLowerCase(),
     adminPassword: env.ADMIN_PASSWORD,
     encryptionKeyHex: env.PLINTH_ENCRYPTION_KEY,
+    // Keys retired by a rotation: still open what they sealed, never seal anything new.
+    previousEncryptionKeysHex: env.PLINTH_PREVIOUS_ENCRYPTION_KEYS?.split(',') ?? [],
     accessTokenTtlSeconds: env.ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: env.REFRESH_TOKEN_TTL_SECONDS,
     refreshReuseGraceSeconds: env.REFRESH_REUSE_GRACE_SECONDS,

@@ -80,7 +80,10 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
   const sql = createPool(url, { max: config.dbPoolSize });
   try {
     const masterKey = await resolveMasterKey(config);
-    const keyring = createKeyring(masterKey);
+    const keyring = createKeyring(
+      masterKey,
+      config.previousEncryptionKeysHex.map((hex) => Buffer.from(hex, 'hex')),
+    );
     const migrations = await readMigrationFiles();
     await migrate(sql, migrations);
     const keys = await loadPlatformKeys(sql, keyring);
