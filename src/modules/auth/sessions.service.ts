@@ -49,6 +49,19 @@ export function createSessionService(deps: Pick<Deps, 'sql' | 'clock' | 'config'
       ? { sub: owner.user.id, email: owner.user.email, role: 'authenticated' }
       : { sub: owner.adminSubject, role: 'project_admin' };
 
+  const csrfMatches = (refreshToken: string, csrfToken: string | undefined): boolean =>
+    csrfToken !== undefined && safeEqual(csrfToken, tokens.csrfFor(refreshToken));
+
+  const isLive = async (refreshToken: string): Promise<boolean> =>
+    (await findLiveSessionByToken(deps.sql, tokens.hash(refreshToken), deps.clock.now())) !== undefined;
+
+  async function revoke(by: { refreshTokens?: string[]; sessionIds?: string[] }, reason: string): Promise<number> {
+    const tokenHashes = (by.refreshTokens ?? []).map(tokens.hash);
+    const sessionIds = by.sessionIds ?? [];
+    if (tokenHashes.length === 0 && sessionIds.length === 0) return 0;
+    return revokeSessions(deps.sql, { tokenHashes, sessionIds }, deps.clock.now(), reason);
+  }
+
   return {
     /** Starts a session and returns its first tokens. */
     async open(owner: { user: User } | { adminSubject: string }): Promise<IssuedTokens> {
@@ -75,7 +88,7 @@ export function createSessionService(deps: Pick<Deps, 'sql' | 'clock' | 'config'
      * with this refresh token (web clients). Only sessions of `kind` are accepted.
      */
     async refresh(refreshToken: string, kind: SessionKind, csrfToken?: string): Promise<RefreshedSession> {
-      if (csrfToken !== undefined && !safeEqual(csrfToken, tokens.csrfFor(refreshToken))) {
+      if (csrfToken !== undefined && !csrfMatches(refreshToken, csrfToken)) {
         throw new AppError('FORBIDDEN', 'Invalid CSRF token.', {
           nextActions: 'Send the csrfToken from the last sign-in or refresh in the X-CSRF-Token header.',
         });
@@ -101,32 +114,18 @@ export function createSessionService(deps: Pick<Deps, 'sql' | 'clock' | 'config'
       throw invalidRefresh();
     },
 
-    /** Checks a web client's CSRF token against its refresh cookie. */
-    csrfMatches: (refreshToken: string, csrfToken: string | undefined): boolean =>
-      csrfToken !== undefined && safeEqual(csrfToken, tokens.csrfFor(refreshToken)),
-
-    /** Whether a refresh token is the current one of a live session. */
-    isLive: async (refreshToken: string): Promise<boolean> =>
-      (await findLiveSessionByToken(deps.sql, tokens.hash(refreshToken), deps.clock.now())) !== undefined,
-
     /**
      * Ends the sessions a logout names. A web cookie needs its CSRF token while its session is
      * live, so a forged cross-site request cannot end it; a dead cookie is simply cleared.
      */
     async logout(by: { cookie?: string; csrfToken?: string; bodyToken?: string; sessionId?: string }) {
-      if (by.cookie && !this.csrfMatches(by.cookie, by.csrfToken) && (await this.isLive(by.cookie))) {
+      if (by.cookie && !csrfMatches(by.cookie, by.csrfToken) && (await isLive(by.cookie))) {
         throw new AppError('FORBIDDEN', 'Invalid CSRF token.');
       }
       const refreshTokens = [by.cookie, by.bodyToken].filter((t): t is string => !!t);
-      await this.revoke({ refreshTokens, sessionIds: by.sessionId ? [by.sessionId] : [] }, 'logout');
+      await revoke({ refreshTokens, sessionIds: by.sessionId ? [by.sessionId] : [] }, 'logout');
     },
 
-    /** Revokes the sessions behind these refresh tokens and session ids. */
-    async revoke(by: { refreshTokens?: string[]; sessionIds?: string[] }, reason: string): Promise<number> {
-      const tokenHashes = (by.refreshTokens ?? []).map(tokens.hash);
-      const sessionIds = by.sessionIds ?? [];
-      if (tokenHashes.length === 0 && sessionIds.length === 0) return 0;
-      return revokeSessions(deps.sql, { tokenHashes, sessionIds }, deps.clock.now(), reason);
-    },
+    revoke,
   };
 }

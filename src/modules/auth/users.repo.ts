@@ -40,18 +40,12 @@ export interface NewUser {
 
 /** Inserts a user; undefined when the email is taken. */
 export async function insertUser(db: Queryable, user: NewUser): Promise<User | undefined> {
-  const [row] = await db<User[]>`
-    with inserted as (
-      insert into auth.users (email, password_hash, email_verified, profile)
-      values (${user.email}, ${user.passwordHash}, ${user.emailVerified}, ${db.json(user.profile as never)})
-      on conflict (email) do nothing
-      returning *
-    )
-    select ${userColumns(db)}
-    from (select i.id, i.email, i.email_verified, i.profile, i.metadata, i.created_at, i.updated_at,
-                 case when i.password_hash is null then '{}'::text[] else '{email}'::text[] end as providers
-          from inserted i) u`;
-  return row;
+  const [inserted] = await db<{ id: string }[]>`
+    insert into auth.users (email, password_hash, email_verified, profile)
+    values (${user.email}, ${user.passwordHash}, ${user.emailVerified}, ${db.json(user.profile as never)})
+    on conflict (email) do nothing
+    returning id`;
+  return inserted && findUserById(db, inserted.id);
 }
 
 export async function mergeProfile(
