@@ -1,0 +1,596 @@
+// Authorization matrix: every route the app registers × every kind of credential a caller can
+// send, with the status the caller must see. The route table is checked against the app's own
+// route tree and OpenAPI document, so a new route without a row here fails this file.
+import { randomUUID } from 'node:crypto';
+import type { InjectOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateSigningKey, signingKeyFromPem, signJwt } from '../../src/core/jwt.js';
+import { bearer, startTestApp, TEST_ADMIN, type TestApp } from '../harness/test-app.js';
+
+let t: TestApp;
+/** Credentials and resources made once, before any clock movement. */
+const shared = {
+  user: { id: '', email: '', password: '', accessToken: '' },
+  adminToken: '',
+  foreignKeyToken: '',
+  tamperedToken: '',
+  unsignedToken: '',
+};
+
+const b64json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const decodePart = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+
+beforeAll(async () => {
+  t = await startTestApp();
+  const user = await t.signUp();
+  shared.user = { id: user.user.id, email: user.email, password: user.password, accessToken: user.accessToken };
+  shared.adminToken = await t.adminToken();
+
+  // Forgeries of a project-admin token: the real admin claims and kid, signed with a key the
+  // server never issued; with alg "none"; and a user token whose payload was edited to admin.
+  const [adminHeader, adminPayload] = shared.adminToken.split('.') as [string, string, string];
+  const { kid } = decodePart(adminHeader) as { kid: string };
+  const stranger = signingKeyFromPem(kid, generateSigningKey().privatePem);
+  shared.foreignKeyToken = await signJwt(stranger, decodePart(adminPayload));
+  shared.unsignedToken = `${b64json({ alg: 'none', typ: 'JWT', kid })}.${adminPayload}.`;
+  const [userHeader, userPayload, userSignature] = shared.user.accessToken.split('.') as [string, string, string];
+  shared.tamperedToken = `${userHeader}.${b64json({ ...decodePart(userPayload), role: 'project_admin' })}.${userSignature}`;
+});
+afterAll(() => t.close());
+
+// ---------------------------------------------------------------------------------------------
+// Credentials
+
+/** What a credential is worth: nothing sent, rejected outright, or a principal of some kind. */
+type Kind = 'none' | 'invalid' | 'anon' | 'user' | 'admin' | 'apiKey';
+type Headers = Record<string, string>;
+
+interface Credential {
+  kind: Kind;
+  /** `fresh`: a session of its own, for routes that end the caller's session. */
+  headers(fresh: boolean): Promise<Headers>;
+}
+
+const UNKNOWN_API_KEY = `ik_${'0'.repeat(64)}`;
+const UNKNOWN_ANON_KEY = `anon_${'0'.repeat(64)}`;
+
+const credentials = {
+  'no credential': { kind: 'none', headers: async () => ({}) },
+  'anon key': { kind: 'anon', headers: async () => bearer(t.anonKey) },
+  'user access token': {
+    kind: 'user',
+    headers: async (fresh) => bearer(fresh ? (await t.signUp()).accessToken : shared.user.accessToken),
+  },
+  'admin access token': {
+    kind: 'admin',
+    headers: async (fresh) => bearer(fresh ? await t.adminToken() : shared.adminToken),
+  },
+  'API key as Bearer': { kind: 'apiKey', headers: async () => bearer(t.apiKey) },
+  'API key as x-api-key': { kind: 'apiKey', headers: async () => ({ 'x-api-key': t.apiKey }) },
+  'garbage bearer': { kind: 'invalid', headers: async () => bearer('garbage') },
+  'unknown API key as Bearer': { kind: 'invalid', headers: async () => bearer(UNKNOWN_API_KEY) },
+  'unknown API key as x-api-key': { kind: 'invalid', headers: async () => ({ 'x-api-key': UNKNOWN_API_KEY }) },
+  'unknown anon key': { kind: 'invalid', headers: async () => bearer(UNKNOWN_ANON_KEY) },
+  'admin claims signed by another key': { kind: 'invalid', headers: async () => bearer(shared.foreignKeyToken) },
+  'user token edited to project_admin': { kind: 'invalid', headers: async () => bearer(shared.tamperedToken) },
+  'unsigned (alg none) admin token': { kind: 'invalid', headers: async () => bearer(shared.unsignedToken) },
+} satisfies Record<string, Credential>;
+type CredentialName = keyof typeof credentials;
+
+/** Tokens that were valid when issued; the last describe moves the clock past their lifetime. */
+const expiredCredentials = {
+  'expired user token': { kind: 'invalid', headers: async () => bearer(shared.user.accessToken) },
+  'expired admin token': { kind: 'invalid', headers: async () => bearer(shared.adminToken) },
+} satisfies Record<string, Credential>;
+
+// ---------------------------------------------------------------------------------------------
+// Routes
+
+type Access = 'public' | 'client' | 'token' | 'admin';
+/** 'ok': the route's success status; 401 UNAUTHORIZED; 403 INSUFFICIENT_PERMISSIONS. */
+type Outcome = 'ok' | 401 | 403;
+
+interface Row {
+  /** METHOD and path pattern exactly as the router holds it. */
+  route: string;
+  access: Access;
+  /** Status of the request below when the credential is accepted. */
+  ok: number;
+  /** A valid request for the route, without credentials. */
+  request(): InjectOptions | Promise<InjectOptions>;
+  /** Not in the OpenAPI document (schema.hide or a plugin's own route). */
+  hidden?: true;
+  /** The handler ends the caller's session, so user/admin tokens are minted for each case. */
+  endsSession?: true;
+  /** Cells where the handler, not the access level, decides (with the reason in a comment). */
+  overrides?: Partial<Record<CredentialName, Outcome>>;
+}
+
+const unique = () => `matrix-${randomUUID()}@example.com`;
+
+const routes: Row[] = [
+  // Health, documentation and keys for verifying tokens.
+  { route: 'GET /api/health', access: 'public', ok: 200, request: () => ({ method: 'GET', url: '/api/health' }) },
+  { route: 'GET /api/health/ready', access: 'public', ok: 200, request: () => ({ method: 'GET', url: '/api/health/ready' }) },
+  { route: 'GET /api/openapi.json', access: 'public', ok: 200, hidden: true, request: () => ({ method: 'GET', url: '/api/openapi.json' }) },
+  { route: 'GET /api/docs', access: 'public', ok: 200, hidden: true, request: () => ({ method: 'GET', url: '/api/docs' }) },
+  { route: 'GET /api/docs/json', access: 'public', ok: 200, hidden: true, request: () => ({ method: 'GET', url: '/api/docs/json' }) },
+  { route: 'GET /api/docs/yaml', access: 'public', ok: 200, hidden: true, request: () => ({ method: 'GET', url: '/api/docs/yaml' }) },
+  {
+    route: 'GET /api/docs/static/index.html',
+    access: 'public',
+    ok: 302, // redirects to /api/docs/
+    hidden: true,
+    request: () => ({ method: 'GET', url: '/api/docs/static/index.html' }),
+  },
+  {
+    route: 'GET /api/docs/static/swagger-initializer.js',
+    access: 'public',
+    ok: 200,
+    hidden: true,
+    request: () => ({ method: 'GET', url: '/api/docs/static/swagger-initializer.js' }),
+  },
+  {
+    route: 'GET /api/docs/static/*',
+    access: 'public',
+    ok: 200,
+    hidden: true,
+    request: () => ({ method: 'GET', url: '/api/docs/static/index.css' }),
+  },
+  {
+    route: 'OPTIONS *', // CORS preflight, for any path, including admin routes
+    access: 'public',
+    ok: 204,
+    hidden: true,
+    request: () => ({
+      method: 'OPTIONS',
+      url: '/api/auth/config',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET' },
+    }),
+  },
+  { route: 'GET /.well-known/jwks.json', access: 'public', ok: 200, request: () => ({ method: 'GET', url: '/.well-known/jwks.json' }) },
+  { route: 'GET /api/.well-known/jwks.json', access: 'public', ok: 200, request: () => ({ method: 'GET', url: '/api/.well-known/jwks.json' }) },
+
+  // Users and profiles.
+  {
+    route: 'POST /api/auth/users',
+    access: 'public',
+    ok: 200,
+    request: () => ({
+      method: 'POST',
+      url: '/api/auth/users?client_type=mobile',
+      payload: { email: unique(), password: 'correct-horse-9' },
+    }),
+  },
+  {
+    route: 'GET /api/auth/profiles/:userId',
+    access: 'public',
+    ok: 200,
+    request: () => ({ method: 'GET', url: `/api/auth/profiles/${shared.user.id}` }),
+  },
+  {
+    route: 'PATCH /api/auth/profiles/current',
+    access: 'token',
+    ok: 200,
+    request: () => ({ method: 'PATCH', url: '/api/auth/profiles/current', payload: { profile: { matrix: true } } }),
+    // The project admin has no profile.
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'GET /api/auth/users',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/users?limit=5' }),
+  },
+  {
+    route: 'GET /api/auth/users/:userId',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: `/api/auth/users/${shared.user.id}` }),
+  },
+  {
+    route: 'DELETE /api/auth/users',
+    access: 'admin',
+    ok: 200,
+    // Ids that do not exist: rows of this matrix must not delete each other's users.
+    request: () => ({ method: 'DELETE', url: '/api/auth/users', payload: { userIds: [randomUUID()] } }),
+  },
+
+  // User sessions.
+  {
+    route: 'POST /api/auth/sessions',
+    access: 'public',
+    ok: 200,
+    request: () => ({
+      method: 'POST',
+      url: '/api/auth/sessions?client_type=mobile',
+      payload: { email: shared.user.email, password: shared.user.password },
+    }),
+  },
+  {
+    route: 'POST /api/auth/refresh',
+    access: 'public',
+    ok: 200,
+    request: async () => ({
+      method: 'POST',
+      url: '/api/auth/refresh?client_type=mobile',
+      payload: { refreshToken: (await t.signUp()).refreshToken },
+    }),
+  },
+  {
+    route: 'POST /api/auth/logout',
+    access: 'public',
+    ok: 200,
+    endsSession: true,
+    request: () => ({ method: 'POST', url: '/api/auth/logout?client_type=mobile' }),
+  },
+  {
+    route: 'GET /api/auth/sessions/current',
+    access: 'token',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/sessions/current' }),
+  },
+
+  // Admin sessions.
+  {
+    route: 'POST /api/auth/admin/sessions',
+    access: 'public',
+    ok: 200,
+    request: () => ({ method: 'POST', url: '/api/auth/admin/sessions?client_type=server', payload: TEST_ADMIN }),
+  },
+  {
+    route: 'GET /api/auth/admin/sessions/current',
+    access: 'token',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/admin/sessions/current' }),
+    // A user's token is an access token, but not the admin's.
+    overrides: { 'user access token': 403 },
+  },
+  {
+    route: 'POST /api/auth/admin/refresh',
+    access: 'public',
+    ok: 200,
+    request: async () => {
+      const signIn = await t.request({ method: 'POST', url: '/api/auth/admin/sessions?client_type=server', payload: TEST_ADMIN });
+      return {
+        method: 'POST',
+        url: '/api/auth/admin/refresh?client_type=server',
+        payload: { refreshToken: signIn.json.refreshToken },
+      };
+    },
+  },
+  {
+    route: 'POST /api/auth/admin/logout',
+    access: 'public',
+    ok: 200,
+    endsSession: true,
+    request: () => ({ method: 'POST', url: '/api/auth/admin/logout' }),
+  },
+
+  // Authentication configuration.
+  { route: 'GET /api/auth/public-config', access: 'public', ok: 200, request: () => ({ method: 'GET', url: '/api/auth/public-config' }) },
+  { route: 'GET /api/auth/config', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/auth/config' }) },
+  {
+    route: 'PUT /api/auth/config',
+    access: 'admin',
+    ok: 200,
+    // An empty update changes nothing and answers the current configuration.
+    request: () => ({ method: 'PUT', url: '/api/auth/config', payload: {} }),
+  },
+
+  // Platform keys.
+  { route: 'GET /api/metadata/api-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/api-key' }) },
+  { route: 'GET /api/metadata/anon-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/anon-key' }) },
+  { route: 'POST /api/auth/tokens/anon', access: 'admin', ok: 200, request: () => ({ method: 'POST', url: '/api/auth/tokens/anon' }) },
+];
+
+// ---------------------------------------------------------------------------------------------
+// Expectations
+
+function expectedOutcome(access: Access, kind: Kind): Outcome {
+  if (access === 'public') return 'ok';
+  if (kind === 'none' || kind === 'invalid') return 401;
+  if (access === 'client') return 'ok';
+  if (access === 'token') return kind === 'anon' || kind === 'apiKey' ? 401 : 'ok';
+  return kind === 'admin' || kind === 'apiKey' ? 'ok' : 403;
+}
+
+async function send(row: Row, credential: Credential) {
+  const request = await row.request();
+  const headers = { ...(request.headers as Headers | undefined), ...(await credential.headers(row.endsSession === true)) };
+  return t.request({ ...request, headers });
+}
+
+type Response = Awaited<ReturnType<TestApp['request']>>;
+
+function expectUnauthorized(res: Response) {
+  expect(res.statusCode, res.body).toBe(401);
+  expect(res.json).toMatchObject({ error: 'UNAUTHORIZED', statusCode: 401, message: expect.any(String) });
+  expect(res.json.message).not.toBe('');
+}
+
+function expectForbidden(res: Response) {
+  expect(res.statusCode, res.body).toBe(403);
+  expect(res.json).toMatchObject({ error: 'INSUFFICIENT_PERMISSIONS', statusCode: 403, message: expect.any(String) });
+}
+
+function expectOutcome(res: Response, row: Row, outcome: Outcome) {
+  if (outcome === 401) expectUnauthorized(res);
+  else if (outcome === 403) expectForbidden(res);
+  else expect(res.statusCode, res.body).toBe(row.ok);
+}
+
+const cases = routes.flatMap((row) =>
+  (Object.entries(credentials) as [CredentialName, Credential][]).map(([credential, c]) => {
+    const outcome = row.overrides?.[credential] ?? expectedOutcome(row.access, c.kind);
+    return { route: row.route, access: row.access, credential, expected: outcome === 'ok' ? `${row.ok}` : `${outcome}`, row, outcome };
+  }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// The route table is the app's route table
+
+/** "METHOD /path" for every route in Fastify's radix tree, less the HEAD twin of each GET. */
+function registeredRoutes(): string[] {
+  const found: string[] = [];
+  const pathAt: string[] = [''];
+  for (const line of t.app.printRoutes().split('\n')) {
+    if (line.trim() === '') continue;
+    const [, tree = '', text = ''] = /^([│├└─\s]*)(.*)$/u.exec(line)!;
+    const depth = tree.length / 4;
+    const [, segment = '', methods] = /^(.*?)(?: \(([A-Z, ]+)\))?$/.exec(text)!;
+    const path = (pathAt[depth - 1] ?? '') + (segment === '(empty root node)' ? '' : segment);
+    pathAt[depth] = path;
+    for (const method of methods?.split(', ') ?? []) found.push(`${method} ${path}`);
+  }
+  return found.filter((r) => !(r.startsWith('HEAD ') && found.includes(`GET ${r.slice(5)}`))).sort();
+}
+
+describe('the matrix covers every route', () => {
+  it('has exactly one row per route the router holds', () => {
+    const table = routes.map((r) => r.route);
+    expect(new Set(table).size).toBe(table.length);
+    expect(registeredRoutes()).toEqual([...table].sort());
+  });
+
+  it('has exactly one row per operation of the OpenAPI document, hidden routes aside', async () => {
+    const res = await t.request({ method: 'GET', url: '/api/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const documented = Object.entries(res.json.paths as Record<string, Record<string, unknown>>)
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`))
+      .sort();
+    expect(documented).toEqual(routes.filter((r) => !r.hidden).map((r) => r.route).sort());
+  });
+
+  it('documents a security requirement exactly on the routes that need a credential', async () => {
+    const { json } = await t.request({ method: 'GET', url: '/api/openapi.json' });
+    const secured = (route: string) => {
+      const [method = '', path = ''] = route.split(' ');
+      const op = json.paths[path.replace(/:(\w+)/g, '{$1}')][method.toLowerCase()];
+      return Array.isArray(op.security) && op.security.length > 0;
+    };
+    const documented = routes.filter((r) => !r.hidden);
+    expect(documented.filter((r) => secured(r.route)).map((r) => r.route)).toEqual(
+      documented.filter((r) => r.access !== 'public').map((r) => r.route),
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The matrix
+
+describe('authorization matrix', () => {
+  it.each(cases)('$route ($access) with $credential → $expected', async ({ row, credential, outcome }) => {
+    const res = await send(row, credentials[credential]);
+    expectOutcome(res, row, outcome);
+  });
+});
+
+describe('HEAD shares the access level of its GET route', () => {
+  const guardedGets = routes.filter((r) => r.route.startsWith('GET ') && r.access !== 'public');
+  it.each(guardedGets.map((row) => ({ route: row.route, row })))('HEAD of $route', async ({ row }) => {
+    const request = (await row.request()) as InjectOptions;
+    const head = (headers: Headers) => t.request({ ...request, method: 'HEAD', headers });
+    expect((await head({})).statusCode).toBe(401);
+    expect((await head(bearer('garbage'))).statusCode).toBe(401);
+    const status = (credential: CredentialName) => {
+      const outcome = row.overrides?.[credential] ?? expectedOutcome(row.access, credentials[credential].kind);
+      return outcome === 'ok' ? row.ok : outcome;
+    };
+    expect((await head(bearer(shared.user.accessToken))).statusCode).toBe(status('user access token'));
+    expect((await head(bearer(shared.adminToken))).statusCode).toBe(status('admin access token'));
+    expect((await head({ 'x-api-key': t.apiKey })).statusCode).toBe(status('API key as x-api-key'));
+  });
+});
+
+describe('path spellings reach the same access check', () => {
+  it.each([
+    ['a trailing slash', '/api/metadata/api-key/'],
+    ['a query string', '/api/metadata/api-key?x=1'],
+    ['a trailing slash and a query string', '/api/auth/config/?a=b'],
+  ])('an admin route with %s needs a credential', async (_label, url) => {
+    expectUnauthorized(await t.request({ method: 'GET', url }));
+    expectForbidden(await t.request({ method: 'GET', url, headers: bearer(t.anonKey) }));
+    expect((await t.request({ method: 'GET', url, headers: { 'x-api-key': t.apiKey } })).statusCode).toBe(200);
+  });
+});
+
+describe('malformed Authorization headers are rejected, not ignored', () => {
+  it.each([
+    ['a Basic scheme', () => 'Basic dXNlcjpwYXNz'],
+    ['Bearer without a credential', () => 'Bearer'],
+    ['two credentials after Bearer', () => `Bearer ${t.apiKey} ${t.apiKey}`],
+    ['the API key without a scheme', () => t.apiKey],
+    ['the API key with a Token scheme', () => `Token ${t.apiKey}`],
+    ['an API key one character short', () => `Bearer ${t.apiKey.slice(0, -1)}`],
+  ])('%s on an admin route → 401', async (_label, header) => {
+    expectUnauthorized(await t.request({ method: 'GET', url: '/api/metadata/api-key', headers: { authorization: header() } }));
+  });
+
+  it('an invalid Authorization header is not rescued by a valid x-api-key', async () => {
+    const res = await t.request({
+      method: 'GET',
+      url: '/api/metadata/api-key',
+      headers: { authorization: 'Bearer garbage', 'x-api-key': t.apiKey },
+    });
+    expectUnauthorized(res);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Authorization comes before the body: a caller without access learns nothing about validation.
+
+interface BodyCase {
+  label: string;
+  request: () => InjectOptions;
+  /** The status the same request gets with full access: proof that it really is invalid. */
+  withAccess: number;
+  /** A credential that has access to the route. */
+  allowed: CredentialName;
+  /** Credentials that must get 401 / 403 regardless of the body. */
+  unauthorized: CredentialName[];
+  forbidden: CredentialName[];
+}
+
+const invalidBodies: BodyCase[] = [
+  {
+    label: 'PUT /api/auth/config with a wrongly typed field',
+    request: () => ({ method: 'PUT', url: '/api/auth/config', payload: { passwordMinLength: 'short' } }),
+    withAccess: 400,
+    allowed: 'admin access token',
+    unauthorized: ['no credential', 'garbage bearer', 'unknown API key as x-api-key'],
+    forbidden: ['anon key', 'user access token'],
+  },
+  {
+    label: 'PUT /api/auth/config with an unknown field',
+    request: () => ({ method: 'PUT', url: '/api/auth/config', payload: { isAdmin: true } }),
+    withAccess: 400,
+    allowed: 'API key as Bearer',
+    unauthorized: ['no credential'],
+    forbidden: ['user access token'],
+  },
+  {
+    label: 'PUT /api/auth/config with malformed JSON',
+    request: () => ({
+      method: 'PUT',
+      url: '/api/auth/config',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"passwordMinLength":',
+    }),
+    withAccess: 400,
+    allowed: 'admin access token',
+    unauthorized: ['no credential', 'garbage bearer'],
+    forbidden: ['anon key', 'user access token'],
+  },
+  {
+    label: 'PUT /api/auth/config with an unsupported content type',
+    request: () => ({ method: 'PUT', url: '/api/auth/config', headers: { 'content-type': 'application/xml' }, payload: '<config/>' }),
+    withAccess: 415,
+    allowed: 'API key as x-api-key',
+    unauthorized: ['no credential'],
+    forbidden: ['user access token'],
+  },
+  {
+    label: 'PUT /api/auth/config with a body over the size limit',
+    request: () => ({
+      method: 'PUT',
+      url: '/api/auth/config',
+      headers: { 'content-type': 'application/json' },
+      payload: `{"x":"${'a'.repeat(t.config.maxBodyBytes)}"}`,
+    }),
+    withAccess: 413,
+    allowed: 'admin access token',
+    unauthorized: ['no credential'],
+    forbidden: ['user access token'],
+  },
+  {
+    label: 'DELETE /api/auth/users with ids that are not uuids',
+    request: () => ({ method: 'DELETE', url: '/api/auth/users', payload: { userIds: ['not-a-uuid'] } }),
+    withAccess: 400,
+    allowed: 'API key as x-api-key',
+    unauthorized: ['no credential', 'garbage bearer', 'unknown API key as Bearer'],
+    forbidden: ['anon key', 'user access token'],
+  },
+  {
+    label: 'DELETE /api/auth/users without a body',
+    request: () => ({ method: 'DELETE', url: '/api/auth/users' }),
+    withAccess: 400,
+    allowed: 'admin access token',
+    unauthorized: ['no credential'],
+    forbidden: ['user access token'],
+  },
+  {
+    label: 'GET /api/auth/users/:userId with a malformed id',
+    request: () => ({ method: 'GET', url: '/api/auth/users/not-a-uuid' }),
+    withAccess: 400,
+    allowed: 'admin access token',
+    unauthorized: ['no credential', 'garbage bearer'],
+    forbidden: ['anon key', 'user access token'],
+  },
+  {
+    label: 'GET /api/auth/users with an out-of-range limit',
+    request: () => ({ method: 'GET', url: '/api/auth/users?limit=0' }),
+    withAccess: 400,
+    allowed: 'API key as Bearer',
+    unauthorized: ['no credential'],
+    forbidden: ['user access token'],
+  },
+  {
+    label: 'PATCH /api/auth/profiles/current with a profile that is not an object',
+    request: () => ({ method: 'PATCH', url: '/api/auth/profiles/current', payload: { profile: 'x' } }),
+    withAccess: 400,
+    allowed: 'user access token',
+    unauthorized: ['no credential', 'garbage bearer', 'anon key', 'API key as Bearer', 'API key as x-api-key'],
+    forbidden: [],
+  },
+];
+
+describe('access is checked before the body is read', () => {
+  const bodyCases = invalidBodies.flatMap((c) => [
+    ...c.unauthorized.map((credential) => ({ ...c, credential, expected: 401 as const })),
+    ...c.forbidden.map((credential) => ({ ...c, credential, expected: 403 as const })),
+    { ...c, credential: c.allowed, expected: c.withAccess },
+  ]);
+
+  it.each(bodyCases)('$label, $credential → $expected', async ({ request, credential, expected }) => {
+    const base = request();
+    const headers = { ...(base.headers as Headers | undefined), ...(await credentials[credential].headers(false)) };
+    const res = await t.request({ ...base, headers });
+    if (expected === 401) expectUnauthorized(res);
+    else if (expected === 403) expectForbidden(res);
+    else {
+      expect(res.statusCode, res.body).toBe(expected);
+      expect(res.json.statusCode).toBe(expected);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Expired tokens. Last in the file: it moves the shared clock past every token issued so far.
+
+describe('expired access tokens', () => {
+  beforeAll(() => {
+    t.clock.advance((t.config.accessTokenTtlSeconds + 1) * 1000);
+  });
+
+  const expiredCases = routes.flatMap((row) =>
+    (Object.keys(expiredCredentials) as (keyof typeof expiredCredentials)[]).map((credential) => {
+      const outcome = expectedOutcome(row.access, 'invalid');
+      return { route: row.route, access: row.access, credential, expected: outcome === 'ok' ? `${row.ok}` : `${outcome}`, row, outcome };
+    }),
+  );
+
+  it.each(expiredCases)('$route ($access) with $credential → $expected', async ({ row, credential, outcome }) => {
+    const res = await send(row, expiredCredentials[credential]);
+    expectOutcome(res, row, outcome);
+    if (outcome === 401) expect(res.json.message).toBe('The access token has expired.');
+  });
+
+  it('tokens issued after the clock moved still work, so the 401s above are about expiry', async () => {
+    const fresh = await t.signUp();
+    const me = await t.request({ method: 'GET', url: '/api/auth/sessions/current', headers: bearer(fresh.accessToken) });
+    expect(me.statusCode).toBe(200);
+    const key = await t.request({ method: 'GET', url: '/api/metadata/api-key', headers: bearer(await t.adminToken()) });
+    expect(key.statusCode).toBe(200);
+  });
+});
