@@ -66,6 +66,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(cors, {
     origin: anyOrigin ? true : deps.config.corsOrigins,
     credentials: true,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     exposedHeaders: ['Content-Range', 'Preference-Applied', 'X-Request-Id', 'Retry-After'],
   });
   await app.register(cookie);

@@ -85,6 +85,9 @@ describe('operations endpoints', () => {
     expect(res.statusCode).toBe(204);
     expect(res.headers['access-control-allow-origin']).toBe('https://app.example');
     expect(res.headers['access-control-allow-credentials']).toBe('true');
+    for (const method of ['PUT', 'PATCH', 'DELETE']) {
+      expect(res.headers['access-control-allow-methods']).toContain(method);
+    }
   });
 });
 
