@@ -13,7 +13,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Deps } from './deps.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerAccessControl } from './http/principal.js';
 import { adminSessionRoutes } from './modules/auth/admin-sessions.routes.js';
 import { createAuthServices } from './modules/auth/auth.services.js';
@@ -42,7 +42,13 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors,
   }).withTypeProvider<ZodTypeProvider>();
+
+  // Fastify parses text/plain bodies into strings by default, which turns a wrong content type
+  // into a confusing "expected object" validation error. JSON routes answer 415 instead; a route
+  // that takes other bodies registers its own parser in its own scope.
+  app.removeContentTypeParser('text/plain');
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -36,6 +36,10 @@ export function fromPgError(err: unknown): AppError | undefined {
     case '22023':
     case '22001':
       return new AppError('VALIDATION_ERROR', err.message, { cause: err });
+    case '22P05': // untranslatable_character: "\u0000" inside JSON
+    case '22021': // character_not_in_repertoire: a NUL byte in a text parameter
+      // Only the caller's text can carry these; PostgreSQL cannot store NUL characters.
+      return new AppError('VALIDATION_ERROR', 'Text must not contain NUL (\\u0000) characters.', { cause: err });
     case '42501':
       return new AppError('FORBIDDEN', err.message, { cause: err });
     case '57014':

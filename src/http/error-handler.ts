@@ -15,10 +15,16 @@ function validationError(
   issues: { instancePath: string; keyword: string; message?: string; params?: unknown }[],
   context: string | undefined,
 ): AppError {
-  const details: ValidationIssue[] = issues.map((i) => {
+  const fieldOf = (...path: string[]) =>
+    [context === 'body' ? '' : context, ...path].filter(Boolean).join('.') || (context ?? 'request');
+  const details: ValidationIssue[] = issues.flatMap((i) => {
     const path = i.instancePath.replace(/^\//, '').replaceAll('/', '.');
-    const field = [context === 'body' ? '' : context, path].filter(Boolean).join('.') || (context ?? 'request');
-    return { field, rule: i.keyword, message: i.message ?? 'is invalid' };
+    // zod reports unknown keys once, on their parent object; the caller needs the keys' names.
+    const unknownKeys = i.keyword === 'unrecognized_keys' ? (i.params as { keys?: unknown } | undefined)?.keys : undefined;
+    if (Array.isArray(unknownKeys) && unknownKeys.length > 0) {
+      return unknownKeys.map((key) => ({ field: fieldOf(path, String(key)), rule: i.keyword, message: 'is not a known field' }));
+    }
+    return [{ field: fieldOf(path), rule: i.keyword, message: i.message ?? 'is invalid' }];
   });
   const message = details.map((d) => `${d.field}: ${d.message}`).join(', ');
   return new AppError('VALIDATION_ERROR', message, { details });
@@ -33,6 +39,8 @@ const fastifyCodes: Record<string, [ErrorCode, string, string?]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: ['VALIDATION_ERROR', 'The body is empty but Content-Type is application/json.', JSON_HINT],
   FST_ERR_CTP_INVALID_JSON_BODY: ['VALIDATION_ERROR', 'The request body is not valid JSON.', JSON_HINT],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['VALIDATION_ERROR', 'The Content-Length header does not match the body.'],
+  FST_ERR_BAD_URL: ['VALIDATION_ERROR', 'The URL is not valid: a path segment has malformed percent-encoding.'],
+  FST_ERR_MAX_PARAM_LENGTH: ['VALIDATION_ERROR', 'A path parameter is too long.'],
 };
 
 function toAppError(err: FastifyError | Error): AppError | undefined {
@@ -61,21 +69,31 @@ export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
   return reply.code(err.statusCode).type('application/json; charset=utf-8').send(toErrorBody(err));
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const appError = toAppError(err);
-    if (appError) {
-      if (appError.statusCode >= 500) request.log.error({ err }, appError.message);
-      return sendError(reply, appError);
-    }
-    request.log.error({ err }, 'unhandled error');
-    return reply.code(500).send({
-      error: 'INTERNAL_ERROR',
-      message: `An unexpected error occurred. Quote request id ${request.id} when reporting it.`,
-      statusCode: 500,
-      requestId: request.id,
-    });
+function handleError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const appError = toAppError(err);
+  if (appError) {
+    if (appError.statusCode >= 500) request.log.error({ err }, appError.message);
+    return sendError(reply, appError);
+  }
+  request.log.error({ err }, 'unhandled error');
+  return reply.code(500).send({
+    error: 'INTERNAL_ERROR',
+    message: `An unexpected error occurred. Quote request id ${request.id} when reporting it.`,
+    statusCode: 500,
+    requestId: request.id,
   });
+}
+
+/**
+ * Fastify's `frameworkErrors` option: the router rejects some URLs (bad percent-encoding, an
+ * over-long path parameter) before any route or error handler runs, in a shape of its own.
+ */
+export const frameworkErrors = (err: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+  handleError(err, request, reply);
+};
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler(handleError);
 
   app.setNotFoundHandler((request, reply) =>
     sendError(

@@ -65,7 +65,27 @@ export const currentSessionSchema = z.union([
 
 export const profileSchema = z.object({ id: z.uuid(), profile: jsonObject });
 
-export const profileUpdateBodySchema = z.object({ profile: jsonObject });
+const MAX_PROFILE_DEPTH = 32;
+
+/** Whether a JSON value nests deeper than `max`, checked without recursion. */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [next, depth] = pending.pop()!;
+    if (next === null || typeof next !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Object.values(next)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+// Serialising a pathologically nested body (JSON.stringify, PostgreSQL's jsonb parser) overflows
+// the stack and would be a 500; no real profile needs more than a few levels.
+export const profileUpdateBodySchema = z.object({
+  profile: jsonObject.refine((p) => !nestsDeeperThan(p, MAX_PROFILE_DEPTH), {
+    message: `must not nest deeper than ${MAX_PROFILE_DEPTH} levels`,
+  }),
+});
 
 export const userIdParamsSchema = z.object({ userId: z.uuid({ message: 'must be a user id (uuid)' }) });
 
