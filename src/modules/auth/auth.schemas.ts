@@ -1,5 +1,6 @@
 // The authentication wire contract: request and response schemas (the CLI and tests import them).
 import { z } from 'zod';
+import { parsePattern } from './redirect-allowlist.js';
 
 export const emailSchema = z
   .string()
@@ -108,7 +109,20 @@ export type AuthConfig = z.output<typeof authConfigSchema>;
 
 export const authConfigUpdateSchema = authConfigSchema
   .omit({ id: true, createdAt: true, updatedAt: true })
-  .extend({ allowedRedirectUrls: z.array(z.string().min(1).max(2048)).max(100) })
+  .extend({
+    allowedRedirectUrls: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(2048)
+          .refine((entry) => parsePattern(entry) !== undefined, {
+            message:
+              'must be an http(s) URL (a wildcard only as the first host label, e.g. https://*.example.com/cb) or a deep link such as myapp://callback',
+          }),
+      )
+      .max(100),
+  })
   .partial()
   .strict();
 

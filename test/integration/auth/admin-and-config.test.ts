@@ -769,3 +769,33 @@ describe('/.well-known/jwks.json', () => {
     expect(verifyWithJwks(`${h}.${altered}.${sig}`, keys).ok).toBe(false);
   });
 });
+
+describe('allowedRedirectUrls entries are validated', () => {
+  it.each([
+    [['https://app.example.com/cb', 'https://*.example.com/cb', 'myapp://callback', 'com.example.app:/oauth'], 200],
+    [['javascript:alert(1)'], 400],
+    [['https://app.example.com/*'], 400],
+    [['not a url'], 400],
+  ])('%j → %i', async (allowedRedirectUrls, status) => {
+    const token = await t.adminToken();
+    const res = await t.request({
+      method: 'PUT',
+      url: '/api/auth/config',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { allowedRedirectUrls },
+    });
+    expect(res.statusCode).toBe(status);
+    if (status === 400) {
+      expect(res.json.error).toBe('VALIDATION_ERROR');
+      expect(res.json.details[0].field).toMatch(/^allowedRedirectUrls\.0$/);
+    } else {
+      expect(res.json.allowedRedirectUrls).toEqual(allowedRedirectUrls);
+    }
+    await t.request({
+      method: 'PUT',
+      url: '/api/auth/config',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { allowedRedirectUrls: [] },
+    });
+  });
+});
