@@ -1,0 +1,102 @@
+// The "limit" server: bare Fastify + postgres.js issuing the same SQL as Plinth for each scenario
+// and doing the same crypto (RS256 verify / async RS256 sign, SHA-256, HMAC), and nothing else:
+// no validation, hooks or plugins. What Plinth reaches as a fraction of this is its envelope cost.
+import { createHash, createHmac, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
+import Fastify, { type FastifyInstance } from 'fastify';
+import postgres from 'postgres';
+
+const signAsync = promisify(sign);
+
+export interface LimitOptions {
+  databaseUrl: string;
+  port: number;
+  poolSize: number;
+  /** Plinth's signing key, so the limit accepts Plinth's access tokens and signs like it. */
+  kid: string;
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+  accessTtlSeconds: number;
+  refreshTtlSeconds: number;
+  graceSeconds: number;
+}
+
+export interface LimitServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** How the limit checks a bearer token on current-session (printed with the results). */
+export const LIMIT_JWT_CHECK = 'RS256 signature verified with node:crypto verify, exp checked';
+
+const b64json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/** sub and sid of a valid RS256 token, else null. */
+function verifiedClaims(token: string, publicKey: KeyObject): { sub: string; sid: string } | null {
+  const [header, payload, signature] = token.split('.');
+  if (!header || !payload || !signature) return null;
+  if (!verify('sha256', Buffer.from(`${header}.${payload}`), publicKey, Buffer.from(signature, 'base64url'))) return null;
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  if (!(claims.exp > Date.now() / 1000)) return null;
+  return { sub: claims.sub, sid: claims.sid };
+}
+
+function routes(app: FastifyInstance, sql: postgres.Sql, o: LimitOptions): void {
+  const successorKey = randomBytes(32);
+  const sha256 = (value: string) => createHash('sha256').update(value).digest();
+  // The SQL text of userColumns (users.repo.ts).
+  const userColumns = () => sql`
+    u.id, u.email, u.email_verified as "emailVerified", u.providers, u.profile, u.metadata,
+    to_char(u.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+    to_char(u.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt"`;
+
+  // findSessionUser (users.repo.ts).
+  app.get('/api/auth/sessions/current', async (request, reply) => {
+    const claims = verifiedClaims(request.headers.authorization?.slice('Bearer '.length) ?? '', o.publicKey);
+    if (!claims) return reply.code(401).send({ error: 'UNAUTHORIZED' });
+    const [user] = await sql`
+      select ${userColumns()}
+      from auth.user_records u
+      join auth.sessions s on s.user_id = u.id
+      where u.id = ${claims.sub} and s.id = ${claims.sid} and s.revoked_at is null and s.expires_at > ${new Date()}`;
+    if (!user) return reply.code(401).send({ error: 'UNAUTHORIZED' });
+    return { user: { ...user, role: 'authenticated' } };
+  });
+
+  // rotateRefreshToken (sessions.repo.ts), then an access token signed on the thread pool.
+  app.post('/api/auth/refresh', async (request, reply) => {
+    const token = (request.body as { refreshToken?: string } | null)?.refreshToken ?? '';
+    const successor = createHmac('sha256', successorKey).update(token).digest('base64url');
+    const now = new Date();
+    const [row] = await sql`
+      select r.outcome, r.session_id as "sessionId", r.user_id as "userId", r.admin_subject as "adminSubject",
+        (select to_jsonb(x) from (select ${userColumns()} from auth.user_records u where u.id = r.user_id) x) as "user"
+      from auth.rotate_refresh_token(${sha256(token)}, ${sha256(successor)}, ${now},
+        make_interval(secs => ${o.graceSeconds}), make_interval(secs => ${o.refreshTtlSeconds}), ${false}) r`;
+    if (!row || row.outcome !== 'rotated' || !row.user) return reply.code(401).send({ error: 'UNAUTHORIZED' });
+    const iat = Math.floor(now.getTime() / 1000);
+    const claims = { sub: row.user.id, email: row.user.email, role: 'authenticated', sid: row.sessionId, iat, exp: iat + o.accessTtlSeconds };
+    const input = `${b64json({ alg: 'RS256', typ: 'JWT', kid: o.kid })}.${b64json(claims)}`;
+    const signature = await signAsync('sha256', Buffer.from(input), o.privateKey);
+    return { user: row.user, accessToken: `${input}.${signature.toString('base64url')}`, refreshToken: successor };
+  });
+}
+
+export async function startLimitServer(o: LimitOptions): Promise<LimitServer> {
+  const sql = postgres(o.databaseUrl, { max: o.poolSize, onnotice: () => {} });
+  const app = Fastify({ logger: false });
+  routes(app, sql, o);
+  try {
+    await app.listen({ port: o.port, host: '127.0.0.1' });
+  } catch (err) {
+    await sql.end({ timeout: 1 });
+    throw err;
+  }
+  return {
+    url: `http://127.0.0.1:${o.port}`,
+    async close() {
+      await app.close();
+      await sql.end({ timeout: 5 });
+    },
+  };
+}

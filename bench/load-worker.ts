@@ -1,0 +1,77 @@
+// Child process that drives one autocannon run (so the load generator never shares an event loop
+// with the server it measures): receives a LoadSpec over IPC, answers with a LoadResult.
+import { readFile } from 'node:fs/promises';
+import autocannon from 'autocannon';
+import type { LoadResult, LoadSpec } from './load.js';
+
+async function tokensOf(file: string | undefined): Promise<string[] | undefined> {
+  return file ? (await readFile(file, 'utf8')).split('\n').filter(Boolean) : undefined;
+}
+
+function fire(spec: LoadSpec, tokens: string[] | undefined): Promise<{ result: autocannon.Result; exhausted: boolean }> {
+  let next = 0;
+  let exhausted = false;
+  let instance: autocannon.Instance | undefined;
+  return new Promise((resolve, reject) => {
+    instance = autocannon(
+      {
+        url: spec.url + spec.path,
+        connections: spec.connections,
+        duration: spec.seconds,
+        timeout: 30,
+        method: spec.method,
+        headers: spec.headers,
+        body: spec.body,
+        // Every request spends one refresh token, shared by all connections in order.
+        requests: tokens && [
+          {
+            method: spec.method,
+            path: spec.path,
+            headers: spec.headers,
+            setupRequest: (request) => {
+              const token = tokens[next++];
+              if (token === undefined) {
+                exhausted = true;
+                instance?.stop();
+              }
+              return { ...request, body: JSON.stringify({ refreshToken: token ?? 'exhausted' }) };
+            },
+          },
+        ],
+      },
+      (err, result) => (err ? reject(err) : resolve({ result, exhausted })),
+    );
+  });
+}
+
+async function run(spec: LoadSpec): Promise<LoadResult> {
+  const tokens = await tokensOf(spec.refreshTokensFile);
+  const cpuAtStart = process.cpuUsage();
+  const { result, exhausted } = await fire(spec, tokens);
+  const cpu = process.cpuUsage(cpuAtStart);
+  const statusCodes: Record<string, number> = {};
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stat.count ?? 0;
+  return {
+    seconds: result.duration,
+    ok: result['2xx'],
+    rps: result['2xx'] / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes,
+    exhausted,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+  };
+}
+
+// Ends with the benchmark (Ctrl-C, crash) rather than firing at servers that are gone.
+process.once('disconnect', () => process.exit(1));
+process.send?.({ ready: true });
+process.once('message', (spec: LoadSpec) => {
+  run(spec).then(
+    (result) => process.send?.({ result }, () => process.exit(0)),
+    (err: unknown) => process.send?.({ error: String(err instanceof Error ? err.stack : err) }, () => process.exit(1)),
+  );
+});

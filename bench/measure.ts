@@ -1,0 +1,99 @@
+// Measures one side of a scenario: a warm-up, then the measured load run, with failures counted
+// and the CPU the run cost split by who spent it (server, PostgreSQL, load generator, others).
+import { availableParallelism } from 'node:os';
+import { machineBusySeconds, postgresCpuSeconds, processCpuSeconds } from './cpu.js';
+import { failuresOf, runLoad, startLoadGenerator, type LoadResult, type LoadSpec } from './load.js';
+
+export interface Measurement {
+  rps: number;
+  /** ms */
+  p50: number;
+  p99: number;
+  /** Requests that did not get a 2xx (non-2xx, connection errors, token exhaustion), warm-up included. */
+  failures: number;
+  /** What the failures were, e.g. "401×12, 2 connection errors". */
+  failureDetail: string;
+  cpu: CpuShare;
+}
+
+/** CPU ms per successful request of the measured run, by who spent it. */
+export interface CpuShare {
+  /** This process: the server under test and its thread pool (argon2, RSA signing). */
+  server: number;
+  postgres: number;
+  /** The autocannon process (NaN where there is none). */
+  load: number;
+  /** Share of the machine's CPU capacity that processes outside the benchmark took (0..1). */
+  otherShare: number;
+}
+
+export interface MeasureSettings {
+  seconds: number;
+  warmupSeconds: number;
+  pgDataDir: string;
+}
+
+interface CpuUse {
+  server: number;
+  postgres: number;
+  machine: number;
+}
+
+const cpuNow = async (pgDataDir: string): Promise<CpuUse> => ({
+  server: processCpuSeconds(),
+  postgres: await postgresCpuSeconds(pgDataDir),
+  machine: await machineBusySeconds(),
+});
+
+/** Runs `work` and returns what it returned with the CPU seconds spent meanwhile. */
+export async function withCpu<T>(pgDataDir: string, work: () => Promise<T>): Promise<{ value: T; used: CpuUse }> {
+  const before = await cpuNow(pgDataDir);
+  const value = await work();
+  const after = await cpuNow(pgDataDir);
+  const used = { server: after.server - before.server, postgres: after.postgres - before.postgres, machine: after.machine - before.machine };
+  return { value, used };
+}
+
+/** CPU per unit of work; `loadSeconds` is the load generator's own CPU (NaN when none). */
+export function cpuShare(used: CpuUse, units: number, seconds: number, loadSeconds: number): CpuShare {
+  const per = (cpuSeconds: number) => (cpuSeconds * 1000) / units;
+  const other = used.machine - used.server - used.postgres - (Number.isNaN(loadSeconds) ? 0 : loadSeconds);
+  return {
+    server: per(used.server),
+    postgres: per(used.postgres),
+    load: per(loadSeconds),
+    otherShare: Math.max(0, other) / (availableParallelism() * seconds),
+  };
+}
+
+function describeFailures(results: LoadResult[]): string {
+  const codes: Record<string, number> = {};
+  for (const r of results) {
+    for (const [code, n] of Object.entries(r.statusCodes)) if (!code.startsWith('2')) codes[code] = (codes[code] ?? 0) + n;
+  }
+  const parts = Object.entries(codes).map(([code, n]) => `HTTP ${code}×${n}`);
+  const errors = results.reduce((n, r) => n + r.errors, 0);
+  if (errors) parts.push(`${errors} connection errors/timeouts`);
+  if (results.some((r) => r.exhausted)) parts.push('ran out of refresh tokens');
+  return parts.join(', ');
+}
+
+/** Builds the load of one phase; the measured run's builder sees the warm-up's result. */
+export type SpecFor = (seconds: number, phase: 'warmup' | 'run', warmup?: LoadResult) => Promise<LoadSpec>;
+
+/** A warm-up run (JIT, prepared statements, pools), then the measured run with its CPU use. */
+export async function measureLoad(specFor: SpecFor, settings: MeasureSettings): Promise<Measurement> {
+  const warmup = await runLoad(await specFor(settings.warmupSeconds, 'warmup'));
+  const spec = await specFor(settings.seconds, 'run', warmup);
+  // Started before the CPU count begins, so its start-up is not counted as anyone's.
+  const generator = await startLoadGenerator();
+  const { value: run, used } = await withCpu(settings.pgDataDir, () => generator.run(spec));
+  return {
+    rps: run.rps,
+    p50: run.p50,
+    p99: run.p99,
+    failures: failuresOf(warmup) + failuresOf(run),
+    failureDetail: describeFailures([warmup, run]),
+    cpu: cpuShare(used, run.ok, run.seconds, run.cpuSeconds),
+  };
+}

@@ -1,0 +1,45 @@
+// Starts Plinth in this process exactly as main.ts does (config → deps → app → listen), on the
+// benchmark's database and a free loopback port.
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createDeps, type Deps } from '../src/deps.js';
+import { freePort } from './environment.js';
+
+export interface RunningPlinth {
+  url: string;
+  app: FastifyInstance;
+  deps: Deps;
+  close(): Promise<void>;
+}
+
+export async function startPlinth(databaseUrl: string): Promise<RunningPlinth> {
+  const port = await freePort();
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    PLINTH_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    ADMIN_EMAIL: 'admin@bench.local',
+    ADMIN_PASSWORD: randomBytes(12).toString('hex'),
+    LOG_LEVEL: 'silent',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+  });
+  const deps = await createDeps(config);
+  try {
+    const app = await buildApp(deps, { logger: false });
+    await app.listen({ port, host: '127.0.0.1' });
+    return {
+      url: `http://127.0.0.1:${port}`,
+      app,
+      deps,
+      async close() {
+        await app.close();
+        await deps.close();
+      },
+    };
+  } catch (err) {
+    await deps.close();
+    throw err;
+  }
+}

@@ -1,0 +1,159 @@
+// Turns scenario outcomes into verdicts, prints them, and writes bench/RESULTS.md.
+import { writeFile } from 'node:fs/promises';
+import { availableParallelism, cpus, platform, release, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { ScenarioOutcome } from './scenarios.js';
+
+export interface Failed {
+  name: string;
+  error: string;
+}
+
+/** What became of each scenario, in the order they ran. */
+export type Entry = { outcome: ScenarioOutcome } | { failed: Failed };
+
+const outcomesOf = (entries: Entry[]) => entries.flatMap((e) => ('outcome' in e ? [e.outcome] : []));
+
+export interface RunInfo {
+  date: Date;
+  seconds: number;
+  warmupSeconds: number;
+}
+
+/** Above this share of the CPU taken by processes outside the benchmark, a run is called noisy. */
+const NOISE_SHARE = 0.1;
+
+type Verdict = 'PASS' | 'BELOW' | 'ERRORS' | 'LIMIT ERRORS';
+
+const ratioOf = (o: ScenarioOutcome) => (o.limit.rps > 0 ? o.plinth.rps / o.limit.rps : NaN);
+
+function verdictOf(o: ScenarioOutcome): Verdict {
+  if (o.plinth.failures > 0) return 'ERRORS';
+  if (o.limit.failures > 0) return 'LIMIT ERRORS';
+  const value = o.target.kind === 'ratio' ? ratioOf(o) : o.plinth.rps;
+  return value >= o.target.min ? 'PASS' : 'BELOW';
+}
+
+const targetText = (o: ScenarioOutcome) =>
+  o.target.kind === 'ratio' ? `≥ ${Math.round(o.target.min * 100)}% of limit` : `≥ ${o.target.min.toLocaleString('en-US')} req/s`;
+const rps = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
+// autocannon reports whole milliseconds; the argon2 timings are finer.
+const ms = (n: number) => (Number.isFinite(n) ? `${Number.isInteger(n) || n >= 10 ? Math.round(n) : n.toFixed(1)} ms` : '–');
+const pct = (n: number) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : '–');
+
+export function machine(): string {
+  const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
+  const mem = Math.round(totalmem() / 2 ** 30);
+  return `${availableParallelism()} cores (${cpu}), ${mem} GiB, ${platform()} ${release()}, Node ${process.version}`;
+}
+
+const HEADER = ['scenario', 'Plinth req/s', 'Plinth p50', 'Plinth p99', 'limit req/s', 'limit p50', 'limit p99', 'ratio', 'target', 'result'];
+
+function row(e: Entry): string[] {
+  if ('failed' in e) return [e.failed.name, '–', '–', '–', '–', '–', '–', '–', '–', 'DID NOT RUN'];
+  const o = e.outcome;
+  return [
+    o.name,
+    rps(o.plinth.rps),
+    ms(o.plinth.p50),
+    ms(o.plinth.p99),
+    rps(o.limit.rps),
+    ms(o.limit.p50),
+    ms(o.limit.p99),
+    pct(ratioOf(o)),
+    targetText(o),
+    verdictOf(o),
+  ];
+}
+
+/** Lines that must not be missed: failed requests, scenarios that did not run, noisy runs. */
+function alarms(entries: Entry[]): string[] {
+  const lines: string[] = [];
+  for (const e of entries) {
+    if ('failed' in e) {
+      lines.push(`${e.failed.name}: COULD NOT RUN: ${e.failed.error}`);
+      continue;
+    }
+    const o = e.outcome;
+    if (o.plinth.failures > 0) {
+      lines.push(`${o.name}: PLINTH HAD ${o.plinth.failures} FAILED REQUESTS (${o.plinth.failureDetail}); its req/s counts only 2xx responses`);
+    }
+    if (o.limit.failures > 0) {
+      lines.push(`${o.name}: THE LIMIT HAD ${o.limit.failures} FAILED REQUESTS (${o.limit.failureDetail}); the ratio is not meaningful`);
+    }
+    const noisiest = Math.max(o.plinth.cpu.otherShare, o.limit.cpu.otherShare);
+    if (noisiest > NOISE_SHARE) {
+      lines.push(`${o.name}: other processes took up to ${Math.round(noisiest * 100)}% of the machine's CPU during it; its numbers are unreliable (run again on a quiet machine)`);
+    }
+  }
+  return lines;
+}
+
+const CPU_HEADER = ['scenario', 'side', 'server', 'postgres', 'load gen', 'bench total', 'req/s if CPU-bound', 'other processes'];
+
+/** Where the machine's CPU went per successful request, and the rate that caps at all cores busy. */
+function cpuRows(entries: Entry[]): string[][] {
+  const cpuMs = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '–');
+  return outcomesOf(entries).flatMap((o) =>
+    (['plinth', 'limit'] as const).map((side) => {
+      const c = o[side].cpu;
+      const total = c.server + c.postgres + (Number.isFinite(c.load) ? c.load : 0);
+      const other = Number.isFinite(c.otherShare) ? `${Math.round(c.otherShare * 100)}% of CPU` : '–';
+      return [o.name, side, cpuMs(c.server), cpuMs(c.postgres), cpuMs(c.load), cpuMs(total), rps((availableParallelism() * 1000) / total), other];
+    }),
+  );
+}
+
+function printTable(table: string[][], leftColumns: number[]): void {
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => r.map((c, i) => (leftColumns.includes(i) ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  console.log(line(table[0]!));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of table.slice(1)) console.log(line(r));
+}
+
+export function printReport(info: RunInfo, entries: Entry[]): void {
+  console.log(`\nPlinth benchmark, ${info.date.toISOString()}: ${machine()}`);
+  console.log(`${info.seconds} s per run after a ${info.warmupSeconds} s warm-up; req/s counts 2xx responses only\n`);
+  printTable([HEADER, ...entries.map(row)], [0, 8, 9]);
+  console.log(`\nCPU ms per successful request (all ${availableParallelism()} cores busy = ${availableParallelism() * 1000} ms of CPU per second):\n`);
+  printTable([CPU_HEADER, ...cpuRows(entries)], [0, 1]);
+  console.log('');
+  for (const o of outcomesOf(entries)) console.log(`${o.name}: ${o.request}, ${o.connections} connections\n  limit: ${o.limitDoes}`);
+  const alarm = alarms(entries);
+  if (alarm.length) console.log(`\n${'!'.repeat(72)}\n${alarm.map((a) => `!! ${a}`).join('\n')}\n${'!'.repeat(72)}`);
+}
+
+const RESULTS = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
+
+export async function writeResults(info: RunInfo, entries: Entry[]): Promise<void> {
+  const md = (r: string[]) => `| ${r.join(' | ')} |`;
+  const alarm = alarms(entries);
+  const text = [
+    '# Benchmark results',
+    '',
+    'Written by `npm run bench` (overwritten on each run). Ratios are what compare across machines;',
+    'absolute numbers only within one run.',
+    '',
+    `- date: ${info.date.toISOString()}`,
+    `- machine: ${machine()}`,
+    `- runs: ${info.seconds} s each after a ${info.warmupSeconds} s warm-up, autocannon on loopback in a separate process; req/s counts 2xx responses only`,
+    '',
+    md(HEADER),
+    md(HEADER.map(() => '---')),
+    ...entries.map(row).map(md),
+    '',
+    ...(alarm.length ? ['**Problems:**', '', ...alarm.map((a) => `- **${a}**`), ''] : []),
+    `CPU ms per successful request (all ${availableParallelism()} cores busy = ${availableParallelism() * 1000} ms of CPU per second; "server" is the process under test with its thread pool):`,
+    '',
+    md(CPU_HEADER),
+    md(CPU_HEADER.map(() => '---')),
+    ...cpuRows(entries).map(md),
+    '',
+    'What each scenario does:',
+    '',
+    ...outcomesOf(entries).map((o) => `- **${o.name}**: ${o.request}, ${o.connections} connections. Limit: ${o.limitDoes}.`),
+    '',
+  ].join('\n');
+  await writeFile(RESULTS, text);
+}
