@@ -18,8 +18,11 @@ import { registerAccessControl } from './http/principal.js';
 import { adminSessionRoutes } from './modules/auth/admin-sessions.routes.js';
 import { createAuthServices } from './modules/auth/auth.services.js';
 import { configRoutes } from './modules/auth/config.routes.js';
+import { emailFlowRoutes } from './modules/auth/email-flows.routes.js';
 import { sessionRoutes } from './modules/auth/sessions.routes.js';
 import { userRoutes } from './modules/auth/users.routes.js';
+import { emailRoutes } from './modules/email/email.routes.js';
+import { createMailer } from './modules/email/mailer.js';
 import { healthRoutes, VERSION } from './modules/health/health.routes.js';
 import { keyRoutes } from './modules/metadata/keys.routes.js';
 
@@ -94,12 +97,15 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  const auth = createAuthServices(deps);
+  const mailer = createMailer(deps, (email) => app.log.info({ email }, 'email not sent (no SMTP configured): logged instead'));
+  const auth = createAuthServices(deps, mailer);
   await app.register(healthRoutes(deps));
   await app.register(userRoutes(deps, auth));
   await app.register(sessionRoutes(deps, auth));
   await app.register(adminSessionRoutes(deps, auth));
   await app.register(configRoutes(deps));
+  await app.register(emailFlowRoutes(deps, auth));
+  await app.register(emailRoutes(deps));
   await app.register(keyRoutes(deps));
 
   return app;

@@ -31,6 +31,13 @@ const envSchema = z
     ACCESS_TOKEN_TTL_SECONDS: seconds.default(15 * 60),
     REFRESH_TOKEN_TTL_SECONDS: seconds.default(7 * 24 * 60 * 60),
     REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).default(10),
+    SMTP_HOST: z.string().min(1).optional(),
+    SMTP_PORT: port.default(587),
+    SMTP_SECURE: flag.default(false),
+    SMTP_USERNAME: z.string().optional(),
+    SMTP_PASSWORD: z.string().optional(),
+    SMTP_SENDER_EMAIL: z.email().optional(),
+    SMTP_SENDER_NAME: z.string().default('Plinth'),
     CORS_ORIGINS: z.string().default('*'),
     COOKIE_SECURE: flag.optional(),
     MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
@@ -38,6 +45,11 @@ const envSchema = z
     DB_POOL_SIZE: z.coerce.number().int().min(1).default(20),
     TRUST_PROXY: flag.default(false),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.SMTP_HOST && !env.SMTP_SENDER_EMAIL) {
+      ctx.addIssue({ code: 'custom', path: ['SMTP_SENDER_EMAIL'], message: 'is required when SMTP_HOST is set' });
+    }
   })
   .transform((env) => ({
     port: env.PORT,
@@ -54,6 +66,17 @@ const envSchema = z
     accessTokenTtlSeconds: env.ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: env.REFRESH_TOKEN_TTL_SECONDS,
     refreshReuseGraceSeconds: env.REFRESH_REUSE_GRACE_SECONDS,
+    smtp: env.SMTP_HOST
+      ? {
+          host: env.SMTP_HOST,
+          port: env.SMTP_PORT,
+          secure: env.SMTP_SECURE,
+          username: env.SMTP_USERNAME ?? '',
+          password: env.SMTP_PASSWORD ?? null,
+          senderEmail: env.SMTP_SENDER_EMAIL ?? '',
+          senderName: env.SMTP_SENDER_NAME,
+        }
+      : undefined,
     corsOrigins: env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     // Browsers only store SameSite=None cookies that are Secure; plain-http local dev gets Lax.
     cookieSecure: env.COOKIE_SECURE,

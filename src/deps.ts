@@ -21,7 +21,7 @@ export interface Deps {
   clock: Clock;
   keyring: Keyring;
   /** HMAC keys derived from the master key for values that must match across servers. */
-  hmacKeys: { csrf: Buffer; refreshSuccessor: Buffer };
+  hmacKeys: { csrf: Buffer; refreshSuccessor: Buffer; emailSecrets: Buffer };
   hasher: PasswordHasher;
   keys: PlatformKeys;
   migrations: MigrationFile[];
@@ -93,7 +93,11 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
       sql,
       clock: options.clock ?? systemClock,
       keyring,
-      hmacKeys: { csrf: derive(masterKey, 'csrf'), refreshSuccessor: derive(masterKey, 'refresh-successor') },
+      hmacKeys: {
+        csrf: derive(masterKey, 'csrf'),
+        refreshSuccessor: derive(masterKey, 'refresh-successor'),
+        emailSecrets: derive(masterKey, 'email-secrets'),
+      },
       hasher,
       keys,
       migrations,

@@ -17,6 +17,11 @@ export const errorCatalogue = {
   TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests. Try again later.' },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not available right now.' },
+  EMAIL_DELIVERY_FAILED: { status: 503, message: 'The email could not be delivered.' },
+  AUTH_VERIFICATION_EMAIL_DELIVERY_FAILED: {
+    status: 503,
+    message: 'The account was created, but the verification email could not be delivered.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -107,6 +107,9 @@ interface Row {
 }
 
 const unique = () => `matrix-${randomUUID()}@example.com`;
+// Email routes are rate limited per IP; each request comes from an address of its own.
+const someIp = () => `10.${Array.from({ length: 3 }, () => Math.floor(Math.random() * 256)).join('.')}`;
+const wrongToken = 'f'.repeat(64);
 
 const routes: Row[] = [
   // Health, documentation and keys for verifying tokens.
@@ -276,6 +279,68 @@ const routes: Row[] = [
     ok: 200,
     // An empty update changes nothing and answers the current configuration.
     request: () => ({ method: 'PUT', url: '/api/auth/config', payload: {} }),
+  },
+
+  // Email flows (public). Wrong codes and unknown tokens answer 400 to every caller alike.
+  ...(['send-otp', 'send-verification', 'send-reset-password'] as const).map((path): Row => ({
+    route: `POST /api/auth/email/${path}`,
+    access: 'public',
+    ok: 202,
+    request: () => ({ method: 'POST', url: `/api/auth/email/${path}`, payload: { email: unique() }, remoteAddress: someIp() }),
+  })),
+  {
+    route: 'POST /api/auth/email/verify',
+    access: 'public',
+    ok: 400,
+    request: () => ({ method: 'POST', url: '/api/auth/email/verify', payload: { email: unique(), otp: '000000' }, remoteAddress: someIp() }),
+  },
+  {
+    route: 'POST /api/auth/email/exchange-reset-password-token',
+    access: 'public',
+    ok: 400,
+    request: () => ({
+      method: 'POST',
+      url: '/api/auth/email/exchange-reset-password-token',
+      payload: { email: unique(), code: '000000' },
+      remoteAddress: someIp(),
+    }),
+  },
+  {
+    route: 'POST /api/auth/email/reset-password',
+    access: 'public',
+    ok: 400,
+    request: () => ({
+      method: 'POST',
+      url: '/api/auth/email/reset-password',
+      payload: { newPassword: 'a-new-password-1', otp: wrongToken },
+      remoteAddress: someIp(),
+    }),
+  },
+  ...(['verify-link', 'reset-password-link'] as const).map((path): Row => ({
+    route: `GET /api/auth/email/${path}`,
+    access: 'public',
+    ok: 400,
+    request: () => ({ method: 'GET', url: `/api/auth/email/${path}?token=${wrongToken}` }),
+  })),
+
+  // Email delivery settings.
+  { route: 'GET /api/auth/smtp-config', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/auth/smtp-config' }) },
+  {
+    route: 'PUT /api/auth/smtp-config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PUT', url: '/api/auth/smtp-config', payload: { enabled: false } }),
+  },
+  { route: 'GET /api/auth/email-templates', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/auth/email-templates' }) },
+  {
+    route: 'PUT /api/auth/email-templates/:type',
+    access: 'admin',
+    ok: 200,
+    request: () => ({
+      method: 'PUT',
+      url: '/api/auth/email-templates/request-otp',
+      payload: { subject: 'Code {{code}}', bodyHtml: '<p>{{code}}</p>' },
+    }),
   },
 
   // Platform keys.

@@ -162,3 +162,30 @@ export const adminSessionResponseSchema = z.object({
   csrfToken: z.string().nullable().optional(),
   refreshToken: z.string().nullable().optional(),
 });
+
+const sixDigits = z.string().regex(/^\d{6}$/, 'must be a 6-digit code');
+
+export const otpSignInBodySchema = z.object({
+  method: z.literal('otp'),
+  email: emailSchema,
+  otp: sixDigits,
+  name: z.string().trim().min(1).max(100).optional(),
+});
+
+export const signInBodySchema = z.discriminatedUnion('method', [otpSignInBodySchema, passwordSignInBodySchema]);
+
+export const emailOnlyBodySchema = z.object({ email: emailSchema });
+
+export const emailWithRedirectBodySchema = z.object({ email: emailSchema, redirectTo: z.url().max(2048).optional() });
+
+export const verifyEmailBodySchema = z.object({ email: emailSchema, otp: sixDigits });
+
+export const exchangeResetCodeBodySchema = z.object({ email: emailSchema, code: sixDigits });
+
+export const exchangeResetCodeResponseSchema = z.object({ token: z.string(), expiresAt: z.string() });
+
+export const resetPasswordBodySchema = z.object({ newPassword: passwordSchema, otp: z.string().min(1).max(256) });
+
+export const linkTokenQuerySchema = z.object({ token: z.string().max(256) });
+
+export const messageSchema = z.object({ message: z.string() });

@@ -1,16 +1,20 @@
 // Builds the authentication services once per app, from the app's dependencies.
 import type { Deps } from '../../deps.js';
+import type { Mailer } from '../email/mailer.js';
 import { createAdminAuthService } from './admin-auth.service.js';
+import { createEmailAuthService } from './email-auth.service.js';
 import { createSessionService } from './sessions.service.js';
 import { createUserService } from './users.service.js';
 
 export type AuthServices = ReturnType<typeof createAuthServices>;
 
-export function createAuthServices(deps: Deps) {
+export function createAuthServices(deps: Deps, mailer: Mailer) {
   const sessions = createSessionService(deps);
+  const email = createEmailAuthService(deps, sessions, mailer);
   return {
     sessions,
-    users: createUserService(deps, sessions),
+    email,
+    users: createUserService(deps, sessions, email),
     admin: createAdminAuthService(deps, sessions),
   };
 }

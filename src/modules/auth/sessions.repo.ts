@@ -70,3 +70,11 @@ export async function findLiveSessionByToken(db: Queryable, tokenHash: Buffer, n
     where t.token_hash = ${tokenHash} and t.used_at is null and s.revoked_at is null and s.expires_at > ${now}`;
   return row;
 }
+
+/** Revokes every live session of a user (password reset). */
+export async function revokeUserSessions(db: Queryable, userId: string, now: Date, reason: string): Promise<number> {
+  const result = await db`
+    update auth.sessions set revoked_at = ${now}, revoked_reason = ${reason}
+    where user_id = ${userId} and revoked_at is null`;
+  return result.count;
+}

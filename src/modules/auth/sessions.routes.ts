@@ -6,9 +6,9 @@ import { principalOf } from '../../http/principal.js';
 import {
   clientTypeSchema,
   currentSessionSchema,
-  passwordSignInBodySchema,
   refreshBodySchema,
   sessionResponseSchema,
+  signInBodySchema,
   successSchema,
 } from './auth.schemas.js';
 import type { AuthServices } from './auth.services.js';
@@ -28,13 +28,17 @@ export function sessionRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyn
     app.post('/api/auth/sessions', {
       schema: {
         tags,
-        summary: 'Sign in with email and password',
+        summary: 'Sign in with email and password, or with an emailed code (method "otp")',
         querystring: clientTypeSchema,
-        body: passwordSignInBodySchema,
+        body: signInBodySchema,
         response: { 200: sessionResponseSchema },
       },
       handler: async (request, reply) => {
-        const { user, tokens } = await auth.users.signInWithPassword(request.body.email, request.body.password);
+        const body = request.body;
+        const { user, tokens } =
+          body.method === 'otp'
+            ? await auth.email.signInWithCode(body.email, body.otp, body.name, request.ip)
+            : await auth.users.signInWithPassword(body.email, body.password);
         const delivered = deliverTokens(reply, deps.config, USER_REFRESH_COOKIE, request.query.client_type, tokens);
         return { user, ...delivered };
       },

@@ -90,3 +90,45 @@ export async function deleteUsers(db: Queryable, ids: string[]): Promise<number>
   const result = await db`delete from auth.users where id = any(${ids}::uuid[])`;
   return result.count;
 }
+
+export async function findAccountByEmail(db: Queryable, email: string) {
+  const [row] = await db<{ id: string; emailVerified: boolean; hasPassword: boolean }[]>`
+    select id, email_verified as "emailVerified", password_hash is not null as "hasPassword"
+    from auth.users where email = ${email}`;
+  return row;
+}
+
+/** A verified user without a password, who signed up by an emailed code. */
+export async function insertPasswordlessUser(db: Queryable, email: string, profile: Record<string, unknown>) {
+  const [row] = await db<{ id: string }[]>`
+    with created as (
+      insert into auth.users (email, email_verified, profile)
+      values (${email}, true, ${db.json(profile as never)})
+      on conflict (email) do nothing
+      returning id
+    ), provider as (
+      insert into auth.user_providers (user_id, provider, provider_account_id, provider_data)
+      select id, 'email', ${email}, '{"method":"otp"}'::jsonb from created
+    )
+    select id from created`;
+  return row?.id;
+}
+
+/** Marks the email verified; `clearPassword` makes the account passwordless (code sign-in). */
+export async function markEmailVerified(db: Queryable, email: string, now: Date, clearPassword = false) {
+  const [row] = await db<{ id: string }[]>`
+    update auth.users
+    set email_verified = true, updated_at = ${now},
+        password_hash = case when ${clearPassword} then null else password_hash end
+    where email = ${email}
+    returning id`;
+  return row?.id;
+}
+
+export async function setPasswordHash(db: Queryable, email: string, passwordHash: string, now: Date) {
+  const [row] = await db<{ id: string }[]>`
+    update auth.users set password_hash = ${passwordHash}, email_verified = true, updated_at = ${now}
+    where email = ${email}
+    returning id`;
+  return row?.id;
+}

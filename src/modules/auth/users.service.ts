@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js';
 import type { User } from './auth.schemas.js';
 import { readAuthConfig } from './config.repo.js';
 import { assertPasswordMeetsPolicy } from './password-policy.js';
+import type { EmailAuthService } from './email-auth.service.js';
 import type { SessionService } from './sessions.service.js';
 import type { IssuedTokens } from './tokens.js';
 import * as users from './users.repo.js';
@@ -12,6 +13,7 @@ export interface Registration {
   email: string;
   password: string;
   name?: string;
+  redirectTo?: string;
   autoConfirm?: boolean;
 }
 
@@ -24,9 +26,16 @@ const invalidCredentials = () =>
     nextActions: 'Check the email and password, or reset the password.',
   });
 
-export function createUserService(deps: Pick<Deps, 'sql' | 'clock' | 'hasher'>, sessions: SessionService) {
+export function createUserService(
+  deps: Pick<Deps, 'sql' | 'clock' | 'hasher'>,
+  sessions: SessionService,
+  emailAuth: Pick<EmailAuthService, 'checkVerificationRedirect' | 'sendSignUpVerification'>,
+) {
   return {
-    /** Public sign-up opens a session; an admin creates the account only. */
+    /**
+     * Public sign-up opens a session, or sends the verification email when the project requires
+     * one; an admin creates the account only.
+     */
     async register(input: Registration, byAdmin: boolean): Promise<RegistrationResult> {
       const config = await readAuthConfig(deps.sql);
       if (config.disableSignup && !byAdmin) {
@@ -37,6 +46,7 @@ export function createUserService(deps: Pick<Deps, 'sql' | 'clock' | 'hasher'>, 
       assertPasswordMeetsPolicy(input.password, config);
       const emailVerified = byAdmin && input.autoConfirm === true;
       const needsVerification = config.requireEmailVerification && !emailVerified;
+      if (needsVerification && !byAdmin) emailAuth.checkVerificationRedirect(config, input.redirectTo);
       const user = await users.insertUser(deps.sql, {
         email: input.email,
         passwordHash: await deps.hasher.hash(input.password),
@@ -48,8 +58,10 @@ export function createUserService(deps: Pick<Deps, 'sql' | 'clock' | 'hasher'>, 
           nextActions: 'Sign in instead, or reset the password if it is forgotten.',
         });
       }
-      if (byAdmin || needsVerification) {
-        return { user, tokens: null, requireEmailVerification: needsVerification };
+      if (byAdmin) return { user, tokens: null, requireEmailVerification: needsVerification };
+      if (needsVerification) {
+        await emailAuth.sendSignUpVerification(user.email, config, input.redirectTo);
+        return { user, tokens: null, requireEmailVerification: true };
       }
       return { user, tokens: await sessions.open({ user }) };
     },

@@ -1,0 +1,264 @@
+// The email flows: sign-in codes, email verification and password reset, by code or by link.
+// No flow says whether an address is registered; codes and counters live in PostgreSQL.
+import { AppError } from '../../core/errors.js';
+import { createRateLimiter, type Limit } from '../../core/rate-limiter.js';
+import type { Deps } from '../../deps.js';
+import type { Mailer } from '../email/mailer.js';
+import type { TemplateType } from '../email/templates.js';
+import type { AuthConfig, User } from './auth.schemas.js';
+import { readAuthConfig } from './config.repo.js';
+import { emailLimits } from './email-limits.js';
+import type { SecretPurpose } from './email-secrets.repo.js';
+import { createEmailSecrets, LINK_TOKEN } from './email-secrets.js';
+import { assertPasswordMeetsPolicy } from './password-policy.js';
+import { assertRedirectAllowed, withParams } from './redirects.js';
+import { revokeUserSessions } from './sessions.repo.js';
+import type { SessionService } from './sessions.service.js';
+import type { IssuedTokens } from './tokens.js';
+import * as users from './users.repo.js';
+
+const MINUTE = 60;
+const TTL = {
+  signInCode: 5 * MINUTE,
+  verificationCode: 15 * MINUTE,
+  resetCode: 15 * MINUTE,
+  link: 24 * 60 * MINUTE,
+  exchangedResetToken: 60 * MINUTE,
+};
+
+const invalidCode = () =>
+  new AppError('VALIDATION_ERROR', 'Invalid or expired verification code.', {
+    nextActions: 'Request a new code and try again.',
+  });
+
+export type EmailAuthService = ReturnType<typeof createEmailAuthService>;
+
+export function createEmailAuthService(
+  deps: Pick<Deps, 'sql' | 'clock' | 'config' | 'hmacKeys' | 'hasher'>,
+  sessions: SessionService,
+  mailer: Mailer,
+) {
+  const secrets = createEmailSecrets(deps);
+  const limiter = createRateLimiter(deps.sql, deps.clock);
+  const linkTo = (path: string, token: string) => `${deps.config.apiBaseUrl}${path}?token=${token}`;
+
+  /** Counts a send against the IP and the address; the address's cooldown is kept only if sent. */
+  async function rateLimitedSend(ipLimit: Limit, ip: string, purpose: SecretPurpose, email: string, send: () => Promise<void>) {
+    await limiter.hit(ipLimit, ip);
+    // Counted for unknown addresses too, so a 429 says nothing about registration.
+    await limiter.hit(emailLimits.cooldownPerEmail, `${purpose}:${email}`);
+    try {
+      await send();
+    } catch (err) {
+      await limiter.release(emailLimits.cooldownPerEmail, `${purpose}:${email}`);
+      throw err;
+    }
+  }
+
+  /** Runs a code or token check under the failed-attempts limit of the caller's IP. */
+  async function checked<T>(ip: string, check: () => Promise<T | undefined>, fail: () => AppError): Promise<T> {
+    await limiter.check(emailLimits.failedChecksPerIp, ip);
+    const result = await check();
+    if (result === undefined) {
+      await limiter.record(emailLimits.failedChecksPerIp, ip);
+      throw fail();
+    }
+    return result;
+  }
+
+  async function sendCode(email: string, purpose: SecretPurpose, type: TemplateType, ttlSeconds: number) {
+    const code = await secrets.issueCode(deps.sql, email, purpose, ttlSeconds);
+    await mailer.send({ type, to: email, values: { email, code, expiresInMinutes: ttlSeconds / MINUTE } });
+  }
+
+  async function sendLink(email: string, purpose: SecretPurpose, type: TemplateType, path: string, redirectTo: string) {
+    const { token } = await secrets.issueToken(deps.sql, email, purpose, TTL.link, redirectTo);
+    await mailer.send({ type, to: email, values: { email, link: linkTo(path, token), expiresInMinutes: TTL.link / MINUTE } });
+  }
+
+  /** The redirect a link flow needs: required for the link method and allowlisted. */
+  function linkRedirect(config: AuthConfig, method: 'code' | 'link', redirectTo: string | undefined) {
+    if (method !== 'link') return undefined;
+    if (!redirectTo) {
+      throw new AppError('VALIDATION_ERROR', 'redirectTo: is required when the link method is configured', {
+        details: [{ field: 'redirectTo', rule: 'required', message: 'is required for link emails' }],
+      });
+    }
+    assertRedirectAllowed(redirectTo, config.allowedRedirectUrls);
+    return redirectTo;
+  }
+
+  function sendVerificationEmail(email: string, config: AuthConfig, redirectTo: string | undefined) {
+    return config.verifyEmailMethod === 'link'
+      ? sendLink(email, 'VERIFY_EMAIL', 'email-verification-link', '/api/auth/email/verify-link', redirectTo!)
+      : sendCode(email, 'VERIFY_EMAIL', 'email-verification-code', TTL.verificationCode);
+  }
+
+  return {
+    /** Checked before a sign-up writes anything: the redirect its verification link will need. */
+    checkVerificationRedirect(config: AuthConfig, redirectTo: string | undefined): void {
+      if (config.requireEmailVerification) linkRedirect(config, config.verifyEmailMethod, redirectTo);
+    },
+
+    /** Sends the verification email of a new account; the account stays if delivery fails. */
+    async sendSignUpVerification(email: string, config: AuthConfig, redirectTo: string | undefined) {
+      try {
+        await sendVerificationEmail(email, config, redirectTo);
+      } catch (err) {
+        throw new AppError('AUTH_VERIFICATION_EMAIL_DELIVERY_FAILED', undefined, {
+          cause: err,
+          nextActions: 'Retry delivery with POST /api/auth/email/send-verification instead of registering again.',
+        });
+      }
+    },
+
+    async sendSignInCode(email: string, ip: string): Promise<void> {
+      await rateLimitedSend(emailLimits.sendOtpPerIp, ip, 'SIGN_IN', email, () =>
+        sendCode(email, 'SIGN_IN', 'request-otp', TTL.signInCode),
+      );
+    },
+
+    /**
+     * Signs in with an emailed code. An unknown address becomes a verified passwordless user
+     * (unless signups are disabled: the code is spent and 403 returned); an unverified account
+     * becomes verified and passwordless.
+     */
+    async signInWithCode(email: string, code: string, name: string | undefined, ip: string) {
+      const outcome = await checked(
+        ip,
+        () =>
+          deps.sql.begin(async (tx) => {
+            const consumed = await secrets.consumeCode(tx, email, 'SIGN_IN', code);
+            if (consumed.outcome !== 'ok') return undefined;
+            const account = await users.findAccountByEmail(tx, email);
+            if (account) {
+              if (!account.emailVerified) await users.markEmailVerified(tx, email, deps.clock.now(), true);
+              return { userId: account.id };
+            }
+            if ((await readAuthConfig(tx)).disableSignup) return { userId: null };
+            return { userId: (await users.insertPasswordlessUser(tx, email, name ? { name } : {}))! };
+          }),
+        invalidCode,
+      );
+      if (outcome.userId === null) {
+        throw new AppError('AUTH_SIGNUP_DISABLED', undefined, { nextActions: 'Ask the project admin to create the account.' });
+      }
+      return openSessionFor(outcome.userId);
+    },
+
+    async sendVerification(email: string, redirectTo: string | undefined, ip: string): Promise<'code' | 'link'> {
+      const config = await readAuthConfig(deps.sql);
+      const redirect = linkRedirect(config, config.verifyEmailMethod, redirectTo);
+      await rateLimitedSend(emailLimits.sendVerificationPerIp, ip, 'VERIFY_EMAIL', email, async () => {
+        const account = await users.findAccountByEmail(deps.sql, email);
+        if (account && !account.emailVerified) await sendVerificationEmail(email, config, redirect);
+      });
+      return config.verifyEmailMethod;
+    },
+
+    /** Verifies the email with its code and signs the user in. */
+    async verifyWithCode(email: string, code: string, ip: string) {
+      const userId = await checked(
+        ip,
+        () =>
+          deps.sql.begin(async (tx) => {
+            const consumed = await secrets.consumeCode(tx, email, 'VERIFY_EMAIL', code);
+            if (consumed.outcome !== 'ok') return undefined;
+            return users.markEmailVerified(tx, email, deps.clock.now());
+          }),
+        invalidCode,
+      );
+      return openSessionFor(userId);
+    },
+
+    /** Where the verification link sends the browser (with svc_status); 400 without a usable redirect. */
+    async verifyLink(token: string): Promise<string> {
+      const result = await deps.sql.begin(async (tx) => {
+        const consumed = LINK_TOKEN.test(token) ? await secrets.consumeToken(tx, 'VERIFY_EMAIL', token) : undefined;
+        if (consumed?.outcome === 'ok') await users.markEmailVerified(tx, consumed.email!, deps.clock.now());
+        return consumed;
+      });
+      const redirectTo = await usableRedirect(result?.redirectTo ?? null, 'verification');
+      const params: Record<string, string> = { svc_status: result?.outcome === 'ok' ? 'success' : 'error', svc_type: 'verify_email' };
+      if (result?.outcome !== 'ok') params.svc_error = 'The verification link is invalid, expired or already used.';
+      return withParams(redirectTo, params);
+    },
+
+    async sendResetPassword(email: string, redirectTo: string | undefined, ip: string): Promise<'code' | 'link'> {
+      const config = await readAuthConfig(deps.sql);
+      const redirect = linkRedirect(config, config.resetPasswordMethod, redirectTo);
+      await rateLimitedSend(emailLimits.sendResetPerIp, ip, 'RESET_PASSWORD', email, async () => {
+        if (!(await users.findAccountByEmail(deps.sql, email))) return;
+        await (config.resetPasswordMethod === 'link'
+          ? sendLink(email, 'RESET_PASSWORD', 'reset-password-link', '/api/auth/email/reset-password-link', redirect!)
+          : sendCode(email, 'RESET_PASSWORD', 'reset-password-code', TTL.resetCode));
+      });
+      return config.resetPasswordMethod;
+    },
+
+    /** Where the reset link sends the browser: `ready` with the token only if it is still usable. */
+    async resetPasswordLink(token: string): Promise<string> {
+      const row = LINK_TOKEN.test(token) ? await secrets.peekToken(deps.sql, 'RESET_PASSWORD', token) : undefined;
+      const redirectTo = await usableRedirect(row?.redirectTo ?? null, 'reset');
+      if (row?.usable) return withParams(redirectTo, { token, svc_status: 'ready', svc_type: 'reset_password' });
+      return withParams(redirectTo, {
+        svc_status: 'error',
+        svc_type: 'reset_password',
+        svc_error: 'The reset link is invalid, expired or already used.',
+      });
+    },
+
+    /** Trades a reset code for a reset token (the code flow's extra step). */
+    async exchangeResetCode(email: string, code: string, ip: string) {
+      return checked(
+        ip,
+        () =>
+          deps.sql.begin(async (tx) => {
+            const consumed = await secrets.consumeCode(tx, email, 'RESET_PASSWORD', code);
+            if (consumed.outcome !== 'ok') return undefined;
+            return secrets.issueToken(tx, email, 'RESET_TOKEN', TTL.exchangedResetToken, null);
+          }),
+        invalidCode,
+      );
+    },
+
+    /** Sets a new password with a reset token (from a link or a code exchange); ends every session. */
+    async resetPassword(newPassword: string, token: string, ip: string): Promise<void> {
+      // The password is checked first, so a weak choice does not spend the token.
+      assertPasswordMeetsPolicy(newPassword, await readAuthConfig(deps.sql));
+      const passwordHash = await deps.hasher.hash(newPassword);
+      await checked(
+        ip,
+        () =>
+          deps.sql.begin(async (tx) => {
+            if (!LINK_TOKEN.test(token)) return undefined;
+            let consumed = await secrets.consumeToken(tx, 'RESET_PASSWORD', token);
+            if (consumed.outcome !== 'ok') consumed = await secrets.consumeToken(tx, 'RESET_TOKEN', token);
+            if (consumed.outcome !== 'ok') return undefined;
+            const userId = await users.setPasswordHash(tx, consumed.email!, passwordHash, deps.clock.now());
+            if (!userId) return undefined;
+            await revokeUserSessions(tx, userId, deps.clock.now(), 'password_reset');
+            return userId;
+          }),
+        () => new AppError('VALIDATION_ERROR', 'Invalid or expired reset token.', { nextActions: 'Request a new password reset.' }),
+      );
+    },
+  };
+
+  async function openSessionFor(userId: string): Promise<{ user: User; tokens: IssuedTokens }> {
+    const user = await users.findUserById(deps.sql, userId);
+    if (!user) throw invalidCode();
+    return { user, tokens: await sessions.open({ user }) };
+  }
+
+  /** The stored redirect of a link, if it is still allowed; otherwise a 400 the browser shows. */
+  async function usableRedirect(redirectTo: string | null, flow: 'verification' | 'reset'): Promise<string> {
+    if (!redirectTo) {
+      throw new AppError('VALIDATION_ERROR', `This ${flow} link is invalid or has expired.`, {
+        nextActions: `Request a new ${flow} email.`,
+      });
+    }
+    assertRedirectAllowed(redirectTo, (await readAuthConfig(deps.sql)).allowedRedirectUrls);
+    return redirectTo;
+  }
+}

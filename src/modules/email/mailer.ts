@@ -1,0 +1,108 @@
+// Sends Plinth's emails: over SMTP (settings from the admin API, else the environment) or, with
+// neither, to the log, so that a developer running `npm start` can still read codes and links.
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Config } from '../../config.js';
+import type { Sql } from '../../core/db.js';
+import { AppError } from '../../core/errors.js';
+import type { Keyring } from '../../core/keyring.js';
+import { readSmtpConfig, readTemplate } from './email.repo.js';
+import { DEFAULT_TEMPLATES, renderTemplate, type TemplateType, type TemplateValues } from './templates.js';
+
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  secure: boolean;
+  username: string;
+  password: string | null;
+  senderEmail: string;
+  senderName: string;
+}
+
+export type EffectiveSmtp =
+  | { source: 'api' | 'environment'; settings: SmtpSettings; updatedAt: Date | null }
+  | { source: 'log'; settings: null; updatedAt: Date | null };
+
+export interface OutgoingEmail {
+  type: TemplateType;
+  to: string;
+  values: TemplateValues;
+}
+
+export interface Mailer {
+  send(email: OutgoingEmail): Promise<void>;
+}
+
+/** A line for the log transport: who, what, and the code or link the message carries. */
+export interface LoggedEmail {
+  to: string;
+  subject: string;
+  code?: string;
+  link?: string;
+}
+
+export interface MailerDeps {
+  sql: Sql;
+  keyring: Keyring;
+  config: Config;
+}
+
+/** The settings in force: the admin API's when enabled, else the environment's, else the log. */
+export async function effectiveSmtp(deps: MailerDeps): Promise<EffectiveSmtp> {
+  const stored = await readSmtpConfig(deps.sql);
+  if (stored?.enabled) {
+    const password = stored.passwordCiphertext ? deps.keyring.open(stored.passwordCiphertext) : null;
+    return { source: 'api', settings: { ...stored, password }, updatedAt: stored.updatedAt };
+  }
+  if (deps.config.smtp) return { source: 'environment', settings: deps.config.smtp, updatedAt: null };
+  return { source: 'log', settings: null, updatedAt: stored?.updatedAt ?? null };
+}
+
+export function createMailer(deps: MailerDeps, log: (email: LoggedEmail) => void): Mailer {
+  const transports = new Map<string, Transporter>();
+
+  function transportFor(s: SmtpSettings): Transporter {
+    const key = JSON.stringify(s);
+    let transport = transports.get(key);
+    if (!transport) {
+      transport = nodemailer.createTransport({
+        host: s.host,
+        port: s.port,
+        secure: s.secure,
+        auth: s.username ? { user: s.username, pass: s.password ?? '' } : undefined,
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 20_000,
+      });
+      for (const old of transports.values()) old.close();
+      transports.clear();
+      transports.set(key, transport);
+    }
+    return transport;
+  }
+
+  return {
+    async send({ type, to, values }) {
+      const [smtp, custom] = await Promise.all([effectiveSmtp(deps), readTemplate(deps.sql, type)]);
+      const message = renderTemplate(custom ?? DEFAULT_TEMPLATES[type], values);
+      if (smtp.source === 'log') {
+        log({ to, subject: message.subject, code: values.code, link: values.link });
+        return;
+      }
+      const { settings } = smtp;
+      try {
+        await transportFor(settings).sendMail({
+          from: settings.senderName ? { name: settings.senderName, address: settings.senderEmail } : settings.senderEmail,
+          to,
+          subject: message.subject,
+          html: message.html,
+          text: message.text,
+        });
+      } catch (err) {
+        throw new AppError('EMAIL_DELIVERY_FAILED', 'The email could not be delivered.', {
+          cause: err,
+          nextActions: 'Try again in a moment; if it keeps failing, the admin should check the SMTP settings.',
+        });
+      }
+    },
+  };
+}
