@@ -5,6 +5,7 @@ import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/principal.js';
 import { adminSessionResponseSchema, adminSignInBodySchema, clientTypeSchema, refreshBodySchema, successSchema } from './auth.schemas.js';
 import type { AuthServices } from './auth.services.js';
+import { refreshFromRequest } from './refresh-request.js';
 import {
   ADMIN_REFRESH_COOKIE,
   bodyRefreshToken,
@@ -61,25 +62,18 @@ export function adminSessionRoutes(deps: Deps, auth: AuthServices): FastifyPlugi
         response: { 200: adminSessionResponseSchema },
       },
       handler: async (request, reply) => {
-        const clientType = request.query.client_type;
-        const web = clientType === 'web';
-        const token = web
-          ? readRefreshCookie(request, ADMIN_REFRESH_COOKIE)
-          : bodyRefreshToken(request.body);
-        if (!token) throw new AppError('UNAUTHORIZED', 'No admin refresh token provided.');
-        try {
-          const refreshed = await auth.sessions.refresh(token, 'admin', web ? (readCsrfHeader(request) ?? '') : undefined);
-          if (!refreshed.adminSubject || !auth.admin.isCurrentSubject(refreshed.adminSubject)) {
-            throw new AppError('UNAUTHORIZED', 'The admin account of this session no longer exists.');
-          }
-          const delivered = deliverTokens(reply, deps.config, ADMIN_REFRESH_COOKIE, clientType, refreshed.tokens);
-          return { projectAdmin: projectAdmin(refreshed.adminSubject), ...delivered };
-        } catch (err) {
-          if (web && err instanceof AppError && err.code === 'UNAUTHORIZED') {
-            clearRefreshCookie(reply, deps.config, ADMIN_REFRESH_COOKIE);
-          }
-          throw err;
-        }
+        const { refreshed, delivered } = await refreshFromRequest(request, reply, {
+          config: deps.config,
+          sessions: auth.sessions,
+          kind: 'admin',
+          cookie: ADMIN_REFRESH_COOKIE,
+          accept: ({ adminSubject }) => {
+            if (!adminSubject || !auth.admin.isCurrentSubject(adminSubject)) {
+              throw new AppError('UNAUTHORIZED', 'The admin account of this session no longer exists.');
+            }
+          },
+        });
+        return { projectAdmin: projectAdmin(refreshed.adminSubject!), ...delivered };
       },
     });
 

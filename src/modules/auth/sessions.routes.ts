@@ -12,6 +12,7 @@ import {
   successSchema,
 } from './auth.schemas.js';
 import type { AuthServices } from './auth.services.js';
+import { refreshFromRequest } from './refresh-request.js';
 import {
   bodyRefreshToken,
   clearRefreshCookie,
@@ -53,33 +54,13 @@ export function sessionRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyn
         response: { 200: sessionResponseSchema },
       },
       handler: async (request, reply) => {
-        const clientType = request.query.client_type;
-        if (clientType === 'web') {
-          const token = readRefreshCookie(request, USER_REFRESH_COOKIE);
-          if (!token) {
-            throw new AppError('UNAUTHORIZED', 'No refresh token provided.', {
-              nextActions: 'Sign in again; web clients send the svc_refresh_token cookie (credentials: include).',
-            });
-          }
-          try {
-            const refreshed = await auth.sessions.refresh(token, 'user', readCsrfHeader(request) ?? '');
-            const delivered = deliverTokens(reply, deps.config, USER_REFRESH_COOKIE, 'web', refreshed.tokens);
-            return { user: refreshed.user!, ...delivered };
-          } catch (err) {
-            if (err instanceof AppError && err.code === 'UNAUTHORIZED') {
-              clearRefreshCookie(reply, deps.config, USER_REFRESH_COOKIE);
-            }
-            throw err;
-          }
-        }
-        const token = bodyRefreshToken(request.body);
-        if (!token) {
-          throw new AppError('VALIDATION_ERROR', 'refreshToken: is required', {
-            details: [{ field: 'refreshToken', rule: 'required', message: 'is required' }],
-          });
-        }
-        const refreshed = await auth.sessions.refresh(token, 'user');
-        return { user: refreshed.user!, ...deliverTokens(reply, deps.config, USER_REFRESH_COOKIE, clientType, refreshed.tokens) };
+        const { refreshed, delivered } = await refreshFromRequest(request, reply, {
+          config: deps.config,
+          sessions: auth.sessions,
+          kind: 'user',
+          cookie: USER_REFRESH_COOKIE,
+        });
+        return { user: refreshed.user!, ...delivered };
       },
     });
 

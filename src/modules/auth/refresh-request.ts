@@ -1,0 +1,55 @@
+// Reads the refresh token a request presents and rotates it: web clients send the cookie and
+// its X-CSRF-Token; other clients send the token in the body. A rejected cookie is cleared.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.js';
+import { AppError } from '../../core/errors.js';
+import type { ClientType } from './auth.schemas.js';
+import {
+  bodyRefreshToken,
+  clearRefreshCookie,
+  deliverTokens,
+  readCsrfHeader,
+  readRefreshCookie,
+  type RefreshCookie,
+} from './session-reply.js';
+import type { RefreshedSession, SessionKind, SessionService } from './sessions.service.js';
+
+type RefreshRequest = FastifyRequest<{
+  Querystring: { client_type: ClientType };
+  Body: { refreshToken?: string; refresh_token?: string } | null | undefined;
+}>;
+
+export async function refreshFromRequest(
+  request: RefreshRequest,
+  reply: FastifyReply,
+  options: {
+    config: Config;
+    sessions: SessionService;
+    kind: SessionKind;
+    cookie: RefreshCookie;
+    /** Throws to refuse a rotated session (e.g. an admin account that no longer exists). */
+    accept?: (refreshed: RefreshedSession) => void;
+  },
+) {
+  const clientType = request.query.client_type;
+  const web = clientType === 'web';
+  const token = web ? readRefreshCookie(request, options.cookie) : bodyRefreshToken(request.body);
+  if (!token && web) {
+    throw new AppError('UNAUTHORIZED', 'No refresh token provided.', {
+      nextActions: `Sign in again; web clients send the ${options.cookie.name} cookie (credentials: include).`,
+    });
+  }
+  if (!token) {
+    throw new AppError('VALIDATION_ERROR', 'refreshToken: is required', {
+      details: [{ field: 'refreshToken', rule: 'required', message: 'is required' }],
+    });
+  }
+  try {
+    const refreshed = await options.sessions.refresh(token, options.kind, web ? (readCsrfHeader(request) ?? '') : undefined);
+    options.accept?.(refreshed);
+    return { refreshed, delivered: deliverTokens(reply, options.config, options.cookie, clientType, refreshed.tokens) };
+  } catch (err) {
+    if (web && err instanceof AppError && err.code === 'UNAUTHORIZED') clearRefreshCookie(reply, options.config, options.cookie);
+    throw err;
+  }
+}
