@@ -1,5 +1,6 @@
 // The email flows: sign-in codes, email verification and password reset, by code or by link.
 // No flow says whether an address is registered; codes and counters live in PostgreSQL.
+import type { Queryable } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import { createRateLimiter, type Limit } from '../../core/rate-limiter.js';
 import type { Deps } from '../../deps.js';
@@ -132,7 +133,13 @@ export function createEmailAuthService(
             if (consumed.outcome !== 'ok') return undefined;
             const account = await users.findAccountByEmail(tx, email);
             if (account) {
-              if (!account.emailVerified) await users.markEmailVerified(tx, email, deps.clock.now(), true);
+              if (!account.emailVerified) {
+                // Whoever registered the address without proving the inbox loses the password and
+                // every session they opened with it; from now on the account signs in by code.
+                await users.markEmailVerified(tx, email, deps.clock.now(), true);
+                await users.addEmailCodeProvider(tx, account.id, email);
+                await revokeUserSessions(tx, account.id, deps.clock.now(), 'email_code_takeover');
+              }
               return { userId: account.id };
             }
             if ((await readAuthConfig(tx)).disableSignup) return { userId: null };
@@ -173,14 +180,16 @@ export function createEmailAuthService(
 
     /** Where the verification link sends the browser (with svc_status); 400 without a usable redirect. */
     async verifyLink(token: string): Promise<string> {
-      const result = await deps.sql.begin(async (tx) => {
+      // The redirect is checked inside the transaction: a link answered with 400 (its redirect no
+      // longer allowed) rolls back, so it stays unspent and the email unverified.
+      const { ok, redirectTo } = await deps.sql.begin(async (tx) => {
         const consumed = LINK_TOKEN.test(token) ? await secrets.consumeToken(tx, 'VERIFY_EMAIL', token) : undefined;
+        const redirect = await usableRedirect(tx, consumed?.redirectTo ?? null, 'verification');
         if (consumed?.outcome === 'ok') await users.markEmailVerified(tx, consumed.email!, deps.clock.now());
-        return consumed;
+        return { ok: consumed?.outcome === 'ok', redirectTo: redirect };
       });
-      const redirectTo = await usableRedirect(result?.redirectTo ?? null, 'verification');
-      const params: Record<string, string> = { svc_status: result?.outcome === 'ok' ? 'success' : 'error', svc_type: 'verify_email' };
-      if (result?.outcome !== 'ok') params.svc_error = 'The verification link is invalid, expired or already used.';
+      const params: Record<string, string> = { svc_status: ok ? 'success' : 'error', svc_type: 'verify_email' };
+      if (!ok) params.svc_error = 'The verification link is invalid, expired or already used.';
       return withParams(redirectTo, params);
     },
 
@@ -199,7 +208,7 @@ export function createEmailAuthService(
     /** Where the reset link sends the browser: `ready` with the token only if it is still usable. */
     async resetPasswordLink(token: string): Promise<string> {
       const row = LINK_TOKEN.test(token) ? await secrets.peekToken(deps.sql, 'RESET_PASSWORD', token) : undefined;
-      const redirectTo = await usableRedirect(row?.redirectTo ?? null, 'reset');
+      const redirectTo = await usableRedirect(deps.sql, row?.redirectTo ?? null, 'reset');
       if (row?.usable) return withParams(redirectTo, { token, svc_status: 'ready', svc_type: 'reset_password' });
       return withParams(redirectTo, {
         svc_status: 'error',
@@ -252,13 +261,13 @@ export function createEmailAuthService(
   }
 
   /** The stored redirect of a link, if it is still allowed; otherwise a 400 the browser shows. */
-  async function usableRedirect(redirectTo: string | null, flow: 'verification' | 'reset'): Promise<string> {
+  async function usableRedirect(db: Queryable, redirectTo: string | null, flow: 'verification' | 'reset'): Promise<string> {
     if (!redirectTo) {
       throw new AppError('VALIDATION_ERROR', `This ${flow} link is invalid or has expired.`, {
         nextActions: `Request a new ${flow} email.`,
       });
     }
-    assertRedirectAllowed(redirectTo, (await readAuthConfig(deps.sql)).allowedRedirectUrls);
+    assertRedirectAllowed(redirectTo, (await readAuthConfig(db)).allowedRedirectUrls);
     return redirectTo;
   }
 }

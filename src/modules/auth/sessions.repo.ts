@@ -71,7 +71,7 @@ export async function findLiveSessionByToken(db: Queryable, tokenHash: Buffer, n
   return row;
 }
 
-/** Revokes every live session of a user (password reset). */
+/** Revokes every live session of a user (password reset; code sign-in taking over an unverified account). */
 export async function revokeUserSessions(db: Queryable, userId: string, now: Date, reason: string): Promise<number> {
   const result = await db`
     update auth.sessions set revoked_at = ${now}, revoked_reason = ${reason}

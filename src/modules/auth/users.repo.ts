@@ -114,6 +114,14 @@ export async function insertPasswordlessUser(db: Queryable, email: string, profi
   return row?.id;
 }
 
+/** Records that the user signs in by emailed code, so `providers` shows `email` without a password. */
+export async function addEmailCodeProvider(db: Queryable, userId: string, email: string): Promise<void> {
+  await db`
+    insert into auth.user_providers (user_id, provider, provider_account_id, provider_data)
+    values (${userId}, 'email', ${email}, '{"method":"otp"}'::jsonb)
+    on conflict (provider, provider_account_id) do nothing`;
+}
+
 /** Marks the email verified; `clearPassword` makes the account passwordless (code sign-in). */
 export async function markEmailVerified(db: Queryable, email: string, now: Date, clearPassword = false) {
   const [row] = await db<{ id: string }[]>`
