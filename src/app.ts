@@ -98,7 +98,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const mailer = createMailer(deps, (email) => app.log.info({ email }, 'email not sent (no SMTP configured): logged instead'));
-  const auth = createAuthServices(deps, mailer);
+  const auth = createAuthServices(deps, mailer, (err, what) => app.log.warn({ err }, `${what} could not be delivered`));
   await app.register(healthRoutes(deps));
   await app.register(userRoutes(deps, auth));
   await app.register(sessionRoutes(deps, auth));

@@ -2,15 +2,15 @@
 import type { Deps } from '../../deps.js';
 import type { Mailer } from '../email/mailer.js';
 import { createAdminAuthService } from './admin-auth.service.js';
-import { createEmailAuthService } from './email-auth.service.js';
+import { createEmailAuthService, type QuietFailureLog } from './email-auth.service.js';
 import { createSessionService } from './sessions.service.js';
 import { createUserService } from './users.service.js';
 
 export type AuthServices = ReturnType<typeof createAuthServices>;
 
-export function createAuthServices(deps: Deps, mailer: Mailer) {
+export function createAuthServices(deps: Deps, mailer: Mailer, logQuietFailure: QuietFailureLog) {
   const sessions = createSessionService(deps);
-  const email = createEmailAuthService(deps, sessions, mailer);
+  const email = createEmailAuthService(deps, sessions, mailer, logQuietFailure);
   return {
     sessions,
     email,

@@ -34,17 +34,32 @@ const invalidCode = () =>
 
 export type EmailAuthService = ReturnType<typeof createEmailAuthService>;
 
+/** Where failures that the caller must not see (they would reveal an account) are reported. */
+export type QuietFailureLog = (err: unknown, what: string) => void;
+
 export function createEmailAuthService(
   deps: Pick<Deps, 'sql' | 'clock' | 'config' | 'hmacKeys' | 'hasher'>,
   sessions: SessionService,
   mailer: Mailer,
+  logQuietFailure: QuietFailureLog,
 ) {
   const secrets = createEmailSecrets(deps);
   const limiter = createRateLimiter(deps.sql, deps.clock);
   const linkTo = (path: string, token: string) => `${deps.config.apiBaseUrl}${path}?token=${token}`;
 
-  /** Counts a send against the IP and the address; the address's cooldown is kept only if sent. */
-  async function rateLimitedSend(ipLimit: Limit, ip: string, purpose: SecretPurpose, email: string, send: () => Promise<void>) {
+  /**
+   * Counts a send against the IP and the address; the address's cooldown is kept only if sent.
+   * `quiet` sends go only to registered addresses, so their delivery failures are logged, not
+   * answered: a 503 for registered addresses alone would tell who is registered.
+   */
+  async function rateLimitedSend(
+    ipLimit: Limit,
+    ip: string,
+    purpose: SecretPurpose,
+    email: string,
+    send: () => Promise<void>,
+    quiet = false,
+  ) {
     await limiter.hit(ipLimit, ip);
     // Counted for unknown addresses too, so a 429 says nothing about registration.
     await limiter.hit(emailLimits.cooldownPerEmail, `${purpose}:${email}`);
@@ -52,7 +67,8 @@ export function createEmailAuthService(
       await send();
     } catch (err) {
       await limiter.release(emailLimits.cooldownPerEmail, `${purpose}:${email}`);
-      throw err;
+      if (!(quiet && err instanceof AppError && err.code === 'EMAIL_DELIVERY_FAILED')) throw err;
+      logQuietFailure(err, `${purpose} email`);
     }
   }
 
@@ -131,19 +147,14 @@ export function createEmailAuthService(
           deps.sql.begin(async (tx) => {
             const consumed = await secrets.consumeCode(tx, email, 'SIGN_IN', code);
             if (consumed.outcome !== 'ok') return undefined;
-            const account = await users.findAccountByEmail(tx, email);
-            if (account) {
-              if (!account.emailVerified) {
-                // Whoever registered the address without proving the inbox loses the password and
-                // every session they opened with it; from now on the account signs in by code.
-                await users.markEmailVerified(tx, email, deps.clock.now(), true);
-                await users.addEmailCodeProvider(tx, account.id, email);
-                await revokeUserSessions(tx, account.id, deps.clock.now(), 'email_code_takeover');
-              }
-              return { userId: account.id };
-            }
+            const existing = await users.findAccountByEmail(tx, email);
+            if (existing) return { userId: await claimAccount(tx, existing, email) };
             if ((await readAuthConfig(tx)).disableSignup) return { userId: null };
-            return { userId: (await users.insertPasswordlessUser(tx, email, name ? { name } : {}))! };
+            const created = await users.insertPasswordlessUser(tx, email, name ? { name } : {});
+            if (created) return { userId: created };
+            // A registration of the same address committed in between: that account it is.
+            const raced = await users.findAccountByEmail(tx, email);
+            return raced ? { userId: await claimAccount(tx, raced, email) } : undefined;
           }),
         invalidCode,
       );
@@ -159,7 +170,7 @@ export function createEmailAuthService(
       await rateLimitedSend(emailLimits.sendVerificationPerIp, ip, 'VERIFY_EMAIL', email, async () => {
         const account = await users.findAccountByEmail(deps.sql, email);
         if (account && !account.emailVerified) await sendVerificationEmail(email, config, redirect);
-      });
+      }, true);
       return config.verifyEmailMethod;
     },
 
@@ -201,7 +212,7 @@ export function createEmailAuthService(
         await (config.resetPasswordMethod === 'link'
           ? sendLink(email, 'RESET_PASSWORD', 'reset-password-link', '/api/auth/email/reset-password-link', redirect!)
           : sendCode(email, 'RESET_PASSWORD', 'reset-password-code', TTL.resetCode));
-      });
+      }, true);
       return config.resetPasswordMethod;
     },
 
@@ -253,6 +264,20 @@ export function createEmailAuthService(
       );
     },
   };
+
+  /**
+   * The account a correct sign-in code opens. Whoever registered the address without proving
+   * the inbox loses the password and every session they opened with it; from now on the account
+   * signs in by code.
+   */
+  async function claimAccount(tx: Queryable, account: { id: string; emailVerified: boolean }, email: string) {
+    if (!account.emailVerified) {
+      await users.markEmailVerified(tx, email, deps.clock.now(), true);
+      await users.addEmailCodeProvider(tx, account.id, email);
+      await revokeUserSessions(tx, account.id, deps.clock.now(), 'email_code_takeover');
+    }
+    return account.id;
+  }
 
   async function openSessionFor(userId: string): Promise<{ user: User; tokens: IssuedTokens }> {
     const user = await users.findUserById(deps.sql, userId);
