@@ -23,11 +23,19 @@ export async function findSessionUser(db: Queryable, userId: string, sessionId: 
   return row;
 }
 
-export async function findUserWithPasswordByEmail(db: Queryable, email: string) {
-  const [row] = await db<(User & { passwordHash: string | null })[]>`
-    select ${userColumns(db)}, p.password_hash as "passwordHash"
-    from auth.user_records u join auth.users p on p.id = u.id
-    where u.email = ${email}`;
+/**
+ * What a password sign-in needs, in one round trip: the account with its password hash (if the
+ * email is registered) and whether the project requires verified emails.
+ */
+export async function findSignInCandidate(db: Queryable, email: string) {
+  const [row] = await db<{ requireEmailVerification: boolean; account: (User & { passwordHash: string | null }) | null }[]>`
+    select c.require_email_verification as "requireEmailVerification",
+      (select to_jsonb(x) from (
+        select ${userColumns(db)}, p.password_hash as "passwordHash"
+        from auth.user_records u join auth.users p on p.id = u.id
+        where u.email = ${email}) x) as account
+    from auth.config c`;
+  if (!row) throw new Error('auth.config has no row');
   return row;
 }
 

@@ -67,15 +67,12 @@ export function createUserService(
     },
 
     async signInWithPassword(email: string, password: string): Promise<{ user: User; tokens: IssuedTokens }> {
-      const [found, config] = await Promise.all([
-        users.findUserWithPasswordByEmail(deps.sql, email),
-        readAuthConfig(deps.sql),
-      ]);
+      const { account, requireEmailVerification } = await users.findSignInCandidate(deps.sql, email);
       // Unknown emails still pay for a hash, so the answer takes as long as a wrong password.
-      const ok = await deps.hasher.verify(found?.passwordHash ?? null, password);
-      if (!found || !ok) throw invalidCredentials();
-      const { passwordHash: _hash, ...user } = found;
-      if (config.requireEmailVerification && !user.emailVerified) {
+      const ok = await deps.hasher.verify(account?.passwordHash ?? null, password);
+      if (!account || !ok) throw invalidCredentials();
+      const { passwordHash: _hash, ...user } = account;
+      if (requireEmailVerification && !user.emailVerified) {
         throw new AppError('FORBIDDEN', 'Email verification required.', {
           nextActions: 'Verify the email with the code or link sent at sign-up, or request a new one with POST /api/auth/email/send-verification.',
         });
