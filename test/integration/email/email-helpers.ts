@@ -1,8 +1,9 @@
 // Shared by the email flow tests: requests as a client makes them (with a chosen client IP, so
 // per-IP limits of one test never touch another), unique addresses, and the auth configuration.
 import { randomBytes } from 'node:crypto';
-import { expect } from 'vitest';
-import { bearer, type TestApp } from '../../harness/test-app.js';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { startSmtpPeer, type SmtpPeer } from '../../harness/smtp-peer.js';
+import { bearer, startTestApp, type TestApp } from '../../harness/test-app.js';
 
 export const DEFAULT_AUTH_CONFIG = {
   requireEmailVerification: false,
@@ -107,4 +108,29 @@ export function redirectOf(location: string | undefined) {
   const params = Object.fromEntries(url.searchParams.entries());
   const base = location!.split('?')[0];
   return { url, params, base };
+}
+
+export type EmailApi = ReturnType<typeof emailApi>;
+
+/**
+ * One app and one SMTP peer for a test file (`smtp: false` leaves Plinth on the log transport
+ * while the peer still runs); `use` receives them once started.
+ */
+export function useEmailTestApp(
+  options: { smtp: boolean; resetConfigAfterEach: boolean },
+  use: (ctx: { t: TestApp; peer: SmtpPeer; api: EmailApi }) => void,
+): void {
+  let ctx: { t: TestApp; peer: SmtpPeer; api: EmailApi } | undefined;
+  beforeAll(async () => {
+    const peer = await startSmtpPeer();
+    const t = await startTestApp(options.smtp ? { env: peer.env } : {});
+    ctx = { t, peer, api: emailApi(t) };
+    use(ctx);
+  });
+  afterAll(async () => {
+    await ctx?.t.close();
+    await ctx?.peer.close();
+  });
+  // Configuration is one row per database: every test starts from the defaults.
+  if (options.resetConfigAfterEach) afterEach(() => ctx?.api.resetConfig());
 }

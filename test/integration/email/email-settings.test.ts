@@ -1,23 +1,15 @@
 // The admin's email settings: SMTP configuration (environment, then the admin API winning while
 // enabled; the password is write-only) and the editable templates, checked through the emails a
 // real SMTP peer receives.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { codeFrom, startSmtpPeer, type SmtpPeer } from '../../harness/smtp-peer.js';
-import { bearer, startTestApp, type TestApp } from '../../harness/test-app.js';
-import { emailApi, uniqueEmail } from './email-helpers.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { codeFrom, type SmtpPeer } from '../../harness/smtp-peer.js';
+import { bearer, type TestApp } from '../../harness/test-app.js';
+import { type EmailApi, uniqueEmail, useEmailTestApp } from './email-helpers.js';
 
 let t: TestApp;
 let peer: SmtpPeer;
-let api: ReturnType<typeof emailApi>;
-beforeAll(async () => {
-  peer = await startSmtpPeer();
-  t = await startTestApp({ env: peer.env });
-  api = emailApi(t);
-});
-afterAll(async () => {
-  await t?.close();
-  await peer?.close();
-});
+let api: EmailApi;
+useEmailTestApp({ smtp: true, resetConfigAfterEach: false }, (ctx) => ({ t, peer, api } = ctx));
 
 const TEMPLATE_TYPES = [
   'email-verification-code',

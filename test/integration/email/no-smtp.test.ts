@@ -1,23 +1,15 @@
 // Without any SMTP settings (the embedded default) emails go to the log: the flows still answer
 // as usual, and nothing reaches an SMTP server until the admin configures one through the API.
 // The peer here is started but not given to Plinth, to show that nothing is sent to it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeFrom, startSmtpPeer, type SmtpPeer } from '../../harness/smtp-peer.js';
-import { bearer, startTestApp, type TestApp } from '../../harness/test-app.js';
-import { emailApi, SIGN_IN_CODE_MESSAGE, uniqueEmail } from './email-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { codeFrom, type SmtpPeer } from '../../harness/smtp-peer.js';
+import { bearer, type TestApp } from '../../harness/test-app.js';
+import { type EmailApi, SIGN_IN_CODE_MESSAGE, uniqueEmail, useEmailTestApp } from './email-helpers.js';
 
 let t: TestApp;
 let peer: SmtpPeer;
-let api: ReturnType<typeof emailApi>;
-beforeAll(async () => {
-  peer = await startSmtpPeer();
-  t = await startTestApp();
-  api = emailApi(t);
-});
-afterAll(async () => {
-  await t?.close();
-  await peer?.close();
-});
+let api: EmailApi;
+useEmailTestApp({ smtp: false, resetConfigAfterEach: false }, (ctx) => ({ t, peer, api } = ctx));
 
 const smtpConfig = () => t.request({ method: 'GET', url: '/api/auth/smtp-config', headers: bearer(t.apiKey) });
 

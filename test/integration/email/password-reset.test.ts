@@ -1,24 +1,15 @@
 // Password reset by code (send → exchange the code for a token → reset) and by link (send → the
 // link redirects with svc_status=ready and the token → reset). A reset ends every session of the
 // user; a weak new password is refused without spending the token.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { codeFrom, linkFrom, startSmtpPeer, type SmtpPeer } from '../../harness/smtp-peer.js';
-import { startTestApp, type TestApp } from '../../harness/test-app.js';
-import { emailApi, freshIp, INVALID_CODE, INVALID_RESET_TOKEN, redirectOf, uniqueEmail, wrongCode } from './email-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { codeFrom, linkFrom, type SmtpPeer } from '../../harness/smtp-peer.js';
+import { type TestApp } from '../../harness/test-app.js';
+import { type EmailApi, freshIp, INVALID_CODE, INVALID_RESET_TOKEN, redirectOf, uniqueEmail, useEmailTestApp, wrongCode } from './email-helpers.js';
 
 let t: TestApp;
 let peer: SmtpPeer;
-let api: ReturnType<typeof emailApi>;
-beforeAll(async () => {
-  peer = await startSmtpPeer();
-  t = await startTestApp({ env: peer.env });
-  api = emailApi(t);
-});
-afterAll(async () => {
-  await t?.close();
-  await peer?.close();
-});
-afterEach(() => api.resetConfig());
+let api: EmailApi;
+useEmailTestApp({ smtp: true, resetConfigAfterEach: true }, (ctx) => ({ t, peer, api } = ctx));
 
 const NEW_PASSWORD = 'brand-new-password-2';
 const APP_URL = 'https://app.example.com/reset';

@@ -2,24 +2,15 @@
 // address that never reveals registration, 5 sends per IP per 15 minutes, and 10 failed code
 // checks per IP per 15 minutes (successes not counted); 429 TOO_MANY_REQUESTS with Retry-After.
 // Also: a send that could not be delivered keeps no cooldown.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { codeFrom, startSmtpPeer, type SmtpPeer } from '../../harness/smtp-peer.js';
-import { startTestApp, type TestApp } from '../../harness/test-app.js';
-import { emailApi, freshIp, uniqueEmail, wrongCode } from './email-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { codeFrom, type SmtpPeer } from '../../harness/smtp-peer.js';
+import { type TestApp } from '../../harness/test-app.js';
+import { type EmailApi, emailApi, freshIp, uniqueEmail, useEmailTestApp, wrongCode } from './email-helpers.js';
 
 let t: TestApp;
 let peer: SmtpPeer;
-let api: ReturnType<typeof emailApi>;
-beforeAll(async () => {
-  peer = await startSmtpPeer();
-  t = await startTestApp({ env: peer.env });
-  api = emailApi(t);
-});
-afterAll(async () => {
-  await t?.close();
-  await peer?.close();
-});
-afterEach(() => api.resetConfig());
+let api: EmailApi;
+useEmailTestApp({ smtp: true, resetConfigAfterEach: true }, (ctx) => ({ t, peer, api } = ctx));
 
 const FIFTEEN_MINUTES = 15 * 60_000;
 

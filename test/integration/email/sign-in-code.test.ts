@@ -2,25 +2,15 @@
 // code; three wrong ones; signups disabled), issued → expired, a new code replacing the old one,
 // sign-up of an unknown address, and the takeover of an unverified account. Codes come from real
 // emails received by an SMTP peer.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { codeFrom, startSmtpPeer, type SmtpPeer } from '../../harness/smtp-peer.js';
-import { bearer, cookieFrom, startTestApp, type TestApp } from '../../harness/test-app.js';
-import { emailApi, freshIp, INVALID_CODE, SIGN_IN_CODE_MESSAGE, uniqueEmail, wrongCode } from './email-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { codeFrom, type SmtpPeer } from '../../harness/smtp-peer.js';
+import { bearer, cookieFrom, type TestApp } from '../../harness/test-app.js';
+import { type EmailApi, freshIp, INVALID_CODE, SIGN_IN_CODE_MESSAGE, uniqueEmail, useEmailTestApp, wrongCode } from './email-helpers.js';
 
 let t: TestApp;
 let peer: SmtpPeer;
-let api: ReturnType<typeof emailApi>;
-beforeAll(async () => {
-  peer = await startSmtpPeer();
-  t = await startTestApp({ env: peer.env });
-  api = emailApi(t);
-});
-afterAll(async () => {
-  await t?.close();
-  await peer?.close();
-});
-// Configuration is one row per database: every test starts from the defaults.
-afterEach(() => api.resetConfig());
+let api: EmailApi;
+useEmailTestApp({ smtp: true, resetConfigAfterEach: true }, (ctx) => ({ t, peer, api } = ctx));
 
 /** Sends a sign-in code to `email` and returns it, read from the email. */
 async function codeFor(email: string): Promise<string> {

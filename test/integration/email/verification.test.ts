@@ -2,24 +2,15 @@
 // the user in) and by link (GET /api/auth/email/verify-link redirects the browser to redirectTo
 // with svc_status), including expired, reused and no-longer-allowlisted links, and a failed
 // delivery at registration.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { codeFrom, linkFrom, startSmtpPeer, type SmtpPeer } from '../../harness/smtp-peer.js';
-import { cookieFrom, startTestApp, type TestApp } from '../../harness/test-app.js';
-import { emailApi, freshIp, INVALID_CODE, redirectOf, uniqueEmail, wrongCode } from './email-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { codeFrom, linkFrom, type SmtpPeer } from '../../harness/smtp-peer.js';
+import { cookieFrom, type TestApp } from '../../harness/test-app.js';
+import { type EmailApi, freshIp, INVALID_CODE, redirectOf, uniqueEmail, useEmailTestApp, wrongCode } from './email-helpers.js';
 
 let t: TestApp;
 let peer: SmtpPeer;
-let api: ReturnType<typeof emailApi>;
-beforeAll(async () => {
-  peer = await startSmtpPeer();
-  t = await startTestApp({ env: peer.env });
-  api = emailApi(t);
-});
-afterAll(async () => {
-  await t?.close();
-  await peer?.close();
-});
-afterEach(() => api.resetConfig());
+let api: EmailApi;
+useEmailTestApp({ smtp: true, resetConfigAfterEach: true }, (ctx) => ({ t, peer, api } = ctx));
 
 const PASSWORD = 'first-password-1';
 const APP_URL = 'https://app.example.com/verified';
