@@ -25,6 +25,10 @@ import { emailRoutes } from './modules/email/email.routes.js';
 import { createMailer } from './modules/email/mailer.js';
 import { healthRoutes, VERSION } from './modules/health/health.routes.js';
 import { keyRoutes } from './modules/metadata/keys.routes.js';
+import { createIdTokenService } from './modules/oauth/id-token.service.js';
+import { oauthConfigRoutes } from './modules/oauth/oauth-config.routes.js';
+import { createOAuthService } from './modules/oauth/oauth.service.js';
+import { oauthRoutes } from './modules/oauth/oauth.routes.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -106,6 +110,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(configRoutes(deps));
   await app.register(emailFlowRoutes(deps, auth));
   await app.register(emailRoutes(deps));
+  await app.register(oauthConfigRoutes(deps));
+  await app.register(
+    oauthRoutes(deps, createOAuthService(deps, auth.sessions), createIdTokenService(deps, auth.sessions)),
+  );
   await app.register(keyRoutes(deps));
 
   return app;

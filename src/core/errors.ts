@@ -15,8 +15,12 @@ export const errorCatalogue = {
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type.' },
   TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests. Try again later.' },
+  AUTH_OAUTH_CONFIG_NOT_FOUND: { status: 404, message: 'This OAuth provider is not configured.' },
+  AUTH_OAUTH_CONFIG_EXISTS: { status: 409, message: 'This OAuth provider is already configured.' },
+  AUTH_UNSUPPORTED_PROVIDER: { status: 400, message: 'Unsupported OAuth provider.' },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not available right now.' },
+  UPSTREAM_FAILURE: { status: 502, message: 'An upstream service failed.' },
   EMAIL_DELIVERY_FAILED: { status: 503, message: 'The email could not be delivered.' },
   AUTH_VERIFICATION_EMAIL_DELIVERY_FAILED: {
     status: 503,

@@ -110,6 +110,16 @@ const unique = () => `matrix-${randomUUID()}@example.com`;
 // Email routes are rate limited per IP; each request comes from an address of its own.
 const someIp = () => `10.${Array.from({ length: 3 }, () => Math.floor(Math.random() * 256)).join('.')}`;
 const wrongToken = 'f'.repeat(64);
+const CHALLENGE = 'c'.repeat(43);
+const CUSTOM_PROVIDER = {
+  name: 'Matrix',
+  discoveryEndpoint: 'https://idp.example.com/.well-known/openid-configuration',
+  clientId: 'matrix',
+  clientSecret: 'matrix-secret',
+};
+/** Arranges state for a row with the API key; the answer does not matter. */
+const asAdmin = (request: InjectOptions) =>
+  t.request({ ...request, headers: { 'x-api-key': t.apiKey } });
 
 const routes: Row[] = [
   // Health, documentation and keys for verifying tokens.
@@ -342,6 +352,86 @@ const routes: Row[] = [
       payload: { subject: 'Code {{code}}', bodyHtml: '<p>{{code}}</p>' },
     }),
   },
+
+  // OAuth sign-in (public). No provider is configured here, so initiation and ID-token sign-in
+  // answer 404 to everyone; callbacks without a valid state and unknown svc_codes answer 400.
+  {
+    route: 'GET /api/auth/oauth/:provider',
+    access: 'public',
+    ok: 404,
+    request: () => ({ method: 'GET', url: `/api/auth/oauth/google?redirect_uri=https://app.example.com/cb&code_challenge=${CHALLENGE}` }),
+  },
+  {
+    route: 'GET /api/auth/oauth/custom/:key',
+    access: 'public',
+    ok: 404,
+    request: () => ({ method: 'GET', url: `/api/auth/oauth/custom/acme?redirect_uri=https://app.example.com/cb&code_challenge=${CHALLENGE}` }),
+  },
+  { route: 'GET /api/auth/oauth/:provider/callback', access: 'public', ok: 400, request: () => ({ method: 'GET', url: '/api/auth/oauth/google/callback?code=c&state=forged' }) },
+  {
+    route: 'POST /api/auth/oauth/:provider/callback',
+    access: 'public',
+    ok: 400,
+    request: () => ({
+      method: 'POST',
+      url: '/api/auth/oauth/apple/callback',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'code=c&state=forged',
+    }),
+  },
+  { route: 'GET /api/auth/oauth/custom/:key/callback', access: 'public', ok: 400, request: () => ({ method: 'GET', url: '/api/auth/oauth/custom/acme/callback?code=c&state=forged' }) },
+  {
+    route: 'POST /api/auth/oauth/exchange',
+    access: 'public',
+    ok: 400,
+    request: () => ({ method: 'POST', url: '/api/auth/oauth/exchange', payload: { code: 'unknown', code_verifier: CHALLENGE } }),
+  },
+  {
+    route: 'POST /api/auth/id-token',
+    access: 'public',
+    ok: 404,
+    request: () => ({ method: 'POST', url: '/api/auth/id-token', payload: { provider: 'google', token: 'x.y.z' }, remoteAddress: someIp() }),
+  },
+
+  // OAuth provider settings (admin). Each request first puts the row in the state it needs.
+  { route: 'GET /api/auth/oauth/configs', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/auth/oauth/configs' }) },
+  {
+    route: 'POST /api/auth/oauth/configs',
+    access: 'admin',
+    ok: 201,
+    request: async () => {
+      await asAdmin({ method: 'DELETE', url: '/api/auth/oauth/discord/config' });
+      return { method: 'POST', url: '/api/auth/oauth/configs', payload: { provider: 'discord', clientId: 'matrix' } };
+    },
+  },
+  ...(['GET', 'PUT', 'DELETE'] as const).map((method): Row => ({
+    route: `${method} /api/auth/oauth/:provider/config`,
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      await asAdmin({ method: 'POST', url: '/api/auth/oauth/configs', payload: { provider: 'github', clientId: 'matrix' } });
+      return { method, url: '/api/auth/oauth/github/config', ...(method === 'PUT' ? { payload: { scopes: ['read:user'] } } : {}) };
+    },
+  })),
+  { route: 'GET /api/auth/oauth/custom/configs', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/auth/oauth/custom/configs' }) },
+  {
+    route: 'POST /api/auth/oauth/custom/configs',
+    access: 'admin',
+    ok: 201,
+    request: async () => {
+      await asAdmin({ method: 'DELETE', url: '/api/auth/oauth/custom/matrix-new/config' });
+      return { method: 'POST', url: '/api/auth/oauth/custom/configs', payload: { key: 'matrix-new', ...CUSTOM_PROVIDER } };
+    },
+  },
+  ...(['GET', 'PUT', 'DELETE'] as const).map((method): Row => ({
+    route: `${method} /api/auth/oauth/custom/:key/config`,
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      await asAdmin({ method: 'POST', url: '/api/auth/oauth/custom/configs', payload: { key: 'matrix', ...CUSTOM_PROVIDER } });
+      return { method, url: '/api/auth/oauth/custom/matrix/config', ...(method === 'PUT' ? { payload: { name: 'Matrix IdP' } } : {}) };
+    },
+  })),
 
   // Platform keys.
   { route: 'GET /api/metadata/api-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/api-key' }) },

@@ -1,0 +1,54 @@
+// Which user a provider sign-in belongs to: the one already linked to the provider account;
+// else the user with the same email, when the provider verified it (then linked); else a new
+// user, unless public signups are disabled. One transaction.
+import { AppError } from '../../core/errors.js';
+import type { Deps } from '../../deps.js';
+import { readAuthConfig } from '../auth/config.repo.js';
+import { revokeUserSessions } from '../auth/sessions.repo.js';
+import { findAccountByEmail, markEmailVerified } from '../auth/users.repo.js';
+import { findUserIdByProviderAccount, insertProviderUser, linkProviderAccount } from './oauth.repo.js';
+import type { ProviderProfile } from './providers.js';
+
+export async function resolveAccount(
+  deps: Pick<Deps, 'sql' | 'clock'>,
+  provider: string,
+  profile: ProviderProfile,
+): Promise<string> {
+  return deps.sql.begin(async (tx) => {
+    const linked = await findUserIdByProviderAccount(tx, provider, profile.accountId);
+    if (linked) return linked;
+    if (!profile.email) {
+      throw new AppError('VALIDATION_ERROR', `${provider} did not share an email address, which an account needs.`, {
+        nextActions: 'Allow the app to see your email address at the provider, or sign up with email.',
+      });
+    }
+    const now = deps.clock.now();
+    const data = { email: profile.email, name: profile.name, avatar_url: profile.avatarUrl };
+    const existing = await findAccountByEmail(tx, profile.email);
+    if (existing) {
+      if (!profile.emailVerified) {
+        throw new AppError('CONFLICT', `An account with ${profile.email} exists, and ${provider} did not verify this address.`, {
+          nextActions: 'Sign in with the existing method for this email.',
+        });
+      }
+      await linkProviderAccount(tx, { userId: existing.id, provider, accountId: profile.accountId, data, now });
+      if (!existing.emailVerified) {
+        // Whoever registered the address without proving the inbox loses the password and its
+        // sessions: the provider just proved the inbox belongs to someone else.
+        await markEmailVerified(tx, profile.email, now, true);
+        await revokeUserSessions(tx, existing.id, now, 'provider_verified_takeover');
+      }
+      return existing.id;
+    }
+    if ((await readAuthConfig(tx)).disableSignup) {
+      throw new AppError('AUTH_SIGNUP_DISABLED', undefined, { nextActions: 'Ask the project admin to create the account.' });
+    }
+    const userProfile = Object.fromEntries(
+      Object.entries({ name: profile.name, avatar_url: profile.avatarUrl }).filter(([, v]) => v !== undefined),
+    );
+    const userId = await insertProviderUser(tx, { email: profile.email, emailVerified: profile.emailVerified, profile: userProfile });
+    if (!userId) throw new AppError('CONFLICT', 'The account was created by another sign-in at the same moment; try again.');
+    await linkProviderAccount(tx, { userId, provider, accountId: profile.accountId, data, now });
+    return userId;
+  });
+}
