@@ -1,6 +1,7 @@
 // The authentication configuration: public settings for clients, full settings for the admin.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
+import { listCustomConfigs, listOAuthConfigs } from '../oauth/oauth-config.repo.js';
 import { authConfigSchema, authConfigUpdateSchema, publicConfigSchema } from './auth.schemas.js';
 import { readAuthConfig, updateAuthConfig } from './config.repo.js';
 
@@ -11,8 +12,13 @@ export function configRoutes(deps: Deps): FastifyPluginAsyncZod {
     app.get('/api/auth/public-config', {
       schema: { tags, summary: 'Public authentication settings', response: { 200: publicConfigSchema } },
       handler: async () => {
-        const { id: _id, createdAt: _c, updatedAt: _u, allowedRedirectUrls: _r, ...config } = await readAuthConfig(deps.sql);
-        return { ...config, oAuthProviders: [], customOAuthProviders: [] };
+        const [{ id: _id, createdAt: _c, updatedAt: _u, allowedRedirectUrls: _r, ...config }, builtIn, custom] = await Promise.all([
+          readAuthConfig(deps.sql),
+          listOAuthConfigs(deps.sql),
+          listCustomConfigs(deps.sql),
+        ]);
+        // Clients show sign-in buttons for what the admin configured: built-in names and custom keys.
+        return { ...config, oAuthProviders: builtIn.map((c) => c.provider), customOAuthProviders: custom.map((c) => c.key) };
       },
     });
 

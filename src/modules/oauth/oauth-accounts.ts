@@ -6,7 +6,7 @@ import type { Deps } from '../../deps.js';
 import { readAuthConfig } from '../auth/config.repo.js';
 import { revokeUserSessions } from '../auth/sessions.repo.js';
 import { findAccountByEmail, markEmailVerified } from '../auth/users.repo.js';
-import { findUserIdByProviderAccount, insertProviderUser, linkProviderAccount } from './oauth.repo.js';
+import { findUserIdByProviderAccount, insertProviderUser, linkProviderAccount, unlinkProviderAccounts } from './oauth.repo.js';
 import type { ProviderProfile } from './providers.js';
 
 export async function resolveAccount(
@@ -31,13 +31,15 @@ export async function resolveAccount(
           nextActions: 'Sign in with the existing method for this email.',
         });
       }
-      await linkProviderAccount(tx, { userId: existing.id, provider, accountId: profile.accountId, data, now });
       if (!existing.emailVerified) {
-        // Whoever registered the address without proving the inbox loses the password and its
-        // sessions: the provider just proved the inbox belongs to someone else.
+        // Whoever registered the address without proving the inbox loses the password, its
+        // sessions and its provider links (all made with an unverified address, or the account
+        // would be verified): the provider just proved the inbox belongs to someone else.
         await markEmailVerified(tx, profile.email, now, true);
         await revokeUserSessions(tx, existing.id, now, 'provider_verified_takeover');
+        await unlinkProviderAccounts(tx, existing.id);
       }
+      await linkProviderAccount(tx, { userId: existing.id, provider, accountId: profile.accountId, data, now });
       return existing.id;
     }
     if ((await readAuthConfig(tx)).disableSignup) {

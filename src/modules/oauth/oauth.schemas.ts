@@ -9,7 +9,10 @@ export const customKeySchema = z
   .regex(/^[a-z0-9_-]{1,64}$/, 'must be 1-64 lowercase letters, digits, _ or -')
   .refine((key) => !isBuiltInProvider(key), 'is the name of a built-in provider');
 
-const endpoint = z.url().max(2048).nullish();
+// Provider endpoints are fetched by the server or opened by browsers: http(s) only, never
+// `javascript:`, `data:` or `ftp:` URLs that z.url() alone accepts.
+const httpUrl = () => z.url({ protocol: /^https?$/ }).max(2048);
+const endpoint = httpUrl().nullish();
 const scopes = z.array(z.string().min(1).max(200)).max(50).nullish();
 
 const builtInFields = {
@@ -50,7 +53,7 @@ export type OAuthConfigView = z.output<typeof oauthConfigSchema>;
 
 const customFields = {
   name: z.string().trim().min(1).max(100),
-  discoveryEndpoint: z.url().max(2048),
+  discoveryEndpoint: httpUrl(),
   clientId: z.string().trim().min(1).max(255),
   clientSecret: z.string().min(1).max(8192),
   scopes,

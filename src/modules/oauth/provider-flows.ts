@@ -94,8 +94,16 @@ export function builtInFlow(provider: BuiltInProvider, s: BuiltInSettings): Prov
       } catch (err) {
         throw upstream(`${provider} did not accept the authorization code`, err);
       }
-      const idToken = 'id_token' in tokens.data ? tokens.idToken() : callback.postedIdToken;
-      const profile = await readProfile(spec.profile, { accessToken: tokens.accessToken(), idToken }, userinfoUrl);
+      let profile: ProviderProfile;
+      try {
+        const idToken = 'id_token' in tokens.data ? tokens.idToken() : callback.postedIdToken;
+        profile = await readProfile(spec.profile, { accessToken: tokens.accessToken(), idToken }, userinfoUrl);
+      } catch (err) {
+        // An unreachable user API or a malformed answer is the provider failing: the browser goes
+        // back to the app with an error, not to a 500 page.
+        if (err instanceof AppError) throw err;
+        throw upstream(`${provider} did not describe the signed-in account`, err);
+      }
       return provider === 'apple' ? { ...profile, name: profile.name ?? appleName(callback.postedUser) } : profile;
     },
   };
