@@ -29,6 +29,9 @@ import { createIdTokenService } from './modules/oauth/id-token.service.js';
 import { oauthConfigRoutes } from './modules/oauth/oauth-config.routes.js';
 import { createOAuthService } from './modules/oauth/oauth.service.js';
 import { oauthRoutes } from './modules/oauth/oauth.routes.js';
+import { recordsRoutes } from './modules/records/records.routes.js';
+import { createRecordsService } from './modules/records/records.service.js';
+import { createSchemaCache } from './modules/records/schema-cache.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -115,6 +118,14 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     oauthRoutes(deps, createOAuthService(deps, auth.sessions), createIdTokenService(deps, auth.sessions)),
   );
   await app.register(keyRoutes(deps));
+
+  const schemaCache = await createSchemaCache(deps.sql, deps.config.recordsSchemas);
+  app.addHook('onClose', () => schemaCache.close());
+  const records = createRecordsService(deps, schemaCache, {
+    maxRows: deps.config.recordsMaxRows,
+    schemas: deps.config.recordsSchemas,
+  });
+  await app.register(recordsRoutes(records));
 
   return app;
 }

@@ -38,6 +38,8 @@ const envSchema = z
     SMTP_PASSWORD: z.string().optional(),
     SMTP_SENDER_EMAIL: z.email().optional(),
     SMTP_SENDER_NAME: z.string().default('Plinth'),
+    RECORDS_MAX_ROWS: z.coerce.number().int().min(1).default(1000),
+    RECORDS_SCHEMAS: z.string().regex(/^[a-z_][a-z0-9_]*(,[a-z_][a-z0-9_]*)*$/, 'must be comma-separated schema names').default('public'),
     CORS_ORIGINS: z.string().default('*'),
     COOKIE_SECURE: flag.optional(),
     MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
@@ -77,6 +79,8 @@ const envSchema = z
           senderName: env.SMTP_SENDER_NAME,
         }
       : undefined,
+    recordsMaxRows: env.RECORDS_MAX_ROWS,
+    recordsSchemas: env.RECORDS_SCHEMAS.split(','),
     corsOrigins: env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     // Browsers only store SameSite=None cookies that are Secure; plain-http local dev gets Lax.
     cookieSecure: env.COOKIE_SECURE,

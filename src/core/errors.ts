@@ -12,6 +12,9 @@ export const errorCatalogue = {
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
   AUTH_EMAIL_EXISTS: { status: 409, message: 'A user with this email already exists.' },
   CONFLICT: { status: 409, message: 'The request conflicts with the current state.' },
+  NOT_ACCEPTABLE: { status: 406, message: 'The requested representation cannot be produced.' },
+  RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested range cannot be satisfied.' },
+  MULTIPLE_CHOICES: { status: 300, message: 'The request is ambiguous.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type.' },
   TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests. Try again later.' },
@@ -20,6 +23,7 @@ export const errorCatalogue = {
   AUTH_UNSUPPORTED_PROVIDER: { status: 400, message: 'Unsupported OAuth provider.' },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not available right now.' },
+  GATEWAY_TIMEOUT: { status: 504, message: 'The query took too long.' },
   UPSTREAM_FAILURE: { status: 502, message: 'An upstream service failed.' },
   EMAIL_DELIVERY_FAILED: { status: 503, message: 'The email could not be delivered.' },
   AUTH_VERIFICATION_EMAIL_DELIVERY_FAILED: {
@@ -36,6 +40,8 @@ export interface AppErrorOptions {
   cause?: unknown;
   /** Extra response headers, e.g. Retry-After. */
   headers?: Record<string, string>;
+  /** Extra body fields a client protocol expects (e.g. PostgREST's code, details, hint). */
+  fields?: Record<string, unknown>;
 }
 
 export class AppError extends Error {
@@ -44,6 +50,7 @@ export class AppError extends Error {
   readonly details?: unknown;
   readonly nextActions?: string;
   readonly headers?: Record<string, string>;
+  readonly fields?: Record<string, unknown>;
 
   constructor(code: ErrorCode, message?: string, options: AppErrorOptions = {}) {
     super(message ?? errorCatalogue[code].message, { cause: options.cause });
@@ -53,11 +60,12 @@ export class AppError extends Error {
     this.details = options.details;
     this.nextActions = options.nextActions;
     this.headers = options.headers;
+    this.fields = options.fields;
   }
 }
 
 /** The wire shape of every error the API renders. */
-export interface ErrorBody {
+export interface ErrorBody extends Record<string, unknown> {
   error: string;
   message: string;
   statusCode: number;
@@ -67,7 +75,7 @@ export interface ErrorBody {
 }
 
 export function toErrorBody(err: AppError): ErrorBody {
-  const body: ErrorBody = { error: err.code, message: err.message, statusCode: err.statusCode };
+  const body: ErrorBody = { ...err.fields, error: err.code, message: err.message, statusCode: err.statusCode };
   if (err.nextActions !== undefined) body.nextActions = err.nextActions;
   if (err.details !== undefined) body.details = err.details;
   return body;

@@ -39,7 +39,8 @@ describe('withRequestScope', () => {
 
   it('rolls everything back when the work fails', async () => {
     await t.deps.sql`create table if not exists public.scope_probe (n int)`;
-    await t.deps.sql`grant insert on public.scope_probe to authenticated`;
+    // New public tables are deny-by-default; this one only checks the transaction.
+    await t.deps.sql`alter table public.scope_probe disable row level security`;
     await expect(
       withRequestScope(t.deps.sql, { role: 'authenticated', claims: { sub: userId } }, async (tx) => {
         await tx`insert into public.scope_probe values (1)`;

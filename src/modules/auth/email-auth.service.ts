@@ -11,6 +11,7 @@ import { readAuthConfig } from './config.repo.js';
 import { emailLimits } from './email-limits.js';
 import type { SecretPurpose } from './email-secrets.repo.js';
 import { createEmailSecrets, LINK_TOKEN } from './email-secrets.js';
+import { claimUnverifiedAccount } from './account-claims.js';
 import { assertPasswordMeetsPolicy } from './password-policy.js';
 import { assertRedirectAllowed, withParams } from './redirects.js';
 import { revokeUserSessions } from './sessions.repo.js';
@@ -255,10 +256,13 @@ export function createEmailAuthService(
             let consumed = await secrets.consumeToken(tx, 'RESET_PASSWORD', token);
             if (consumed.outcome !== 'ok') consumed = await secrets.consumeToken(tx, 'RESET_TOKEN', token);
             if (consumed.outcome !== 'ok') return undefined;
-            const userId = await users.setPasswordHash(tx, consumed.email!, passwordHash, deps.clock.now());
-            if (!userId) return undefined;
-            await revokeUserSessions(tx, userId, deps.clock.now(), 'password_reset');
-            return userId;
+            const account = await users.findAccountByEmail(tx, consumed.email!);
+            if (!account) return undefined;
+            const now = deps.clock.now();
+            if (!account.emailVerified) await claimUnverifiedAccount(tx, { id: account.id, email: consumed.email! }, now, 'password_reset');
+            await users.setPasswordHash(tx, consumed.email!, passwordHash, now);
+            await revokeUserSessions(tx, account.id, now, 'password_reset');
+            return account.id;
           }),
         () => new AppError('VALIDATION_ERROR', 'Invalid or expired reset token.', { nextActions: 'Request a new password reset.' }),
       );
@@ -272,9 +276,8 @@ export function createEmailAuthService(
    */
   async function claimAccount(tx: Queryable, account: { id: string; emailVerified: boolean }, email: string) {
     if (!account.emailVerified) {
-      await users.markEmailVerified(tx, email, deps.clock.now(), true);
+      await claimUnverifiedAccount(tx, { id: account.id, email }, deps.clock.now(), 'email_code_takeover');
       await users.addEmailCodeProvider(tx, account.id, email);
-      await revokeUserSessions(tx, account.id, deps.clock.now(), 'email_code_takeover');
     }
     return account.id;
   }

@@ -148,3 +148,8 @@ export async function setPasswordHash(db: Queryable, email: string, passwordHash
     returning id`;
   return row?.id;
 }
+
+/** Removes every provider account linked to the user (an unverified account taken over). */
+export async function unlinkProviderAccounts(db: Queryable, userId: string) {
+  await db`delete from auth.user_providers where user_id = ${userId}`;
+}

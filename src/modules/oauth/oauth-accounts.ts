@@ -4,9 +4,9 @@
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import { readAuthConfig } from '../auth/config.repo.js';
-import { revokeUserSessions } from '../auth/sessions.repo.js';
-import { findAccountByEmail, markEmailVerified } from '../auth/users.repo.js';
-import { findUserIdByProviderAccount, insertProviderUser, linkProviderAccount, unlinkProviderAccounts } from './oauth.repo.js';
+import { claimUnverifiedAccount } from '../auth/account-claims.js';
+import { findAccountByEmail } from '../auth/users.repo.js';
+import { findUserIdByProviderAccount, insertProviderUser, linkProviderAccount } from './oauth.repo.js';
 import type { ProviderProfile } from './providers.js';
 
 export async function resolveAccount(
@@ -35,9 +35,7 @@ export async function resolveAccount(
         // Whoever registered the address without proving the inbox loses the password, its
         // sessions and its provider links (all made with an unverified address, or the account
         // would be verified): the provider just proved the inbox belongs to someone else.
-        await markEmailVerified(tx, profile.email, now, true);
-        await revokeUserSessions(tx, existing.id, now, 'provider_verified_takeover');
-        await unlinkProviderAccounts(tx, existing.id);
+        await claimUnverifiedAccount(tx, { id: existing.id, email: profile.email }, now, 'provider_verified_takeover');
       }
       await linkProviderAccount(tx, { userId: existing.id, provider, accountId: profile.accountId, data, now });
       return existing.id;

@@ -18,11 +18,6 @@ export async function linkProviderAccount(
     on conflict (provider, provider_account_id) do nothing`;
 }
 
-/** Removes every provider account linked to the user (an unverified account taken over). */
-export async function unlinkProviderAccounts(db: Queryable, userId: string) {
-  await db`delete from auth.user_providers where user_id = ${userId}`;
-}
-
 /** A user created by a provider sign-in (no password); undefined when the email is taken. */
 export async function insertProviderUser(
   db: Queryable,

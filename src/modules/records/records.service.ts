@@ -1,0 +1,172 @@
+// The records pipeline: parse the request (PostgREST grammar) → plan it against the schema cache
+// → one SQL statement → run it in a transaction scoped to the caller's role and claims (row-level
+// security decides) → answer as PostgREST would.
+import { withRequestScope, type RequestScope } from '../../core/db.js';
+import type { Deps } from '../../deps.js';
+import type { Principal } from '../../http/principal.js';
+import { GrammarError, type ParsedQuery, type Preferences } from './grammar/ast.js';
+import { parsePreferences, parseQuery } from './grammar/query.js';
+import { fromPostgresError, recordsError } from './records-errors.js';
+import { qualified, type SchemaCache, type Table } from './schema-cache.js';
+import { deleteStatement, insertStatement, readStatement, updateStatement, type Statement } from './sql/statements.js';
+
+export type RecordsMethod = 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface RecordsRequest {
+  method: RecordsMethod;
+  table: string;
+  query: [string, string][];
+  headers: { prefer?: string; accept?: string; range?: string; acceptProfile?: string; contentProfile?: string };
+  body: unknown;
+  principal: Principal;
+}
+
+export interface RecordsResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** JSON text, or undefined for an empty body. */
+  body?: string;
+}
+
+const SINGLE_OBJECT = 'application/vnd.pgrst.object+json';
+
+export function scopeOf(principal: Principal): RequestScope {
+  if (principal.kind === 'anon') return { role: 'anon', claims: { role: 'anon' } };
+  if (principal.kind === 'user') {
+    return { role: 'authenticated', claims: { sub: principal.userId, email: principal.email, role: 'authenticated', sid: principal.sessionId } };
+  }
+  return { role: 'project_admin', claims: { sub: principal.subject, role: 'project_admin' } };
+}
+
+function parse(query: [string, string][]): ParsedQuery {
+  try {
+    return parseQuery(query.filter(([key]) => key !== 'schema'));
+  } catch (err) {
+    if (err instanceof GrammarError) {
+      throw recordsError('VALIDATION_ERROR', err.code, err.message, { details: err.details ?? null });
+    }
+    throw err;
+  }
+}
+
+/** `Range: 0-9` (items) as paging, unless the query string pages already. */
+function applyRange(query: ParsedQuery, range: string | undefined): ParsedQuery {
+  const match = range ? /^(?:items=)?\s*(\d+)-(\d*)\s*$/.exec(range) : null;
+  if (!match || query.paging.some((p) => p.path.length === 0)) return query;
+  const offset = Number(match[1]);
+  const limit = match[2] ? Number(match[2]) - offset + 1 : undefined;
+  if (limit !== undefined && limit <= 0) {
+    throw recordsError('RANGE_NOT_SATISFIABLE', 'PGRST103', 'Requested range not satisfiable');
+  }
+  return { ...query, paging: [...query.paging, { path: [], offset, limit }] };
+}
+
+function contentRange(offset: number, rows: number, total: number | null): string {
+  const size = total === null ? '*' : String(total);
+  return rows === 0 ? `*/${size}` : `${offset}-${offset + rows - 1}/${size}`;
+}
+
+const preferenceApplied = (prefs: Preferences) =>
+  [prefs.return && `return=${prefs.return}`, prefs.count && `count=${prefs.count}`, prefs.resolution && `resolution=${prefs.resolution}`]
+    .filter(Boolean)
+    .join(', ');
+
+export type RecordsService = ReturnType<typeof createRecordsService>;
+
+export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: SchemaCache, options: { maxRows: number; schemas: string[] }) {
+  async function tableOf(schema: string, name: string): Promise<Table> {
+    if (!options.schemas.includes(schema)) {
+      throw recordsError('NOT_ACCEPTABLE', 'PGRST106', `The schema must be one of the following: ${options.schemas.join(', ')}`);
+    }
+    let table = cache.current().tables.get(qualified(schema, name));
+    // A table created a moment ago may not have reached this server's cache yet.
+    if (!table && (await cache.refreshIfChanged())) table = cache.current().tables.get(qualified(schema, name));
+    if (!table) {
+      throw recordsError('NOT_FOUND', 'PGRST205', `Could not find the table '${schema}.${name}' in the schema cache`, {
+        hint: 'Check the table name, or create it with a migration.',
+      });
+    }
+    return table;
+  }
+
+  function statementFor(req: RecordsRequest, table: Table, query: ParsedQuery, prefs: Preferences): Statement {
+    const snapshot = cache.current();
+    const representation = prefs.return === 'representation';
+    switch (req.method) {
+      case 'GET':
+      case 'HEAD':
+        return readStatement(snapshot, table, query, { maxRows: options.maxRows, count: prefs.count !== undefined });
+      case 'POST': {
+        const rows = Array.isArray(req.body) ? req.body : [req.body];
+        if (rows.length === 0 || !rows.every((r) => typeof r === 'object' && r !== null && !Array.isArray(r))) {
+          throw recordsError('VALIDATION_ERROR', 'PGRST102', 'The body must be a JSON object or a non-empty array of objects');
+        }
+        // Every key of every object (a key an object lacks is NULL there, as PostgREST's missing=null).
+        const columns = query.columns ?? [...new Set(rows.flatMap((r) => Object.keys(r as object)))];
+        return insertStatement(snapshot, table, query, rows, { columns, representation, resolution: prefs.resolution });
+      }
+      case 'PATCH': {
+        if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
+          throw recordsError('VALIDATION_ERROR', 'PGRST102', 'The body of an update must be a JSON object');
+        }
+        return updateStatement(snapshot, table, query, req.body as Record<string, unknown>, representation);
+      }
+      case 'DELETE':
+        return deleteStatement(snapshot, table, query, representation);
+    }
+  }
+
+  return {
+    async handle(req: RecordsRequest): Promise<RecordsResponse> {
+      const reading = req.method === 'GET' || req.method === 'HEAD';
+      const schema =
+        req.query.find(([key]) => key === 'schema')?.[1] ??
+        (reading ? req.headers.acceptProfile : req.headers.contentProfile) ??
+        options.schemas[0]!;
+      const table = await tableOf(schema, req.table);
+      const prefs = parsePreferences(req.headers.prefer);
+      const query = applyRange(parse(req.query), reading ? req.headers.range : undefined);
+      const statement = statementFor(req, table, query, prefs);
+
+      let rows: { body?: string; page_rows?: number; total?: string | null }[];
+      let affected: number;
+      try {
+        const result = await withRequestScope(deps.sql, scopeOf(req.principal), (tx) => tx.unsafe(statement.text, statement.params as never[]));
+        rows = result as unknown as typeof rows;
+        affected = result.count;
+      } catch (err) {
+        throw fromPostgresError(err, req.principal.kind === 'anon') ?? err;
+      }
+
+      const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+      const applied = preferenceApplied(prefs);
+      if (applied) headers['preference-applied'] = applied;
+      const result = rows[0];
+      const pageRows = statement.returnsBody ? (result?.page_rows ?? 0) : affected;
+      const total = result?.total === null || result?.total === undefined ? null : Number(result.total);
+
+      const single = req.headers.accept?.includes(SINGLE_OBJECT) ?? false;
+      let body = statement.returnsBody ? result?.body : undefined;
+      if (single && body !== undefined) {
+        if (pageRows !== 1) {
+          throw recordsError('NOT_ACCEPTABLE', 'PGRST116', 'JSON object requested, multiple (or no) rows returned', {
+            details: `The result contains ${pageRows} rows`,
+          });
+        }
+        body = JSON.stringify((JSON.parse(body) as unknown[])[0]);
+        headers['content-type'] = `${SINGLE_OBJECT}; charset=utf-8`;
+      }
+
+      if (reading) {
+        const offset = query.paging.find((p) => p.path.length === 0)?.offset ?? 0;
+        headers['content-range'] = contentRange(offset, pageRows, total);
+        const partial = total !== null && (offset > 0 || pageRows < total);
+        return { status: partial ? 206 : 200, headers, body: req.method === 'HEAD' ? undefined : body };
+      }
+      headers['content-range'] = `*/${pageRows}`;
+      if (req.method === 'POST') return { status: 201, headers, body: prefs.return === 'representation' ? body : undefined };
+      return prefs.return === 'representation' ? { status: 200, headers, body } : { status: 204, headers };
+    },
+  };
+}
+

@@ -1,0 +1,93 @@
+// Filters as SQL: a field (column plus JSON path) compared with bound values, by PostgREST's
+// operators; logic trees of them. Columns are checked against the table first.
+import type { Condition, Expression, FieldRef, Operator } from '../grammar/ast.js';
+import { recordsError } from '../records-errors.js';
+import type { Table } from '../schema-cache.js';
+import { ident, type Params } from './params.js';
+
+/** A column of `table` (or a 400 naming it), quoted. */
+export function quotedColumn(table: Table, column: string): string {
+  if (!table.columns.has(column)) {
+    throw recordsError('VALIDATION_ERROR', '42703', `column ${table.name}.${column} does not exist`, {
+      hint: `The columns of ${table.name} are: ${[...table.columns.keys()].join(', ')}.`,
+    });
+  }
+  return ident(column);
+}
+
+/** A column of `table`, quoted and qualified by the query's alias. */
+export const columnOf = (table: Table, alias: string, column: string): string => `${alias}.${quotedColumn(table, column)}`;
+
+/** The SQL of a field; a JSON path's keys are bound values. */
+export function fieldSql(table: Table, alias: string, field: FieldRef, params: Params): string {
+  let sql = columnOf(table, alias, field.column);
+  for (const step of field.json) {
+    const key = typeof step.key === 'number' ? `${params.add(step.key)}::int` : `${params.add(step.key)}::text`;
+    sql = `(${sql}${step.arrow}${key})`;
+  }
+  return sql;
+}
+
+/** The type a field's operands are read as: the column's, or text/jsonb after a JSON path. */
+function operandType(table: Table, field: FieldRef): string {
+  const last = field.json.at(-1);
+  if (last) return last.arrow === '->>' ? 'text' : 'jsonb';
+  return table.columns.get(field.column)!.type;
+}
+
+const comparisons: Partial<Record<Operator, string>> = {
+  eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=', like: 'like', ilike: 'ilike', match: '~', imatch: '~*',
+  cs: '@>', cd: '<@', ov: '&&', sl: '<<', sr: '>>', nxl: '&<', nxr: '&>', adj: '-|-',
+};
+
+const textSearch: Partial<Record<Operator, string>> = {
+  fts: 'to_tsquery', plfts: 'plainto_tsquery', phfts: 'phraseto_tsquery', wfts: 'websearch_to_tsquery',
+};
+
+// PostgREST lets `*` stand for `%` in like patterns (a `%` is awkward in URLs).
+const likePattern = (op: Operator, value: string) => (op === 'like' || op === 'ilike' ? value.replaceAll('*', '%') : value);
+
+const IS_VALUES: Record<string, string> = { null: 'null', true: 'true', false: 'false', unknown: 'unknown' };
+
+function conditionSql(table: Table, alias: string, c: Condition, params: Params): string {
+  const field = fieldSql(table, alias, c.field, params);
+  const type = operandType(table, c.field);
+  const value = c.value;
+  let sql: string;
+  if (c.operator === 'is') {
+    const literal = IS_VALUES[String(value).toLowerCase()];
+    if (!literal) throw recordsError('VALIDATION_ERROR', 'PGRST100', `"is" takes null, true, false or unknown, not "${String(value)}"`);
+    sql = `${field} is ${literal}`;
+  } else if (c.operator === 'isdistinct') {
+    sql = `${field} is distinct from ${params.add(value)}::${type}`;
+  } else if (c.operator === 'in') {
+    const list = Array.isArray(value) ? value : [value];
+    sql = `${field} = any(${params.add(list)}::${type}[])`;
+  } else if (textSearch[c.operator]) {
+    const config = c.language === undefined ? '' : `${params.add(c.language)}::regconfig, `;
+    const document = type === 'tsvector' ? field : `to_tsvector(${config}${field})`;
+    sql = `${document} @@ ${textSearch[c.operator]}(${config}${params.add(value)})`;
+  } else {
+    const op = comparisons[c.operator]!;
+    if (c.quantifier) {
+      const list = (Array.isArray(value) ? value : [value]).map((v) => likePattern(c.operator, v));
+      const elementType = c.operator === 'like' || c.operator === 'ilike' || c.operator === 'match' || c.operator === 'imatch' ? 'text' : type;
+      sql = `${field} ${op} ${c.quantifier}(${params.add(list)}::${elementType}[])`;
+    } else {
+      const operand = c.operator === 'like' || c.operator === 'ilike' || c.operator === 'match' || c.operator === 'imatch'
+        ? `${params.add(likePattern(c.operator, String(value)))}::text`
+        : `${params.add(value)}::${type}`;
+      const subject = op.startsWith('~') || op.includes('like') ? `${field}::text` : field;
+      sql = `${subject} ${op} ${operand}`;
+    }
+  }
+  return c.negated ? `not (${sql})` : sql;
+}
+
+/** The SQL of a filter expression on `table` (aliased `alias`). */
+export function expressionSql(table: Table, alias: string, e: Expression, params: Params): string {
+  if (e.kind === 'condition') return conditionSql(table, alias, e, params);
+  if (e.children.length === 0) return e.negated ? 'false' : 'true';
+  const joined = e.children.map((child) => `(${expressionSql(table, alias, child, params)})`).join(` ${e.op} `);
+  return e.negated ? `not (${joined})` : joined;
+}
