@@ -38,7 +38,11 @@ export function withRequestScope<T>(
   work: (tx: postgres.TransactionSql) => Promise<T>,
 ): Promise<T> {
   return withTx(sql, async (tx) => {
-    await tx`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${JSON.stringify(scope.claims)}, true)`;
-    return work(tx);
+    // Sent now and not awaited, so the work's first query is pipelined behind it on the same
+    // connection: one round trip less per request. PostgreSQL runs them in order.
+    const scoped = tx`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${JSON.stringify(scope.claims)}, true)`.execute();
+    const result = work(tx);
+    await scoped;
+    return result;
   });
 }

@@ -149,7 +149,9 @@ export async function createSchemaCache(sql: Sql, schemas: string[]): Promise<Sc
     async refreshIfChanged() {
       const [row] = await sql<{ version: string }[]>`select version::text from system.schema_version`;
       if (!row || row.version === snapshot.version) return false;
-      await reload();
+      // A reload already under way may have read the catalog before this version: wait for it,
+      // then reload again until the snapshot is at least as new as what was seen.
+      for (let tries = 0; tries < 3 && BigInt(snapshot.version) < BigInt(row.version); tries++) await reload();
       return true;
     },
     reload,
