@@ -45,7 +45,9 @@ async function exchangeWithSecretInBody(tokenUrl: string, form: Record<string, s
   });
   const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
   if (!res.ok || typeof body.access_token !== 'string') {
-    throw new Error(`token endpoint answered ${res.status} ${String(body.error ?? '')}`.trim());
+    // OAuth's `{error: "invalid_grant"}`, or Facebook's Graph error `{error: {message, type, code}}`.
+    const error = typeof body.error === 'object' && body.error !== null ? (body.error as { message?: unknown }).message : body.error;
+    throw new Error(`token endpoint answered ${res.status} ${String(error ?? '')}`.trim());
   }
   return new OAuth2Tokens(body);
 }
@@ -91,6 +93,10 @@ export function builtInFlow(provider: BuiltInProvider, s: BuiltInSettings): Prov
                 client_secret: s.clientSecret ?? '',
                 ...(spec.pkce ? { code_verifier: checks.verifier } : {}),
               });
+        // GitHub refuses a code with 200 and an `error` body, which arctic's generic client takes
+        // for tokens (only its GitHub class checks for it).
+        const refused = (tokens.data as Record<string, unknown>).error;
+        if (typeof refused === 'string') throw new Error(`OAuth request error: ${refused}`);
       } catch (err) {
         throw upstream(`${provider} did not accept the authorization code`, err);
       }
