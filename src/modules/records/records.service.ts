@@ -128,7 +128,7 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
       const query = applyRange(parse(req.query), reading ? req.headers.range : undefined);
       const statement = statementFor(req, table, query, prefs);
 
-      let rows: { body?: string; page_rows?: number; total?: string | null }[];
+      let rows: { body?: string; page_rows?: number; total?: string | null; inserted?: number }[];
       let affected: number;
       try {
         const result = await withRequestScope(deps.sql, scopeOf(req.principal), (tx) => tx.unsafe(statement.text, statement.params as never[]));
@@ -142,7 +142,7 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
       const applied = preferenceApplied(prefs);
       if (applied) headers['preference-applied'] = applied;
       const result = rows[0];
-      const pageRows = statement.returnsBody ? (result?.page_rows ?? 0) : affected;
+      const pageRows = statement.returnsBody || statement.reportsInserted ? (result?.page_rows ?? 0) : affected;
       const total = result?.total === null || result?.total === undefined ? null : Number(result.total);
 
       const single = req.headers.accept?.includes(SINGLE_OBJECT) ?? false;
@@ -159,12 +159,21 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
 
       if (reading) {
         const offset = query.paging.find((p) => p.path.length === 0)?.offset ?? 0;
+        if (total !== null && offset > total) {
+          throw recordsError('RANGE_NOT_SATISFIABLE', 'PGRST103', 'Requested range not satisfiable', {
+            details: `An offset of ${offset} was requested, but there are only ${total} rows.`,
+          });
+        }
         headers['content-range'] = contentRange(offset, pageRows, total);
         const partial = total !== null && (offset > 0 || pageRows < total);
         return { status: partial ? 206 : 200, headers, body: req.method === 'HEAD' ? undefined : body };
       }
       headers['content-range'] = `*/${pageRows}`;
-      if (req.method === 'POST') return { status: 201, headers, body: prefs.return === 'representation' ? body : undefined };
+      if (req.method === 'POST') {
+        // As PostgREST: an upsert merging duplicates that inserted no row is 200, not 201.
+        const status = statement.reportsInserted && (result?.inserted ?? 0) === 0 ? 200 : 201;
+        return { status, headers, body: prefs.return === 'representation' ? body : undefined };
+      }
       return prefs.return === 'representation' ? { status: 200, headers, body } : { status: 204, headers };
     },
   };

@@ -49,6 +49,14 @@ const likePattern = (op: Operator, value: string) => (op === 'like' || op === 'i
 
 const IS_VALUES: Record<string, string> = { null: 'null', true: 'true', false: 'false', unknown: 'unknown' };
 
+/**
+ * A request value as an operand of `type`. It is bound as text and cast in SQL: postgres.js picks
+ * its serializer by the parameter type the server infers, and its boolean, date and json
+ * serializers do not take text as it is ('true' would go out as false, a JSON text as a JSON string).
+ */
+const operand = (params: Params, value: string, type: string) => `${params.add(value)}::text::${type}`;
+const operandList = (params: Params, values: string[], type: string) => `${params.add(values)}::text[]::${type}[]`;
+
 function conditionSql(table: Table, alias: string, c: Condition, params: Params): string {
   const field = fieldSql(table, alias, c.field, params);
   const type = operandType(table, c.field);
@@ -59,10 +67,10 @@ function conditionSql(table: Table, alias: string, c: Condition, params: Params)
     if (!literal) throw recordsError('VALIDATION_ERROR', 'PGRST100', `"is" takes null, true, false or unknown, not "${String(value)}"`);
     sql = `${field} is ${literal}`;
   } else if (c.operator === 'isdistinct') {
-    sql = `${field} is distinct from ${params.add(value)}::${type}`;
+    sql = `${field} is distinct from ${operand(params, String(value), type)}`;
   } else if (c.operator === 'in') {
     const list = Array.isArray(value) ? value : [value];
-    sql = `${field} = any(${params.add(list)}::${type}[])`;
+    sql = `${field} = any(${operandList(params, list, type)})`;
   } else if (textSearch[c.operator]) {
     const config = c.language === undefined ? '' : `${params.add(c.language)}::regconfig, `;
     const document = type === 'tsvector' ? field : `to_tsvector(${config}${field})`;
@@ -72,13 +80,13 @@ function conditionSql(table: Table, alias: string, c: Condition, params: Params)
     if (c.quantifier) {
       const list = (Array.isArray(value) ? value : [value]).map((v) => likePattern(c.operator, v));
       const elementType = c.operator === 'like' || c.operator === 'ilike' || c.operator === 'match' || c.operator === 'imatch' ? 'text' : type;
-      sql = `${field} ${op} ${c.quantifier}(${params.add(list)}::${elementType}[])`;
+      sql = `${field} ${op} ${c.quantifier}(${operandList(params, list, elementType)})`;
     } else {
-      const operand = c.operator === 'like' || c.operator === 'ilike' || c.operator === 'match' || c.operator === 'imatch'
+      const right = c.operator === 'like' || c.operator === 'ilike' || c.operator === 'match' || c.operator === 'imatch'
         ? `${params.add(likePattern(c.operator, String(value)))}::text`
-        : `${params.add(value)}::${type}`;
+        : operand(params, String(value), type);
       const subject = op.startsWith('~') || op.includes('like') ? `${field}::text` : field;
-      sql = `${subject} ${op} ${operand}`;
+      sql = `${subject} ${op} ${right}`;
     }
   }
   return c.negated ? `not (${sql})` : sql;
@@ -88,6 +96,7 @@ function conditionSql(table: Table, alias: string, c: Condition, params: Params)
 export function expressionSql(table: Table, alias: string, e: Expression, params: Params): string {
   if (e.kind === 'condition') return conditionSql(table, alias, e, params);
   if (e.children.length === 0) return e.negated ? 'false' : 'true';
+  // Parenthesised whole: the caller joins filters with `and`, which binds tighter than `or`.
   const joined = e.children.map((child) => `(${expressionSql(table, alias, child, params)})`).join(` ${e.op} `);
-  return e.negated ? `not (${joined})` : joined;
+  return e.negated ? `not (${joined})` : `(${joined})`;
 }

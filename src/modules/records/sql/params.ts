@@ -1,4 +1,6 @@
 // Collects the bound parameters of one statement; every request value goes through here.
+import { recordsError } from '../records-errors.js';
+
 export class Params {
   readonly values: unknown[] = [];
 
@@ -9,5 +11,11 @@ export class Params {
   }
 }
 
-/** An identifier already checked against the schema cache, quoted for SQL. */
-export const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+/**
+ * An identifier already checked against the schema cache (or an alias the caller chose), quoted
+ * for SQL. PostgreSQL cannot take a NUL in a statement's text at all.
+ */
+export function ident(name: string): string {
+  if (name.includes('\u0000')) throw recordsError('VALIDATION_ERROR', 'PGRST100', 'A name may not contain a NUL character');
+  return `"${name.replaceAll('"', '""')}"`;
+}

@@ -8,6 +8,10 @@ import { columnOf, expressionSql, fieldSql } from './conditions.js';
 import { ident, type Params } from './params.js';
 
 const MAX_EMBED_DEPTH = 5;
+/** Items in one request's select, all levels together (PostgreSQL allows 1664 per select list). */
+export const MAX_SELECT_ITEMS = 1000;
+/** Embedded resources in one request's select: each is a correlated subquery. */
+export const MAX_EMBEDS = 100;
 const CAST = /^[a-z_][a-z0-9_]*( [a-z_][a-z0-9_]*)*(\[\])?$/i;
 
 export interface ReadShape {
@@ -57,6 +61,8 @@ function relationshipOf(snapshot: SchemaSnapshot, parent: Table, relation: strin
 
 export class SelectBuilder {
   private aliasCount = 0;
+  private items = 0;
+  private embeds = 0;
 
   constructor(
     private readonly snapshot: SchemaSnapshot,
@@ -106,6 +112,11 @@ export class SelectBuilder {
     }
     const columns: string[] = [];
     const inner: string[] = [];
+    this.items += items.length;
+    this.embeds += items.filter((item) => item.kind === 'embed').length;
+    if (this.items > MAX_SELECT_ITEMS || this.embeds > MAX_EMBEDS) {
+      throw recordsError('VALIDATION_ERROR', 'PGRST100', `A select may hold at most ${MAX_SELECT_ITEMS} items and ${MAX_EMBEDS} embedded resources`);
+    }
     for (const item of items.length === 0 ? [{ kind: 'star' } as const] : items) {
       if (item.kind === 'star') {
         columns.push(`${alias}.*`);
@@ -113,7 +124,9 @@ export class SelectBuilder {
         let sql = fieldSql(table, alias, item.field, this.params);
         if (item.cast !== undefined) {
           if (!CAST.test(item.cast)) throw recordsError('VALIDATION_ERROR', 'PGRST100', `Invalid cast "${item.cast}"`);
-          sql = `(${sql})::${item.cast}`;
+          // CAST(… AS …): the type name stays inside the parentheses. With `(…)::type` a cast of
+          // several words (`int from other t0 union all select id`) went on as SQL.
+          sql = `cast(${sql} as ${item.cast})`;
         }
         const lastKey = item.field.json.at(-1)?.key;
         const name = item.alias ?? (lastKey === undefined ? item.field.column : String(lastKey));
