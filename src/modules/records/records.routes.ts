@@ -8,6 +8,13 @@ const header = (value: string | string[] | undefined) => (Array.isArray(value) ?
 
 export function recordsRoutes(records: RecordsService): FastifyPluginAsyncZod {
   return async (app) => {
+    // PostgREST clients send Content-Type: application/json on DELETE without a body.
+    const parseJson = app.getDefaultJsonParser('error', 'error');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      if (body === '') done(null, undefined);
+      else parseJson(request, body as string, done);
+    });
+
     app.route({
       method: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
       url: '/api/database/records/:table',

@@ -373,11 +373,8 @@ describe('insert, upsert, update, delete', () => {
     expect(titles((await aliceTasks()).data)).toEqual(['Buy milk', 'Buy eggs', 'Fix sink', 'Write report', 'Email Bob']);
   });
 
-  // KNOWN GAP, kept as `it.fails` until fixed: postgrest-js sends every request but GET/HEAD with
-  // `Content-Type: application/json`, so a DELETE arrives with that header and no body, and Fastify
-  // refuses it (FST_ERR_CTP_EMPTY_JSON_BODY, 400) before the records route runs. The fix belongs in
-  // records.routes.ts (accept an empty JSON body there); drop `.fails` once it is in.
-  it.fails('delete: 204 without select; with select() the deleted rows; with count the number deleted; never without a filter', async () => {
+  // postgrest-js sends `Content-Type: application/json` with a body-less DELETE.
+  it('delete: 204 without select; with select() the deleted rows; with count the number deleted; never without a filter', async () => {
     const made = await alice.db.from('tasks').insert([{ title: 'Del 1' }, { title: 'Del 2' }, { title: 'Del 3' }]).select('id');
     const [d1, d2, d3] = (made.data as { id: number }[]).map((r) => r.id);
     try {
