@@ -31,6 +31,8 @@ import { createOAuthService } from './modules/oauth/oauth.service.js';
 import { oauthRoutes } from './modules/oauth/oauth.routes.js';
 import { recordsRoutes } from './modules/records/records.routes.js';
 import { createRecordsService } from './modules/records/records.service.js';
+import { rpcRoutes } from './modules/records/rpc.routes.js';
+import { createRpcService } from './modules/records/rpc.service.js';
 import { createSchemaCache } from './modules/records/schema-cache.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -126,6 +128,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     schemas: deps.config.recordsSchemas,
   });
   await app.register(recordsRoutes(records));
+  const rpc = createRpcService(deps, schemaCache, { maxRows: deps.config.recordsMaxRows, schemas: deps.config.recordsSchemas });
+  await app.register(rpcRoutes(rpc));
 
   return app;
 }

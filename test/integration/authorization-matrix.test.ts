@@ -447,6 +447,18 @@ const routes: Row[] = [
     }),
   })),
 
+  // Function calls: any credential reaches the pipeline (row-level security applies inside the
+  // function); an unknown function answers 404 to every accepted caller alike. Also under the
+  // records path, where PostgREST clients send .rpc(). (HEAD is covered with the GET rows.)
+  ...(['/api/database/rpc', '/api/database/records/rpc'] as const).flatMap((base) =>
+    (['GET', 'POST'] as const).map((method): Row => ({
+      route: `${method} ${base}/:functionName`,
+      access: 'client',
+      ok: 404,
+      request: () => ({ method, url: `${base}/matrix_missing`, ...(method === 'POST' ? { payload: {} } : {}) }),
+    })),
+  ),
+
   // Platform keys.
   { route: 'GET /api/metadata/api-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/api-key' }) },
   { route: 'GET /api/metadata/anon-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/anon-key' }) },

@@ -31,19 +31,33 @@ export interface ForeignKey {
 }
 
 export interface RoutineArg {
+  /** '' for an unnamed parameter (callable only as a single unnamed json/jsonb argument). */
   name: string;
   type: string;
   hasDefault: boolean;
+  /** `VARIADIC name type[]`: called as `variadic name => array`. */
+  variadic: boolean;
 }
 
 export interface Routine {
   schema: string;
   name: string;
+  /** The input parameters (IN, INOUT, VARIADIC), in order. */
   args: RoutineArg[];
   returnsSet: boolean;
   /** The result is a row type or table (returned as objects) rather than a scalar. */
   returnsRows: boolean;
   volatile: boolean;
+  /** format_type() of the return type: integer, text[], public.notes, record, void… */
+  returnType: string;
+  returnsVoid: boolean;
+  /**
+   * The columns of a row result: the OUT/TABLE parameters, or the attributes of the composite
+   * type it returns. Empty for scalars and for `returns [setof] record` without OUT parameters.
+   */
+  columns: Column[];
+  /** The table or view whose row type it returns, if any (embedding follows its foreign keys). */
+  returnTable?: { schema: string; name: string };
 }
 
 export interface SchemaSnapshot {
@@ -51,7 +65,8 @@ export interface SchemaSnapshot {
   schemas: string[];
   tables: Map<string, Table>;
   foreignKeys: ForeignKey[];
-  routines: Map<string, Routine>;
+  /** Overloads share a name: each key holds every function of that schema and name. */
+  routines: Map<string, Routine[]>;
 }
 
 export const qualified = (schema: string, name: string) => `${schema}.${name}`;
@@ -81,13 +96,22 @@ async function loadSnapshot(sql: Sql, schemas: string[]): Promise<SchemaSnapshot
       join pg_class c on c.oid = con.conrelid join pg_namespace n on n.oid = c.relnamespace
       join pg_class rc on rc.oid = con.confrelid join pg_namespace rn on rn.oid = rc.relnamespace
       where con.contype = 'f' and n.nspname = any(${schemas}) and rn.nspname = any(${schemas})`,
-    sql<{ schema: string; name: string; argNames: string[] | null; argTypes: string[]; argDefaults: number; returnsSet: boolean; returnsRows: boolean; volatile: boolean }[]>`
-      select n.nspname as schema, p.proname as name, p.proargnames as "argNames",
-             array(select format_type(t, null) from unnest(p.proargtypes) t)::text[] as "argTypes",
+    sql<RoutineRow[]>`
+      select n.nspname as schema, p.proname as name,
+             coalesce(p.proargnames, '{}')::text[] as "argNames",
+             array(select format_type(a.t, null) from unnest(coalesce(p.proallargtypes, p.proargtypes::oid[])) with ordinality a(t, i) order by a.i)::text[] as "argTypes",
+             p.proargmodes::text[] as "argModes",
              p.pronargdefaults as "argDefaults", p.proretset as "returnsSet",
              (t.typtype = 'c' or p.prorettype = 'record'::regtype) as "returnsRows",
-             p.provolatile = 'v' as volatile
+             p.provolatile = 'v' as volatile,
+             format_type(p.prorettype, null) as "returnType",
+             p.prorettype = 'void'::regtype as "returnsVoid",
+             rn.nspname as "returnSchema", rc.relname as "returnRelation",
+             (select json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod)) order by a.attnum)
+                from pg_attribute a where a.attrelid = t.typrelid and a.attnum > 0 and not a.attisdropped) as "compositeColumns"
       from pg_proc p join pg_namespace n on n.oid = p.pronamespace join pg_type t on t.oid = p.prorettype
+      left join pg_class rc on rc.oid = t.typrelid and rc.relkind in ('r', 'p', 'v', 'm', 'f')
+      left join pg_namespace rn on rn.oid = rc.relnamespace
       where n.nspname = any(${schemas}) and p.prokind = 'f'`,
   ]);
 
@@ -104,19 +128,53 @@ async function loadSnapshot(sql: Sql, schemas: string[]): Promise<SchemaSnapshot
       if (row.isPk) table.primaryKey.push(row.column);
     }
   }
-  const routines = new Map<string, Routine>();
+  const routines = new Map<string, Routine[]>();
   for (const r of routineRows) {
-    const inputs = r.argTypes.length;
-    routines.set(qualified(r.schema, r.name), {
-      schema: r.schema,
-      name: r.name,
-      args: r.argTypes.map((type, i) => ({ name: r.argNames?.[i] ?? '', type, hasDefault: i >= inputs - r.argDefaults })),
-      returnsSet: r.returnsSet,
-      returnsRows: r.returnsRows,
-      volatile: r.volatile,
-    });
+    const routine = routineOf(r);
+    const key = qualified(r.schema, r.name);
+    routines.set(key, [...(routines.get(key) ?? []), routine]);
   }
   return { version: versionRows[0]?.version ?? '0', schemas, tables, foreignKeys: keyRows, routines };
+}
+
+interface RoutineRow {
+  schema: string;
+  name: string;
+  /** Names of all parameters (IN and OUT), '' where unnamed. */
+  argNames: string[];
+  /** Types of all parameters (IN and OUT). */
+  argTypes: string[];
+  /** i, o, b (INOUT), v (VARIADIC), t (TABLE); null when all are IN. */
+  argModes: string[] | null;
+  argDefaults: number;
+  returnsSet: boolean;
+  returnsRows: boolean;
+  volatile: boolean;
+  returnType: string;
+  returnsVoid: boolean;
+  returnSchema: string | null;
+  returnRelation: string | null;
+  compositeColumns: { name: string; type: string }[] | null;
+}
+
+function routineOf(r: RoutineRow): Routine {
+  const params = r.argTypes.map((type, i) => ({ name: r.argNames[i] ?? '', type, mode: r.argModes?.[i] ?? 'i' }));
+  const inputs = params.filter((p) => p.mode === 'i' || p.mode === 'b' || p.mode === 'v');
+  const outputs = params.filter((p) => p.mode === 'o' || p.mode === 'b' || p.mode === 't');
+  const column = (c: { name: string; type: string }): Column => ({ name: c.name, type: c.type, nullable: true, hasDefault: false });
+  return {
+    schema: r.schema,
+    name: r.name,
+    // Defaults belong to the last input parameters.
+    args: inputs.map((p, i) => ({ name: p.name, type: p.type, hasDefault: i >= inputs.length - r.argDefaults, variadic: p.mode === 'v' })),
+    returnsSet: r.returnsSet,
+    returnsRows: r.returnsRows,
+    volatile: r.volatile,
+    returnType: r.returnType,
+    returnsVoid: r.returnsVoid,
+    columns: (outputs.length > 0 ? outputs : r.compositeColumns ?? []).map(column),
+    returnTable: r.returnSchema && r.returnRelation ? { schema: r.returnSchema, name: r.returnRelation } : undefined,
+  };
 }
 
 export interface SchemaCache {

@@ -1,0 +1,183 @@
+// Function calls of the records API, as PostgREST's `/rpc/{fn}`: parse (arguments and the
+// records grammar) → plan (the overload the argument names pick, checked against the schema
+// cache) → one SQL statement → run it in the caller's RLS-scoped transaction, read-only for GET
+// and HEAD and for functions that are not volatile → answer as PostgREST would.
+import { AppError } from '../../core/errors.js';
+import { withRequestScope } from '../../core/db.js';
+import type { Deps } from '../../deps.js';
+import type { Principal } from '../../http/principal.js';
+import { GrammarError, type ParsedQuery, type Preferences } from './grammar/ast.js';
+import { parsePreferences, parseQuery } from './grammar/query.js';
+import { fromPostgresError, recordsError } from './records-errors.js';
+import { scopeOf } from './records.service.js';
+import { callStatement, findRoutine, splitCallQuery, type RpcArguments, type RpcResultShape } from './rpc-plan.js';
+import type { Routine, SchemaCache } from './schema-cache.js';
+
+export type RpcMethod = 'GET' | 'HEAD' | 'POST';
+
+export interface RpcRequest {
+  method: RpcMethod;
+  functionName: string;
+  query: [string, string][];
+  headers: { prefer?: string; accept?: string; range?: string; acceptProfile?: string; contentProfile?: string };
+  /** The parsed JSON body of a POST; undefined without one. */
+  body: unknown;
+  principal: Principal;
+}
+
+export interface RpcResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** JSON text, or undefined for an empty body. */
+  body?: string;
+}
+
+const SINGLE_OBJECT = 'application/vnd.pgrst.object+json';
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function parse(query: [string, string][]): ParsedQuery {
+  try {
+    return parseQuery(query.filter(([key]) => key !== 'schema'));
+  } catch (err) {
+    if (err instanceof GrammarError) throw recordsError('VALIDATION_ERROR', err.code, err.message, { details: err.details ?? null });
+    throw err;
+  }
+}
+
+/** `Range: 0-9` as paging of the result rows, unless the query string pages already. */
+function applyRange(query: ParsedQuery, range: string | undefined): ParsedQuery {
+  const match = range ? /^(?:items=)?\s*(\d+)-(\d*)\s*$/.exec(range) : null;
+  if (!match || query.paging.some((p) => p.path.length === 0)) return query;
+  const offset = Number(match[1]);
+  const limit = match[2] ? Number(match[2]) - offset + 1 : undefined;
+  if (limit !== undefined && limit <= 0) throw recordsError('RANGE_NOT_SATISFIABLE', 'PGRST103', 'Requested range not satisfiable');
+  return { ...query, paging: [...query.paging, { path: [], offset, limit }] };
+}
+
+const contentRange = (offset: number, rows: number, total: number | null) =>
+  `${rows === 0 ? '*' : `${offset}-${offset + rows - 1}`}/${total === null ? '*' : total}`;
+
+/** The named arguments of a GET: the last value of each, all values of a variadic parameter. */
+function getArguments(routine: Routine, args: Map<string, string[]>): RpcArguments {
+  const values = new Map<string, unknown>();
+  for (const arg of routine.args) {
+    const given = args.get(arg.name);
+    if (given) values.set(arg.name, arg.variadic ? given : given.at(-1));
+  }
+  return { kind: 'named', values };
+}
+
+/** A POST body: named arguments, or the whole body for a single unnamed json/jsonb parameter. */
+function postArguments(routine: Routine, body: unknown): RpcArguments {
+  const [only] = routine.args;
+  if (routine.args.length === 1 && only!.name === '') return { kind: 'single', value: body ?? {} };
+  if (body !== undefined && !isPlainObject(body)) {
+    throw recordsError('VALIDATION_ERROR', 'PGRST102', 'The body of a function call must be a JSON object of named arguments', {
+      details: `${routine.schema}.${routine.name} takes named parameters`,
+    });
+  }
+  return { kind: 'named', values: new Map(Object.entries(body ?? {})) };
+}
+
+/** The one row a call statement answers. */
+interface CallAnswer {
+  body: string | null;
+  page_rows: number | null;
+  total: string | null;
+}
+
+/** PostgREST's response to a call: 204 for void, the value for a scalar, an object or an array. */
+function respond(req: RpcRequest, shape: RpcResultShape, query: ParsedQuery, prefs: Preferences, result: CallAnswer | undefined): RpcResponse {
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+  if (prefs.count) headers['preference-applied'] = `count=${prefs.count}`;
+  const withBody = (body: string) => (req.method === 'HEAD' ? undefined : body);
+  if (shape === 'void') return { status: 204, headers: { 'content-range': '0-0/*' } };
+  if (shape === 'scalar') return { status: 200, headers: { ...headers, 'content-range': '0-0/*' }, body: withBody(result?.body ?? 'null') };
+
+  const pageRows = result?.page_rows ?? 0;
+  const total = result?.total === null || result?.total === undefined ? null : Number(result.total);
+  const offset = query.paging.find((p) => p.path.length === 0)?.offset ?? 0;
+  if (total !== null && offset > total) {
+    throw recordsError('RANGE_NOT_SATISFIABLE', 'PGRST103', 'Requested range not satisfiable', {
+      details: `An offset of ${offset} was requested, but there are only ${total} rows.`,
+    });
+  }
+  let body = result?.body ?? '[]';
+  if (shape === 'single') {
+    body = JSON.stringify((JSON.parse(body) as unknown[])[0] ?? null);
+  } else if (req.headers.accept?.includes(SINGLE_OBJECT)) {
+    if (pageRows !== 1) {
+      throw recordsError('NOT_ACCEPTABLE', 'PGRST116', 'JSON object requested, multiple (or no) rows returned', {
+        details: `The result contains ${pageRows} rows`,
+      });
+    }
+    body = JSON.stringify((JSON.parse(body) as unknown[])[0]);
+    headers['content-type'] = `${SINGLE_OBJECT}; charset=utf-8`;
+  }
+  headers['content-range'] = contentRange(offset, pageRows, total);
+  const partial = total !== null && (offset > 0 || pageRows < total);
+  return { status: partial ? 206 : 200, headers, body: withBody(body) };
+}
+
+export type RpcService = ReturnType<typeof createRpcService>;
+
+export function createRpcService(deps: Pick<Deps, 'sql'>, cache: SchemaCache, options: { maxRows: number; schemas: string[] }) {
+  /** The overload called; a function created a moment ago may need a fresher snapshot. */
+  async function routineOf(schema: string, name: string, names: Set<string>, jsonBody: boolean): Promise<Routine> {
+    try {
+      return findRoutine(cache.current(), schema, name, names, jsonBody);
+    } catch (err) {
+      if (!(err instanceof AppError && err.fields?.code === 'PGRST202') || !(await cache.refreshIfChanged())) throw err;
+      return findRoutine(cache.current(), schema, name, names, jsonBody);
+    }
+  }
+
+  async function execute(req: RpcRequest, text: string, params: unknown[], readOnly: boolean) {
+    try {
+      return await withRequestScope(deps.sql, scopeOf(req.principal), async (tx) => {
+        if (!readOnly) return tx.unsafe(text, params as never[]);
+        // Sent first and pipelined with the call: a transaction may turn read-only at any point.
+        const readOnlyMode = tx.unsafe('set transaction read only');
+        const [, rows] = await Promise.all([readOnlyMode, tx.unsafe(text, params as never[])]);
+        return rows;
+      });
+    } catch (err) {
+      const pg = err as { name?: string; code?: string; message?: string };
+      if (pg.name === 'PostgresError' && pg.code === '25006') {
+        // PostgREST's answer to a write in a read-only call (GET, or a function that is not volatile).
+        throw new AppError('METHOD_NOT_ALLOWED', pg.message, {
+          cause: err,
+          nextActions: 'Call functions that write with POST, and declare them VOLATILE (the default).',
+          fields: { code: '25006', details: null, hint: null },
+        });
+      }
+      throw fromPostgresError(err, req.principal.kind === 'anon') ?? err;
+    }
+  }
+
+  return {
+    async call(req: RpcRequest): Promise<RpcResponse> {
+      const reading = req.method !== 'POST';
+      const schema =
+        req.query.find(([key]) => key === 'schema')?.[1] ??
+        (reading ? req.headers.acceptProfile : req.headers.contentProfile) ??
+        options.schemas[0]!;
+      if (!options.schemas.includes(schema)) {
+        throw recordsError('NOT_ACCEPTABLE', 'PGRST106', `The schema must be one of the following: ${options.schemas.join(', ')}`);
+      }
+
+      const split = reading ? splitCallQuery(req.query) : { args: new Map<string, string[]>(), grammar: req.query };
+      const names = reading ? new Set(split.args.keys()) : new Set(isPlainObject(req.body) ? Object.keys(req.body) : []);
+      const prefs: Preferences = parsePreferences(req.headers.prefer);
+      const query = applyRange(parse(split.grammar), reading ? req.headers.range : undefined);
+      const routine = await routineOf(schema, req.functionName, names, !reading);
+      const args = reading ? getArguments(routine, split.args) : postArguments(routine, req.body);
+      const statement = callStatement(cache.current(), routine, args, query, { maxRows: options.maxRows, count: prefs.count !== undefined });
+
+      const rows = await execute(req, statement.text, statement.params, reading || !routine.volatile);
+      return respond(req, statement.shape, query, prefs, (rows as unknown as CallAnswer[])[0]);
+    },
+  };
+}
