@@ -152,8 +152,8 @@ describe('PostgREST conventions', () => {
     ['unknown column in a filter', 'GET', 'notes?nope=eq.1', 400, '42703'],
     ['bad value for the column type', 'GET', 'notes?id=eq.abc', 400, '22P02'],
     ['unknown operator', 'GET', 'notes?id=zz.1', 400, 'PGRST100'],
-    ['unfiltered delete', 'DELETE', 'notes', 400, 'PGRST106'],
-    ['unfiltered update', 'PATCH', 'notes', 400, 'PGRST106'],
+    ['unfiltered delete', 'DELETE', 'notes', 400, '21000'],
+    ['unfiltered update', 'PATCH', 'notes', 400, '21000'],
     ['schema not exposed', 'GET', 'notes?schema=auth', 406, 'PGRST106'],
   ] as const)('%s → %i %s', async (_label, method, path, status, code) => {
     const res = await records(method, path, bob.token, method === 'PATCH' ? { payload: { body: 'x' } } : {});

@@ -68,7 +68,8 @@ export function readStatement(snapshot: SchemaSnapshot, table: Table, query: Par
 
 function requireFilter(query: ParsedQuery, verb: string) {
   if (query.filters.some((f) => f.path.length === 0)) return;
-  throw recordsError('VALIDATION_ERROR', 'PGRST106', `A ${verb} without any filter would change every row; it was refused.`, {
+  // 21000 is what pg-safeupdate answers for the same refusal; PGRST106 means a bad schema.
+  throw recordsError('VALIDATION_ERROR', '21000', `A ${verb} without any filter would change every row; it was refused.`, {
     nextActions: `Add a filter such as ?id=eq.<id> to say which rows to ${verb}.`,
   });
 }
