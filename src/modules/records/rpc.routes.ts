@@ -11,6 +11,13 @@ const header = (value: string | string[] | undefined) => (Array.isArray(value) ?
 
 export function rpcRoutes(rpc: RpcService): FastifyPluginAsyncZod {
   return async (app) => {
+    // An empty JSON body is no arguments, as PostgREST reads it (`curl -X POST -H 'Content-Type: application/json'`).
+    const parseJson = app.getDefaultJsonParser('error', 'error');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      if (body === '') done(null, undefined);
+      else parseJson(request, body as string, done);
+    });
+
     for (const url of ['/api/database/rpc/:functionName', '/api/database/records/rpc/:functionName']) {
       app.route({
         method: ['GET', 'HEAD', 'POST'],

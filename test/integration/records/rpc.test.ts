@@ -270,6 +270,27 @@ describe('scalar results and arguments', () => {
     expect(res.json).toEqual(expected);
   });
 
+  it('an empty JSON body is no arguments', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/database/rpc/greet',
+      headers: { ...bearer(bob.token), 'content-type': 'application/json' },
+      payload: '',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json).toBe('hello world');
+  });
+
+  it('malformed JSON is still a 400', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/database/rpc/greet',
+      headers: { ...bearer(bob.token), 'content-type': 'application/json' },
+      payload: '{"name":',
+    });
+    expect(res.statusCode).toBe(400);
+  });
+
   it('the table a hostile value named is still there', async () => {
     expect(await t.deps.sql`select to_regclass('public.items') is not null as present`).toEqual([{ present: true }]);
   });
