@@ -77,15 +77,14 @@ function conditionSql(table: Table, alias: string, c: Condition, params: Params)
     sql = `${document} @@ ${textSearch[c.operator]}(${config}${params.add(value)})`;
   } else {
     const op = comparisons[c.operator]!;
+    // Pattern operators compare text: a non-text column is read as text, as PostgREST does.
+    const textual = c.operator === 'like' || c.operator === 'ilike' || c.operator === 'match' || c.operator === 'imatch';
+    const subject = textual ? `${field}::text` : field;
     if (c.quantifier) {
       const list = (Array.isArray(value) ? value : [value]).map((v) => likePattern(c.operator, v));
-      const elementType = c.operator === 'like' || c.operator === 'ilike' || c.operator === 'match' || c.operator === 'imatch' ? 'text' : type;
-      sql = `${field} ${op} ${c.quantifier}(${operandList(params, list, elementType)})`;
+      sql = `${subject} ${op} ${c.quantifier}(${operandList(params, list, textual ? 'text' : type)})`;
     } else {
-      const right = c.operator === 'like' || c.operator === 'ilike' || c.operator === 'match' || c.operator === 'imatch'
-        ? `${params.add(likePattern(c.operator, String(value)))}::text`
-        : operand(params, String(value), type);
-      const subject = op.startsWith('~') || op.includes('like') ? `${field}::text` : field;
+      const right = textual ? `${params.add(likePattern(c.operator, String(value)))}::text` : operand(params, String(value), type);
       sql = `${subject} ${op} ${right}`;
     }
   }

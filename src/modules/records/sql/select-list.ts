@@ -35,15 +35,23 @@ const samePath = (a: string[], b: string[]) => a.length === b.length && a.every(
 function relationshipOf(snapshot: SchemaSnapshot, parent: Table, relation: string, hint: string | undefined): Relationship {
   const child = snapshot.tables.get(qualified(parent.schema, relation));
   const candidates: (Relationship & { names: string[] })[] = [];
-  if (child) {
-    for (const fk of snapshot.foreignKeys) {
-      const names = [fk.name, ...fk.columns];
-      if (fk.schema === parent.schema && fk.table === parent.name && fk.refTable === child.name && fk.refSchema === child.schema) {
-        candidates.push({ child, cardinality: 'to-one', join: fk.columns.map((c, i) => [c, fk.refColumns[i]!]), names });
-      }
-      if (fk.schema === child.schema && fk.table === child.name && fk.refTable === parent.name && fk.refSchema === parent.schema) {
-        candidates.push({ child, cardinality: 'to-many', join: fk.refColumns.map((c, i) => [c, fk.columns[i]!]), names });
-      }
+  for (const fk of snapshot.foreignKeys) {
+    const names = [fk.name, ...fk.columns];
+    const fromParent = fk.schema === parent.schema && fk.table === parent.name;
+    const referenced = snapshot.tables.get(qualified(fk.refSchema, fk.refTable));
+    // Embedding by the foreign key's column (`author_id(*)`) or constraint name: the row it points at.
+    if (fromParent && referenced && (fk.columns.length === 1 && fk.columns[0] === relation || fk.name === relation)) {
+      candidates.push({ child: referenced, cardinality: 'to-one', join: fk.columns.map((c, i) => [c, fk.refColumns[i]!]), names });
+      continue;
+    }
+    if (!child) continue;
+    const selfReference = child === parent;
+    // By table name, a table's reference to itself is read as one-to-many, as PostgREST does.
+    if (!selfReference && fromParent && fk.refTable === child.name && fk.refSchema === child.schema) {
+      candidates.push({ child, cardinality: 'to-one', join: fk.columns.map((c, i) => [c, fk.refColumns[i]!]), names });
+    }
+    if (fk.schema === child.schema && fk.table === child.name && fk.refTable === parent.name && fk.refSchema === parent.schema) {
+      candidates.push({ child, cardinality: 'to-many', join: fk.refColumns.map((c, i) => [c, fk.columns[i]!]), names });
     }
   }
   const matching = hint === undefined ? candidates : candidates.filter((c) => c.names.includes(hint));

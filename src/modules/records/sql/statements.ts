@@ -23,7 +23,7 @@ function answer(builder: SelectBuilder, table: Table, source: string, query: Par
   const { columns, inner } = builder.list(table, 't0', query.select, []);
   const where = [...options.where, ...inner];
   const whereSql = where.length ? ` where ${where.join(' and ')}` : '';
-  const total = options.total === undefined ? 'null::bigint' : options.total.replace('{where}', whereSql);
+  const total = options.total === undefined ? 'null::bigint' : options.total.replace('{where}', () => whereSql);
   return `select coalesce(json_agg(_r), '[]'::json)::text as body, count(_r)::int as page_rows, (${total}) as total${options.extra ?? ''}
     from (select ${columns.join(', ')} from ${source} t0${whereSql}${options.orderAndPage}) _r`;
 }
