@@ -137,10 +137,10 @@ export function createRpcService(deps: Pick<Deps, 'sql'>, cache: SchemaCache, op
   async function execute(req: RpcRequest, text: string, params: unknown[], readOnly: boolean) {
     try {
       return await withRequestScope(deps.sql, scopeOf(req.principal), async (tx) => {
-        if (!readOnly) return tx.unsafe(text, params as never[]);
+        if (!readOnly) return tx.unsafe(text, params as never[], { prepare: true });
         // Sent first and pipelined with the call: a transaction may turn read-only at any point.
         const readOnlyMode = tx.unsafe('set transaction read only');
-        const [, rows] = await Promise.all([readOnlyMode, tx.unsafe(text, params as never[])]);
+        const [, rows] = await Promise.all([readOnlyMode, tx.unsafe(text, params as never[], { prepare: true })]);
         return rows;
       });
     } catch (err) {
