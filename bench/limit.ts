@@ -1,10 +1,13 @@
 // The "limit" server: bare Fastify + postgres.js issuing the same SQL as Plinth for each scenario
 // and doing the same crypto (RS256 verify / async RS256 sign, SHA-256, HMAC), and nothing else:
 // no validation, hooks or plugins. What Plinth reaches as a fraction of this is its envelope cost.
+// The records routes, with their transaction envelopes, are in limit-records.ts.
 import { createHash, createHmac, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import Fastify, { type FastifyInstance } from 'fastify';
 import postgres from 'postgres';
+import { recordsRoutes, type UserClaims } from './limit-records.js';
+import type { RecordsStatements } from './records.js';
 
 const signAsync = promisify(sign);
 
@@ -23,6 +26,8 @@ export interface LimitOptions {
 
 export interface LimitServer {
   url: string;
+  /** Hands the records routes their statements (captured once the bench has made the table). */
+  useRecords(statements: RecordsStatements): void;
   close(): Promise<void>;
 }
 
@@ -31,14 +36,14 @@ export const LIMIT_JWT_CHECK = 'RS256 signature verified with node:crypto verify
 
 const b64json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-/** sub and sid of a valid RS256 token, else null. */
-function verifiedClaims(token: string, publicKey: KeyObject): { sub: string; sid: string } | null {
+/** sub, sid, email and role of a valid RS256 token, else null. */
+function verifiedClaims(token: string, publicKey: KeyObject): UserClaims | null {
   const [header, payload, signature] = token.split('.');
   if (!header || !payload || !signature) return null;
   if (!verify('sha256', Buffer.from(`${header}.${payload}`), publicKey, Buffer.from(signature, 'base64url'))) return null;
   const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   if (!(claims.exp > Date.now() / 1000)) return null;
-  return { sub: claims.sub, sid: claims.sid };
+  return { sub: claims.sub, sid: claims.sid, email: claims.email, role: claims.role };
 }
 
 function routes(app: FastifyInstance, sql: postgres.Sql, o: LimitOptions): void {
@@ -86,6 +91,8 @@ export async function startLimitServer(o: LimitOptions): Promise<LimitServer> {
   const sql = postgres(o.databaseUrl, { max: o.poolSize, onnotice: () => {} });
   const app = Fastify({ logger: false });
   routes(app, sql, o);
+  let records: RecordsStatements | undefined;
+  recordsRoutes(app, sql, { verify: (token) => verifiedClaims(token, o.publicKey), statements: () => records });
   try {
     await app.listen({ port: o.port, host: '127.0.0.1' });
   } catch (err) {
@@ -94,6 +101,9 @@ export async function startLimitServer(o: LimitOptions): Promise<LimitServer> {
   }
   return {
     url: `http://127.0.0.1:${o.port}`,
+    useRecords(statements) {
+      records = statements;
+    },
     async close() {
       await app.close();
       await sql.end({ timeout: 5 });

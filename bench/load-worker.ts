@@ -8,8 +8,40 @@ async function tokensOf(file: string | undefined): Promise<string[] | undefined>
   return file ? (await readFile(file, 'utf8')).split('\n').filter(Boolean) : undefined;
 }
 
+/** autocannon's request list: one request whose setup picks the token or path of each send. */
+function requestsOf(spec: LoadSpec, tokens: string[] | undefined, onExhausted: () => void): autocannon.Request[] | undefined {
+  if (tokens) {
+    let next = 0;
+    // Every request spends one refresh token, shared by all connections in order.
+    return [
+      {
+        method: spec.method,
+        path: spec.path,
+        headers: spec.headers,
+        setupRequest: (request) => {
+          const token = tokens[next++];
+          if (token === undefined) onExhausted();
+          return { ...request, body: JSON.stringify({ refreshToken: token ?? 'exhausted' }) };
+        },
+      },
+    ];
+  }
+  const paths = spec.paths;
+  if (paths?.length) {
+    return [
+      {
+        method: spec.method,
+        path: spec.path,
+        headers: spec.headers,
+        body: spec.body,
+        setupRequest: (request) => ({ ...request, path: paths[Math.floor(Math.random() * paths.length)]! }),
+      },
+    ];
+  }
+  return undefined;
+}
+
 function fire(spec: LoadSpec, tokens: string[] | undefined): Promise<{ result: autocannon.Result; exhausted: boolean }> {
-  let next = 0;
   let exhausted = false;
   let instance: autocannon.Instance | undefined;
   return new Promise((resolve, reject) => {
@@ -22,22 +54,11 @@ function fire(spec: LoadSpec, tokens: string[] | undefined): Promise<{ result: a
         method: spec.method,
         headers: spec.headers,
         body: spec.body,
-        // Every request spends one refresh token, shared by all connections in order.
-        requests: tokens && [
-          {
-            method: spec.method,
-            path: spec.path,
-            headers: spec.headers,
-            setupRequest: (request) => {
-              const token = tokens[next++];
-              if (token === undefined) {
-                exhausted = true;
-                instance?.stop();
-              }
-              return { ...request, body: JSON.stringify({ refreshToken: token ?? 'exhausted' }) };
-            },
-          },
-        ],
+        idReplacement: spec.idReplacement ?? false,
+        requests: requestsOf(spec, tokens, () => {
+          exhausted = true;
+          instance?.stop();
+        }),
       },
       (err, result) => (err ? reject(err) : resolve({ result, exhausted })),
     );
@@ -51,13 +72,15 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   const cpu = process.cpuUsage(cpuAtStart);
   const statusCodes: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stat.count ?? 0;
+  const answered = Object.values(statusCodes).reduce((a, b) => a + b, 0);
+  const ok = spec.expectStatus === undefined ? result['2xx'] : (statusCodes[String(spec.expectStatus)] ?? 0);
   return {
     seconds: result.duration,
-    ok: result['2xx'],
-    rps: result['2xx'] / result.duration,
+    ok,
+    rps: ok / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    non2xx: result.non2xx,
+    wrongStatus: spec.expectStatus === undefined ? result.non2xx : answered - ok,
     errors: result.errors,
     timeouts: result.timeouts,
     statusCodes,

@@ -11,20 +11,27 @@ export interface LoadSpec {
   body?: string;
   /** When set, each request's body is {refreshToken} with the next line of this file. */
   refreshTokensFile?: string;
+  /** When set, each request goes to one of these paths (picked at random) instead of `path`. */
+  paths?: string[];
+  /** `[<id>]` in the body becomes a fresh random id on each request (autocannon's idReplacement). */
+  idReplacement?: boolean;
+  /** The one status a correct answer has; any other counts as a failure. Default: any 2xx. */
+  expectStatus?: number;
   connections: number;
   seconds: number;
 }
 
 export interface LoadResult {
   seconds: number;
-  /** 2xx responses. */
+  /** Correct responses: 2xx, or exactly `expectStatus` when the spec names one. */
   ok: number;
-  /** 2xx responses per second: failed requests never count as throughput. */
+  /** Correct responses per second: failed requests never count as throughput. */
   rps: number;
   /** Latency of every response, ms. */
   p50: number;
   p99: number;
-  non2xx: number;
+  /** Responses that were not correct: non-2xx, or any status but `expectStatus`. */
+  wrongStatus: number;
   /** Connection errors, timeouts included. */
   errors: number;
   timeouts: number;
@@ -35,7 +42,7 @@ export interface LoadResult {
   cpuSeconds: number;
 }
 
-export const failuresOf = (r: LoadResult): number => r.non2xx + r.errors + (r.exhausted ? 1 : 0);
+export const failuresOf = (r: LoadResult): number => r.wrongStatus + r.errors + (r.exhausted ? 1 : 0);
 
 const WORKER = fileURLToPath(new URL('./load-worker.ts', import.meta.url));
 

@@ -9,7 +9,7 @@ export interface Measurement {
   /** ms */
   p50: number;
   p99: number;
-  /** Requests that did not get a 2xx (non-2xx, connection errors, token exhaustion), warm-up included. */
+  /** Requests without a correct answer (non-2xx or not the expected status, connection errors, token exhaustion), warm-up included. */
   failures: number;
   /** What the failures were, e.g. "401×12, 2 connection errors". */
   failureDetail: string;
@@ -66,10 +66,11 @@ export function cpuShare(used: CpuUse, units: number, seconds: number, loadSecon
   };
 }
 
-function describeFailures(results: LoadResult[]): string {
+function describeFailures(results: LoadResult[], expectStatus: number | undefined): string {
+  const wrong = (code: string) => (expectStatus === undefined ? !code.startsWith('2') : code !== String(expectStatus));
   const codes: Record<string, number> = {};
   for (const r of results) {
-    for (const [code, n] of Object.entries(r.statusCodes)) if (!code.startsWith('2')) codes[code] = (codes[code] ?? 0) + n;
+    for (const [code, n] of Object.entries(r.statusCodes)) if (wrong(code)) codes[code] = (codes[code] ?? 0) + n;
   }
   const parts = Object.entries(codes).map(([code, n]) => `HTTP ${code}×${n}`);
   const errors = results.reduce((n, r) => n + r.errors, 0);
@@ -83,7 +84,8 @@ export type SpecFor = (seconds: number, phase: 'warmup' | 'run', warmup?: LoadRe
 
 /** A warm-up run (JIT, prepared statements, pools), then the measured run with its CPU use. */
 export async function measureLoad(specFor: SpecFor, settings: MeasureSettings): Promise<Measurement> {
-  const warmup = await runLoad(await specFor(settings.warmupSeconds, 'warmup'));
+  const warmupSpec = await specFor(settings.warmupSeconds, 'warmup');
+  const warmup = await runLoad(warmupSpec);
   const spec = await specFor(settings.seconds, 'run', warmup);
   // Started before the CPU count begins, so its start-up is not counted as anyone's.
   const generator = await startLoadGenerator();
@@ -93,7 +95,7 @@ export async function measureLoad(specFor: SpecFor, settings: MeasureSettings): 
     p50: run.p50,
     p99: run.p99,
     failures: failuresOf(warmup) + failuresOf(run),
-    failureDetail: describeFailures([warmup, run]),
+    failureDetail: describeFailures([warmup, run], spec.expectStatus ?? warmupSpec.expectStatus),
     cpu: cpuShare(used, run.ok, run.seconds, run.cpuSeconds),
   };
 }

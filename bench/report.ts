@@ -2,6 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, platform, release, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import type { EnvelopeComparison } from './envelopes.js';
 import type { ScenarioOutcome } from './scenarios.js';
 
 export interface Failed {
@@ -23,19 +24,20 @@ export interface RunInfo {
 /** Above this share of the CPU taken by processes outside the benchmark, a run is called noisy. */
 const NOISE_SHARE = 0.1;
 
-type Verdict = 'PASS' | 'BELOW' | 'ERRORS' | 'LIMIT ERRORS';
+type Verdict = 'PASS' | 'BELOW' | 'ERRORS' | 'LIMIT ERRORS' | 'REPORTED';
 
 const ratioOf = (o: ScenarioOutcome) => (o.limit.rps > 0 ? o.plinth.rps / o.limit.rps : NaN);
 
 function verdictOf(o: ScenarioOutcome): Verdict {
   if (o.plinth.failures > 0) return 'ERRORS';
   if (o.limit.failures > 0) return 'LIMIT ERRORS';
+  if (o.target.kind === 'report') return 'REPORTED';
   const value = o.target.kind === 'ratio' ? ratioOf(o) : o.plinth.rps;
   return value >= o.target.min ? 'PASS' : 'BELOW';
 }
 
-const targetText = (o: ScenarioOutcome) =>
-  o.target.kind === 'ratio' ? `≥ ${Math.round(o.target.min * 100)}% of limit` : `≥ ${o.target.min.toLocaleString('en-US')} req/s`;
+const targetText = ({ target }: ScenarioOutcome) =>
+  target.kind === 'ratio' ? `≥ ${Math.round(target.min * 100)}% of limit` : target.kind === 'rps' ? `≥ ${target.min.toLocaleString('en-US')} req/s` : 'none (reported)';
 const rps = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
 // autocannon reports whole milliseconds; the argon2 timings are finer.
 const ms = (n: number) => (Number.isFinite(n) ? `${Number.isInteger(n) || n >= 10 ? Math.round(n) : n.toFixed(1)} ms` : '–');
@@ -67,8 +69,14 @@ function row(e: Entry): string[] {
 }
 
 /** Lines that must not be missed: failed requests, scenarios that did not run, noisy runs. */
-function alarms(entries: Entry[]): string[] {
+function alarms(entries: Entry[], envelopes?: EnvelopeComparison): string[] {
   const lines: string[] = [];
+  for (const r of envelopes?.runs ?? []) {
+    if (r.error) lines.push(`envelopes, ${r.scenario} on ${r.side}: COULD NOT RUN: ${r.error}`);
+    else if (r.measurement && r.measurement.failures > 0) {
+      lines.push(`envelopes, ${r.scenario} on ${r.side}: ${r.measurement.failures} FAILED REQUESTS (${r.measurement.failureDetail})`);
+    }
+  }
   for (const e of entries) {
     if ('failed' in e) {
       lines.push(`${e.failed.name}: COULD NOT RUN: ${e.failed.error}`);
@@ -76,7 +84,7 @@ function alarms(entries: Entry[]): string[] {
     }
     const o = e.outcome;
     if (o.plinth.failures > 0) {
-      lines.push(`${o.name}: PLINTH HAD ${o.plinth.failures} FAILED REQUESTS (${o.plinth.failureDetail}); its req/s counts only 2xx responses`);
+      lines.push(`${o.name}: PLINTH HAD ${o.plinth.failures} FAILED REQUESTS (${o.plinth.failureDetail}); its req/s counts only correct responses`);
     }
     if (o.limit.failures > 0) {
       lines.push(`${o.name}: THE LIMIT HAD ${o.limit.failures} FAILED REQUESTS (${o.limit.failureDetail}); the ratio is not meaningful`);
@@ -112,23 +120,54 @@ function printTable(table: string[][], leftColumns: number[]): void {
   for (const r of table.slice(1)) console.log(line(r));
 }
 
-export function printReport(info: RunInfo, entries: Entry[]): void {
+const ENVELOPE_HEADER = ['scenario', 'side', 'req/s', 'p50', 'p99', 'vs limit', 'server CPU ms', 'postgres CPU ms', 'failures'];
+
+/** The envelope comparison (BENCH_ENVELOPES=1): each run's rate as a share of the limit's envelope. */
+function envelopeRows(c: EnvelopeComparison): string[][] {
+  const cpuMs = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '–');
+  return c.runs.map((r) => {
+    const limit = c.runs.find((l) => l.scenario === r.scenario && l.side === c.limit)?.measurement?.rps ?? NaN;
+    const m = r.measurement;
+    if (!m) return [r.scenario, r.side, '–', '–', '–', '–', '–', '–', `DID NOT RUN: ${r.error}`];
+    return [
+      r.scenario,
+      r.side === c.limit ? `${r.side} (the limit)` : r.side,
+      rps(m.rps),
+      ms(m.p50),
+      ms(m.p99),
+      pct(m.rps / limit),
+      cpuMs(m.cpu.server),
+      cpuMs(m.cpu.postgres),
+      m.failures ? `${m.failures} (${m.failureDetail})` : '0',
+    ];
+  });
+}
+
+const envelopeNotes = (c: EnvelopeComparison) => Object.entries(c.text).map(([name, text]) => `${name}: ${text}`);
+
+export function printReport(info: RunInfo, entries: Entry[], envelopes?: EnvelopeComparison): void {
   console.log(`\nPlinth benchmark, ${info.date.toISOString()}: ${machine()}`);
-  console.log(`${info.seconds} s per run after a ${info.warmupSeconds} s warm-up; req/s counts 2xx responses only\n`);
+  console.log(`${info.seconds} s per run after a ${info.warmupSeconds} s warm-up; req/s counts correct responses only (2xx, or the one status a scenario expects)\n`);
   printTable([HEADER, ...entries.map(row)], [0, 8, 9]);
   console.log(`\nCPU ms per successful request (all ${availableParallelism()} cores busy = ${availableParallelism() * 1000} ms of CPU per second):\n`);
   printTable([CPU_HEADER, ...cpuRows(entries)], [0, 1]);
   console.log('');
   for (const o of outcomesOf(entries)) console.log(`${o.name}: ${o.request}, ${o.connections} connections\n  limit: ${o.limitDoes}`);
-  const alarm = alarms(entries);
+  if (envelopes) {
+    console.log('\nTransaction envelopes (BENCH_ENVELOPES=1), the records scenarios on Plinth and on each envelope of the limit:\n');
+    printTable([ENVELOPE_HEADER, ...envelopeRows(envelopes)], [0, 1, 8]);
+    console.log('');
+    for (const line of envelopeNotes(envelopes)) console.log(`  ${line}`);
+  }
+  const alarm = alarms(entries, envelopes);
   if (alarm.length) console.log(`\n${'!'.repeat(72)}\n${alarm.map((a) => `!! ${a}`).join('\n')}\n${'!'.repeat(72)}`);
 }
 
 const RESULTS = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 
-export async function writeResults(info: RunInfo, entries: Entry[]): Promise<void> {
+export async function writeResults(info: RunInfo, entries: Entry[], envelopes?: EnvelopeComparison): Promise<void> {
   const md = (r: string[]) => `| ${r.join(' | ')} |`;
-  const alarm = alarms(entries);
+  const alarm = alarms(entries, envelopes);
   const text = [
     '# Benchmark results',
     '',
@@ -137,7 +176,7 @@ export async function writeResults(info: RunInfo, entries: Entry[]): Promise<voi
     '',
     `- date: ${info.date.toISOString()}`,
     `- machine: ${machine()}`,
-    `- runs: ${info.seconds} s each after a ${info.warmupSeconds} s warm-up, autocannon on loopback in a separate process; req/s counts 2xx responses only`,
+    `- runs: ${info.seconds} s each after a ${info.warmupSeconds} s warm-up, autocannon on loopback in a separate process; req/s counts correct responses only (2xx, or the one status a scenario expects)`,
     '',
     md(HEADER),
     md(HEADER.map(() => '---')),
@@ -154,6 +193,18 @@ export async function writeResults(info: RunInfo, entries: Entry[]): Promise<voi
     '',
     ...outcomesOf(entries).map((o) => `- **${o.name}**: ${o.request}, ${o.connections} connections. Limit: ${o.limitDoes}.`),
     '',
+    ...(envelopes
+      ? [
+          'Transaction envelopes (`BENCH_ENVELOPES=1`): the records scenarios on Plinth and on each envelope of the limit server, in this run (CPU ms per successful request):',
+          '',
+          md(ENVELOPE_HEADER),
+          md(ENVELOPE_HEADER.map(() => '---')),
+          ...envelopeRows(envelopes).map(md),
+          '',
+          ...envelopeNotes(envelopes).map((line) => `- ${line}`),
+          '',
+        ]
+      : []),
   ].join('\n');
   await writeFile(RESULTS, text);
 }

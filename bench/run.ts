@@ -1,16 +1,24 @@
 // `npm run bench`: starts an embedded PostgreSQL, Plinth and the limit server in this process,
 // runs every scenario against both, reports, and removes everything it started. Exits 0 when
 // every scenario ran (missed targets are reported, not failed), non-zero when one could not run.
+// BENCH_SECONDS: seconds per measured run (default 10). BENCH_SCENARIOS=a,b: only those.
+// BENCH_ENVELOPES=1: afterwards, the records scenarios on every transaction envelope the limit
+// knows (bench/limit-records.ts), to see where the time between Plinth and its limit goes.
 import { availableParallelism } from 'node:os';
 import { startBenchDatabase, freePort, type BenchDatabase } from './environment.js';
 import { registerUser, storedPasswordHash } from './fixtures.js';
+import { compareEnvelopes, type EnvelopeComparison } from './envelopes.js';
 import { startLimitServer, type LimitServer } from './limit.js';
+import { scopeClaims } from './limit-records.js';
 import { startPlinth, type RunningPlinth } from './plinth.js';
+import { captureRecordsStatements, createRecordsTable } from './records.js';
 import { printReport, writeResults, type Entry } from './report.js';
 import { SCENARIOS, type BenchContext } from './scenarios.js';
 
 const USERS = 8;
 const PASSWORD = 'bench-password-9';
+/** Rows of the records table, all the bench user's. */
+const RECORD_ROWS = 10_000;
 
 function runSeconds(): number {
   const raw = process.env.BENCH_SECONDS;
@@ -20,13 +28,32 @@ function runSeconds(): number {
   return Math.round(seconds);
 }
 
-async function prepare(db: BenchDatabase, plinth: RunningPlinth, limitUrl: string, seconds: number): Promise<BenchContext> {
+/** BENCH_SCENARIOS=a,b: only those scenarios (default: all). */
+function selectedScenarios(): typeof SCENARIOS {
+  const raw = process.env.BENCH_SCENARIOS;
+  if (!raw) return SCENARIOS;
+  const names = raw.split(',').map((n) => n.trim());
+  const unknown = names.filter((n) => !SCENARIOS.some((s) => s.name === n));
+  if (unknown.length) throw new Error(`BENCH_SCENARIOS names unknown scenarios: ${unknown.join(', ')} (known: ${SCENARIOS.map((s) => s.name).join(', ')})`);
+  return SCENARIOS.filter((s) => names.includes(s.name));
+}
+
+async function prepare(db: BenchDatabase, plinth: RunningPlinth, limit: LimitServer, seconds: number): Promise<BenchContext> {
   const users = [];
   for (let i = 0; i < USERS; i++) users.push(await registerUser(plinth.url, `bench${i}@bench.local`, PASSWORD));
   const user = users[0]!;
+  // The records table, and the statements Plinth runs on it, handed to the limit.
+  const recordIds = await createRecordsTable(db.url, user.id, RECORD_ROWS);
+  const statements = await captureRecordsStatements(db.url, plinth.deps.config, user, recordIds[0]!);
+  const [role, claims] = statements.scope.params;
+  const token = JSON.parse(Buffer.from(user.accessToken.split('.')[1]!, 'base64url').toString('utf8'));
+  if (role !== 'authenticated' || claims !== scopeClaims(token)) {
+    throw new Error(`Plinth scopes the user as ${JSON.stringify(statements.scope.params)}, the limit would not: ${scopeClaims(token)}`);
+  }
+  limit.useRecords(statements);
   return {
     plinthUrl: plinth.url,
-    limitUrl,
+    limitUrl: limit.url,
     databaseUrl: db.url,
     dir: db.dir,
     pgDataDir: db.pgDataDir,
@@ -36,11 +63,13 @@ async function prepare(db: BenchDatabase, plinth: RunningPlinth, limitUrl: strin
     seconds,
     warmupSeconds: Math.min(2, Math.max(1, Math.round(seconds / 5))),
     refreshTtlSeconds: plinth.deps.config.refreshTokenTtlSeconds,
+    recordIds,
   };
 }
 
 async function main(): Promise<number> {
   const seconds = runSeconds();
+  const scenarios = selectedScenarios();
   const date = new Date();
   // What to stop at the end, in start order; stopped in reverse.
   const stack: (() => Promise<void>)[] = [];
@@ -64,10 +93,10 @@ async function main(): Promise<number> {
       graceSeconds: config.refreshReuseGraceSeconds,
     });
     stack.push(limit.close);
-    const ctx = await prepare(db, plinth, limit.url, seconds);
+    const ctx = await prepare(db, plinth, limit, seconds);
 
     const entries: Entry[] = [];
-    for (const scenario of SCENARIOS) {
+    for (const scenario of scenarios) {
       console.log(`Running ${scenario.name}…`);
       try {
         const outcome = await scenario.run(ctx);
@@ -77,11 +106,17 @@ async function main(): Promise<number> {
         entries.push({ failed: { name: scenario.name, error: err instanceof Error ? err.message : String(err) } });
       }
     }
+    // BENCH_ENVELOPES=1: the records scenarios again on every envelope the limit knows.
+    let envelopes: EnvelopeComparison | undefined;
+    if (process.env.BENCH_ENVELOPES === '1') {
+      console.log('Comparing transaction envelopes (BENCH_ENVELOPES=1)…');
+      envelopes = await compareEnvelopes(ctx);
+    }
     const info = { date, seconds, warmupSeconds: ctx.warmupSeconds };
-    printReport(info, entries);
-    await writeResults(info, entries);
+    printReport(info, entries, envelopes);
+    await writeResults(info, entries, envelopes);
     console.log('\nWrote bench/RESULTS.md');
-    return entries.some((e) => 'failed' in e) ? 1 : 0;
+    return entries.some((e) => 'failed' in e) || envelopes?.runs.some((r) => r.error) ? 1 : 0;
   } finally {
     for (const stop of stack.reverse()) await stop().catch((e) => console.error('cleanup:', e));
   }

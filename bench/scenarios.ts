@@ -1,10 +1,14 @@
-// The three scenarios, each measured on Plinth and on its limit: current-session (a bearer-token
-// read), refresh (token rotation, a write), and sign-in (argon2-bound).
+// The scenarios, each measured on Plinth and on its limit: current-session (a bearer-token
+// read), refresh (token rotation, a write), sign-in (argon2-bound), and the records API under
+// row-level security: read one row by id, list 20 rows, insert one row.
 import path from 'node:path';
 import { measureArgon2Rate } from './argon2-rate.js';
 import { createRefreshTokens, type BenchUser } from './fixtures.js';
 import { LIMIT_JWT_CHECK } from './limit.js';
+import { ENVELOPE_TEXT, LIMIT_ENVELOPE } from './limit-records.js';
+import type { LoadSpec } from './load.js';
 import { cpuShare, measureLoad, withCpu, type Measurement, type MeasureSettings, type SpecFor } from './measure.js';
+import { INSERT_BODY, LIST_QUERY, RECORDS_PATH, RECORDS_TABLE } from './records.js';
 
 export interface BenchContext extends MeasureSettings {
   plinthUrl: string;
@@ -18,9 +22,12 @@ export interface BenchContext extends MeasureSettings {
   /** The user's stored argon2 hash. */
   storedHash: string;
   refreshTtlSeconds: number;
+  /** Ids of the rows of the records table (all the user's). */
+  recordIds: number[];
 }
 
-export type Target = { kind: 'ratio'; min: number } | { kind: 'rps'; min: number };
+/** `report`: measured and shown with its ratio, no target. */
+export type Target = { kind: 'ratio'; min: number } | { kind: 'rps'; min: number } | { kind: 'report' };
 
 export interface ScenarioOutcome {
   name: string;
@@ -136,4 +143,169 @@ const signIn: Scenario = {
   },
 };
 
-export const SCENARIOS: Scenario[] = [currentSession, refresh, signIn];
+
+// Records: the user's access token, row-level security on, 32 connections as current-session.
+const RECORDS_CONNECTIONS = 32;
+
+/** One request's answer, for the checks before a records scenario is measured. */
+interface Answer {
+  status: number;
+  contentRange: string | null;
+  body: string;
+}
+
+async function answerOf(base: string, token: string, method: 'GET' | 'POST', path: string, body?: string): Promise<Answer> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body,
+  });
+  return { status: res.status, contentRange: res.headers.get('content-range'), body: await res.text() };
+}
+
+/**
+ * Plinth answers `path` and the limit `prefix + path` alike (status, Content-Range, body), as
+ * `check` expects.
+ */
+async function sameAnswers(ctx: BenchContext, path: string, prefix: string, status: number, check: (body: unknown) => string | undefined): Promise<void> {
+  const [plinth, limit] = await Promise.all([
+    answerOf(ctx.plinthUrl, ctx.user.accessToken, 'GET', path),
+    answerOf(ctx.limitUrl, ctx.user.accessToken, 'GET', prefix + path),
+  ]);
+  const problem =
+    plinth.status !== status
+      ? `Plinth answered ${plinth.status} (${plinth.body.slice(0, 300)}), expected ${status}`
+      : limit.status !== status
+        ? `the limit answered ${limit.status} (${limit.body.slice(0, 300)}), expected ${status}`
+        : plinth.body !== limit.body || plinth.contentRange !== limit.contentRange
+          ? `Plinth and the limit answer differently:\n  Plinth ${plinth.contentRange} ${plinth.body.slice(0, 300)}\n  limit  ${limit.contentRange} ${limit.body.slice(0, 300)}`
+          : check(JSON.parse(plinth.body));
+  if (problem) throw new Error(`GET ${prefix}${path}: ${problem}`);
+}
+
+const randomId = (ids: number[]) => ids[Math.floor(Math.random() * ids.length)]!;
+const readPath = (id: number) => `${RECORDS_PATH}?id=eq.${id}`;
+const LIST_PATH = `${RECORDS_PATH}?${LIST_QUERY}`;
+
+export const RECORDS_SCENARIOS = ['records-read-one', 'records-list-20', 'records-insert-one'] as const;
+export type RecordsScenario = (typeof RECORDS_SCENARIOS)[number];
+
+/**
+ * The load of a records scenario against `url`, its paths under `prefix` (the limit's envelope
+ * variants live under one). Every answer must have the one correct status.
+ */
+export function recordsSpec(ctx: BenchContext, scenario: RecordsScenario, url: string, prefix = ''): SpecFor {
+  const authorization = `Bearer ${ctx.user.accessToken}`;
+  // Every read asks for a random row of the user's: one path per row, picked per request.
+  const readPaths = scenario === 'records-read-one' ? ctx.recordIds.map((id) => prefix + readPath(id)) : [];
+  return async (seconds): Promise<LoadSpec> => {
+    const common = { url, connections: RECORDS_CONNECTIONS, seconds };
+    switch (scenario) {
+      case 'records-read-one':
+        return { ...common, method: 'GET', path: readPaths[0]!, paths: readPaths, headers: { authorization }, expectStatus: 200 };
+      case 'records-list-20':
+        return { ...common, method: 'GET', path: prefix + LIST_PATH, headers: { authorization }, expectStatus: 200 };
+      case 'records-insert-one':
+        return {
+          ...common,
+          method: 'POST',
+          path: prefix + RECORDS_PATH,
+          headers: { authorization, 'content-type': 'application/json' },
+          body: INSERT_BODY,
+          idReplacement: true,
+          expectStatus: 201,
+        };
+    }
+  };
+}
+
+/**
+ * Before a records scenario is measured: Plinth and the limit (its route under `prefix`) give
+ * the same, right answers. Reads: the same body for random rows (exactly that row) and for the
+ * list (20 rows not done). Insert: 201 with a Content-Range of one row and no body; the row is
+ * then there, the user's, read back through Plinth.
+ */
+export async function checkRecords(ctx: BenchContext, scenario: RecordsScenario, prefix = ''): Promise<void> {
+  switch (scenario) {
+    case 'records-read-one':
+      for (let i = 0; i < 5; i++) {
+        const id = randomId(ctx.recordIds);
+        await sameAnswers(ctx, readPath(id), prefix, 200, (rows) =>
+          Array.isArray(rows) && rows.length === 1 && (rows[0] as { id?: unknown }).id === id ? undefined : `expected exactly row ${id}`,
+        );
+      }
+      return;
+    case 'records-list-20':
+      return sameAnswers(ctx, LIST_PATH, prefix, 200, (rows) =>
+        Array.isArray(rows) && rows.length === 20 && rows.every((r: { done?: unknown }) => r.done === false) ? undefined : 'expected 20 rows not done',
+      );
+    case 'records-insert-one':
+      for (const [side, url] of [['Plinth', ctx.plinthUrl], ['the limit', ctx.limitUrl + prefix]] as const) {
+        const title = `bench check ${side} ${prefix} ${Date.now()}`;
+        const inserted = await answerOf(url, ctx.user.accessToken, 'POST', RECORDS_PATH, JSON.stringify({ title, done: false }));
+        if (inserted.status !== 201 || inserted.contentRange !== '*/1' || inserted.body !== '') {
+          throw new Error(`POST ${prefix}${RECORDS_PATH}: ${side} answered ${inserted.status} ${inserted.contentRange} ${inserted.body.slice(0, 300)}, expected 201 */1 with no body`);
+        }
+        const back = await answerOf(ctx.plinthUrl, ctx.user.accessToken, 'GET', `${RECORDS_PATH}?select=owner,done&title=eq.${encodeURIComponent(title)}`);
+        if (back.status !== 200 || back.body !== JSON.stringify([{ owner: ctx.user.id, done: false }])) {
+          throw new Error(`the row ${side} inserted (${prefix}${RECORDS_PATH}) is not there as the user's: ${back.status} ${back.body.slice(0, 300)}`);
+        }
+      }
+  }
+}
+
+const limitDoes = (work: string) =>
+  `bare Fastify route: ${LIMIT_JWT_CHECK}; ${work} (the statement Plinth's records service sends, captured from it with its parameters) with Plinth's scope statement (role authenticated, the same claims) in the fastest safe envelope: ${ENVELOPE_TEXT[LIMIT_ENVELOPE]}; PostgreSQL's JSON text as the reply`;
+
+const recordsReadOne: Scenario = {
+  name: 'records-read-one',
+  async run(ctx) {
+    await checkRecords(ctx, 'records-read-one');
+    const spec = (url: string) => recordsSpec(ctx, this.name as RecordsScenario, url);
+    return {
+      name: this.name,
+      request: `GET ${RECORDS_PATH}?id=eq.<random id of ${ctx.recordIds.length.toLocaleString('en-US')}> (user token; RLS owner = auth.uid()); every answer must be 200`,
+      connections: RECORDS_CONNECTIONS,
+      plinth: await measureLoad(spec(ctx.plinthUrl), ctx),
+      limit: await measureLoad(spec(ctx.limitUrl), ctx),
+      limitDoes: limitDoes('the read by primary key'),
+      target: { kind: 'ratio', min: 0.85 },
+    };
+  },
+};
+
+const recordsList: Scenario = {
+  name: 'records-list-20',
+  async run(ctx) {
+    await checkRecords(ctx, 'records-list-20');
+    const spec = (url: string) => recordsSpec(ctx, this.name as RecordsScenario, url);
+    return {
+      name: this.name,
+      request: `GET ${LIST_PATH} (user token; RLS owner = auth.uid()); every answer must be 200`,
+      connections: RECORDS_CONNECTIONS,
+      plinth: await measureLoad(spec(ctx.plinthUrl), ctx),
+      limit: await measureLoad(spec(ctx.limitUrl), ctx),
+      limitDoes: limitDoes('the filtered, ordered, limited list'),
+      target: { kind: 'report' },
+    };
+  },
+};
+
+const recordsInsertOne: Scenario = {
+  name: 'records-insert-one',
+  async run(ctx) {
+    await checkRecords(ctx, 'records-insert-one');
+    const spec = (url: string) => recordsSpec(ctx, this.name as RecordsScenario, url);
+    return {
+      name: this.name,
+      request: `POST ${RECORDS_PATH} ${INSERT_BODY} ([<id>] random per request; user token; Prefer return=minimal by default; RLS with check owner = auth.uid()); every answer must be 201`,
+      connections: RECORDS_CONNECTIONS,
+      plinth: await measureLoad(spec(ctx.plinthUrl), ctx),
+      limit: await measureLoad(spec(ctx.limitUrl), ctx),
+      limitDoes: limitDoes(`the insert into ${RECORDS_TABLE} from json_populate_recordset (the body wrapped in an array, as Plinth binds it)`),
+      target: { kind: 'ratio', min: 0.85 },
+    };
+  },
+};
+
+export const SCENARIOS: Scenario[] = [currentSession, refresh, signIn, recordsReadOne, recordsList, recordsInsertOne];
