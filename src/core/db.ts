@@ -61,3 +61,29 @@ export async function withRequestScope<T>(
     conn.release();
   }
 }
+
+/**
+ * One statement in a request's scope, in one round trip: BEGIN, the scope statement, the
+ * (prepared) statement and COMMIT are written together on a reserved connection. A failed
+ * statement aborts the transaction, so the pipelined COMMIT rolls it back.
+ */
+export async function runScoped(
+  sql: Sql,
+  scope: RequestScope,
+  text: string,
+  params: unknown[],
+): Promise<postgres.RowList<postgres.Row[]>> {
+  const conn = await sql.reserve();
+  try {
+    const [begin, scoped, statement, commit] = await Promise.allSettled([
+      conn`begin`.execute(),
+      conn`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${JSON.stringify(scope.claims)}, true)`.execute(),
+      conn.unsafe(text, params as never[], { prepare: true }).execute(),
+      conn`commit`.execute(),
+    ]);
+    for (const step of [begin, scoped, statement, commit]) if (step.status === 'rejected') throw step.reason;
+    return (statement as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value;
+  } finally {
+    conn.release();
+  }
+}

@@ -1,7 +1,7 @@
 // The per-request database scope: role and claims set for one transaction, read by the SQL
 // helpers that row-level security policies use, and gone after it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withRequestScope } from '../../src/core/db.js';
+import { runScoped, withRequestScope } from '../../src/core/db.js';
 import { startTestApp, type TestApp } from '../harness/test-app.js';
 
 let t: TestApp;
@@ -55,5 +55,26 @@ describe('withRequestScope', () => {
     await expect(
       withRequestScope(t.deps.sql, { role: 'authenticated', claims: { sub: userId } }, (tx) => tx`select * from system.secrets`),
     ).rejects.toMatchObject({ code: '42501' });
+  });
+});
+
+describe('runScoped (one statement, one round trip)', () => {
+  it('runs the statement as the scope', async () => {
+    const rows = await runScoped(t.deps.sql, { role: 'authenticated', claims: { sub: userId, role: 'authenticated' } },
+      'select auth.uid() as uid, current_user as role', []);
+    expect([...rows]).toEqual([{ uid: userId, role: 'authenticated' }]);
+  });
+
+  it('rolls back a failing statement and leaves the connections clean', async () => {
+    await t.deps.sql`create table if not exists public.scope_probe2 (n int check (n > 0))`;
+    await t.deps.sql`alter table public.scope_probe2 disable row level security`;
+    await expect(
+      runScoped(t.deps.sql, { role: 'authenticated', claims: { sub: userId } }, 'insert into public.scope_probe2 values ($1), ($2)', ['1', '-1']),
+    ).rejects.toMatchObject({ code: '23514' });
+    const [row] = await t.deps.sql`select count(*)::int as n from public.scope_probe2`;
+    expect(row?.n).toBe(0);
+    const after = await Promise.all(Array.from({ length: 5 }, () => t.deps.sql`select current_user as role, auth.jwt() as jwt`));
+    for (const r of after.flat()) expect(r).toMatchObject({ jwt: {} });
+    for (const r of after.flat()) expect(r.role).not.toBe('authenticated');
   });
 });
