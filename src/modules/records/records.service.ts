@@ -1,11 +1,12 @@
 // The records pipeline: parse the request (PostgREST grammar) → plan it against the schema cache
 // → one SQL statement → run it in a transaction scoped to the caller's role and claims (row-level
 // security decides) → answer as PostgREST would.
-import { runScoped, type RequestScope } from '../../core/db.js';
+import { runScoped } from '../../core/db.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
-import { GrammarError, type ParsedQuery, type Preferences } from './grammar/ast.js';
-import { parsePreferences, parseQuery } from './grammar/query.js';
+import type { ParsedQuery, Preferences } from './grammar/ast.js';
+import { parsePreferences } from './grammar/query.js';
+import { applyRange, contentRange, parse, scopeOf, SINGLE_OBJECT, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
 import { fromPostgresError, recordsError } from './records-errors.js';
 import { qualified, type SchemaCache, type Table } from './schema-cache.js';
 import { deleteStatement, insertStatement, readStatement, updateStatement, type Statement } from './sql/statements.js';
@@ -16,55 +17,12 @@ export interface RecordsRequest {
   method: RecordsMethod;
   table: string;
   query: [string, string][];
-  headers: { prefer?: string; accept?: string; range?: string; acceptProfile?: string; contentProfile?: string };
+  headers: PgrstHeaders;
   body: unknown;
   principal: Principal;
 }
 
-export interface RecordsResponse {
-  status: number;
-  headers: Record<string, string>;
-  /** JSON text, or undefined for an empty body. */
-  body?: string;
-}
-
-const SINGLE_OBJECT = 'application/vnd.pgrst.object+json';
-
-export function scopeOf(principal: Principal): RequestScope {
-  if (principal.kind === 'anon') return { role: 'anon', claims: { role: 'anon' } };
-  if (principal.kind === 'user') {
-    return { role: 'authenticated', claims: { sub: principal.userId, email: principal.email, role: 'authenticated', sid: principal.sessionId } };
-  }
-  return { role: 'project_admin', claims: { sub: principal.subject, role: 'project_admin' } };
-}
-
-function parse(query: [string, string][]): ParsedQuery {
-  try {
-    return parseQuery(query.filter(([key]) => key !== 'schema'));
-  } catch (err) {
-    if (err instanceof GrammarError) {
-      throw recordsError('VALIDATION_ERROR', err.code, err.message, { details: err.details ?? null });
-    }
-    throw err;
-  }
-}
-
-/** `Range: 0-9` (items) as paging, unless the query string pages already. */
-function applyRange(query: ParsedQuery, range: string | undefined): ParsedQuery {
-  const match = range ? /^(?:items=)?\s*(\d+)-(\d*)\s*$/.exec(range) : null;
-  if (!match || query.paging.some((p) => p.path.length === 0)) return query;
-  const offset = Number(match[1]);
-  const limit = match[2] ? Number(match[2]) - offset + 1 : undefined;
-  if (limit !== undefined && limit <= 0) {
-    throw recordsError('RANGE_NOT_SATISFIABLE', 'PGRST103', 'Requested range not satisfiable');
-  }
-  return { ...query, paging: [...query.paging, { path: [], offset, limit }] };
-}
-
-function contentRange(offset: number, rows: number, total: number | null): string {
-  const size = total === null ? '*' : String(total);
-  return rows === 0 ? `*/${size}` : `${offset}-${offset + rows - 1}/${size}`;
-}
+export type RecordsResponse = PgrstResponse;
 
 const preferenceApplied = (prefs: Preferences) =>
   [prefs.return && `return=${prefs.return}`, prefs.count && `count=${prefs.count}`, prefs.resolution && `resolution=${prefs.resolution}`]

@@ -6,10 +6,10 @@ import { AppError } from '../../core/errors.js';
 import { withRequestScope } from '../../core/db.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
-import { GrammarError, type ParsedQuery, type Preferences } from './grammar/ast.js';
-import { parsePreferences, parseQuery } from './grammar/query.js';
+import type { ParsedQuery, Preferences } from './grammar/ast.js';
+import { parsePreferences } from './grammar/query.js';
 import { fromPostgresError, recordsError } from './records-errors.js';
-import { scopeOf } from './records.service.js';
+import { applyRange, contentRange, parse, scopeOf, SINGLE_OBJECT, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
 import { callStatement, findRoutine, splitCallQuery, type RpcArguments, type RpcResultShape } from './rpc-plan.js';
 import type { Routine, SchemaCache } from './schema-cache.js';
 
@@ -19,45 +19,20 @@ export interface RpcRequest {
   method: RpcMethod;
   functionName: string;
   query: [string, string][];
-  headers: { prefer?: string; accept?: string; range?: string; acceptProfile?: string; contentProfile?: string };
+  headers: PgrstHeaders;
   /** The parsed JSON body of a POST; undefined without one. */
   body: unknown;
   principal: Principal;
 }
 
-export interface RpcResponse {
-  status: number;
-  headers: Record<string, string>;
-  /** JSON text, or undefined for an empty body. */
-  body?: string;
-}
+export type RpcResponse = PgrstResponse;
 
-const SINGLE_OBJECT = 'application/vnd.pgrst.object+json';
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function parse(query: [string, string][]): ParsedQuery {
-  try {
-    return parseQuery(query.filter(([key]) => key !== 'schema'));
-  } catch (err) {
-    if (err instanceof GrammarError) throw recordsError('VALIDATION_ERROR', err.code, err.message, { details: err.details ?? null });
-    throw err;
-  }
-}
 
-/** `Range: 0-9` as paging of the result rows, unless the query string pages already. */
-function applyRange(query: ParsedQuery, range: string | undefined): ParsedQuery {
-  const match = range ? /^(?:items=)?\s*(\d+)-(\d*)\s*$/.exec(range) : null;
-  if (!match || query.paging.some((p) => p.path.length === 0)) return query;
-  const offset = Number(match[1]);
-  const limit = match[2] ? Number(match[2]) - offset + 1 : undefined;
-  if (limit !== undefined && limit <= 0) throw recordsError('RANGE_NOT_SATISFIABLE', 'PGRST103', 'Requested range not satisfiable');
-  return { ...query, paging: [...query.paging, { path: [], offset, limit }] };
-}
 
-const contentRange = (offset: number, rows: number, total: number | null) =>
-  `${rows === 0 ? '*' : `${offset}-${offset + rows - 1}`}/${total === null ? '*' : total}`;
 
 /** The named arguments of a GET: the last value of each, all values of a variadic parameter. */
 function getArguments(routine: Routine, args: Map<string, string[]>): RpcArguments {

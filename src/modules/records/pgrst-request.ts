@@ -1,0 +1,62 @@
+// What records and RPC requests share: the request parts PostgREST clients send, the grammar
+// errors as PostgREST's, the caller's database scope, paging by Range, and Content-Range.
+import type { RequestScope } from '../../core/db.js';
+import type { Principal } from '../../http/principal.js';
+import { GrammarError, type ParsedQuery } from './grammar/ast.js';
+import { parseQuery } from './grammar/query.js';
+import { recordsError } from './records-errors.js';
+
+/** The headers of a PostgREST request that change its answer. */
+export interface PgrstHeaders {
+  prefer?: string;
+  accept?: string;
+  range?: string;
+  acceptProfile?: string;
+  contentProfile?: string;
+}
+
+export interface PgrstResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** JSON text, or undefined for an empty body. */
+  body?: string;
+}
+
+export const SINGLE_OBJECT = 'application/vnd.pgrst.object+json';
+
+export function scopeOf(principal: Principal): RequestScope {
+  if (principal.kind === 'anon') return { role: 'anon', claims: { role: 'anon' } };
+  if (principal.kind === 'user') {
+    return { role: 'authenticated', claims: { sub: principal.userId, email: principal.email, role: 'authenticated', sid: principal.sessionId } };
+  }
+  return { role: 'project_admin', claims: { sub: principal.subject, role: 'project_admin' } };
+}
+
+/** The query string through the grammar; its errors as PostgREST's (400 PGRST1xx). */
+export function parse(query: [string, string][]): ParsedQuery {
+  try {
+    return parseQuery(query.filter(([key]) => key !== 'schema'));
+  } catch (err) {
+    if (err instanceof GrammarError) {
+      throw recordsError('VALIDATION_ERROR', err.code, err.message, { details: err.details ?? null });
+    }
+    throw err;
+  }
+}
+
+/** `Range: 0-9` (items) as paging, unless the query string pages already. */
+export function applyRange(query: ParsedQuery, range: string | undefined): ParsedQuery {
+  const match = range ? /^(?:items=)?\s*(\d+)-(\d*)\s*$/.exec(range) : null;
+  if (!match || query.paging.some((p) => p.path.length === 0)) return query;
+  const offset = Number(match[1]);
+  const limit = match[2] ? Number(match[2]) - offset + 1 : undefined;
+  if (limit !== undefined && limit <= 0) {
+    throw recordsError('RANGE_NOT_SATISFIABLE', 'PGRST103', 'Requested range not satisfiable');
+  }
+  return { ...query, paging: [...query.paging, { path: [], offset, limit }] };
+}
+
+export function contentRange(offset: number, rows: number, total: number | null): string {
+  const size = total === null ? '*' : String(total);
+  return rows === 0 ? `*/${size}` : `${offset}-${offset + rows - 1}/${size}`;
+}
