@@ -13,6 +13,20 @@ import { withDatabase } from './database-url.js';
 export const TEST_ADMIN = { email: 'admin@test.local', password: 'admin-password-123' };
 export const TEST_ENCRYPTION_KEY = 'a'.repeat(64);
 
+/** The authentication configuration of a fresh database (tests put it back after changing it). */
+export const DEFAULT_AUTH_CONFIG = {
+  requireEmailVerification: false,
+  passwordMinLength: 6,
+  requireNumber: false,
+  requireLowercase: false,
+  requireUppercase: false,
+  requireSpecialChar: false,
+  verifyEmailMethod: 'code',
+  resetPasswordMethod: 'code',
+  allowedRedirectUrls: [],
+  disableSignup: false,
+};
+
 export interface Server {
   app: FastifyInstance;
   deps: Deps;

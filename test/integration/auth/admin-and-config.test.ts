@@ -2,7 +2,7 @@
 // sessions (sign-in, refresh, logout) and the JWKS that verifies every access token.
 import { createPublicKey, randomBytes, verify, type JsonWebKey } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, cookieFrom, startTestApp, TEST_ADMIN, type TestApp } from '../../harness/test-app.js';
+import { bearer, cookieFrom, DEFAULT_AUTH_CONFIG, startTestApp, TEST_ADMIN, type TestApp } from '../../harness/test-app.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -13,19 +13,6 @@ afterAll(() => t.close());
 const apiKey = () => bearer(t.apiKey);
 const tag = () => `t${randomBytes(5).toString('hex')}`;
 const ADMIN_SUBJECT = { subject: 'local:admin@test.local', username: 'admin@test.local' };
-
-const DEFAULT_CONFIG = {
-  requireEmailVerification: false,
-  passwordMinLength: 6,
-  requireNumber: false,
-  requireLowercase: false,
-  requireUppercase: false,
-  requireSpecialChar: false,
-  verifyEmailMethod: 'code',
-  resetPasswordMethod: 'code',
-  allowedRedirectUrls: [],
-  disableSignup: false,
-};
 
 const getConfig = (headers: Record<string, string> = apiKey()) =>
   t.request({ method: 'GET', url: '/api/auth/config', headers });
@@ -53,7 +40,7 @@ function decodeJwt(token: string) {
 
 describe('GET/PUT /api/auth/config', () => {
   afterEach(async () => {
-    expect((await putConfig(DEFAULT_CONFIG)).statusCode).toBe(200);
+    expect((await putConfig(DEFAULT_AUTH_CONFIG)).statusCode).toBe(200);
   });
 
   it('starts with the documented defaults', async () => {
@@ -61,7 +48,7 @@ describe('GET/PUT /api/auth/config', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      ...DEFAULT_CONFIG,
+      ...DEFAULT_AUTH_CONFIG,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
@@ -161,7 +148,7 @@ describe('GET/PUT /api/auth/config', () => {
 
 describe('GET /api/auth/public-config', () => {
   afterEach(async () => {
-    expect((await putConfig(DEFAULT_CONFIG)).statusCode).toBe(200);
+    expect((await putConfig(DEFAULT_AUTH_CONFIG)).statusCode).toBe(200);
   });
 
   it('is public and shows the settings clients need, never the redirect allowlist', async () => {

@@ -2,23 +2,13 @@
 // the current session, and profiles — everything as a client sees it over HTTP.
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, cookieFrom, startTestApp, type TestApp } from '../../harness/test-app.js';
+import { bearer, cookieFrom, DEFAULT_AUTH_CONFIG, startTestApp, type TestApp } from '../../harness/test-app.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(() => t.close());
-
-const DEFAULT_CONFIG = {
-  requireEmailVerification: false,
-  passwordMinLength: 6,
-  requireNumber: false,
-  requireLowercase: false,
-  requireUppercase: false,
-  requireSpecialChar: false,
-  disableSignup: false,
-};
 
 const apiKey = () => bearer(t.apiKey);
 const uniqueEmail = (tag = 'u') => `${tag}-${randomBytes(4).toString('hex')}@example.com`;
@@ -31,7 +21,7 @@ async function setConfig(changes: Record<string, unknown>) {
 
 // Configuration is one row per database: every test starts from the defaults.
 afterEach(async () => {
-  await setConfig(DEFAULT_CONFIG);
+  await setConfig(DEFAULT_AUTH_CONFIG);
 });
 
 const register = (payload: unknown, opts: { clientType?: string; headers?: Record<string, string> } = {}) =>

@@ -3,20 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { startSmtpPeer, type SmtpPeer } from '../../harness/smtp-peer.js';
-import { bearer, startTestApp, type TestApp } from '../../harness/test-app.js';
-
-export const DEFAULT_AUTH_CONFIG = {
-  requireEmailVerification: false,
-  passwordMinLength: 6,
-  requireNumber: false,
-  requireLowercase: false,
-  requireUppercase: false,
-  requireSpecialChar: false,
-  verifyEmailMethod: 'code',
-  resetPasswordMethod: 'code',
-  allowedRedirectUrls: [],
-  disableSignup: false,
-};
+import { bearer, DEFAULT_AUTH_CONFIG, startTestApp, type TestApp } from '../../harness/test-app.js';
 
 export const uniqueEmail = (tag = 'u') => `${tag}-${randomBytes(4).toString('hex')}@example.com`;
 
