@@ -15,6 +15,7 @@ import {
 import type { Deps } from './deps.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerAccessControl } from './http/principal.js';
+import { aiRoutes } from './modules/ai/ai.routes.js';
 import { adminSessionRoutes } from './modules/auth/admin-sessions.routes.js';
 import { createAuthServices } from './modules/auth/auth.services.js';
 import { configRoutes } from './modules/auth/config.routes.js';
@@ -34,6 +35,8 @@ import { createRecordsService } from './modules/records/records.service.js';
 import { rpcRoutes } from './modules/records/rpc.routes.js';
 import { createRpcService } from './modules/records/rpc.service.js';
 import { createSchemaCache } from './modules/records/schema-cache.js';
+import { createAccessKeyService } from './modules/secrets/access-keys.js';
+import { secretsRoutes } from './modules/secrets/secrets.routes.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -130,6 +133,12 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(recordsRoutes(records));
   const rpc = createRpcService(deps, schemaCache, { maxRows: deps.config.recordsMaxRows, schemas: deps.config.recordsSchemas });
   await app.register(rpcRoutes(rpc));
+
+  const accessKeys = createAccessKeyService(deps);
+  await accessKeys.listen((err) => app.log.error({ err }, 'reloading the API/anon keys failed'));
+  app.addHook('onClose', () => accessKeys.close());
+  await app.register(secretsRoutes(deps, accessKeys));
+  await app.register(aiRoutes(deps));
 
   return app;
 }

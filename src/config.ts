@@ -46,6 +46,8 @@ const envSchema = z
     PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).default(availableParallelism()),
     DB_POOL_SIZE: z.coerce.number().int().min(1).default(20),
     TRUST_PROXY: flag.default(false),
+    // AI provider key: seeds the stored OpenRouter key once, when none is stored.
+    OPENROUTER_API_KEY: z.string().min(1).max(4096).optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -89,6 +91,7 @@ const envSchema = z
     dbPoolSize: env.DB_POOL_SIZE,
     trustProxy: env.TRUST_PROXY,
     logLevel: env.LOG_LEVEL,
+    openrouterApiKey: env.OPENROUTER_API_KEY,
   }));
 
 export type Config = z.output<typeof envSchema>;

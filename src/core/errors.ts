@@ -30,6 +30,8 @@ export const errorCatalogue = {
     status: 503,
     message: 'The account was created, but the verification email could not be delivered.',
   },
+  SECRET_ALREADY_EXISTS: { status: 409, message: 'A secret with this key already exists.' },
+  AI_INVALID_API_KEY: { status: 400, message: 'The AI provider API key is not configured.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

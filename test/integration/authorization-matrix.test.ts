@@ -117,6 +117,7 @@ const CUSTOM_PROVIDER = {
   clientId: 'matrix',
   clientSecret: 'matrix-secret',
 };
+const secretKey = () => `MATRIX_${randomUUID().replaceAll('-', '').toUpperCase()}`;
 /** Arranges state for a row with the API key; the answer does not matter. */
 const asAdmin = (request: InjectOptions) =>
   t.request({ ...request, headers: { 'x-api-key': t.apiKey } });
@@ -463,6 +464,49 @@ const routes: Row[] = [
   { route: 'GET /api/metadata/api-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/api-key' }) },
   { route: 'GET /api/metadata/anon-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/anon-key' }) },
   { route: 'POST /api/auth/tokens/anon', access: 'admin', ok: 200, request: () => ({ method: 'POST', url: '/api/auth/tokens/anon' }) },
+
+  // Secrets (admin). Each request first creates the secret it needs, under a key of its own.
+  { route: 'GET /api/secrets', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/secrets' }) },
+  {
+    route: 'POST /api/secrets',
+    access: 'admin',
+    ok: 201,
+    request: () => ({ method: 'POST', url: '/api/secrets', payload: { key: secretKey(), value: 'v' } }),
+  },
+  ...(['GET', 'PUT', 'DELETE'] as const).map((method): Row => ({
+    route: `${method} /api/secrets/:key`,
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      const key = secretKey();
+      await asAdmin({ method: 'POST', url: '/api/secrets', payload: { key, value: 'v' } });
+      return { method, url: `/api/secrets/${key}`, ...(method === 'PUT' ? { payload: { value: 'w' } } : {}) };
+    },
+  })),
+  // Rotations keep the old key working for the grace period, so the other rows' keys stay valid.
+  ...(['api-key', 'anon-key'] as const).map((path): Row => ({
+    route: `POST /api/secrets/${path}/rotate`,
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'POST', url: `/api/secrets/${path}/rotate`, payload: { gracePeriodHours: 24 } }),
+  })),
+
+  // AI provider key (admin).
+  {
+    route: 'GET /api/ai/:provider/api-key',
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      await asAdmin({ method: 'PUT', url: '/api/ai/openrouter/api-key', payload: { apiKey: 'sk-or-v1-matrix-key' } });
+      return { method: 'GET', url: '/api/ai/openrouter/api-key' };
+    },
+  },
+  {
+    route: 'PUT /api/ai/:provider/api-key',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PUT', url: '/api/ai/openrouter/api-key', payload: { apiKey: 'sk-or-v1-matrix-key' } }),
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------
