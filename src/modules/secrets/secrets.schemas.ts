@@ -39,5 +39,6 @@ export const outcomeSchema = z.object({ success: z.boolean(), message: z.string(
 export const rotationBodySchema = (maxHours: number, defaultHours: number) =>
   z
     .object({ gracePeriodHours: z.number().int().min(0).max(maxHours).default(defaultHours) })
-    .optional()
+    // No body at all arrives as null.
+    .nullish()
     .transform((body) => body ?? { gracePeriodHours: defaultHours });
