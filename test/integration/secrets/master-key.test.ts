@@ -85,9 +85,9 @@ describe('master-key rotation', () => {
   });
 
   it('a server without the key that sealed the values refuses to start and says which key is missing', async () => {
-    const [{ sealed }] = await db<{ sealed: string }[]>`select value_ciphertext as sealed from system.secrets limit 1`;
+    const [row] = await db<{ sealed: string }[]>`select value_ciphertext as sealed from system.secrets limit 1`;
     await expect(createDeps(testConfig(t.databaseUrl, { PLINTH_ENCRYPTION_KEY: 'c'.repeat(64) }))).rejects.toThrow(
-      `sealed with encryption key id ${envelopeKeyId(sealed!)}, which is not configured: put that key in PLINTH_PREVIOUS_ENCRYPTION_KEYS`,
+      `sealed with encryption key id ${envelopeKeyId(row!.sealed)}, which is not configured: put that key in PLINTH_PREVIOUS_ENCRYPTION_KEYS`,
     );
   });
 });
