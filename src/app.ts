@@ -23,6 +23,9 @@ import { sessionRoutes } from './modules/auth/sessions.routes.js';
 import { userRoutes } from './modules/auth/users.routes.js';
 import { emailRoutes } from './modules/email/email.routes.js';
 import { createMailer } from './modules/email/mailer.js';
+import { functionsRoutes } from './modules/functions/functions.routes.js';
+import { createFunctionsService } from './modules/functions/functions.service.js';
+import { invokeRoutes } from './modules/functions/invoke.routes.js';
 import { healthRoutes, VERSION } from './modules/health/health.routes.js';
 import { keyRoutes } from './modules/metadata/keys.routes.js';
 import { createIdTokenService } from './modules/oauth/id-token.service.js';
@@ -130,6 +133,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(recordsRoutes(records));
   const rpc = createRpcService(deps, schemaCache, { maxRows: deps.config.recordsMaxRows, schemas: deps.config.recordsSchemas });
   await app.register(rpcRoutes(rpc));
+
+  deps.functions.setLogger((level, message, extra) => app.log[level](extra ?? {}, message));
+  await app.register(functionsRoutes(deps, createFunctionsService(deps)));
+  await app.register(invokeRoutes(deps));
 
   return app;
 }
