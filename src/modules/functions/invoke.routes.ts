@@ -26,6 +26,8 @@ export function invokeRoutes(deps: Deps): FastifyPluginAsyncZod {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   // A deadline of Plinth's own, a little after the runtime's, for a runtime that stops answering.
   const deadlineMs = deps.config.functions.timeoutMs + 5_000;
+  // As app.ts does for other answers: while shutting down, answers close their connection.
+  let closing = false;
 
   function checkCredential(request: FastifyRequest): void {
     if (request.principal !== null) return;
@@ -63,11 +65,18 @@ export function invokeRoutes(deps: Deps): FastifyPluginAsyncZod {
         timeout: deadlineMs,
       });
       upstream.on('response', (res) => {
-        reply.code(res.statusCode ?? 502);
+        // Written straight to the socket (the hot path): the headers Plinth's hooks already set
+        // (request id, CORS), then the function's.
+        const headers = reply.getHeaders() as http.OutgoingHttpHeaders;
         for (const [name, value] of Object.entries(res.headers)) {
-          if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
+          if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
         }
-        resolve(reply.send(res));
+        if (closing) headers.connection = 'close';
+        reply.hijack();
+        reply.raw.writeHead(res.statusCode ?? 502, headers);
+        res.pipe(reply.raw);
+        res.on('error', () => reply.raw.destroy());
+        resolve(reply);
       });
       upstream.on('timeout', () => upstream.destroy(new AppError('GATEWAY_TIMEOUT', 'The function runtime did not answer in time.')));
       upstream.on('error', (err) => {
@@ -84,6 +93,9 @@ export function invokeRoutes(deps: Deps): FastifyPluginAsyncZod {
   }
 
   return async (app) => {
+    app.addHook('preClose', async () => {
+      closing = true;
+    });
     // Bodies of any type pass through untouched: the raw stream goes to the runtime as it comes.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, _payload, done) => done(null));

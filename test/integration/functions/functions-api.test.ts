@@ -153,6 +153,13 @@ describe('invocation', () => {
     expect(res.headers.get('x-query')).toBe('?status=201&a=1&a=2');
     expect(res.headers.get('x-seen-header')).toBe('hello');
     expect(res.headers.get('x-url')).toBe(`${t.baseUrl}/functions/echo?status=201&a=1&a=2`);
+    // Plinth's own headers come along: the request id and CORS.
+    expect(res.headers.get('x-request-id')).toMatch(/.+/);
+  });
+
+  it('answers CORS requests from a browser like every other route', async () => {
+    const res = await invoke('echo', { headers: { origin: 'https://app.example.com' } });
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
   });
 
   it.each([
