@@ -24,6 +24,9 @@ import { sessionRoutes } from './modules/auth/sessions.routes.js';
 import { userRoutes } from './modules/auth/users.routes.js';
 import { emailRoutes } from './modules/email/email.routes.js';
 import { createMailer } from './modules/email/mailer.js';
+import { functionsRoutes } from './modules/functions/functions.routes.js';
+import { createFunctionsService } from './modules/functions/functions.service.js';
+import { invokeRoutes } from './modules/functions/invoke.routes.js';
 import { healthRoutes, VERSION } from './modules/health/health.routes.js';
 import { keyRoutes } from './modules/metadata/keys.routes.js';
 import { createIdTokenService } from './modules/oauth/id-token.service.js';
@@ -139,6 +142,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.addHook('onClose', () => accessKeys.close());
   await app.register(secretsRoutes(deps, accessKeys));
   await app.register(aiRoutes(deps));
+  deps.functions.setLogger((level, message, extra) => app.log[level](extra ?? {}, message));
+  await app.register(functionsRoutes(deps, createFunctionsService(deps)));
+  await app.register(invokeRoutes(deps));
 
   return app;
 }

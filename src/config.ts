@@ -48,6 +48,12 @@ const envSchema = z
     TRUST_PROXY: flag.default(false),
     // AI provider key: seeds the stored OpenRouter key once, when none is stored.
     OPENROUTER_API_KEY: z.string().min(1).max(4096).optional(),
+    // Functions: the Deno runtime the server starts (port 0: any free loopback port).
+    FUNCTIONS_RUNTIME_PORT: z.coerce.number().int().min(0).max(65535).default(7133),
+    FUNCTIONS_TIMEOUT_MS: z.coerce.number().int().min(10).default(60_000),
+    FUNCTIONS_MEMORY_MB: z.coerce.number().int().min(16).default(256),
+    FUNCTIONS_HEALTH_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
+    FUNCTIONS_DENO_PATH: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -92,6 +98,13 @@ const envSchema = z
     trustProxy: env.TRUST_PROXY,
     logLevel: env.LOG_LEVEL,
     openrouterApiKey: env.OPENROUTER_API_KEY,
+    functions: {
+      runtimePort: env.FUNCTIONS_RUNTIME_PORT,
+      timeoutMs: env.FUNCTIONS_TIMEOUT_MS,
+      memoryMb: env.FUNCTIONS_MEMORY_MB,
+      healthIntervalMs: env.FUNCTIONS_HEALTH_INTERVAL_MS,
+      denoPath: env.FUNCTIONS_DENO_PATH,
+    },
   }));
 
 export type Config = z.output<typeof envSchema>;

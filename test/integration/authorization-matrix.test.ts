@@ -118,6 +118,7 @@ const CUSTOM_PROVIDER = {
   clientSecret: 'matrix-secret',
 };
 const secretKey = () => `MATRIX_${randomUUID().replaceAll('-', '').toUpperCase()}`;
+const MATRIX_FUNCTION = 'export default () => new Response("matrix");';
 /** Arranges state for a row with the API key; the answer does not matter. */
 const asAdmin = (request: InjectOptions) =>
   t.request({ ...request, headers: { 'x-api-key': t.apiKey } });
@@ -459,6 +460,41 @@ const routes: Row[] = [
       request: () => ({ method, url: `${base}/matrix_missing`, ...(method === 'POST' ? { payload: {} } : {}) }),
     })),
   ),
+
+  // Functions management (admin). The matrix app does not start the Deno runtime: writes are
+  // stored and their deployment is pending.
+  { route: 'GET /api/functions', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/functions' }) },
+  {
+    route: 'POST /api/functions',
+    access: 'admin',
+    ok: 201,
+    request: async () => {
+      await asAdmin({ method: 'DELETE', url: '/api/functions/matrix-new' });
+      return { method: 'POST', url: '/api/functions', payload: { name: 'matrix-new', code: MATRIX_FUNCTION } };
+    },
+  },
+  ...(['GET', 'PUT', 'DELETE'] as const).map((method): Row => ({
+    route: `${method} /api/functions/:slug`,
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      await asAdmin({ method: 'POST', url: '/api/functions', payload: { name: 'matrix-fn', code: MATRIX_FUNCTION } });
+      return { method, url: '/api/functions/matrix-fn', ...(method === 'PUT' ? { payload: { description: 'matrix' } } : {}) };
+    },
+  })),
+
+  // Function invocation: the function (created with verifyJwt) needs any credential; with one,
+  // the request goes on to the runtime, which is not running here: 502.
+  ...(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method): Row => ({
+    route: `${method} /functions/*`,
+    access: 'client',
+    ok: 502,
+    hidden: true,
+    request: async () => {
+      await asAdmin({ method: 'POST', url: '/api/functions', payload: { name: 'matrix-invoke', code: MATRIX_FUNCTION } });
+      return { method, url: '/functions/matrix-invoke', ...(method === 'GET' ? {} : { payload: 'any body' }) };
+    },
+  })),
 
   // Platform keys.
   { route: 'GET /api/metadata/api-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/api-key' }) },
