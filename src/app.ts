@@ -25,6 +25,8 @@ import { emailRoutes } from './modules/email/email.routes.js';
 import { createMailer } from './modules/email/mailer.js';
 import { healthRoutes, VERSION } from './modules/health/health.routes.js';
 import { keyRoutes } from './modules/metadata/keys.routes.js';
+import { migrationsRoutes } from './modules/migrations/migrations.routes.js';
+import { createMigrationsService } from './modules/migrations/migrations.service.js';
 import { createIdTokenService } from './modules/oauth/id-token.service.js';
 import { oauthConfigRoutes } from './modules/oauth/oauth-config.routes.js';
 import { createOAuthService } from './modules/oauth/oauth.service.js';
@@ -130,6 +132,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(recordsRoutes(records));
   const rpc = createRpcService(deps, schemaCache, { maxRows: deps.config.recordsMaxRows, schemas: deps.config.recordsSchemas });
   await app.register(rpcRoutes(rpc));
+  await app.register(migrationsRoutes(createMigrationsService(deps, () => schemaCache.refreshIfChanged())));
 
   return app;
 }

@@ -118,6 +118,8 @@ const CUSTOM_PROVIDER = {
   clientSecret: 'matrix-secret',
 };
 /** Arranges state for a row with the API key; the answer does not matter. */
+let migrationVersion = 0;
+const nextVersion = () => String(++migrationVersion);
 const asAdmin = (request: InjectOptions) =>
   t.request({ ...request, headers: { 'x-api-key': t.apiKey } });
 
@@ -458,6 +460,21 @@ const routes: Row[] = [
       request: () => ({ method, url: `${base}/matrix_missing`, ...(method === 'POST' ? { payload: {} } : {}) }),
     })),
   ),
+
+  // Migrations (admin). Each accepted POST applies a version newer than the last.
+  { route: 'GET /api/database/migrations', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/database/migrations' }) },
+  {
+    route: 'POST /api/database/migrations',
+    access: 'admin',
+    ok: 201,
+    request: () => ({ method: 'POST', url: '/api/database/migrations', payload: { version: nextVersion(), name: 'matrix', sql: 'select 1' } }),
+  },
+  {
+    route: 'POST /api/database/migrations/dry-run',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'POST', url: '/api/database/migrations/dry-run', payload: { sql: 'create table matrix_dry (id int)' } }),
+  },
 
   // Platform keys.
   { route: 'GET /api/metadata/api-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/api-key' }) },
