@@ -14,6 +14,8 @@ export interface ParsedStatement {
 
 /** Parses SQL into its statements (comments and empty statements dropped); 400 if it does not parse. */
 export async function splitStatements(sql: string): Promise<ParsedStatement[]> {
+  // The parser refuses an empty string instead of answering no statements.
+  if (sql.trim() === '') return [];
   let result: Awaited<ReturnType<typeof parse>>;
   try {
     result = await parse(sql);

@@ -212,6 +212,7 @@ describe('dry run', () => {
     ['safe SQL', 'create table dry_safe (id int)', { valid: true, riskLevel: 'SAFE', riskFactors: [] }],
     ['a rename', 'alter table notes rename to notes2', { valid: true, riskLevel: 'WARNING' }],
     ['an empty script', '-- nothing', { valid: false, statementCount: 0, riskFactors: [expect.objectContaining({ code: 'EMPTY_SQL' })] }],
+    ['an empty string', '', { valid: false, statementCount: 0, riskFactors: [expect.objectContaining({ code: 'EMPTY_SQL' })] }],
     ['transaction control', 'begin; select 1; commit;', { valid: false, riskLevel: 'DANGER', riskFactors: [expect.objectContaining({ code: 'GUARD_VIOLATION' }), expect.objectContaining({ code: 'GUARD_VIOLATION' })] }],
     ['a syntax error', 'selec 1', { valid: false, riskFactors: [expect.objectContaining({ code: 'SYNTAX_OR_EXECUTION_ERROR' })] }],
     ['an execution error', 'insert into nowhere values (1)', { valid: false, error: expect.stringMatching(/relation "nowhere" does not exist/) }],
