@@ -476,6 +476,16 @@ const routes: Row[] = [
     request: () => ({ method: 'POST', url: '/api/database/migrations/dry-run', payload: { sql: 'create table matrix_dry (id int)' } }),
   },
 
+  // Admin SQL, table names and database metadata.
+  ...(['/api/database/advance/rawsql', '/api/database/advance/rawsql/unrestricted'] as const).map((url): Row => ({
+    route: `POST ${url}`,
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'POST', url, payload: { query: 'select $1::int as n', params: [1] } }),
+  })),
+  { route: 'GET /api/database/tables', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/database/tables' }) },
+  { route: 'GET /api/metadata/database', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/database' }) },
+
   // Platform keys.
   { route: 'GET /api/metadata/api-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/api-key' }) },
   { route: 'GET /api/metadata/anon-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/anon-key' }) },

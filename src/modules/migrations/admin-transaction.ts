@@ -43,7 +43,8 @@ export async function runStatement(conn: Conn, text: string, index: number, para
     const pg = err as PgFailure;
     if (pg.name !== 'PostgresError') throw err;
     const timedOut = pg.code === '57014';
-    throw new AppError(timedOut ? 'GATEWAY_TIMEOUT' : 'VALIDATION_ERROR', `Statement ${index} failed: ${pg.message}`, {
+    const code = timedOut ? 'GATEWAY_TIMEOUT' : pg.code === '42501' ? 'FORBIDDEN' : 'VALIDATION_ERROR';
+    throw new AppError(code, `Statement ${index} failed: ${pg.message}`, {
       cause: err,
       details: { statement: index, sql: text, code: pg.code, detail: pg.detail, hint: pg.hint, position: pg.position },
       nextActions: timedOut ? 'The statement ran past the statement timeout; make it cheaper.' : 'Nothing was applied. Fix the statement and try again.',
