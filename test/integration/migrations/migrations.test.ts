@@ -180,6 +180,35 @@ describe('the records API sees the new schema as soon as POST returns', () => {
   });
 });
 
+describe('every server hears of the change', () => {
+  it('announces the new schema version with NOTIFY plinth_schema once the migration commits', async () => {
+    const [{ version: before }] = await t.deps.sql<{ version: string }[]>`select version::text from system.schema_version`;
+    let heard!: (payload: string) => void;
+    const notified = new Promise<string>((resolve) => (heard = resolve));
+    const listener = await t.deps.sql.listen('plinth_schema', (payload) => heard(payload));
+    try {
+      expect((await apply('7'.repeat(63) + '8', 'create table announced (id int);')).statusCode).toBe(201);
+      expect(BigInt(await notified)).toBeGreaterThan(BigInt(before!));
+    } finally {
+      await listener.unlisten();
+    }
+  });
+
+  it('another server on the same database serves the new table', async () => {
+    const other = await t.startAnotherServer();
+    try {
+      const read = () => other.app.inject({ method: 'GET', url: '/api/database/records/shared_table', headers: key() });
+      expect((await read()).statusCode).toBe(404);
+      expect((await apply('7'.repeat(63) + '9', "create table shared_table (id int); insert into shared_table values (42);")).statusCode).toBe(201);
+      const res = await read();
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual([{ id: 42 }]);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('the advisory lock serialises concurrent applies', () => {
   it('two POSTs of one version at once: one 201, one 409, one history row', async () => {
     const version = '8'.repeat(64);
