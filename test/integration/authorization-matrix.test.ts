@@ -664,6 +664,22 @@ interface BodyCase {
 
 const invalidBodies: BodyCase[] = [
   {
+    label: 'POST /api/database/migrations with transaction control in its SQL',
+    request: () => ({ method: 'POST', url: '/api/database/migrations', payload: { version: '1'.repeat(64), name: 'matrix', sql: 'begin; select 1; commit;' } }),
+    withAccess: 400,
+    allowed: 'API key as x-api-key',
+    unauthorized: ['no credential', 'garbage bearer', 'unknown API key as x-api-key'],
+    forbidden: ['anon key', 'user access token'],
+  },
+  {
+    label: 'POST /api/database/advance/rawsql with SET ROLE',
+    request: () => ({ method: 'POST', url: '/api/database/advance/rawsql', payload: { query: 'set role postgres' } }),
+    withAccess: 400,
+    allowed: 'admin access token',
+    unauthorized: ['no credential', 'garbage bearer'],
+    forbidden: ['anon key', 'user access token'],
+  },
+  {
     label: 'PUT /api/auth/config with a wrongly typed field',
     request: () => ({ method: 'PUT', url: '/api/auth/config', payload: { passwordMinLength: 'short' } }),
     withAccess: 400,
