@@ -182,13 +182,14 @@ describe('the records API sees the new schema as soon as POST returns', () => {
 
 describe('every server hears of the change', () => {
   it('announces the new schema version with NOTIFY plinth_schema once the migration commits', async () => {
-    const [{ version: before }] = await t.deps.sql<{ version: string }[]>`select version::text from system.schema_version`;
+    const [row] = await t.deps.sql<{ version: string }[]>`select version::text from system.schema_version`;
+    const before = row!.version;
     let heard!: (payload: string) => void;
     const notified = new Promise<string>((resolve) => (heard = resolve));
     const listener = await t.deps.sql.listen('plinth_schema', (payload) => heard(payload));
     try {
       expect((await apply('7'.repeat(63) + '8', 'create table announced (id int);')).statusCode).toBe(201);
-      expect(BigInt(await notified)).toBeGreaterThan(BigInt(before!));
+      expect(BigInt(await notified)).toBeGreaterThan(BigInt(before));
     } finally {
       await listener.unlisten();
     }
