@@ -28,7 +28,12 @@ import { functionsRoutes } from './modules/functions/functions.routes.js';
 import { createFunctionsService } from './modules/functions/functions.service.js';
 import { invokeRoutes } from './modules/functions/invoke.routes.js';
 import { healthRoutes, VERSION } from './modules/health/health.routes.js';
+import { databaseMetadataRoutes } from './modules/metadata/database-metadata.routes.js';
 import { keyRoutes } from './modules/metadata/keys.routes.js';
+import { migrationsRoutes } from './modules/migrations/migrations.routes.js';
+import { createMigrationsService } from './modules/migrations/migrations.service.js';
+import { rawSqlRoutes } from './modules/migrations/raw-sql.routes.js';
+import { createRawSqlService } from './modules/migrations/raw-sql.service.js';
 import { createIdTokenService } from './modules/oauth/id-token.service.js';
 import { oauthConfigRoutes } from './modules/oauth/oauth-config.routes.js';
 import { createOAuthService } from './modules/oauth/oauth.service.js';
@@ -136,6 +141,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(recordsRoutes(records));
   const rpc = createRpcService(deps, schemaCache, { maxRows: deps.config.recordsMaxRows, schemas: deps.config.recordsSchemas });
   await app.register(rpcRoutes(rpc));
+  await app.register(migrationsRoutes(createMigrationsService(deps, () => schemaCache.refreshIfChanged())));
+  await app.register(rawSqlRoutes(createRawSqlService(deps, () => schemaCache.refreshIfChanged())));
+  await app.register(databaseMetadataRoutes(deps));
 
   const accessKeys = createAccessKeyService(deps);
   await accessKeys.listen((err) => app.log.error({ err }, 'reloading the API/anon keys failed'));

@@ -40,6 +40,7 @@ const envSchema = z
     SMTP_SENDER_NAME: z.string().default('Plinth'),
     RECORDS_MAX_ROWS: z.coerce.number().int().min(1).default(1000),
     RECORDS_SCHEMAS: z.string().regex(/^[a-z_][a-z0-9_]*(,[a-z_][a-z0-9_]*)*$/, 'must be comma-separated schema names').default('public'),
+    RAW_SQL_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
     CORS_ORIGINS: z.string().default('*'),
     COOKIE_SECURE: flag.optional(),
     MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
@@ -89,6 +90,8 @@ const envSchema = z
       : undefined,
     recordsMaxRows: env.RECORDS_MAX_ROWS,
     recordsSchemas: env.RECORDS_SCHEMAS.split(','),
+    // Statement timeout of POST /api/database/advance/rawsql (admin SQL).
+    rawSqlTimeoutMs: env.RAW_SQL_TIMEOUT_MS,
     corsOrigins: env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     // Browsers only store SameSite=None cookies that are Secure; plain-http local dev gets Lax.
     cookieSecure: env.COOKIE_SECURE,

@@ -12,6 +12,7 @@ export const errorCatalogue = {
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
   AUTH_EMAIL_EXISTS: { status: 409, message: 'A user with this email already exists.' },
   CONFLICT: { status: 409, message: 'The request conflicts with the current state.' },
+  DATABASE_MIGRATION_ALREADY_EXISTS: { status: 409, message: 'Migration version must be newer than the latest applied migration.' },
   NOT_ACCEPTABLE: { status: 406, message: 'The requested representation cannot be produced.' },
   RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested range cannot be satisfied.' },
   MULTIPLE_CHOICES: { status: 300, message: 'The request is ambiguous.' },

@@ -120,6 +120,8 @@ const CUSTOM_PROVIDER = {
 const secretKey = () => `MATRIX_${randomUUID().replaceAll('-', '').toUpperCase()}`;
 const MATRIX_FUNCTION = 'export default () => new Response("matrix");';
 /** Arranges state for a row with the API key; the answer does not matter. */
+let migrationVersion = 0;
+const nextVersion = () => String(++migrationVersion);
 const asAdmin = (request: InjectOptions) =>
   t.request({ ...request, headers: { 'x-api-key': t.apiKey } });
 
@@ -495,6 +497,30 @@ const routes: Row[] = [
       return { method, url: '/functions/matrix-invoke', ...(method === 'GET' ? {} : { payload: 'any body' }) };
     },
   })),
+  // Migrations (admin). Each accepted POST applies a version newer than the last.
+  { route: 'GET /api/database/migrations', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/database/migrations' }) },
+  {
+    route: 'POST /api/database/migrations',
+    access: 'admin',
+    ok: 201,
+    request: () => ({ method: 'POST', url: '/api/database/migrations', payload: { version: nextVersion(), name: 'matrix', sql: 'select 1' } }),
+  },
+  {
+    route: 'POST /api/database/migrations/dry-run',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'POST', url: '/api/database/migrations/dry-run', payload: { sql: 'create table matrix_dry (id int)' } }),
+  },
+
+  // Admin SQL, table names and database metadata.
+  ...(['/api/database/advance/rawsql', '/api/database/advance/rawsql/unrestricted'] as const).map((url): Row => ({
+    route: `POST ${url}`,
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'POST', url, payload: { query: 'select $1::int as n', params: [1] } }),
+  })),
+  { route: 'GET /api/database/tables', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/database/tables' }) },
+  { route: 'GET /api/metadata/database', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/database' }) },
 
   // Platform keys.
   { route: 'GET /api/metadata/api-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/api-key' }) },
@@ -716,6 +742,22 @@ interface BodyCase {
 }
 
 const invalidBodies: BodyCase[] = [
+  {
+    label: 'POST /api/database/migrations with transaction control in its SQL',
+    request: () => ({ method: 'POST', url: '/api/database/migrations', payload: { version: '1'.repeat(64), name: 'matrix', sql: 'begin; select 1; commit;' } }),
+    withAccess: 400,
+    allowed: 'API key as x-api-key',
+    unauthorized: ['no credential', 'garbage bearer', 'unknown API key as x-api-key'],
+    forbidden: ['anon key', 'user access token'],
+  },
+  {
+    label: 'POST /api/database/advance/rawsql with SET ROLE',
+    request: () => ({ method: 'POST', url: '/api/database/advance/rawsql', payload: { query: 'set role postgres' } }),
+    withAccess: 400,
+    allowed: 'admin access token',
+    unauthorized: ['no credential', 'garbage bearer'],
+    forbidden: ['anon key', 'user access token'],
+  },
   {
     label: 'PUT /api/auth/config with a wrongly typed field',
     request: () => ({ method: 'PUT', url: '/api/auth/config', payload: { passwordMinLength: 'short' } }),
