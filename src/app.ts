@@ -29,6 +29,7 @@ import { createIdTokenService } from './modules/oauth/id-token.service.js';
 import { oauthConfigRoutes } from './modules/oauth/oauth-config.routes.js';
 import { createOAuthService } from './modules/oauth/oauth.service.js';
 import { oauthRoutes } from './modules/oauth/oauth.routes.js';
+import { paymentsPlugin } from './modules/payments/payments.plugin.js';
 import { recordsRoutes } from './modules/records/records.routes.js';
 import { createRecordsService } from './modules/records/records.service.js';
 import { rpcRoutes } from './modules/records/rpc.routes.js';
@@ -130,6 +131,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(recordsRoutes(records));
   const rpc = createRpcService(deps, schemaCache, { maxRows: deps.config.recordsMaxRows, schemas: deps.config.recordsSchemas });
   await app.register(rpcRoutes(rpc));
+  await app.register(paymentsPlugin(deps));
 
   return app;
 }

@@ -46,6 +46,10 @@ const envSchema = z
     PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).default(availableParallelism()),
     DB_POOL_SIZE: z.coerce.number().int().min(1).default(20),
     TRUST_PROXY: flag.default(false),
+    PAYMENTS_PROCESSOR_HOST: z.string().min(1).optional(),
+    PAYMENTS_PROCESSOR_PORT: port.optional(),
+    PAYMENTS_PROCESSOR_PROTOCOL: z.enum(['http', 'https']).optional(),
+    PAYMENTS_PROCESSOR_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -89,6 +93,13 @@ const envSchema = z
     dbPoolSize: env.DB_POOL_SIZE,
     trustProxy: env.TRUST_PROXY,
     logLevel: env.LOG_LEVEL,
+    // Where the processor SDK sends its calls (unset: the processor's own API); tests use a fake.
+    paymentsProcessor: {
+      host: env.PAYMENTS_PROCESSOR_HOST,
+      port: env.PAYMENTS_PROCESSOR_PORT,
+      protocol: env.PAYMENTS_PROCESSOR_PROTOCOL,
+      maxNetworkRetries: env.PAYMENTS_PROCESSOR_MAX_RETRIES,
+    },
   }));
 
 export type Config = z.output<typeof envSchema>;

@@ -463,6 +463,33 @@ const routes: Row[] = [
   { route: 'GET /api/metadata/api-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/api-key' }) },
   { route: 'GET /api/metadata/anon-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/anon-key' }) },
   { route: 'POST /api/auth/tokens/anon', access: 'admin', ok: 200, request: () => ({ method: 'POST', url: '/api/auth/tokens/anon' }) },
+
+  // Payments (admin). No processor key is configured here: reads of the mirror answer 200,
+  // unknown ids 404, and processor writes 400 PAYMENT_CONFIG_INVALID to every admin caller alike.
+  ...(
+    [
+      ['GET /api/payments/status', 200, '/api/payments/status'],
+      ['GET /api/payments/config', 200, '/api/payments/config'],
+      ['PUT /api/payments/:environment/config', 400, '/api/payments/test/config', { secretKey: 'sk_live_wrong_environment' }],
+      ['DELETE /api/payments/:environment/config', 404, '/api/payments/test/config'],
+      ['GET /api/payments/:environment/catalog', 200, '/api/payments/test/catalog'],
+      ['GET /api/payments/:environment/catalog/products', 200, '/api/payments/test/catalog/products'],
+      ['POST /api/payments/:environment/catalog/products', 400, '/api/payments/test/catalog/products', { name: 'Matrix' }],
+      ['GET /api/payments/:environment/catalog/products/:productId', 404, '/api/payments/test/catalog/products/prod_matrix'],
+      ['PATCH /api/payments/:environment/catalog/products/:productId', 400, '/api/payments/test/catalog/products/prod_matrix', { name: 'M' }],
+      ['DELETE /api/payments/:environment/catalog/products/:productId', 400, '/api/payments/test/catalog/products/prod_matrix'],
+      ['GET /api/payments/:environment/catalog/prices', 200, '/api/payments/test/catalog/prices'],
+      ['POST /api/payments/:environment/catalog/prices', 400, '/api/payments/test/catalog/prices', { processorProductId: 'prod_matrix', currency: 'usd', unitAmount: 1 }],
+      ['GET /api/payments/:environment/catalog/prices/:priceId', 404, '/api/payments/test/catalog/prices/price_matrix'],
+      ['PATCH /api/payments/:environment/catalog/prices/:priceId', 400, '/api/payments/test/catalog/prices/price_matrix', { active: false }],
+      ['DELETE /api/payments/:environment/catalog/prices/:priceId', 400, '/api/payments/test/catalog/prices/price_matrix'],
+    ] as const
+  ).map(([route, ok, url, payload]: readonly [string, number, string, object?]): Row => ({
+    route,
+    access: 'admin',
+    ok,
+    request: () => ({ method: route.split(' ')[0] as InjectOptions['method'], url, ...(payload ? { payload } : {}) }),
+  })),
 ];
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,108 @@
+// The wire contract of the payments API (spec-era paths and `processor…` field names).
+import { z } from 'zod';
+
+export const environmentSchema = z.enum(['test', 'live']);
+export const envParams = z.object({ environment: environmentSchema });
+
+const metadataSchema = z.record(z.string().max(40), z.string().max(500));
+const idempotencyKeySchema = z.string().min(1).max(200);
+const timestamp = z.date().nullable();
+
+export const configBodySchema = z.strictObject({
+  secretKey: z.string().trim().min(1),
+  webhookSecret: z.string().trim().min(1).optional(),
+});
+export const keysSchema = z.object({
+  keys: z.array(z.object({ environment: environmentSchema, hasKey: z.boolean(), maskedKey: z.string().nullable() })),
+});
+export const connectionSchema = z.object({
+  environment: environmentSchema,
+  status: z.enum(['unconfigured', 'connected', 'error']),
+  processorAccountId: z.string().nullable(),
+  processorAccountEmail: z.string().nullable(),
+  accountLivemode: z.boolean().nullable(),
+  maskedKey: z.string().nullable(),
+  lastSyncedAt: timestamp,
+  lastSyncStatus: z.enum(['succeeded', 'failed']).nullable(),
+  lastSyncError: z.string().nullable(),
+  lastSyncCounts: z.record(z.string(), z.number()).nullable(),
+});
+
+export const productSchema = z.object({
+  environment: environmentSchema,
+  processorProductId: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  active: z.boolean(),
+  defaultPriceId: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  syncedAt: z.date(),
+});
+export const priceSchema = z.object({
+  environment: environmentSchema,
+  processorPriceId: z.string(),
+  processorProductId: z.string().nullable(),
+  active: z.boolean(),
+  currency: z.string(),
+  unitAmount: z.number().nullable(),
+  unitAmountDecimal: z.string().nullable(),
+  type: z.string(),
+  lookupKey: z.string().nullable(),
+  billingScheme: z.string().nullable(),
+  taxBehavior: z.string().nullable(),
+  recurringInterval: z.string().nullable(),
+  recurringIntervalCount: z.number().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  syncedAt: z.date(),
+});
+
+const taxBehaviorSchema = z.enum(['exclusive', 'inclusive', 'unspecified']);
+const descriptionSchema = z.string().max(5000).nullable();
+const lookupKeySchema = z.string().min(1).max(200).nullable();
+
+export const productCreateSchema = z.strictObject({
+  name: z.string().trim().min(1),
+  description: descriptionSchema.optional(),
+  active: z.boolean().optional(),
+  metadata: metadataSchema.optional(),
+  idempotencyKey: idempotencyKeySchema.optional(),
+});
+export const productUpdateSchema = z
+  .strictObject({
+    name: z.string().trim().min(1).optional(),
+    description: descriptionSchema.optional(),
+    active: z.boolean().optional(),
+    metadata: metadataSchema.optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, 'At least one product field is required');
+
+export const priceCreateSchema = z.strictObject({
+  processorProductId: z.string().trim().min(1),
+  currency: z.string().regex(/^[a-zA-Z]{3}$/, 'must be a 3-letter currency code').transform((c) => c.toLowerCase()),
+  unitAmount: z.number().int().min(0),
+  lookupKey: lookupKeySchema.optional(),
+  active: z.boolean().optional(),
+  recurring: z
+    .strictObject({ interval: z.enum(['day', 'week', 'month', 'year']), intervalCount: z.number().int().positive().optional() })
+    .optional(),
+  taxBehavior: taxBehaviorSchema.optional(),
+  metadata: metadataSchema.optional(),
+  idempotencyKey: idempotencyKeySchema.optional(),
+});
+export const priceUpdateSchema = z
+  .strictObject({
+    active: z.boolean().optional(),
+    lookupKey: lookupKeySchema.optional(),
+    taxBehavior: taxBehaviorSchema.optional(),
+    metadata: metadataSchema.optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, 'At least one price field is required');
+
+export const productIdParams = envParams.extend({ productId: z.string().trim().min(1) });
+export const priceIdParams = envParams.extend({ priceId: z.string().trim().min(1) });
+export const pricesQuery = z.strictObject({ processorProductId: z.string().min(1).optional() });
+
+export type ProductCreate = z.output<typeof productCreateSchema>;
+export type ProductUpdate = z.output<typeof productUpdateSchema>;
+export type PriceCreate = z.output<typeof priceCreateSchema>;
+export type PriceUpdate = z.output<typeof priceUpdateSchema>;
