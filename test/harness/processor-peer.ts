@@ -30,6 +30,7 @@ export interface ProcessorPeer {
   /** Puts an object straight into an account, as if made in the processor's dashboard. */
   put(apiKey: string, object: Obj): Obj;
   get(apiKey: string, id: string): Obj | undefined;
+  remove(apiKey: string, id: string): void;
   accountId(apiKey: string): string;
   close(): Promise<void>;
 }
@@ -267,6 +268,7 @@ export async function startProcessorPeer(): Promise<ProcessorPeer> {
       return stored;
     },
     get: (apiKey, id) => accountOf(apiKey).objects.get(id),
+    remove: (apiKey, id) => void accountOf(apiKey).objects.delete(id),
     accountId: (apiKey) => accountOf(apiKey).id,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -483,6 +483,9 @@ const routes: Row[] = [
       ['GET /api/payments/:environment/catalog/prices/:priceId', 404, '/api/payments/test/catalog/prices/price_matrix'],
       ['PATCH /api/payments/:environment/catalog/prices/:priceId', 400, '/api/payments/test/catalog/prices/price_matrix', { active: false }],
       ['DELETE /api/payments/:environment/catalog/prices/:priceId', 400, '/api/payments/test/catalog/prices/price_matrix'],
+      ['GET /api/payments/:environment/subscriptions', 200, '/api/payments/test/subscriptions?limit=5'],
+      ['POST /api/payments/sync', 200, '/api/payments/sync'],
+      ['POST /api/payments/:environment/sync', 400, '/api/payments/test/sync'],
     ] as const
   ).map(([route, ok, url, payload]: readonly [string, number, string, object?]): Row => ({
     route,

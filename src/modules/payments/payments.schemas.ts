@@ -106,3 +106,56 @@ export type ProductCreate = z.output<typeof productCreateSchema>;
 export type ProductUpdate = z.output<typeof productUpdateSchema>;
 export type PriceCreate = z.output<typeof priceCreateSchema>;
 export type PriceUpdate = z.output<typeof priceUpdateSchema>;
+
+export const subscriptionsQuery = z
+  .strictObject({
+    subjectType: z.string().min(1).max(100).optional(),
+    subjectId: z.string().min(1).max(255).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(50),
+  })
+  .refine((q) => (q.subjectType === undefined) === (q.subjectId === undefined), 'subjectType and subjectId must be provided together');
+
+const subscriptionItemSchema = z.object({
+  environment: environmentSchema,
+  processorSubscriptionItemId: z.string(),
+  processorSubscriptionId: z.string(),
+  processorProductId: z.string().nullable(),
+  processorPriceId: z.string().nullable(),
+  quantity: z.number().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  createdAt: z.date(),
+  updatedAt: z.date(),
+});
+export const subscriptionSchema = z.object({
+  environment: environmentSchema,
+  processorSubscriptionId: z.string(),
+  processorCustomerId: z.string(),
+  subjectType: z.string().nullable(),
+  subjectId: z.string().nullable(),
+  status: z.string(),
+  currentPeriodStart: timestamp,
+  currentPeriodEnd: timestamp,
+  cancelAtPeriodEnd: z.boolean(),
+  cancelAt: timestamp,
+  canceledAt: timestamp,
+  trialStart: timestamp,
+  trialEnd: timestamp,
+  latestInvoiceId: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  syncedAt: z.date(),
+  createdAt: z.date(),
+  updatedAt: z.date(),
+  items: z.array(subscriptionItemSchema),
+});
+
+export const syncResultsSchema = z.object({
+  results: z.array(
+    z.object({
+      environment: environmentSchema,
+      connection: connectionSchema,
+      subscriptions: z
+        .object({ environment: environmentSchema, synced: z.number(), unmapped: z.number(), deleted: z.number() })
+        .nullable(),
+    }),
+  ),
+});

@@ -41,3 +41,36 @@ export async function startPaymentsApp(): Promise<PaymentsApp> {
     },
   };
 }
+
+/** A subscription as the processor returns it, with one item of price_pro. */
+export function subscriptionObject(id: string, customer: string, status: string, extra: Record<string, unknown> = {}) {
+  return {
+    id,
+    object: 'subscription',
+    customer,
+    status,
+    cancel_at_period_end: false,
+    cancel_at: null,
+    canceled_at: null,
+    trial_start: null,
+    trial_end: null,
+    latest_invoice: 'in_1',
+    metadata: {},
+    items: {
+      object: 'list',
+      has_more: false,
+      data: [
+        {
+          id: `si_${id}`,
+          object: 'subscription_item',
+          quantity: 2,
+          metadata: {},
+          current_period_start: 1_790_000_000,
+          current_period_end: 1_792_592_000,
+          price: { id: 'price_pro', object: 'price', product: 'prod_pro' },
+        },
+      ],
+    },
+    ...extra,
+  };
+}
