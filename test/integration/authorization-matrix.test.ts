@@ -493,6 +493,25 @@ const routes: Row[] = [
     ok,
     request: () => ({ method: route.split(' ')[0] as InjectOptions['method'], url, ...(payload ? { payload } : {}) }),
   })),
+  // Billing pages for a subject. No customer is mapped here (404) and no processor key is set (400).
+  {
+    route: 'POST /api/payments/:environment/customer-portal-sessions',
+    access: 'token',
+    ok: 404,
+    request: () => ({ method: 'POST', url: '/api/payments/test/customer-portal-sessions', payload: { subject: { type: 'user', id: shared.user.id } } }),
+  },
+  {
+    route: 'POST /api/payments/:environment/checkout-sessions',
+    access: 'client',
+    ok: 400,
+    request: () => ({
+      method: 'POST',
+      url: '/api/payments/test/checkout-sessions',
+      payload: { mode: 'payment', lineItems: [{ processorPriceId: 'price_matrix' }], successUrl: 'https://a.example/ok', cancelUrl: 'https://a.example/no' },
+    }),
+    // Checkout is opened for a person (user token or anon key for guests), never with the API key.
+    overrides: { 'API key as Bearer': 401, 'API key as x-api-key': 401 },
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------

@@ -5,6 +5,8 @@ import { billingRoutes } from './billing.routes.js';
 import { catalogRoutes } from './catalog.routes.js';
 import { createCatalogService } from './catalog.service.js';
 import { createConnectionsService } from './connections.service.js';
+import { createSessionsService } from './sessions.service.js';
+import { sessionsRoutes } from './sessions.routes.js';
 import { createSyncService } from './sync.service.js';
 
 export function paymentsPlugin(deps: Deps): FastifyPluginAsyncZod {
@@ -14,5 +16,6 @@ export function paymentsPlugin(deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     await app.register(catalogRoutes(connections, catalog));
     await app.register(billingRoutes(deps, sync));
+    await app.register(sessionsRoutes(createSessionsService(deps, connections)));
   };
 }

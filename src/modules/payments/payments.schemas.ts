@@ -159,3 +159,63 @@ export const syncResultsSchema = z.object({
     }),
   ),
 });
+
+const subjectSchema = z.strictObject({ type: z.string().min(1).max(100), id: z.string().min(1).max(255) });
+
+export const portalCreateSchema = z.strictObject({
+  subject: subjectSchema,
+  returnUrl: z.url().optional(),
+  configuration: z.string().min(1).max(255).optional(),
+});
+export const portalSessionSchema = z.object({
+  id: z.string(),
+  environment: environmentSchema,
+  status: z.enum(['initialized', 'created', 'failed']),
+  subjectType: z.string(),
+  subjectId: z.string(),
+  processorCustomerId: z.string().nullable(),
+  returnUrl: z.string().nullable(),
+  configuration: z.string().nullable(),
+  url: z.string().nullable(),
+  lastError: z.string().nullable(),
+  createdAt: z.date(),
+  updatedAt: z.date(),
+});
+
+export const checkoutCreateSchema = z
+  .strictObject({
+    mode: z.enum(['payment', 'subscription']),
+    lineItems: z
+      .array(z.strictObject({ processorPriceId: z.string().trim().min(1), quantity: z.number().int().min(1).max(999).default(1) }))
+      .min(1)
+      .max(100),
+    successUrl: z.url(),
+    cancelUrl: z.url(),
+    subject: subjectSchema.optional(),
+    customerEmail: z.email().nullable().optional(),
+    metadata: metadataSchema.optional(),
+    idempotencyKey: idempotencyKeySchema.optional(),
+  })
+  .refine((b) => b.mode !== 'subscription' || b.subject !== undefined, { message: 'subject is required for subscription checkout', path: ['subject'] })
+  .refine((b) => !Object.keys(b.metadata ?? {}).some((k) => k.startsWith('svc_')), { message: 'metadata keys starting with svc_ are reserved', path: ['metadata'] });
+export const checkoutSessionSchema = z.object({
+  id: z.string(),
+  environment: environmentSchema,
+  mode: z.enum(['payment', 'subscription']),
+  status: z.enum(['initialized', 'open', 'completed', 'expired', 'failed']),
+  paymentStatus: z.enum(['paid', 'unpaid', 'no_payment_required']).nullable(),
+  subjectType: z.string().nullable(),
+  subjectId: z.string().nullable(),
+  customerEmail: z.string().nullable(),
+  processorCheckoutSessionId: z.string().nullable(),
+  processorCustomerId: z.string().nullable(),
+  processorPaymentIntentId: z.string().nullable(),
+  processorSubscriptionId: z.string().nullable(),
+  url: z.string().nullable(),
+  lastError: z.string().nullable(),
+  createdAt: z.date(),
+  updatedAt: z.date(),
+});
+
+export type PortalCreate = z.output<typeof portalCreateSchema>;
+export type CheckoutCreate = z.output<typeof checkoutCreateSchema>;
