@@ -512,6 +512,13 @@ const routes: Row[] = [
     // Checkout is opened for a person (user token or anon key for guests), never with the API key.
     overrides: { 'API key as Bearer': 401, 'API key as x-api-key': 401 },
   },
+  {
+    // Authenticated by the processor's signature, not by a credential; no webhook secret is set here.
+    route: 'POST /api/webhooks/processor/:environment',
+    access: 'public',
+    ok: 503,
+    request: () => ({ method: 'POST', url: '/api/webhooks/processor/test', headers: { 'stripe-signature': 't=1,v1=00' }, payload: { id: 'evt_matrix' } }),
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------

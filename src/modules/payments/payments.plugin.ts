@@ -8,6 +8,7 @@ import { createConnectionsService } from './connections.service.js';
 import { createSessionsService } from './sessions.service.js';
 import { sessionsRoutes } from './sessions.routes.js';
 import { createSyncService } from './sync.service.js';
+import { webhooksRoutes } from './webhooks.routes.js';
 
 export function paymentsPlugin(deps: Deps): FastifyPluginAsyncZod {
   const connections = createConnectionsService(deps);
@@ -17,5 +18,6 @@ export function paymentsPlugin(deps: Deps): FastifyPluginAsyncZod {
     await app.register(catalogRoutes(connections, catalog));
     await app.register(billingRoutes(deps, sync));
     await app.register(sessionsRoutes(createSessionsService(deps, connections)));
+    await app.register(webhooksRoutes(deps, connections));
   };
 }
