@@ -521,6 +521,22 @@ const routes: Row[] = [
   },
 ];
 
+// The payments routes again under /api/payments/stripe/… (the path the official client calls),
+// hidden from the API documentation.
+routes.push(
+  ...routes
+    .filter((r) => r.route.includes(' /api/payments/'))
+    .map((r): Row => ({
+      ...r,
+      route: r.route.replace(' /api/payments/', ' /api/payments/stripe/'),
+      hidden: true,
+      request: async () => {
+        const request = await r.request();
+        return { ...request, url: String(request.url).replace('/api/payments/', '/api/payments/stripe/') };
+      },
+    })),
+);
+
 // ---------------------------------------------------------------------------------------------
 // Expectations
 

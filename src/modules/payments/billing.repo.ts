@@ -3,7 +3,7 @@
 // overwrites a newer one (webhooks arrive out of order).
 import type Stripe from 'stripe';
 import type { Queryable } from '../../core/db.js';
-import { toDate, type Environment } from './processor.js';
+import { idOf, toDate, type Environment } from './processor.js';
 
 export const SUBJECT_TYPE_KEY = 'svc_subject_type';
 export const SUBJECT_ID_KEY = 'svc_subject_id';
@@ -12,8 +12,6 @@ export interface Subject {
   type: string;
   id: string;
 }
-
-const idOf = (ref: string | { id: string } | null | undefined) => (ref == null ? null : typeof ref === 'string' ? ref : ref.id);
 
 export function subjectOf(metadata: Record<string, string> | null | undefined): Subject | null {
   const type = metadata?.[SUBJECT_TYPE_KEY];

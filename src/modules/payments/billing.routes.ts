@@ -16,9 +16,9 @@ const withItemDates = <T extends { items: Item[] }>(row: T) => ({
   items: row.items.map((i) => ({ ...i, createdAt: new Date(i.createdAt), updatedAt: new Date(i.updatedAt) })),
 });
 
-export function billingRoutes(deps: Deps, sync: ReturnType<typeof createSyncService>): FastifyPluginAsyncZod {
+export function billingRoutes(deps: Deps, sync: ReturnType<typeof createSyncService>, base: string): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get('/api/payments/:environment/subscriptions', {
+    app.get(`${base}/:environment/subscriptions`, {
       config,
       schema: {
         tags,
@@ -36,12 +36,12 @@ export function billingRoutes(deps: Deps, sync: ReturnType<typeof createSyncServ
       },
     });
 
-    app.post('/api/payments/sync', {
+    app.post(`${base}/sync`, {
       config,
       schema: { tags, summary: 'Sync every configured environment from the processor', security, response: { 200: syncResultsSchema } },
       handler: () => sync.syncAll(),
     });
-    app.post('/api/payments/:environment/sync', {
+    app.post(`${base}/:environment/sync`, {
       config,
       schema: { tags, summary: 'Sync one environment from the processor', security, params: envParams, response: { 200: syncResultsSchema } },
       handler: (request) => sync.syncEnvironment(request.params.environment),

@@ -2,7 +2,7 @@
 // processor's own objects after it answered.
 import type Stripe from 'stripe';
 import type { Queryable } from '../../core/db.js';
-import type { Environment } from './processor.js';
+import { idOf, type Environment } from './processor.js';
 
 const productColumns = (db: Queryable) => db`
   environment, processor_product_id as "processorProductId", name, description, active,
@@ -42,8 +42,6 @@ export interface PriceRow {
   metadata: Record<string, string>;
   syncedAt: Date;
 }
-
-const idOf = (ref: string | { id: string } | null | undefined) => (ref == null ? null : typeof ref === 'string' ? ref : ref.id);
 
 export async function upsertProduct(db: Queryable, env: Environment, p: Stripe.Product, now: Date): Promise<ProductRow> {
   const [row] = await db<ProductRow[]>`

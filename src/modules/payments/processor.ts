@@ -58,3 +58,7 @@ export const namespacedKey = (environment: Environment, operation: string, key: 
 
 export const toDate = (seconds: number | null | undefined): Date | null =>
   seconds === null || seconds === undefined ? null : new Date(seconds * 1000);
+
+/** The id of an expandable processor reference (an id string or the expanded object). */
+export const idOf = (ref: string | { id: string } | null | undefined): string | null =>
+  ref == null ? null : typeof ref === 'string' ? ref : ref.id;

@@ -10,9 +10,9 @@ import type { createSessionsService } from './sessions.service.js';
 const tags = ['payments'];
 const security = [{ bearerAuth: [] }];
 
-export function sessionsRoutes(sessions: ReturnType<typeof createSessionsService>): FastifyPluginAsyncZod {
+export function sessionsRoutes(sessions: ReturnType<typeof createSessionsService>, base: string): FastifyPluginAsyncZod {
   return async (app) => {
-    app.post('/api/payments/:environment/customer-portal-sessions', {
+    app.post(`${base}/:environment/customer-portal-sessions`, {
       config: { access: 'token' },
       schema: {
         tags,
@@ -28,7 +28,7 @@ export function sessionsRoutes(sessions: ReturnType<typeof createSessionsService
       },
     });
 
-    app.post('/api/payments/:environment/checkout-sessions', {
+    app.post(`${base}/:environment/checkout-sessions`, {
       config: { access: 'client' },
       schema: {
         tags,

@@ -10,7 +10,7 @@ import { scopeOf } from '../records/pgrst-request.js';
 import { findMapping, SUBJECT_ID_KEY, SUBJECT_TYPE_KEY, type Subject } from './billing.repo.js';
 import type { ConnectionsService } from './connections.service.js';
 import type { CheckoutCreate, PortalCreate } from './payments.schemas.js';
-import { callProcessor, namespacedKey, type Environment } from './processor.js';
+import { callProcessor, idOf, namespacedKey, type Environment } from './processor.js';
 import * as repo from './sessions.repo.js';
 
 const CHECKOUT_SESSION_KEY = 'svc_checkout_session_id';
@@ -148,7 +148,7 @@ export function createSessionsService(deps: Deps, connections: ConnectionsServic
           {
             status: 'open',
             processorCheckoutSessionId: session.id,
-            processorCustomerId: typeof session.customer === 'string' ? session.customer : (session.customer?.id ?? null),
+            processorCustomerId: idOf(session.customer),
             url: session.url,
             paymentStatus: session.payment_status,
           },

@@ -4,9 +4,7 @@ import type Stripe from 'stripe';
 import type { Queryable } from '../../core/db.js';
 import * as billing from './billing.repo.js';
 import { applyCheckoutState } from './sessions.repo.js';
-import { toDate, type Environment } from './processor.js';
-
-const idOf = (ref: string | { id: string } | null | undefined) => (ref == null ? null : typeof ref === 'string' ? ref : ref.id);
+import { idOf, toDate, type Environment } from './processor.js';
 
 const checkoutStatus: Record<string, string> = {
   'checkout.session.completed': 'completed',

@@ -103,6 +103,14 @@ describe('products', () => {
     expect((await call('GET', '/api/payments/staging/catalog/products')).statusCode).toBe(400);
     expect((await call('GET', '/api/payments/test/catalog/products?x=1')).statusCode).toBe(400);
   });
+
+  it('serves the same routes under /api/payments/stripe/ (the official client\'s path)', async () => {
+    const direct = await call('GET', '/api/payments/test/catalog/products');
+    const alias = await call('GET', '/api/payments/stripe/test/catalog/products');
+    expect(alias.statusCode).toBe(200);
+    expect(alias.json).toEqual(direct.json);
+    expect((await call('GET', '/api/payments/stripe/status')).json).toEqual((await call('GET', '/api/payments/status')).json);
+  });
 });
 
 describe('prices', () => {
