@@ -61,6 +61,22 @@ describe('customer portal sessions', () => {
     expect(await portalRows()).toHaveLength(before);
   });
 
+  it("a developer's row-level security policy lets team members act for their team", async () => {
+    await p.t.deps.sql.unsafe(`
+      create table public.team_members (team_id text not null, user_id uuid not null);
+      create policy own_rows on public.team_members for select to authenticated using (user_id = auth.uid());
+      grant select on public.team_members to authenticated;
+      create policy team_member on payments.customer_portal_sessions to authenticated
+        using (subject_type = 'team' and exists (select 1 from public.team_members m where m.team_id = subject_id and m.user_id = auth.uid()))
+        with check (subject_type = 'team' and exists (select 1 from public.team_members m where m.team_id = subject_id and m.user_id = auth.uid()));
+    `);
+    await p.t.deps.sql`insert into public.team_members values ('t1', ${bob.id})`;
+    const member = await portal(bearer(bob.token), { subject: { type: 'team', id: 't1' } });
+    expect(member.statusCode).toBe(201);
+    expect(member.json.customerPortalSession).toMatchObject({ status: 'created', processorCustomerId: 'cus_team' });
+    expect((await portal(bearer(alice.token), { subject: { type: 'team', id: 't1' } })).statusCode).toBe(403);
+  });
+
   it('the admin may open any subject; API key and anon key are refused (401)', async () => {
     expect((await portal(bearer(adminToken), { subject: { type: 'team', id: 't1' } })).json.customerPortalSession.processorCustomerId).toBe('cus_team');
     expect((await portal(p.admin, { subject: { type: 'team', id: 't1' } })).statusCode).toBe(401);
