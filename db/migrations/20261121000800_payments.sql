@@ -7,6 +7,10 @@ CREATE TABLE payments.connections (
   processor_account_id text,
   processor_account_email text,
   account_livemode boolean,
+  -- The webhook endpoint Plinth created at the processor (its signing secret is a reserved secret).
+  webhook_endpoint_id text,
+  webhook_endpoint_url text,
+  webhook_configured_at timestamptz,
   last_synced_at timestamptz,
   last_sync_status text CHECK (last_sync_status IN ('succeeded', 'failed')),
   last_sync_error text,

@@ -472,6 +472,7 @@ const routes: Row[] = [
       ['GET /api/payments/config', 200, '/api/payments/config'],
       ['PUT /api/payments/:environment/config', 400, '/api/payments/test/config', { secretKey: 'sk_live_wrong_environment' }],
       ['DELETE /api/payments/:environment/config', 404, '/api/payments/test/config'],
+      ['POST /api/payments/:environment/webhook', 400, '/api/payments/test/webhook'],
       ['GET /api/payments/:environment/catalog', 200, '/api/payments/test/catalog'],
       ['GET /api/payments/:environment/catalog/products', 200, '/api/payments/test/catalog/products'],
       ['POST /api/payments/:environment/catalog/products', 400, '/api/payments/test/catalog/products', { name: 'Matrix' }],

@@ -47,6 +47,12 @@ export function catalogRoutes(connections: ConnectionsService, catalog: CatalogS
       handler: (request) => connections.remove(request.params.environment),
     });
 
+    app.post(`${base}/:environment/webhook`, {
+      config,
+      schema: { tags, summary: "(Re)create the processor's webhook endpoint for this server", security, params: envParams, response: { 200: z.object({ connection: connectionSchema }) } },
+      handler: (request) => connections.configureWebhook(request.params.environment),
+    });
+
     app.get(`${base}/:environment/catalog`, {
       config,
       schema: { tags, summary: 'Products and prices', security, params: envParams, querystring: noQuery, response: { 200: z.object({ products: z.array(productSchema), prices: z.array(priceSchema) }) } },

@@ -34,6 +34,9 @@ export interface ConnectionRow {
   processorAccountId: string | null;
   processorAccountEmail: string | null;
   accountLivemode: boolean | null;
+  webhookEndpointId: string | null;
+  webhookEndpointUrl: string | null;
+  webhookConfiguredAt: Date | null;
   lastSyncedAt: Date | null;
   lastSyncStatus: 'succeeded' | 'failed' | null;
   lastSyncError: string | null;
@@ -44,6 +47,8 @@ export async function listConnections(db: Queryable): Promise<ConnectionRow[]> {
   return db<ConnectionRow[]>`
     select environment, processor_account_id as "processorAccountId",
       processor_account_email as "processorAccountEmail", account_livemode as "accountLivemode",
+      webhook_endpoint_id as "webhookEndpointId", webhook_endpoint_url as "webhookEndpointUrl",
+      webhook_configured_at as "webhookConfiguredAt",
       last_synced_at as "lastSyncedAt", last_sync_status as "lastSyncStatus",
       last_sync_error as "lastSyncError", last_sync_counts as "lastSyncCounts"
     from payments.connections order by environment`;
@@ -60,7 +65,18 @@ export async function upsertConnection(
     values (${env}, ${account.id}, ${account.email}, ${account.livemode}, ${now})
     on conflict (environment) do update set processor_account_id = excluded.processor_account_id,
       processor_account_email = excluded.processor_account_email,
-      account_livemode = excluded.account_livemode, updated_at = excluded.updated_at`;
+      account_livemode = excluded.account_livemode, updated_at = excluded.updated_at,
+      -- A webhook endpoint belongs to the account it was created in.
+      webhook_endpoint_id = case when payments.connections.processor_account_id = excluded.processor_account_id then payments.connections.webhook_endpoint_id end,
+      webhook_endpoint_url = case when payments.connections.processor_account_id = excluded.processor_account_id then payments.connections.webhook_endpoint_url end,
+      webhook_configured_at = case when payments.connections.processor_account_id = excluded.processor_account_id then payments.connections.webhook_configured_at end`;
+}
+
+export async function recordWebhookEndpoint(db: Queryable, env: Environment, endpoint: { id: string; url: string }, now: Date): Promise<void> {
+  await db`
+    update payments.connections set webhook_endpoint_id = ${endpoint.id}, webhook_endpoint_url = ${endpoint.url},
+      webhook_configured_at = ${now}, updated_at = ${now}
+    where environment = ${env}`;
 }
 
 export async function recordSync(

@@ -8,6 +8,15 @@ import { callProcessor, createProcessorClients, type Environment, type Processor
 
 export const ENVIRONMENTS: Environment[] = ['test', 'live'];
 
+/** The events the managed webhook endpoint subscribes to. */
+export const MANAGED_EVENTS = [
+  'customer.created', 'customer.updated', 'customer.deleted',
+  'checkout.session.completed', 'checkout.session.async_payment_succeeded', 'checkout.session.async_payment_failed', 'checkout.session.expired',
+  'invoice.paid', 'invoice.payment_failed',
+  'customer.subscription.created', 'customer.subscription.updated', 'customer.subscription.deleted',
+  'customer.subscription.paused', 'customer.subscription.resumed',
+] as const;
+
 const maskKey = (key: string) => `${key.slice(0, key.indexOf('_', 3) + 1)}****${key.slice(-4)}`;
 
 export type ConnectionsService = ReturnType<typeof createConnectionsService>;
@@ -31,19 +40,46 @@ export function createConnectionsService(deps: Deps) {
     };
   }
 
+  /** The SDK client of an environment; 400 PAYMENT_CONFIG_INVALID when no key is stored. */
+  async function processor(env: Environment): Promise<Processor> {
+    const key = await secretKeyOf(env);
+    if (key === undefined) {
+      throw new AppError('PAYMENT_CONFIG_INVALID', `${repo.secretKeyName(env)} is not configured.`, {
+        nextActions: `Store the ${env} secret key with PUT /api/payments/${env}/config.`,
+      });
+    }
+    return clientFor(key);
+  }
+
+  async function status() {
+    const rows = new Map((await repo.listConnections(deps.sql)).map((r) => [r.environment, r]));
+    const masked = new Map((await keys()).keys.map((k) => [k.environment, k.maskedKey]));
+    return {
+      connections: ENVIRONMENTS.map((environment) => {
+        const row = rows.get(environment);
+        return {
+          environment,
+          status: masked.get(environment) && row ? ('connected' as const) : ('unconfigured' as const),
+          processorAccountId: row?.processorAccountId ?? null,
+          processorAccountEmail: row?.processorAccountEmail ?? null,
+          accountLivemode: row?.accountLivemode ?? null,
+          webhookEndpointId: row?.webhookEndpointId ?? null,
+          webhookEndpointUrl: row?.webhookEndpointUrl ?? null,
+          webhookConfiguredAt: row?.webhookConfiguredAt ?? null,
+          maskedKey: masked.get(environment) ?? null,
+          lastSyncedAt: row?.lastSyncedAt ?? null,
+          lastSyncStatus: row?.lastSyncStatus ?? null,
+          lastSyncError: row?.lastSyncError ?? null,
+          lastSyncCounts: row?.lastSyncCounts ?? null,
+        };
+      }),
+    };
+  }
+
   return {
     keys,
-
-    /** The SDK client of an environment; 400 PAYMENT_CONFIG_INVALID when no key is stored. */
-    async processor(env: Environment): Promise<Processor> {
-      const key = await secretKeyOf(env);
-      if (key === undefined) {
-        throw new AppError('PAYMENT_CONFIG_INVALID', `${repo.secretKeyName(env)} is not configured.`, {
-          nextActions: `Store the ${env} secret key with PUT /api/payments/${env}/config.`,
-        });
-      }
-      return clientFor(key);
-    },
+    processor,
+    status,
 
     async webhookSecret(env: Environment): Promise<string | undefined> {
       const sealed = await repo.readSecret(deps.sql, repo.webhookSecretName(env));
@@ -74,6 +110,30 @@ export function createConnectionsService(deps: Deps) {
       return keys();
     },
 
+    /**
+     * (Re)creates the processor's webhook endpoint for this environment, pointing at this server,
+     * and stores its signing secret; the previous endpoint is deleted afterwards.
+     */
+    async configureWebhook(env: Environment) {
+      const client = await processor(env);
+      const [previous] = (await repo.listConnections(deps.sql)).filter((c) => c.environment === env);
+      const url = `${deps.config.apiBaseUrl}/api/webhooks/processor/${env}`;
+      const endpoint = await callProcessor('create the webhook endpoint', () =>
+        client.webhookEndpoints.create({ url, enabled_events: [...MANAGED_EVENTS] }),
+      );
+      const now = deps.clock.now();
+      await withTx(deps.sql, async (tx) => {
+        await repo.writeReservedSecret(tx, repo.webhookSecretName(env), deps.keyring.seal(endpoint.secret!), now);
+        await repo.recordWebhookEndpoint(tx, env, { id: endpoint.id, url }, now);
+      });
+      if (previous?.webhookEndpointId) {
+        // Best effort: the new endpoint works either way; a stale one only sends events we reject.
+        await client.webhookEndpoints.del(previous.webhookEndpointId).catch(() => undefined);
+      }
+      const { connections } = await status();
+      return { connection: connections.find((c) => c.environment === env)! };
+    },
+
     async remove(env: Environment) {
       const now = deps.clock.now();
       const removed = await withTx(deps.sql, async (tx) => {
@@ -86,26 +146,6 @@ export function createConnectionsService(deps: Deps) {
       return keys();
     },
 
-    async status() {
-      const rows = new Map((await repo.listConnections(deps.sql)).map((r) => [r.environment, r]));
-      const masked = new Map((await keys()).keys.map((k) => [k.environment, k.maskedKey]));
-      return {
-        connections: ENVIRONMENTS.map((environment) => {
-          const row = rows.get(environment);
-          return {
-            environment,
-            status: masked.get(environment) && row ? ('connected' as const) : ('unconfigured' as const),
-            processorAccountId: row?.processorAccountId ?? null,
-            processorAccountEmail: row?.processorAccountEmail ?? null,
-            accountLivemode: row?.accountLivemode ?? null,
-            maskedKey: masked.get(environment) ?? null,
-            lastSyncedAt: row?.lastSyncedAt ?? null,
-            lastSyncStatus: row?.lastSyncStatus ?? null,
-            lastSyncError: row?.lastSyncError ?? null,
-            lastSyncCounts: row?.lastSyncCounts ?? null,
-          };
-        }),
-      };
-    },
+
   };
 }

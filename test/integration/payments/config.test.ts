@@ -1,6 +1,8 @@
 // Processor keys per environment: validated against the processor, stored sealed as reserved
 // secrets, shown masked, removed; status of each connection.
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { epochSeconds } from '../../../src/core/clock.js';
 import { LIVE_KEY, startPaymentsApp, TEST_KEY, type PaymentsApp } from './payments-app.js';
 
 let p: PaymentsApp;
@@ -78,5 +80,28 @@ describe('processor configuration', () => {
     const again = await p.t.request({ method: 'DELETE', url: '/api/payments/live/config', headers: p.admin });
     expect(again.statusCode).toBe(404);
     expect(again.json.error).toBe('PAYMENT_CONFIG_NOT_FOUND');
+  });
+
+  it('creates the managed webhook endpoint at the processor; its secret verifies deliveries; recreating replaces it', async () => {
+    p.peer.failNext(1, '/v1/webhook_endpoints');
+    expect((await p.t.request({ method: 'POST', url: '/api/payments/test/webhook', headers: p.admin })).statusCode).toBe(502);
+
+    const res = await p.t.request({ method: 'POST', url: '/api/payments/test/webhook', headers: p.admin });
+    expect(res.statusCode).toBe(200);
+    const { connection } = res.json;
+    expect(connection).toMatchObject({ environment: 'test', webhookEndpointUrl: `${p.t.config.apiBaseUrl}/api/webhooks/processor/test` });
+    const endpoint = p.peer.get(TEST_KEY, connection.webhookEndpointId)!;
+    expect(endpoint.url).toBe(connection.webhookEndpointUrl);
+    expect(endpoint.enabled_events).toContain('customer.subscription.updated');
+
+    const payload = JSON.stringify({ id: 'evt_cfg', object: 'event', type: 'ping', created: epochSeconds(p.t.clock.now()), livemode: false, data: { object: { id: 'x', object: 'ping' } } });
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: endpoint.secret, timestamp: epochSeconds(p.t.clock.now()) });
+    const delivered = await p.t.request({ method: 'POST', url: '/api/webhooks/processor/test', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, payload });
+    expect(delivered.statusCode).toBe(200);
+    expect(delivered.json.event.processingStatus).toBe('ignored');
+
+    const again = await p.t.request({ method: 'POST', url: '/api/payments/test/webhook', headers: p.admin });
+    expect(again.json.connection.webhookEndpointId).not.toBe(connection.webhookEndpointId);
+    expect(p.peer.get(TEST_KEY, connection.webhookEndpointId)).toBeUndefined();
   });
 });
