@@ -38,6 +38,7 @@ import { createIdTokenService } from './modules/oauth/id-token.service.js';
 import { oauthConfigRoutes } from './modules/oauth/oauth-config.routes.js';
 import { createOAuthService } from './modules/oauth/oauth.service.js';
 import { oauthRoutes } from './modules/oauth/oauth.routes.js';
+import { paymentsPlugin } from './modules/payments/payments.plugin.js';
 import { recordsRoutes } from './modules/records/records.routes.js';
 import { createRecordsService } from './modules/records/records.service.js';
 import { rpcRoutes } from './modules/records/rpc.routes.js';
@@ -153,6 +154,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   deps.functions.setLogger((level, message, extra) => app.log[level](extra ?? {}, message));
   await app.register(functionsRoutes(deps, createFunctionsService(deps)));
   await app.register(invokeRoutes(deps));
+  await app.register(paymentsPlugin(deps));
 
   return app;
 }

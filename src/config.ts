@@ -55,6 +55,10 @@ const envSchema = z
     FUNCTIONS_MEMORY_MB: z.coerce.number().int().min(16).default(256),
     FUNCTIONS_HEALTH_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
     FUNCTIONS_DENO_PATH: z.string().min(1).optional(),
+    PAYMENTS_PROCESSOR_HOST: z.string().min(1).optional(),
+    PAYMENTS_PROCESSOR_PORT: port.optional(),
+    PAYMENTS_PROCESSOR_PROTOCOL: z.enum(['http', 'https']).optional(),
+    PAYMENTS_PROCESSOR_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -107,6 +111,12 @@ const envSchema = z
       memoryMb: env.FUNCTIONS_MEMORY_MB,
       healthIntervalMs: env.FUNCTIONS_HEALTH_INTERVAL_MS,
       denoPath: env.FUNCTIONS_DENO_PATH,
+    // Where the processor SDK sends its calls (unset: the processor's own API); tests use a fake.
+    paymentsProcessor: {
+      host: env.PAYMENTS_PROCESSOR_HOST,
+      port: env.PAYMENTS_PROCESSOR_PORT,
+      protocol: env.PAYMENTS_PROCESSOR_PROTOCOL,
+      maxNetworkRetries: env.PAYMENTS_PROCESSOR_MAX_RETRIES,
     },
   }));
 

@@ -26,6 +26,12 @@ export const errorCatalogue = {
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not available right now.' },
   GATEWAY_TIMEOUT: { status: 504, message: 'The query took too long.' },
   UPSTREAM_FAILURE: { status: 502, message: 'An upstream service failed.' },
+  PAYMENT_CONFIG_INVALID: { status: 400, message: 'The payment processor is not configured correctly.' },
+  PAYMENT_CONFIG_NOT_FOUND: { status: 404, message: 'No processor key is configured for this environment.' },
+  PAYMENT_PRODUCT_NOT_FOUND: { status: 404, message: 'Product not found.' },
+  PAYMENT_PRICE_NOT_FOUND: { status: 404, message: 'Price not found.' },
+  PAYMENT_NOT_FOUND: { status: 404, message: 'Payment resource not found.' },
+  PAYMENT_CHECKOUT_ALREADY_EXISTS: { status: 409, message: 'Idempotency key is already used for another checkout request.' },
   EMAIL_DELIVERY_FAILED: { status: 503, message: 'The email could not be delivered.' },
   AUTH_VERIFICATION_EMAIL_DELIVERY_FAILED: {
     status: 503,

@@ -568,8 +568,79 @@ const routes: Row[] = [
     access: 'admin',
     ok: 200,
     request: () => ({ method: 'PUT', url: '/api/ai/openrouter/api-key', payload: { apiKey: 'sk-or-v1-matrix-key' } }),
+  // Payments (admin). No processor key is configured here: reads of the mirror answer 200,
+  // unknown ids 404, and processor writes 400 PAYMENT_CONFIG_INVALID to every admin caller alike.
+  ...(
+    [
+      ['GET /api/payments/status', 200, '/api/payments/status'],
+      ['GET /api/payments/config', 200, '/api/payments/config'],
+      ['PUT /api/payments/:environment/config', 400, '/api/payments/test/config', { secretKey: 'sk_live_wrong_environment' }],
+      ['DELETE /api/payments/:environment/config', 404, '/api/payments/test/config'],
+      ['POST /api/payments/:environment/webhook', 400, '/api/payments/test/webhook'],
+      ['GET /api/payments/:environment/catalog', 200, '/api/payments/test/catalog'],
+      ['GET /api/payments/:environment/catalog/products', 200, '/api/payments/test/catalog/products'],
+      ['POST /api/payments/:environment/catalog/products', 400, '/api/payments/test/catalog/products', { name: 'Matrix' }],
+      ['GET /api/payments/:environment/catalog/products/:productId', 404, '/api/payments/test/catalog/products/prod_matrix'],
+      ['PATCH /api/payments/:environment/catalog/products/:productId', 400, '/api/payments/test/catalog/products/prod_matrix', { name: 'M' }],
+      ['DELETE /api/payments/:environment/catalog/products/:productId', 400, '/api/payments/test/catalog/products/prod_matrix'],
+      ['GET /api/payments/:environment/catalog/prices', 200, '/api/payments/test/catalog/prices'],
+      ['POST /api/payments/:environment/catalog/prices', 400, '/api/payments/test/catalog/prices', { processorProductId: 'prod_matrix', currency: 'usd', unitAmount: 1 }],
+      ['GET /api/payments/:environment/catalog/prices/:priceId', 404, '/api/payments/test/catalog/prices/price_matrix'],
+      ['PATCH /api/payments/:environment/catalog/prices/:priceId', 400, '/api/payments/test/catalog/prices/price_matrix', { active: false }],
+      ['DELETE /api/payments/:environment/catalog/prices/:priceId', 400, '/api/payments/test/catalog/prices/price_matrix'],
+      ['GET /api/payments/:environment/subscriptions', 200, '/api/payments/test/subscriptions?limit=5'],
+      ['POST /api/payments/sync', 200, '/api/payments/sync'],
+      ['POST /api/payments/:environment/sync', 400, '/api/payments/test/sync'],
+    ] as const
+  ).map(([route, ok, url, payload]: readonly [string, number, string, object?]): Row => ({
+    route,
+    access: 'admin',
+    ok,
+    request: () => ({ method: route.split(' ')[0] as InjectOptions['method'], url, ...(payload ? { payload } : {}) }),
+  })),
+  // Billing pages for a subject. No customer is mapped here (404) and no processor key is set (400).
+  {
+    route: 'POST /api/payments/:environment/customer-portal-sessions',
+    access: 'token',
+    ok: 404,
+    request: () => ({ method: 'POST', url: '/api/payments/test/customer-portal-sessions', payload: { subject: { type: 'user', id: shared.user.id } } }),
+  },
+  {
+    route: 'POST /api/payments/:environment/checkout-sessions',
+    access: 'client',
+    ok: 400,
+    request: () => ({
+      method: 'POST',
+      url: '/api/payments/test/checkout-sessions',
+      payload: { mode: 'payment', lineItems: [{ processorPriceId: 'price_matrix' }], successUrl: 'https://a.example/ok', cancelUrl: 'https://a.example/no' },
+    }),
+    // Checkout is opened for a person (user token or anon key for guests), never with the API key.
+    overrides: { 'API key as Bearer': 401, 'API key as x-api-key': 401 },
+  },
+  {
+    // Authenticated by the processor's signature, not by a credential; no webhook secret is set here.
+    route: 'POST /api/webhooks/processor/:environment',
+    access: 'public',
+    ok: 503,
+    request: () => ({ method: 'POST', url: '/api/webhooks/processor/test', headers: { 'stripe-signature': 't=1,v1=00' }, payload: { id: 'evt_matrix' } }),
   },
 ];
+
+// The payments routes again under /api/payments/stripe/… (the path the official client calls),
+// hidden from the API documentation.
+routes.push(
+  ...routes
+    .filter((r) => r.route.includes(' /api/payments/'))
+    .map((r): Row => ({
+      ...r,
+      route: r.route.replace(' /api/payments/', ' /api/payments/stripe/'),
+      hidden: true,
+      request: async () => {
+        const request = await r.request();
+        return { ...request, url: String(request.url).replace('/api/payments/', '/api/payments/stripe/') };
+      },
+    })),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Expectations

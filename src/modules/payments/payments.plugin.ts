@@ -1,0 +1,36 @@
+// Wires the payments module: its services from the app's deps, and every payments route, also
+// under /api/payments/stripe/… (the path the official client calls; hidden from the API docs).
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Deps } from '../../deps.js';
+import { billingRoutes } from './billing.routes.js';
+import { catalogRoutes } from './catalog.routes.js';
+import { createCatalogService } from './catalog.service.js';
+import { createConnectionsService } from './connections.service.js';
+import { createSessionsService } from './sessions.service.js';
+import { sessionsRoutes } from './sessions.routes.js';
+import { createSyncService } from './sync.service.js';
+import { webhooksRoutes } from './webhooks.routes.js';
+
+export const PAYMENTS_ALIAS_BASE = '/api/payments/stripe';
+
+export function paymentsPlugin(deps: Deps): FastifyPluginAsyncZod {
+  const connections = createConnectionsService(deps);
+  const catalog = createCatalogService(deps, connections);
+  const sync = createSyncService(deps, connections);
+  const sessions = createSessionsService(deps, connections);
+  return async (app) => {
+    for (const base of ['/api/payments', PAYMENTS_ALIAS_BASE]) {
+      await app.register(async (scope) => {
+        if (base === PAYMENTS_ALIAS_BASE) {
+          scope.addHook('onRoute', (route) => {
+            route.schema = { ...route.schema, hide: true };
+          });
+        }
+        await scope.register(catalogRoutes(connections, catalog, base));
+        await scope.register(billingRoutes(deps, sync, base));
+        await scope.register(sessionsRoutes(sessions, base));
+      });
+    }
+    await app.register(webhooksRoutes(deps, connections));
+  };
+}

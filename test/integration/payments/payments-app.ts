@@ -1,0 +1,76 @@
+// A Plinth test app whose processor SDK talks to the loopback processor peer, with helpers to
+// configure an environment's keys as the admin.
+import { startProcessorPeer, type ProcessorPeer } from '../../harness/processor-peer.js';
+import { startTestApp, type TestApp } from '../../harness/test-app.js';
+
+export const TEST_KEY = 'sk_test_plinth0000000000000001';
+export const LIVE_KEY = 'sk_live_plinth0000000000000001';
+export const WEBHOOK_SECRETS = { test: 'whsec_test_secret_value', live: 'whsec_live_secret_value' };
+
+export interface PaymentsApp {
+  t: TestApp;
+  peer: ProcessorPeer;
+  admin: { 'x-api-key': string };
+  /** Stores both environments' keys through the API. */
+  configureBoth(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startPaymentsApp(): Promise<PaymentsApp> {
+  const peer = await startProcessorPeer();
+  const t = await startTestApp({ env: peer.env });
+  const admin = { 'x-api-key': t.apiKey };
+  return {
+    t,
+    peer,
+    admin,
+    async configureBoth() {
+      for (const [env, secretKey] of [['test', TEST_KEY], ['live', LIVE_KEY]] as const) {
+        const res = await t.request({
+          method: 'PUT',
+          url: `/api/payments/${env}/config`,
+          headers: admin,
+          payload: { secretKey, webhookSecret: WEBHOOK_SECRETS[env] },
+        });
+        if (res.statusCode !== 200) throw new Error(`configure ${env}: ${res.statusCode} ${res.body}`);
+      }
+    },
+    async close() {
+      await t.close();
+      await peer.close();
+    },
+  };
+}
+
+/** A subscription as the processor returns it, with one item of price_pro. */
+export function subscriptionObject(id: string, customer: string, status: string, extra: Record<string, unknown> = {}) {
+  return {
+    id,
+    object: 'subscription',
+    customer,
+    status,
+    cancel_at_period_end: false,
+    cancel_at: null,
+    canceled_at: null,
+    trial_start: null,
+    trial_end: null,
+    latest_invoice: 'in_1',
+    metadata: {},
+    items: {
+      object: 'list',
+      has_more: false,
+      data: [
+        {
+          id: `si_${id}`,
+          object: 'subscription_item',
+          quantity: 2,
+          metadata: {},
+          current_period_start: 1_790_000_000,
+          current_period_end: 1_792_592_000,
+          price: { id: 'price_pro', object: 'price', product: 'prod_pro' },
+        },
+      ],
+    },
+    ...extra,
+  };
+}
