@@ -34,6 +34,7 @@ import { createRecordsService } from './modules/records/records.service.js';
 import { rpcRoutes } from './modules/records/rpc.routes.js';
 import { createRpcService } from './modules/records/rpc.service.js';
 import { createSchemaCache } from './modules/records/schema-cache.js';
+import { storageRoutes } from './modules/storage/storage.routes.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -130,6 +131,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(recordsRoutes(records));
   const rpc = createRpcService(deps, schemaCache, { maxRows: deps.config.recordsMaxRows, schemas: deps.config.recordsSchemas });
   await app.register(rpcRoutes(rpc));
+  await app.register(storageRoutes(deps));
 
   return app;
 }

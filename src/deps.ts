@@ -13,6 +13,8 @@ import { createKeyring, type Keyring } from './core/keyring.js';
 import { migrate, readMigrationFiles, type MigrationFile } from './core/migrator.js';
 import { createPasswordHasher, type PasswordHasher } from './core/password-hasher.js';
 import { loadPlatformKeys, type PlatformKeys } from './modules/secrets/platform-keys.js';
+import type { BlobStore } from './modules/storage/blob-store.js';
+import { createBlobStore } from './modules/storage/blob-stores.js';
 import postgres from 'postgres';
 
 export interface Deps {
@@ -25,6 +27,8 @@ export interface Deps {
   hasher: PasswordHasher;
   keys: PlatformKeys;
   migrations: MigrationFile[];
+  /** Where object bytes live (local disk or S3). */
+  blobStore: BlobStore;
   /** True when this start created the platform's credentials (first start). */
   firstStart: boolean;
   close(): Promise<void>;
@@ -88,6 +92,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     await migrate(sql, migrations);
     const keys = await loadPlatformKeys(sql, keyring);
     const hasher = await createPasswordHasher(config.passwordHashConcurrency);
+    const blobStore = await createBlobStore(config.storage);
     return {
       config,
       sql,
@@ -101,6 +106,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
       hasher,
       keys,
       migrations,
+      blobStore,
       firstStart: keys.created.length > 0,
       async close() {
         await sql.end({ timeout: 5 });

@@ -30,6 +30,13 @@ export const errorCatalogue = {
     status: 503,
     message: 'The account was created, but the verification email could not be delivered.',
   },
+  OBJECT_NOT_FOUND: { status: 404, message: 'Object not found.' },
+  STORAGE_NOT_FOUND: { status: 404, message: 'Bucket not found.' },
+  STORAGE_ALREADY_EXISTS: { status: 409, message: 'The bucket already exists.' },
+  STORAGE_INVALID_PARAMETER: { status: 400, message: 'Invalid storage parameter.' },
+  STORAGE_PERMISSION_DENIED: { status: 403, message: 'Row-level security does not allow this.' },
+  S3_ACCESS_KEY_NOT_FOUND: { status: 404, message: 'Access key not found.' },
+  S3_ACCESS_KEY_LIMIT_EXCEEDED: { status: 400, message: 'Too many S3 access keys.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

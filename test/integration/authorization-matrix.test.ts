@@ -121,6 +121,16 @@ const CUSTOM_PROVIDER = {
 const asAdmin = (request: InjectOptions) =>
   t.request({ ...request, headers: { 'x-api-key': t.apiKey } });
 
+/** A public bucket with one object, where a policy lets every request role write. */
+let matrixBucket: Promise<string> | undefined;
+const storageBucket = () =>
+  (matrixBucket ??= (async () => {
+    await asAdmin({ method: 'POST', url: '/api/storage/buckets', payload: { bucketName: 'matrix', isPublic: true } });
+    await t.deps.sql`create policy matrix_write on storage.objects for all to anon, authenticated using (bucket = 'matrix') with check (bucket = 'matrix')`;
+    await asAdmin({ method: 'PUT', url: '/api/storage/buckets/matrix/objects/shared/readme.txt', headers: { 'x-api-key': t.apiKey, 'content-type': 'text/plain' }, payload: 'hi' });
+    return 'matrix';
+  })());
+
 const routes: Row[] = [
   // Health, documentation and keys for verifying tokens.
   { route: 'GET /api/health', access: 'public', ok: 200, request: () => ({ method: 'GET', url: '/api/health' }) },
@@ -459,6 +469,78 @@ const routes: Row[] = [
     })),
   ),
 
+  // Storage. Buckets are admin's; objects take any credential and row-level security decides
+  // (the matrix bucket lets every role write, so each caller's upload succeeds).
+  { route: 'GET /api/storage/buckets', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/buckets' }) },
+  {
+    route: 'POST /api/storage/buckets',
+    access: 'admin',
+    ok: 201,
+    request: () => ({ method: 'POST', url: '/api/storage/buckets', payload: { bucketName: `m-${randomUUID()}` } }),
+  },
+  ...(['PATCH', 'DELETE'] as const).map((method): Row => ({
+    route: `${method} /api/storage/buckets/:bucket`,
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      const bucketName = `m-${randomUUID()}`;
+      await asAdmin({ method: 'POST', url: '/api/storage/buckets', payload: { bucketName } });
+      return { method, url: `/api/storage/buckets/${bucketName}`, ...(method === 'PATCH' ? { payload: { isPublic: false } } : {}) };
+    },
+  })),
+  {
+    route: 'GET /api/storage/buckets/:bucket/objects',
+    access: 'client',
+    ok: 200,
+    request: async () => ({ method: 'GET', url: `/api/storage/buckets/${await storageBucket()}/objects` }),
+  },
+  {
+    route: 'GET /api/storage/buckets/:bucket/objects/*',
+    access: 'public',
+    ok: 200,
+    request: async () => ({ method: 'GET', url: `/api/storage/buckets/${await storageBucket()}/objects/shared/readme.txt` }),
+  },
+  {
+    route: 'PUT /api/storage/buckets/:bucket/objects/*',
+    access: 'client',
+    ok: 200,
+    request: async () => ({
+      method: 'PUT',
+      url: `/api/storage/buckets/${await storageBucket()}/objects/${randomUUID()}.txt`,
+      headers: { 'content-type': 'text/plain' },
+      payload: 'matrix',
+    }),
+  },
+  {
+    route: 'POST /api/storage/buckets/:bucket/objects',
+    access: 'client',
+    ok: 201,
+    request: async () => ({
+      method: 'POST',
+      url: `/api/storage/buckets/${await storageBucket()}/objects`,
+      headers: { 'content-type': 'text/plain' },
+      payload: 'matrix',
+    }),
+  },
+  {
+    route: 'DELETE /api/storage/buckets/:bucket/objects/*',
+    access: 'client',
+    ok: 404, // an unknown key: rows must not delete each other's objects
+    request: async () => ({ method: 'DELETE', url: `/api/storage/buckets/${await storageBucket()}/objects/${randomUUID()}` }),
+  },
+  {
+    route: 'DELETE /api/storage/buckets/:bucket/objects',
+    access: 'client',
+    ok: 200,
+    request: async () => ({ method: 'DELETE', url: `/api/storage/buckets/${await storageBucket()}/objects`, payload: { keys: [randomUUID()] } }),
+  },
+  {
+    route: 'POST /api/storage/buckets/:bucket/upload-strategy',
+    access: 'client',
+    ok: 200,
+    request: async () => ({ method: 'POST', url: `/api/storage/buckets/${await storageBucket()}/upload-strategy`, payload: { filename: 'a.txt' } }),
+  },
+
   // Platform keys.
   { route: 'GET /api/metadata/api-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/api-key' }) },
   { route: 'GET /api/metadata/anon-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/anon-key' }) },
@@ -538,7 +620,7 @@ describe('the matrix covers every route', () => {
     const res = await t.request({ method: 'GET', url: '/api/openapi.json' });
     expect(res.statusCode).toBe(200);
     const documented = Object.entries(res.json.paths as Record<string, Record<string, unknown>>)
-      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`))
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1').replace('{*}', '*')}`))
       // HEAD twins of GET routes are checked with the GET rows (see the HEAD cases).
       .filter((op) => !op.startsWith('HEAD '))
       .sort();
@@ -549,7 +631,7 @@ describe('the matrix covers every route', () => {
     const { json } = await t.request({ method: 'GET', url: '/api/openapi.json' });
     const secured = (route: string) => {
       const [method = '', path = ''] = route.split(' ');
-      const op = json.paths[path.replace(/:(\w+)/g, '{$1}')][method.toLowerCase()];
+      const op = json.paths[path.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{*}')][method.toLowerCase()];
       return Array.isArray(op.security) && op.security.length > 0;
     };
     const documented = routes.filter((r) => !r.hidden);

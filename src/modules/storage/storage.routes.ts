@@ -1,0 +1,18 @@
+// Every storage route, registered in scopes of their own (uploads parse raw and multipart bodies).
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Deps } from '../../deps.js';
+import { bucketRoutes } from './buckets.routes.js';
+import { objectRoutes } from './objects.routes.js';
+import { createStorageService } from './storage.service.js';
+import { uploadRoutes } from './uploads.routes.js';
+
+export function storageRoutes(deps: Deps): FastifyPluginAsyncZod {
+  return async (app) => {
+    const storage = createStorageService(deps);
+    // Blobs whose removal a crash interrupted.
+    app.addHook('onReady', () => storage.sweepOrphans());
+    await app.register(bucketRoutes(storage));
+    await app.register(objectRoutes(storage));
+    await app.register(uploadRoutes(storage, { maxBytes: deps.config.storage.maxFileSizeBytes, now: () => deps.clock.now() }));
+  };
+}
