@@ -540,6 +540,28 @@ const routes: Row[] = [
     ok: 200,
     request: async () => ({ method: 'POST', url: `/api/storage/buckets/${await storageBucket()}/upload-strategy`, payload: { filename: 'a.txt' } }),
   },
+  { route: 'GET /api/storage/s3/config', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/s3/config' }) },
+  { route: 'GET /api/storage/s3/access-keys', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/s3/access-keys' }) },
+  {
+    route: 'POST /api/storage/s3/access-keys',
+    access: 'admin',
+    ok: 201,
+    // Each accepted cell mints a key and deletes it, so the 50-key limit is never reached.
+    request: async () => {
+      const existing = await asAdmin({ method: 'GET', url: '/api/storage/s3/access-keys' });
+      for (const key of existing.json as { id: string }[]) await asAdmin({ method: 'DELETE', url: `/api/storage/s3/access-keys/${key.id}` });
+      return { method: 'POST', url: '/api/storage/s3/access-keys', payload: { description: 'matrix' } };
+    },
+  },
+  {
+    route: 'DELETE /api/storage/s3/access-keys/:id',
+    access: 'admin',
+    ok: 204,
+    request: async () => {
+      const created = await asAdmin({ method: 'POST', url: '/api/storage/s3/access-keys', payload: {} });
+      return { method: 'DELETE', url: `/api/storage/s3/access-keys/${created.json.id}` };
+    },
+  },
 
   // Platform keys.
   { route: 'GET /api/metadata/api-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/api-key' }) },

@@ -3,6 +3,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
 import { bucketRoutes } from './buckets.routes.js';
 import { objectRoutes } from './objects.routes.js';
+import { createAccessKeys } from './s3-access-keys.js';
+import { s3ConfigRoutes } from './s3-config.routes.js';
 import { createStorageService } from './storage.service.js';
 import { uploadRoutes } from './uploads.routes.js';
 
@@ -13,6 +15,7 @@ export function storageRoutes(deps: Deps): FastifyPluginAsyncZod {
     app.addHook('onReady', () => storage.sweepOrphans());
     await app.register(bucketRoutes(storage));
     await app.register(objectRoutes(storage));
+    await app.register(s3ConfigRoutes(deps, createAccessKeys(deps)));
     await app.register(uploadRoutes(storage, { maxBytes: deps.config.storage.maxFileSizeBytes, now: () => deps.clock.now() }));
   };
 }
