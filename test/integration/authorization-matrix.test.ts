@@ -562,6 +562,17 @@ const routes: Row[] = [
       return { method: 'DELETE', url: `/api/storage/s3/access-keys/${created.json.id}` };
     },
   },
+  // The S3 gateway verifies its own SigV4 signatures, ignoring Plinth credentials; on this
+  // app's local-disk backend it answers 501 NotImplemented to everyone.
+  ...(['/storage/v1/s3', '/storage/v1/s3/*'] as const).flatMap((path) =>
+    (['GET', 'PUT', 'POST', 'DELETE'] as const).map((method): Row => ({
+      route: `${method} ${path}`,
+      access: 'public',
+      ok: 501,
+      hidden: true,
+      request: () => ({ method, url: path.replace('*', 'matrix/key.txt') }),
+    })),
+  ),
 
   // Platform keys.
   { route: 'GET /api/metadata/api-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/api-key' }) },

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
 import { bucketRoutes } from './buckets.routes.js';
 import { objectRoutes } from './objects.routes.js';
+import { gatewayRoutes } from './s3-gateway/gateway.routes.js';
 import { createAccessKeys } from './s3-access-keys.js';
 import { s3ConfigRoutes } from './s3-config.routes.js';
 import { createStorageService } from './storage.service.js';
@@ -15,7 +16,9 @@ export function storageRoutes(deps: Deps): FastifyPluginAsyncZod {
     app.addHook('onReady', () => storage.sweepOrphans());
     await app.register(bucketRoutes(storage));
     await app.register(objectRoutes(storage));
-    await app.register(s3ConfigRoutes(deps, createAccessKeys(deps)));
+    const accessKeys = createAccessKeys(deps);
+    await app.register(s3ConfigRoutes(deps, accessKeys));
+    await app.register(gatewayRoutes(deps, storage, accessKeys));
     await app.register(uploadRoutes(storage, { maxBytes: deps.config.storage.maxFileSizeBytes, now: () => deps.clock.now() }));
   };
 }

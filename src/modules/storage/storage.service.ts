@@ -112,6 +112,10 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
 
     /** Creates or replaces an object; the caller's row-level security decides. */
     async put(input: PutObject): Promise<StoredFile> {
+      return toFile(await this.putRow(input));
+    },
+
+    async putRow(input: PutObject): Promise<ObjectRow> {
       assertObjectKey(input.key);
       await bucketOf(input.bucket);
       const staged = await blobStore.stage(input.body, deps.config.storage.maxFileSizeBytes);
@@ -134,7 +138,7 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
         throw err;
       }
       await sweepOrphans();
-      return toFile(row);
+      return row;
     },
 
     /** The object's row as the caller may see it; null principal = no credential (public buckets only). */

@@ -23,6 +23,15 @@ describe('GET /api/storage/s3/config', () => {
   });
 });
 
+describe('the S3 gateway on local disk', () => {
+  it('answers 501 NotImplemented as S3 XML', async () => {
+    const res = await t.request({ method: 'GET', url: '/storage/v1/s3/bucket/key' });
+    expect(res.statusCode).toBe(501);
+    expect(res.headers['content-type']).toMatch(/^application\/xml/);
+    expect(res.body).toContain('<Code>NotImplemented</Code>');
+  });
+});
+
 describe('access keys', () => {
   it('shows the secret once, lists without it, stores it sealed, and revokes', async () => {
     const created = await t.request({ method: 'POST', url: '/api/storage/s3/access-keys', headers: admin(), payload: { description: 'ci' } });
