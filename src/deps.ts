@@ -23,7 +23,7 @@ export interface Deps {
   clock: Clock;
   keyring: Keyring;
   /** HMAC keys derived from the master key for values that must match across servers. */
-  hmacKeys: { csrf: Buffer; refreshSuccessor: Buffer; emailSecrets: Buffer };
+  hmacKeys: { csrf: Buffer; refreshSuccessor: Buffer; emailSecrets: Buffer; storageUrls: Buffer };
   hasher: PasswordHasher;
   keys: PlatformKeys;
   migrations: MigrationFile[];
@@ -102,6 +102,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
         csrf: derive(masterKey, 'csrf'),
         refreshSuccessor: derive(masterKey, 'refresh-successor'),
         emailSecrets: derive(masterKey, 'email-secrets'),
+        storageUrls: derive(masterKey, 'storage-urls'),
       },
       hasher,
       keys,

@@ -501,6 +501,12 @@ const routes: Row[] = [
     request: async () => ({ method: 'GET', url: `/api/storage/buckets/${await storageBucket()}/objects/shared/readme.txt` }),
   },
   {
+    route: 'GET /api/storage/buckets/:bucket/download-strategy/objects/*',
+    access: 'public',
+    ok: 200,
+    request: async () => ({ method: 'GET', url: `/api/storage/buckets/${await storageBucket()}/download-strategy/objects/shared/readme.txt` }),
+  },
+  {
     route: 'PUT /api/storage/buckets/:bucket/objects/*',
     access: 'client',
     ok: 200,

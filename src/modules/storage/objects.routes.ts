@@ -6,13 +6,14 @@ import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../http/principal.js';
 import { sendObject } from './download.js';
 import { assertObjectKey, encodeKey } from './keys.js';
-import type { StorageService } from './storage.service.js';
+import { MAX_EXPIRES_IN, type UrlSigner } from './signed-urls.js';
+import { SERVICE_PRINCIPAL, type StorageService } from './storage.service.js';
 
 const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKey: [] }];
 const bucketParams = z.object({ bucket: z.string().min(1).max(256) });
 const objectParams = z.object({ bucket: z.string().min(1).max(256), '*': z.string().max(4096) });
 
-export function objectRoutes(storage: StorageService): FastifyPluginAsyncZod {
+export function objectRoutes(storage: StorageService, signer: UrlSigner): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/storage/buckets/:bucket/objects', {
       config: { access: 'client' },
@@ -37,13 +38,43 @@ export function objectRoutes(storage: StorageService): FastifyPluginAsyncZod {
       config: { access: 'public' },
       schema: {
         tags: ['storage'],
-        summary: 'Download an object (public buckets: no credential; Range and If-None-Match supported)',
+        summary: 'Download an object (public buckets or a signed URL: no credential; Range and If-None-Match supported)',
         params: objectParams,
+        querystring: z.object({ expires: z.coerce.number().int().optional(), token: z.string().max(128).optional(), v: z.string().optional() }),
       },
     }, async (request, reply) => {
       const { bucket, '*': key } = request.params;
-      const row = await storage.head(bucket, key, request.principal);
-      return sendObject(storage, request, reply, row, request.principal);
+      const { expires, token } = request.query;
+      let principal = request.principal;
+      if (token !== undefined || expires !== undefined) {
+        if (!signer.verify(bucket, key, expires ?? 0, token ?? '')) {
+          throw new AppError('UNAUTHORIZED', 'The signed URL is invalid or has expired.', {
+            nextActions: 'Ask for a new URL with GET …/download-strategy/objects/{key}.',
+          });
+        }
+        principal = SERVICE_PRINCIPAL; // a valid signed URL reads the one object it names
+      }
+      const row = await storage.head(bucket, key, principal);
+      return sendObject(storage, request, reply, row, principal);
+    });
+
+    app.get('/api/storage/buckets/:bucket/download-strategy/objects/*', {
+      config: { access: 'public' },
+      schema: {
+        tags: ['storage'],
+        summary: 'How to download an object: its URL, signed and expiring for private buckets',
+        params: objectParams,
+        querystring: z.object({ expiresIn: z.coerce.number().int().optional() }),
+      },
+    }, async (request, reply) => {
+      const { bucket, '*': key } = request.params;
+      const found = await storage.head(bucket, key, request.principal);
+      reply.header('cache-control', 'no-store');
+      const url = storage.toFile(found).url;
+      if ((await storage.bucketOf(bucket)).public) return { method: 'direct', url };
+      const expiresIn = Math.min(Math.max(request.query.expiresIn ?? 3600, 1), MAX_EXPIRES_IN);
+      const { expires, token } = signer.sign(bucket, key, expiresIn);
+      return { method: 'presigned', url: `${url}?expires=${expires}&token=${token}`, expiresAt: new Date(expires * 1000).toISOString() };
     });
 
     app.delete('/api/storage/buckets/:bucket/objects/*', {

@@ -6,6 +6,7 @@ import { objectRoutes } from './objects.routes.js';
 import { gatewayRoutes } from './s3-gateway/gateway.routes.js';
 import { createAccessKeys } from './s3-access-keys.js';
 import { s3ConfigRoutes } from './s3-config.routes.js';
+import { createUrlSigner } from './signed-urls.js';
 import { createStorageService } from './storage.service.js';
 import { uploadRoutes } from './uploads.routes.js';
 
@@ -15,7 +16,7 @@ export function storageRoutes(deps: Deps): FastifyPluginAsyncZod {
     // Blobs whose removal a crash interrupted.
     app.addHook('onReady', () => storage.sweepOrphans());
     await app.register(bucketRoutes(storage));
-    await app.register(objectRoutes(storage));
+    await app.register(objectRoutes(storage, createUrlSigner(deps.hmacKeys.storageUrls, deps.clock)));
     const accessKeys = createAccessKeys(deps);
     await app.register(s3ConfigRoutes(deps, accessKeys));
     await app.register(gatewayRoutes(deps, storage, accessKeys));

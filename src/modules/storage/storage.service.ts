@@ -38,6 +38,9 @@ export interface PutObject {
   via?: 'rest' | 's3';
 }
 
+/** Who acts for the gateway's access keys and for valid signed URLs: row-level security is bypassed. */
+export const SERVICE_PRINCIPAL: Principal = { kind: 'admin', subject: 'api-key', via: 'apiKey' };
+
 const pgCode = (err: unknown) => (err as { code?: string }).code;
 
 const notFound = () => new AppError('OBJECT_NOT_FOUND', 'Object not found.');

@@ -83,3 +83,41 @@ describe('public bucket', () => {
     await t.request({ method: 'PATCH', url: '/api/storage/buckets/public', headers: { 'x-api-key': t.apiKey }, payload: { isPublic: true } });
   });
 });
+
+describe('download strategy and signed URLs', () => {
+  const strategy = (bucket: string, key: string, headers: Record<string, string> = {}, query = '') =>
+    t.request({ method: 'GET', url: `/api/storage/buckets/${bucket}/download-strategy/objects/${key}${query}`, headers });
+
+  it('a public object is downloaded directly', async () => {
+    const res = await strategy('public', 'alice/avatar.txt');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.json).toEqual({ method: 'direct', url: `${t.config.apiBaseUrl}/api/storage/buckets/public/objects/alice/avatar.txt` });
+  });
+
+  it('a private object gets an expiring signed URL that needs no credential', async () => {
+    const res = await strategy('private', 'alice/notes.txt', bearer(alice), '?expiresIn=60');
+    expect(res.json).toMatchObject({ method: 'presigned', expiresAt: expect.any(String) });
+    const url = new URL(res.json.url);
+    const path = `${url.pathname}${url.search}`;
+    expect((await t.request({ method: 'GET', url: path })).body).toBe('v2');
+    const tampered = await t.request({ method: 'GET', url: path.replace('alice/notes.txt', 'alice/other.txt') });
+    expect(tampered.statusCode).toBe(401);
+    const forged = await t.request({ method: 'GET', url: path.replace(/token=[^&]+/, `token=${'A'.repeat(43)}`) });
+    expect(forged.statusCode).toBe(401);
+    t.clock.advance(61_000);
+    try {
+      const expired = await t.request({ method: 'GET', url: path });
+      expect(expired.statusCode).toBe(401);
+      expect(expired.json.message).toMatch(/expired/);
+    } finally {
+      t.clock.advance(-61_000);
+    }
+  });
+
+  it('only callers who may read the object get a URL', async () => {
+    expect((await strategy('private', 'alice/notes.txt')).statusCode).toBe(401);
+    expect((await strategy('private', 'alice/notes.txt', bearer(bob))).statusCode).toBe(404);
+    expect((await strategy('private', 'alice/notes.txt', bearer(alice), '?expiresIn=soon')).statusCode).toBe(400);
+  });
+});

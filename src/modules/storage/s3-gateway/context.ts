@@ -4,12 +4,11 @@ import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../core/errors.js';
 import type { Deps } from '../../../deps.js';
-import type { Principal } from '../../../http/principal.js';
-import type { StorageService } from '../storage.service.js';
+import { SERVICE_PRINCIPAL, type StorageService } from '../storage.service.js';
 import { S3Error, toXml, type S3ErrorCode } from './s3-error.js';
 
 /** Access keys act with the API key's rights: they bypass row-level security. */
-export const GATEWAY_PRINCIPAL: Principal = { kind: 'admin', subject: 'api-key', via: 'apiKey' };
+export const GATEWAY_PRINCIPAL = SERVICE_PRINCIPAL;
 
 export interface GatewayContext {
   deps: Deps;
