@@ -46,6 +46,7 @@ import { createRpcService } from './modules/records/rpc.service.js';
 import { createSchemaCache } from './modules/records/schema-cache.js';
 import { createAccessKeyService } from './modules/secrets/access-keys.js';
 import { secretsRoutes } from './modules/secrets/secrets.routes.js';
+import { storageRoutes } from './modules/storage/storage.routes.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -155,6 +156,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(functionsRoutes(deps, createFunctionsService(deps)));
   await app.register(invokeRoutes(deps));
   await app.register(paymentsPlugin(deps));
+  await app.register(storageRoutes(deps));
 
   return app;
 }

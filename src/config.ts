@@ -60,10 +60,25 @@ const envSchema = z
     PAYMENTS_PROCESSOR_PROTOCOL: z.enum(['http', 'https']).optional(),
     PAYMENTS_PROCESSOR_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // Object storage: local disk (default, under the data directory) or an S3 bucket.
+    STORAGE_BACKEND: z.enum(['local', 's3']).default('local'),
+    STORAGE_DIR: z.string().min(1).optional(),
+    STORAGE_MAX_FILE_SIZE_BYTES: z.coerce.number().int().min(1).default(50 * 1024 * 1024),
+    STORAGE_S3_BUCKET: z.string().min(1).optional(),
+    STORAGE_S3_PREFIX: z.string().default(''),
+    STORAGE_S3_REGION: z.string().min(1).optional(),
+    AWS_REGION: z.string().min(1).optional(),
+    STORAGE_S3_ENDPOINT: z.url().optional(),
+    STORAGE_S3_FORCE_PATH_STYLE: flag.default(false),
+    STORAGE_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    STORAGE_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   })
   .superRefine((env, ctx) => {
     if (env.SMTP_HOST && !env.SMTP_SENDER_EMAIL) {
       ctx.addIssue({ code: 'custom', path: ['SMTP_SENDER_EMAIL'], message: 'is required when SMTP_HOST is set' });
+    }
+    if (env.STORAGE_BACKEND === 's3' && !env.STORAGE_S3_BUCKET) {
+      ctx.addIssue({ code: 'custom', path: ['STORAGE_S3_BUCKET'], message: 'is required when STORAGE_BACKEND is s3' });
     }
   })
   .transform((env) => ({
@@ -117,6 +132,22 @@ const envSchema = z
       port: env.PAYMENTS_PROCESSOR_PORT,
       protocol: env.PAYMENTS_PROCESSOR_PROTOCOL,
       maxNetworkRetries: env.PAYMENTS_PROCESSOR_MAX_RETRIES,
+    storage: {
+      backend: env.STORAGE_BACKEND,
+      dir: path.resolve(env.STORAGE_DIR ?? path.join(env.PLINTH_DATA_DIR, 'storage')),
+      maxFileSizeBytes: env.STORAGE_MAX_FILE_SIZE_BYTES,
+      // The signing region: the storage setting, then the AWS one, then us-east-2.
+      region: env.STORAGE_S3_REGION ?? env.AWS_REGION ?? 'us-east-2',
+      s3: env.STORAGE_S3_BUCKET
+        ? {
+            bucket: env.STORAGE_S3_BUCKET,
+            prefix: env.STORAGE_S3_PREFIX,
+            endpoint: env.STORAGE_S3_ENDPOINT,
+            forcePathStyle: env.STORAGE_S3_FORCE_PATH_STYLE,
+            accessKeyId: env.STORAGE_S3_ACCESS_KEY_ID,
+            secretAccessKey: env.STORAGE_S3_SECRET_ACCESS_KEY,
+          }
+        : undefined,
     },
   }));
 

@@ -125,6 +125,16 @@ const nextVersion = () => String(++migrationVersion);
 const asAdmin = (request: InjectOptions) =>
   t.request({ ...request, headers: { 'x-api-key': t.apiKey } });
 
+/** A public bucket with one object, where a policy lets every request role write. */
+let matrixBucket: Promise<string> | undefined;
+const storageBucket = () =>
+  (matrixBucket ??= (async () => {
+    await asAdmin({ method: 'POST', url: '/api/storage/buckets', payload: { bucketName: 'matrix', isPublic: true } });
+    await t.deps.sql`create policy matrix_write on storage.objects for all to anon, authenticated using (bucket = 'matrix') with check (bucket = 'matrix')`;
+    await asAdmin({ method: 'PUT', url: '/api/storage/buckets/matrix/objects/shared/readme.txt', headers: { 'x-api-key': t.apiKey, 'content-type': 'text/plain' }, payload: 'hi' });
+    return 'matrix';
+  })());
+
 const routes: Row[] = [
   // Health, documentation and keys for verifying tokens.
   { route: 'GET /api/health', access: 'public', ok: 200, request: () => ({ method: 'GET', url: '/api/health' }) },
@@ -521,6 +531,116 @@ const routes: Row[] = [
   })),
   { route: 'GET /api/database/tables', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/database/tables' }) },
   { route: 'GET /api/metadata/database', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/database' }) },
+  // Storage. Buckets are admin's; objects take any credential and row-level security decides
+  // (the matrix bucket lets every role write, so each caller's upload succeeds).
+  { route: 'GET /api/storage/buckets', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/buckets' }) },
+  {
+    route: 'POST /api/storage/buckets',
+    access: 'admin',
+    ok: 201,
+    request: () => ({ method: 'POST', url: '/api/storage/buckets', payload: { bucketName: `m-${randomUUID()}` } }),
+  },
+  ...(['PATCH', 'DELETE'] as const).map((method): Row => ({
+    route: `${method} /api/storage/buckets/:bucket`,
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      const bucketName = `m-${randomUUID()}`;
+      await asAdmin({ method: 'POST', url: '/api/storage/buckets', payload: { bucketName } });
+      return { method, url: `/api/storage/buckets/${bucketName}`, ...(method === 'PATCH' ? { payload: { isPublic: false } } : {}) };
+    },
+  })),
+  {
+    route: 'GET /api/storage/buckets/:bucket/objects',
+    access: 'client',
+    ok: 200,
+    request: async () => ({ method: 'GET', url: `/api/storage/buckets/${await storageBucket()}/objects` }),
+  },
+  {
+    route: 'GET /api/storage/buckets/:bucket/objects/*',
+    access: 'public',
+    ok: 200,
+    request: async () => ({ method: 'GET', url: `/api/storage/buckets/${await storageBucket()}/objects/shared/readme.txt` }),
+  },
+  {
+    route: 'GET /api/storage/buckets/:bucket/download-strategy/objects/*',
+    access: 'public',
+    ok: 200,
+    request: async () => ({ method: 'GET', url: `/api/storage/buckets/${await storageBucket()}/download-strategy/objects/shared/readme.txt` }),
+  },
+  {
+    route: 'PUT /api/storage/buckets/:bucket/objects/*',
+    access: 'client',
+    ok: 200,
+    request: async () => ({
+      method: 'PUT',
+      url: `/api/storage/buckets/${await storageBucket()}/objects/${randomUUID()}.txt`,
+      headers: { 'content-type': 'text/plain' },
+      payload: 'matrix',
+    }),
+  },
+  {
+    route: 'POST /api/storage/buckets/:bucket/objects',
+    access: 'client',
+    ok: 201,
+    request: async () => ({
+      method: 'POST',
+      url: `/api/storage/buckets/${await storageBucket()}/objects`,
+      headers: { 'content-type': 'text/plain' },
+      payload: 'matrix',
+    }),
+  },
+  {
+    route: 'DELETE /api/storage/buckets/:bucket/objects/*',
+    access: 'client',
+    ok: 404, // an unknown key: rows must not delete each other's objects
+    request: async () => ({ method: 'DELETE', url: `/api/storage/buckets/${await storageBucket()}/objects/${randomUUID()}` }),
+  },
+  {
+    route: 'DELETE /api/storage/buckets/:bucket/objects',
+    access: 'client',
+    ok: 200,
+    request: async () => ({ method: 'DELETE', url: `/api/storage/buckets/${await storageBucket()}/objects`, payload: { keys: [randomUUID()] } }),
+  },
+  {
+    route: 'POST /api/storage/buckets/:bucket/upload-strategy',
+    access: 'client',
+    ok: 200,
+    request: async () => ({ method: 'POST', url: `/api/storage/buckets/${await storageBucket()}/upload-strategy`, payload: { filename: 'a.txt' } }),
+  },
+  { route: 'GET /api/storage/s3/config', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/s3/config' }) },
+  { route: 'GET /api/storage/s3/access-keys', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/s3/access-keys' }) },
+  {
+    route: 'POST /api/storage/s3/access-keys',
+    access: 'admin',
+    ok: 201,
+    // Each accepted cell mints a key and deletes it, so the 50-key limit is never reached.
+    request: async () => {
+      const existing = await asAdmin({ method: 'GET', url: '/api/storage/s3/access-keys' });
+      for (const key of existing.json as { id: string }[]) await asAdmin({ method: 'DELETE', url: `/api/storage/s3/access-keys/${key.id}` });
+      return { method: 'POST', url: '/api/storage/s3/access-keys', payload: { description: 'matrix' } };
+    },
+  },
+  {
+    route: 'DELETE /api/storage/s3/access-keys/:id',
+    access: 'admin',
+    ok: 204,
+    request: async () => {
+      const created = await asAdmin({ method: 'POST', url: '/api/storage/s3/access-keys', payload: {} });
+      return { method: 'DELETE', url: `/api/storage/s3/access-keys/${created.json.id}` };
+    },
+  },
+  // The S3 gateway verifies its own SigV4 signatures, ignoring Plinth credentials; on this
+  // app's local-disk backend it answers 501 NotImplemented to everyone.
+  ...(['/storage/v1/s3', '/storage/v1/s3/*'] as const).flatMap((path) =>
+    (['GET', 'PUT', 'POST', 'DELETE'] as const).map((method): Row => ({
+      route: `${method} ${path}`,
+      access: 'public',
+      ok: 501,
+      hidden: true,
+      request: () => ({ method, url: path.replace('*', 'matrix/key.txt') }),
+    })),
+  ),
 
   // Platform keys.
   { route: 'GET /api/metadata/api-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/api-key' }) },
@@ -715,7 +835,7 @@ describe('the matrix covers every route', () => {
     const res = await t.request({ method: 'GET', url: '/api/openapi.json' });
     expect(res.statusCode).toBe(200);
     const documented = Object.entries(res.json.paths as Record<string, Record<string, unknown>>)
-      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`))
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1').replace('{*}', '*')}`))
       // HEAD twins of GET routes are checked with the GET rows (see the HEAD cases).
       .filter((op) => !op.startsWith('HEAD '))
       .sort();
@@ -726,7 +846,7 @@ describe('the matrix covers every route', () => {
     const { json } = await t.request({ method: 'GET', url: '/api/openapi.json' });
     const secured = (route: string) => {
       const [method = '', path = ''] = route.split(' ');
-      const op = json.paths[path.replace(/:(\w+)/g, '{$1}')][method.toLowerCase()];
+      const op = json.paths[path.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{*}')][method.toLowerCase()];
       return Array.isArray(op.security) && op.security.length > 0;
     };
     const documented = routes.filter((r) => !r.hidden);
