@@ -126,12 +126,14 @@ const envSchema = z
       memoryMb: env.FUNCTIONS_MEMORY_MB,
       healthIntervalMs: env.FUNCTIONS_HEALTH_INTERVAL_MS,
       denoPath: env.FUNCTIONS_DENO_PATH,
+    },
     // Where the processor SDK sends its calls (unset: the processor's own API); tests use a fake.
     paymentsProcessor: {
       host: env.PAYMENTS_PROCESSOR_HOST,
       port: env.PAYMENTS_PROCESSOR_PORT,
       protocol: env.PAYMENTS_PROCESSOR_PROTOCOL,
       maxNetworkRetries: env.PAYMENTS_PROCESSOR_MAX_RETRIES,
+    },
     storage: {
       backend: env.STORAGE_BACKEND,
       dir: path.resolve(env.STORAGE_DIR ?? path.join(env.PLINTH_DATA_DIR, 'storage')),

@@ -688,6 +688,8 @@ const routes: Row[] = [
     access: 'admin',
     ok: 200,
     request: () => ({ method: 'PUT', url: '/api/ai/openrouter/api-key', payload: { apiKey: 'sk-or-v1-matrix-key' } }),
+  },
+
   // Payments (admin). No processor key is configured here: reads of the mirror answer 200,
   // unknown ids 404, and processor writes 400 PAYMENT_CONFIG_INVALID to every admin caller alike.
   ...(
