@@ -205,8 +205,11 @@ export async function createSchemaCache(sql: Sql, schemas: string[]): Promise<Sc
   return {
     current: () => snapshot,
     async refreshIfChanged() {
+      const before = snapshot;
       const [row] = await sql<{ version: string }[]>`select version::text from system.schema_version`;
-      if (!row || row.version === snapshot.version) return false;
+      if (!row) return false;
+      // A reload (after a NOTIFY) may have replaced the snapshot while the version was read.
+      if (row.version === snapshot.version) return snapshot !== before;
       // A reload already under way may have read the catalog before this version: wait for it,
       // then reload again until the snapshot is at least as new as what was seen.
       for (let tries = 0; tries < 3 && BigInt(snapshot.version) < BigInt(row.version); tries++) await reload();
