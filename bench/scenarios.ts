@@ -3,7 +3,7 @@
 // row-level security: read one row by id, list 20 rows, insert one row.
 import path from 'node:path';
 import { measureArgon2Rate } from './argon2-rate.js';
-import { functionsInvoke } from './functions.js';
+import { functionsInvoke, functionsLatency } from './functions.js';
 import { createRefreshTokens, type BenchUser } from './fixtures.js';
 import { LIMIT_JWT_CHECK } from './limit.js';
 import { ENVELOPE_TEXT, LIMIT_ENVELOPE } from './limit-records.js';
@@ -313,4 +313,4 @@ const recordsInsertOne: Scenario = {
   },
 };
 
-export const SCENARIOS: Scenario[] = [currentSession, refresh, signIn, recordsReadOne, recordsList, recordsInsertOne, functionsInvoke];
+export const SCENARIOS: Scenario[] = [currentSession, refresh, signIn, recordsReadOne, recordsList, recordsInsertOne, functionsInvoke, functionsLatency];
