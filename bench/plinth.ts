@@ -24,10 +24,12 @@ export async function startPlinth(databaseUrl: string): Promise<RunningPlinth> {
     LOG_LEVEL: 'silent',
     HOST: '127.0.0.1',
     PORT: String(port),
+    FUNCTIONS_RUNTIME_PORT: '0',
   });
   const deps = await createDeps(config);
   try {
     const app = await buildApp(deps, { logger: false });
+    await deps.functions.start();
     await app.listen({ port, host: '127.0.0.1' });
     return {
       url: `http://127.0.0.1:${port}`,

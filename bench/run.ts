@@ -64,6 +64,9 @@ async function prepare(db: BenchDatabase, plinth: RunningPlinth, limit: LimitSer
     warmupSeconds: Math.min(2, Math.max(1, Math.round(seconds / 5))),
     refreshTtlSeconds: plinth.deps.config.refreshTokenTtlSeconds,
     recordIds,
+    apiKey: plinth.deps.keys.apiKey,
+    anonKey: plinth.deps.keys.anonKey,
+    functionsRuntime: { url: plinth.deps.functions.runtime.baseUrl ?? '', token: plinth.deps.functions.runtime.token },
   };
 }
 

@@ -3,6 +3,7 @@
 // row-level security: read one row by id, list 20 rows, insert one row.
 import path from 'node:path';
 import { measureArgon2Rate } from './argon2-rate.js';
+import { functionsInvoke } from './functions.js';
 import { createRefreshTokens, type BenchUser } from './fixtures.js';
 import { LIMIT_JWT_CHECK } from './limit.js';
 import { ENVELOPE_TEXT, LIMIT_ENVELOPE } from './limit-records.js';
@@ -24,6 +25,10 @@ export interface BenchContext extends MeasureSettings {
   refreshTtlSeconds: number;
   /** Ids of the rows of the records table (all the user's). */
   recordIds: number[];
+  apiKey: string;
+  anonKey: string;
+  /** The Deno runtime Plinth supervises, for invoking functions without Plinth in front. */
+  functionsRuntime: { url: string; token: string };
 }
 
 /** `report`: measured and shown with its ratio, no target. */
@@ -308,4 +313,4 @@ const recordsInsertOne: Scenario = {
   },
 };
 
-export const SCENARIOS: Scenario[] = [currentSession, refresh, signIn, recordsReadOne, recordsList, recordsInsertOne];
+export const SCENARIOS: Scenario[] = [currentSession, refresh, signIn, recordsReadOne, recordsList, recordsInsertOne, functionsInvoke];

@@ -15,6 +15,7 @@ import {
 import type { Deps } from './deps.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerAccessControl } from './http/principal.js';
+import { aiRoutes } from './modules/ai/ai.routes.js';
 import { adminSessionRoutes } from './modules/auth/admin-sessions.routes.js';
 import { createAuthServices } from './modules/auth/auth.services.js';
 import { configRoutes } from './modules/auth/config.routes.js';
@@ -23,6 +24,9 @@ import { sessionRoutes } from './modules/auth/sessions.routes.js';
 import { userRoutes } from './modules/auth/users.routes.js';
 import { emailRoutes } from './modules/email/email.routes.js';
 import { createMailer } from './modules/email/mailer.js';
+import { functionsRoutes } from './modules/functions/functions.routes.js';
+import { createFunctionsService } from './modules/functions/functions.service.js';
+import { invokeRoutes } from './modules/functions/invoke.routes.js';
 import { healthRoutes, VERSION } from './modules/health/health.routes.js';
 import { keyRoutes } from './modules/metadata/keys.routes.js';
 import { createIdTokenService } from './modules/oauth/id-token.service.js';
@@ -35,6 +39,8 @@ import { createRecordsService } from './modules/records/records.service.js';
 import { rpcRoutes } from './modules/records/rpc.routes.js';
 import { createRpcService } from './modules/records/rpc.service.js';
 import { createSchemaCache } from './modules/records/schema-cache.js';
+import { createAccessKeyService } from './modules/secrets/access-keys.js';
+import { secretsRoutes } from './modules/secrets/secrets.routes.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -132,6 +138,15 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const rpc = createRpcService(deps, schemaCache, { maxRows: deps.config.recordsMaxRows, schemas: deps.config.recordsSchemas });
   await app.register(rpcRoutes(rpc));
   await app.register(paymentsPlugin(deps));
+
+  const accessKeys = createAccessKeyService(deps);
+  await accessKeys.listen((err) => app.log.error({ err }, 'reloading the API/anon keys failed'));
+  app.addHook('onClose', () => accessKeys.close());
+  await app.register(secretsRoutes(deps, accessKeys));
+  await app.register(aiRoutes(deps));
+  deps.functions.setLogger((level, message, extra) => app.log[level](extra ?? {}, message));
+  await app.register(functionsRoutes(deps, createFunctionsService(deps)));
+  await app.register(invokeRoutes(deps));
 
   return app;
 }

@@ -50,6 +50,14 @@ const envSchema = z
     PAYMENTS_PROCESSOR_PORT: port.optional(),
     PAYMENTS_PROCESSOR_PROTOCOL: z.enum(['http', 'https']).optional(),
     PAYMENTS_PROCESSOR_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+    // AI provider key: seeds the stored OpenRouter key once, when none is stored.
+    OPENROUTER_API_KEY: z.string().min(1).max(4096).optional(),
+    // Functions: the Deno runtime the server starts (port 0: any free loopback port).
+    FUNCTIONS_RUNTIME_PORT: z.coerce.number().int().min(0).max(65535).default(7133),
+    FUNCTIONS_TIMEOUT_MS: z.coerce.number().int().min(10).default(60_000),
+    FUNCTIONS_MEMORY_MB: z.coerce.number().int().min(16).default(256),
+    FUNCTIONS_HEALTH_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
+    FUNCTIONS_DENO_PATH: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -99,6 +107,14 @@ const envSchema = z
       port: env.PAYMENTS_PROCESSOR_PORT,
       protocol: env.PAYMENTS_PROCESSOR_PROTOCOL,
       maxNetworkRetries: env.PAYMENTS_PROCESSOR_MAX_RETRIES,
+    },
+    openrouterApiKey: env.OPENROUTER_API_KEY,
+    functions: {
+      runtimePort: env.FUNCTIONS_RUNTIME_PORT,
+      timeoutMs: env.FUNCTIONS_TIMEOUT_MS,
+      memoryMb: env.FUNCTIONS_MEMORY_MB,
+      healthIntervalMs: env.FUNCTIONS_HEALTH_INTERVAL_MS,
+      denoPath: env.FUNCTIONS_DENO_PATH,
     },
   }));
 

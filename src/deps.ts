@@ -12,6 +12,7 @@ import { randomHex } from './core/ids.js';
 import { createKeyring, type Keyring } from './core/keyring.js';
 import { migrate, readMigrationFiles, type MigrationFile } from './core/migrator.js';
 import { createPasswordHasher, type PasswordHasher } from './core/password-hasher.js';
+import { createFunctionsHost, type FunctionsHost } from './modules/functions/functions-host.js';
 import { loadPlatformKeys, type PlatformKeys } from './modules/secrets/platform-keys.js';
 import postgres from 'postgres';
 
@@ -25,6 +26,8 @@ export interface Deps {
   hasher: PasswordHasher;
   keys: PlatformKeys;
   migrations: MigrationFile[];
+  /** The function runtime (started by main.ts, stopped by close()) and its sync with the database. */
+  functions: FunctionsHost;
   /** True when this start created the platform's credentials (first start). */
   firstStart: boolean;
   close(): Promise<void>;
@@ -88,6 +91,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     await migrate(sql, migrations);
     const keys = await loadPlatformKeys(sql, keyring);
     const hasher = await createPasswordHasher(config.passwordHashConcurrency);
+    const functions = await createFunctionsHost(config, sql, keyring);
     return {
       config,
       sql,
@@ -101,8 +105,10 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
       hasher,
       keys,
       migrations,
+      functions,
       firstStart: keys.created.length > 0,
       async close() {
+        await functions.close();
         await sql.end({ timeout: 5 });
         await embedded?.stop();
       },

@@ -31,6 +31,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
+  await deps.functions.start();
   await app.listen({ port: config.port, host: config.host });
   const admin = adminCredentials(deps);
   const lines = [

@@ -36,6 +36,12 @@ export const errorCatalogue = {
     status: 503,
     message: 'The account was created, but the verification email could not be delivered.',
   },
+  SECRET_ALREADY_EXISTS: { status: 409, message: 'A secret with this key already exists.' },
+  AI_INVALID_API_KEY: { status: 400, message: 'The AI provider API key is not configured.' },
+  FUNCTION_NOT_FOUND: { status: 404, message: 'Function not found.' },
+  FUNCTION_ALREADY_EXISTS: { status: 409, message: 'A function with this slug already exists.' },
+  FUNCTION_SLUG_RESERVED: { status: 400, message: 'This slug is reserved.' },
+  FUNCTION_DEPLOY_FAILED: { status: 400, message: 'The function code could not be deployed.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -37,7 +37,11 @@ const unauthorized = (message = 'Missing or invalid credentials.') =>
   });
 
 export function createPrincipalResolver(deps: Pick<Deps, 'keys' | 'clock'>) {
-  const isKnown = (hashes: Set<string>, key: string) => hashes.has(sha256(key).toString('hex'));
+  /** A key is known until its expiry (a rotated key's grace period); null never expires. */
+  const isKnown = (hashes: Map<string, number | null>, key: string) => {
+    const expiresAt = hashes.get(sha256(key).toString('hex'));
+    return expiresAt === null || (expiresAt !== undefined && expiresAt > deps.clock.now().getTime());
+  };
 
   /** The request's principal; null without any credential; throws on an invalid one. */
   return function resolvePrincipal(request: FastifyRequest): Principal | null {

@@ -117,6 +117,8 @@ const CUSTOM_PROVIDER = {
   clientId: 'matrix',
   clientSecret: 'matrix-secret',
 };
+const secretKey = () => `MATRIX_${randomUUID().replaceAll('-', '').toUpperCase()}`;
+const MATRIX_FUNCTION = 'export default () => new Response("matrix");';
 /** Arranges state for a row with the API key; the answer does not matter. */
 const asAdmin = (request: InjectOptions) =>
   t.request({ ...request, headers: { 'x-api-key': t.apiKey } });
@@ -459,6 +461,41 @@ const routes: Row[] = [
     })),
   ),
 
+  // Functions management (admin). The matrix app does not start the Deno runtime: writes are
+  // stored and their deployment is pending.
+  { route: 'GET /api/functions', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/functions' }) },
+  {
+    route: 'POST /api/functions',
+    access: 'admin',
+    ok: 201,
+    request: async () => {
+      await asAdmin({ method: 'DELETE', url: '/api/functions/matrix-new' });
+      return { method: 'POST', url: '/api/functions', payload: { name: 'matrix-new', code: MATRIX_FUNCTION } };
+    },
+  },
+  ...(['GET', 'PUT', 'DELETE'] as const).map((method): Row => ({
+    route: `${method} /api/functions/:slug`,
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      await asAdmin({ method: 'POST', url: '/api/functions', payload: { name: 'matrix-fn', code: MATRIX_FUNCTION } });
+      return { method, url: '/api/functions/matrix-fn', ...(method === 'PUT' ? { payload: { description: 'matrix' } } : {}) };
+    },
+  })),
+
+  // Function invocation: the function (created with verifyJwt) needs any credential; with one,
+  // the request goes on to the runtime, which is not running here: 502.
+  ...(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method): Row => ({
+    route: `${method} /functions/*`,
+    access: 'client',
+    ok: 502,
+    hidden: true,
+    request: async () => {
+      await asAdmin({ method: 'POST', url: '/api/functions', payload: { name: 'matrix-invoke', code: MATRIX_FUNCTION } });
+      return { method, url: '/functions/matrix-invoke', ...(method === 'GET' ? {} : { payload: 'any body' }) };
+    },
+  })),
+
   // Platform keys.
   { route: 'GET /api/metadata/api-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/api-key' }) },
   { route: 'GET /api/metadata/anon-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/anon-key' }) },
@@ -519,6 +556,49 @@ const routes: Row[] = [
     access: 'public',
     ok: 503,
     request: () => ({ method: 'POST', url: '/api/webhooks/processor/test', headers: { 'stripe-signature': 't=1,v1=00' }, payload: { id: 'evt_matrix' } }),
+  },
+
+  // Secrets (admin). Each request first creates the secret it needs, under a key of its own.
+  { route: 'GET /api/secrets', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/secrets' }) },
+  {
+    route: 'POST /api/secrets',
+    access: 'admin',
+    ok: 201,
+    request: () => ({ method: 'POST', url: '/api/secrets', payload: { key: secretKey(), value: 'v' } }),
+  },
+  ...(['GET', 'PUT', 'DELETE'] as const).map((method): Row => ({
+    route: `${method} /api/secrets/:key`,
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      const key = secretKey();
+      await asAdmin({ method: 'POST', url: '/api/secrets', payload: { key, value: 'v' } });
+      return { method, url: `/api/secrets/${key}`, ...(method === 'PUT' ? { payload: { value: 'w' } } : {}) };
+    },
+  })),
+  // Rotations keep the old key working for the grace period, so the other rows' keys stay valid.
+  ...(['api-key', 'anon-key'] as const).map((path): Row => ({
+    route: `POST /api/secrets/${path}/rotate`,
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'POST', url: `/api/secrets/${path}/rotate`, payload: { gracePeriodHours: 24 } }),
+  })),
+
+  // AI provider key (admin).
+  {
+    route: 'GET /api/ai/:provider/api-key',
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      await asAdmin({ method: 'PUT', url: '/api/ai/openrouter/api-key', payload: { apiKey: 'sk-or-v1-matrix-key' } });
+      return { method: 'GET', url: '/api/ai/openrouter/api-key' };
+    },
+  },
+  {
+    route: 'PUT /api/ai/:provider/api-key',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PUT', url: '/api/ai/openrouter/api-key', payload: { apiKey: 'sk-or-v1-matrix-key' } }),
   },
 ];
 

@@ -1,12 +1,14 @@
 // The platform's own credentials, kept as reserved secrets: the API key, the anon key, the
 // access-token signing key and (when not given by the environment) the admin password. Created on
-// the first start, in one locked transaction so two servers starting together agree.
+// the first start, in one locked transaction so two servers starting together agree. Retired
+// API/anon keys (after a rotation) stay accepted until their grace period ends.
 import type { KeyObject } from 'node:crypto';
-import type { Sql } from '../../core/db.js';
+import type { Queryable, Sql } from '../../core/db.js';
 import { randomHex, randomToken, sha256 } from '../../core/ids.js';
 import { generateSigningKey, signingKeyFromPem, type SigningKey } from '../../core/jwt.js';
 import type { Keyring } from '../../core/keyring.js';
-import { insertReservedSecrets, readActiveSecrets } from './secrets.repo.js';
+import { resealWithPrimaryKey } from './master-key.js';
+import { insertReservedSecrets, readAccessKeyRows, readActiveSecrets, type SecretRow } from './secrets.repo.js';
 
 export const RESERVED = {
   apiKey: 'API_KEY',
@@ -22,9 +24,9 @@ export interface PlatformKeys {
   signingKey: SigningKey;
   /** Public keys that verify access tokens, by key id. */
   publicKeys: Map<string, KeyObject>;
-  /** SHA-256 (hex) of every API key accepted now. */
-  apiKeyHashes: Set<string>;
-  anonKeyHashes: Set<string>;
+  /** SHA-256 (hex) of every accepted API key → when it stops working (epoch ms; null: never). */
+  apiKeyHashes: Map<string, number | null>;
+  anonKeyHashes: Map<string, number | null>;
   /** The admin password when the environment did not set one. */
   storedAdminPassword: string;
   /** Names of the secrets this call created (a first start). */
@@ -47,7 +49,8 @@ function generateMissing(present: Set<string>, keyring: Keyring) {
 export async function loadPlatformKeys(sql: Sql, keyring: Keyring): Promise<PlatformKeys> {
   const names = Object.values(RESERVED);
   const { rows, created } = await sql.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(hashtext('plinth.platform_keys'))`;
+    await lockPlatformKeys(tx);
+    await resealWithPrimaryKey(tx, keyring);
     const existing = await readActiveSecrets(tx, names);
     const missing = generateMissing(new Set(existing.map((r) => r.key)), keyring);
     await insertReservedSecrets(tx, missing);
@@ -59,16 +62,32 @@ export async function loadPlatformKeys(sql: Sql, keyring: Keyring): Promise<Plat
     return keyring.open(row.valueCiphertext);
   };
   const signingKey = signingKeyFromPem(value(RESERVED.jwtKeyId), value(RESERVED.jwtPrivateKey));
-  const apiKey = value(RESERVED.apiKey);
-  const anonKey = value(RESERVED.anonKey);
   return {
-    apiKey,
-    anonKey,
+    ...accessKeysFrom(await readAccessKeyRows(sql), keyring),
     signingKey,
     publicKeys: new Map([[signingKey.kid, signingKey.publicKey]]),
-    apiKeyHashes: new Set([sha256(apiKey).toString('hex')]),
-    anonKeyHashes: new Set([sha256(anonKey).toString('hex')]),
     storedAdminPassword: value(RESERVED.adminPassword),
     created,
   };
+}
+
+/** Serialises writers of the platform's keys (first start, rotations) across servers. */
+export async function lockPlatformKeys(tx: Queryable): Promise<void> {
+  await tx`select pg_advisory_xact_lock(hashtext('plinth.platform_keys'))`;
+}
+
+export type AccessKeys = Pick<PlatformKeys, 'apiKey' | 'anonKey' | 'apiKeyHashes' | 'anonKeyHashes'>;
+
+/** The current API/anon keys and the hashes of every accepted one, from their stored rows. */
+export function accessKeysFrom(rows: (SecretRow & { expiresAt: Date | null })[], keyring: Keyring): AccessKeys {
+  const keys: AccessKeys = { apiKey: '', anonKey: '', apiKeyHashes: new Map(), anonKeyHashes: new Map() };
+  for (const row of rows) {
+    const plain = keyring.open(row.valueCiphertext);
+    const isApi = row.key.startsWith(RESERVED.apiKey);
+    (isApi ? keys.apiKeyHashes : keys.anonKeyHashes).set(sha256(plain).toString('hex'), row.expiresAt?.getTime() ?? null);
+    if (row.key === RESERVED.apiKey) keys.apiKey = plain;
+    if (row.key === RESERVED.anonKey) keys.anonKey = plain;
+  }
+  if (!keys.apiKey || !keys.anonKey) throw new Error('The API key or anon key is missing');
+  return keys;
 }

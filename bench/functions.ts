@@ -1,0 +1,49 @@
+// Functions: a trivial function invoked through Plinth (credential check, in-memory slug table,
+// streamed proxy) against the same function invoked directly on the Deno runtime, same run.
+import type { BenchContext, Scenario } from './scenarios.js';
+import { measureLoad, type SpecFor } from './measure.js';
+
+const CONNECTIONS = 32;
+const SLUG = 'bench-hello';
+const CODE = 'export default () => new Response("hello");';
+
+/** Deploys the function through the management API and checks both paths answer it. */
+async function deployTrivialFunction(ctx: BenchContext): Promise<void> {
+  const headers = { 'x-api-key': ctx.apiKey, 'content-type': 'application/json' };
+  await fetch(`${ctx.plinthUrl}/api/functions/${SLUG}`, { method: 'DELETE', headers });
+  const res = await fetch(`${ctx.plinthUrl}/api/functions`, { method: 'POST', headers, body: JSON.stringify({ name: SLUG, code: CODE }) });
+  if (res.status !== 201) throw new Error(`deploying ${SLUG}: ${res.status} ${await res.text()}`);
+  for (const [side, url, h] of [
+    ['Plinth', `${ctx.plinthUrl}/functions/${SLUG}`, { authorization: `Bearer ${ctx.anonKey}` }],
+    ['the runtime', `${ctx.functionsRuntime.url}/${SLUG}`, { 'x-plinth-runtime-token': ctx.functionsRuntime.token }],
+  ] as const) {
+    const answer = await fetch(url, { headers: h });
+    const text = await answer.text();
+    if (answer.status !== 200 || text !== 'hello') throw new Error(`${side} answered ${answer.status} ${text.slice(0, 200)}`);
+  }
+}
+
+export const functionsInvoke: Scenario = {
+  name: 'functions-invoke',
+  async run(ctx) {
+    await deployTrivialFunction(ctx);
+    const spec = (url: string, path: string, headers: Record<string, string>): SpecFor => async (seconds) => ({
+      url,
+      method: 'GET',
+      path,
+      headers,
+      connections: CONNECTIONS,
+      seconds,
+      expectStatus: 200,
+    });
+    return {
+      name: this.name,
+      request: `GET /functions/${SLUG} (anon key; the function answers "hello"); every answer must be 200`,
+      connections: CONNECTIONS,
+      plinth: await measureLoad(spec(ctx.plinthUrl, `/functions/${SLUG}`, { authorization: `Bearer ${ctx.anonKey}` }), ctx),
+      limit: await measureLoad(spec(ctx.functionsRuntime.url, `/${SLUG}`, { 'x-plinth-runtime-token': ctx.functionsRuntime.token }), ctx),
+      limitDoes: 'the same function invoked directly on the Deno runtime Plinth supervises (GET /<slug> with the runtime token): the runtime alone, without Plinth in front; target also p50 overhead ≤ 1 ms',
+      target: { kind: 'ratio', min: 0.8 },
+    };
+  },
+};

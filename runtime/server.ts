@@ -1,0 +1,233 @@
+// Plinth's function runtime (Deno): keeps one worker per deployed function version, relays each
+// invocation to it with a deadline, and takes deployments and secrets from the Plinth server
+// that started it. It never reads the database; it listens on loopback only.
+//
+// Started by src/modules/functions/runtime-supervisor.ts with network permission only. Its
+// configuration (port, control token, timeout, the worker's source) arrives as the first line of
+// stdin; stdin then stays open, and its end (the server went away) ends the runtime.
+
+interface RuntimeConfig {
+  port: number;
+  token: string;
+  timeoutMs: number;
+  workerSource: string;
+}
+
+type Env = Record<string, string>;
+
+interface Pending {
+  onResponse(res: Response): void;
+  body: ReadableStreamDefaultController<Uint8Array> | null;
+  /** The worker finished the response: the deadline no longer applies. */
+  finish(): void;
+  fail(status: number, error: string, message: string): void;
+}
+
+async function readConfig(): Promise<RuntimeConfig> {
+  const lines = Deno.stdin.readable.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  while (!text.includes('\n')) {
+    const { done, value } = await lines.read();
+    if (done) Deno.exit(1);
+    text += value;
+  }
+  void (async () => {
+    while (!(await lines.read()).done);
+    Deno.exit(0);
+  })();
+  return JSON.parse(text.slice(0, text.indexOf('\n')));
+}
+
+const config = await readConfig();
+const workerUrl = URL.createObjectURL(new Blob([config.workerSource], { type: 'application/typescript' }));
+let env: Env = {};
+let nextId = 1;
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+const failure = (status: number, error: string, message: string) =>
+  json(status, { error, message, statusCode: status });
+
+/** One function version in its own worker; recreated from the cached code after a termination. */
+class FunctionWorker {
+  private worker: Worker | null = null;
+  private ready: Promise<void> | null = null;
+  private pending = new Map<number, Pending>();
+
+  constructor(readonly slug: string, readonly version: number, readonly code: string) {}
+
+  /** Starts the worker and loads the code; rejects with the load error (syntax, no handler). */
+  start(): Promise<void> {
+    if (this.ready) return this.ready;
+    const worker = new Worker(workerUrl, { type: 'module', name: `${this.slug}@${this.version}` });
+    this.worker = worker;
+    this.ready = new Promise<void>((resolve, reject) => {
+      worker.onmessage = (event) => {
+        const msg = event.data;
+        if (msg.type === 'loaded') resolve();
+        else if (msg.type === 'load-error') reject(msg);
+        else this.onMessage(msg);
+      };
+      worker.onerror = (event) => {
+        event.preventDefault();
+        reject({ message: event.message, line: event.lineno || null, column: event.colno || null });
+        this.crash(500, 'WORKER_ERROR', `The function crashed: ${event.message}`);
+      };
+    });
+    // A worker whose code failed to load is of no use: the next start makes a fresh one.
+    this.ready.catch(() => this.terminate());
+    worker.postMessage({ type: 'load', code: this.code, env });
+    return this.ready;
+  }
+
+  setEnv(next: Env) {
+    this.worker?.postMessage({ type: 'env', env: next });
+  }
+
+  terminate() {
+    this.worker?.terminate();
+    this.worker = null;
+    this.ready = null;
+  }
+
+  /** Ends the worker and every invocation still on it (a loop cannot be interrupted otherwise). */
+  crash(status: number, error: string, message: string) {
+    this.terminate();
+    for (const p of this.pending.values()) p.fail(status, error, message);
+    this.pending.clear();
+  }
+
+  private onMessage(msg: { type: string; id: number; [k: string]: unknown }) {
+    const p = this.pending.get(msg.id);
+    if (!p) return;
+    if (msg.type === 'response') {
+      const status = msg.status as number;
+      const noBody = !msg.hasBody || status === 204 || status === 304;
+      const body = noBody
+        ? null
+        : new ReadableStream<Uint8Array>({ start: (controller) => void (p.body = controller) });
+      p.onResponse(new Response(body, { status, statusText: msg.statusText as string, headers: msg.headers as [string, string][] }));
+    } else if (msg.type === 'chunk') {
+      p.body?.enqueue(msg.chunk as Uint8Array);
+    } else if (msg.type === 'end') {
+      p.finish();
+      p.body?.close();
+      this.pending.delete(msg.id);
+    } else if (msg.type === 'error') {
+      p.fail(msg.status as number, 'FUNCTION_ERROR', msg.message as string);
+      this.pending.delete(msg.id);
+    }
+  }
+
+  async invoke(req: Request, url: string): Promise<Response> {
+    await this.start();
+    const worker = this.worker!;
+    const id = nextId++;
+    const headers = [...req.headers].filter(([k]) => !k.startsWith('x-plinth-'));
+    return await new Promise<Response>((resolve) => {
+      let answered = false;
+      let settled = false;
+      const timer = setTimeout(() => {
+        // The only way to stop a function that does not yield is to end its worker.
+        p.fail(504, 'GATEWAY_TIMEOUT', `The function did not finish within ${config.timeoutMs} ms.`);
+        this.pending.delete(id);
+        this.crash(502, 'FUNCTION_ERROR', 'The function was restarted because another invocation timed out.');
+      }, config.timeoutMs);
+      const p: Pending = {
+        body: null,
+        onResponse(res) {
+          answered = true;
+          resolve(res);
+        },
+        finish() {
+          settled = true;
+          clearTimeout(timer);
+        },
+        fail(status, error, message) {
+          if (settled) return;
+          p.finish();
+          if (!answered) {
+            answered = true;
+            resolve(failure(status, error, message));
+          } else p.body?.error(new Error(message));
+        },
+      };
+      this.pending.set(id, p);
+      worker.postMessage({ type: 'request', id, method: req.method, url, headers, hasBody: req.body !== null });
+      req.signal.addEventListener('abort', () => worker.postMessage({ type: 'abort', id }));
+      if (req.body) void streamBody(req.body, worker, id);
+    });
+  }
+}
+
+/** Streams a request body to the worker as it arrives. */
+async function streamBody(body: ReadableStream<Uint8Array>, worker: Worker, id: number) {
+  try {
+    for await (const chunk of body) {
+      const copy = new Uint8Array(chunk);
+      worker.postMessage({ type: 'body', id, chunk: copy }, [copy.buffer]);
+    }
+    worker.postMessage({ type: 'body-end', id });
+  } catch {
+    worker.postMessage({ type: 'abort', id });
+  }
+}
+
+const deployed = new Map<string, FunctionWorker>();
+
+async function deploy(slug: string, body: { version: number; code: string }): Promise<Response> {
+  const current = deployed.get(slug);
+  if (current && current.version === body.version && current.code === body.code) {
+    return json(200, { slug, version: body.version });
+  }
+  const next = new FunctionWorker(slug, body.version, body.code);
+  try {
+    await next.start();
+  } catch (err) {
+    const e = err as { message?: string; line?: number | null; column?: number | null };
+    return json(422, { error: 'DEPLOY_FAILED', message: e.message ?? 'The code could not be loaded.', line: e.line ?? null, column: e.column ?? null });
+  }
+  deployed.set(slug, next);
+  current?.terminate();
+  return json(200, { slug, version: body.version });
+}
+
+async function control(req: Request, path: string): Promise<Response> {
+  const fn = /^\/_plinth\/functions\/([a-zA-Z0-9_-]+)$/.exec(path);
+  if (fn && req.method === 'PUT') return deploy(fn[1]!, await req.json());
+  if (fn && req.method === 'DELETE') {
+    deployed.get(fn[1]!)?.crash(404, 'NOT_FOUND', 'The function was deleted.');
+    deployed.delete(fn[1]!);
+    return json(200, { slug: fn[1] });
+  }
+  if (path === '/_plinth/functions' && req.method === 'GET') {
+    return json(200, { functions: [...deployed.values()].map((f) => ({ slug: f.slug, version: f.version })) });
+  }
+  if (path === '/_plinth/env' && req.method === 'PUT') {
+    env = (await req.json()).env;
+    for (const f of deployed.values()) f.setEnv(env);
+    return json(200, { variables: Object.keys(env).length });
+  }
+  return failure(404, 'NOT_FOUND', 'Unknown control route.');
+}
+
+Deno.serve(
+  {
+    hostname: '127.0.0.1',
+    port: config.port,
+    onListen: ({ port }) => console.log(JSON.stringify({ ready: true, port })),
+  },
+  async (req) => {
+    const url = new URL(req.url);
+    if (url.pathname === '/health') return json(200, { status: 'ok', functions: deployed.size });
+    if (req.headers.get('x-plinth-runtime-token') !== config.token) {
+      return failure(401, 'UNAUTHORIZED', 'Only the Plinth server may call this runtime.');
+    }
+    if (url.pathname.startsWith('/_plinth/')) return control(req, url.pathname);
+    const slug = /^\/([a-zA-Z0-9_-]+)\/?$/.exec(url.pathname)?.[1];
+    if (!slug) return new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain' } });
+    const fn = deployed.get(slug);
+    if (!fn) return json(404, { error: 'Function not found or not active' }, { 'x-plinth-runtime-missing': '1' });
+    return fn.invoke(req, req.headers.get('x-plinth-url') ?? req.url);
+  },
+);

@@ -1,0 +1,139 @@
+// One function version inside its own isolate: loads the function's code, then serves the
+// invocations the runtime's main thread relays to it as messages (bodies streamed in chunks).
+// Loaded from a blob URL by runtime/server.ts; it has the runtime's permissions (network only).
+
+type Env = Record<string, string>;
+type Handler = (req: Request) => Response | Promise<Response>;
+
+let env: Env = {};
+// Functions read Deno.env; it sees only what Plinth passes (non-reserved secrets, base URL, anon
+// key), never the process environment.
+const fakeEnv = {
+  get: (key: string) => (Object.hasOwn(env, key) ? env[key] : undefined),
+  has: (key: string) => Object.hasOwn(env, key),
+  set: (key: string, value: string) => {
+    env = { ...env, [key]: String(value) };
+  },
+  delete: (key: string) => {
+    const { [key]: _gone, ...rest } = env;
+    env = rest;
+  },
+  toObject: () => ({ ...env }),
+};
+Object.defineProperty(Deno, 'env', { value: fakeEnv, configurable: true });
+
+let handler: Handler | null = null;
+const requestBodies = new Map<number, ReadableStreamDefaultController<Uint8Array>>();
+const aborts = new Map<number, AbortController>();
+
+/** Both code forms: `export default` (ES module) and the legacy `module.exports = …`. */
+function moduleSource(code: string): string {
+  if (/\bexport\s+default\b/.test(code)) return code;
+  // The prelude stays on line 1 so that reported line numbers match the stored code.
+  return `const module: any = { exports: {} }; const exports: any = module.exports; ${code}\n` +
+    'export default (module.exports.default ?? module.exports);\n';
+}
+
+function loadError(err: unknown): { message: string; line: number | null; column: number | null } {
+  const text = err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err);
+  const at = /data:[^\s:]+:(\d+):(\d+)/.exec(text);
+  const first = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? 'Invalid code';
+  const message = first.replace(/^TypeError: (?=SyntaxError)/, '').replace(/data:\S+/g, 'function');
+  return { message, line: at ? Number(at[1]) : null, column: at ? Number(at[2]) : null };
+}
+
+async function load(code: string): Promise<void> {
+  const bytes = new TextEncoder().encode(moduleSource(code));
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  try {
+    const mod = await import(`data:application/typescript;base64,${btoa(binary)}`);
+    const exported = mod.default;
+    if (typeof exported === 'function') handler = exported as Handler;
+    else if (exported && typeof exported.fetch === 'function') handler = (req) => exported.fetch(req);
+    else {
+      postMessage({ type: 'load-error', message: 'The function must export a default handler: export default async function (req) { … }', line: null, column: null });
+      return;
+    }
+    postMessage({ type: 'loaded' });
+  } catch (err) {
+    postMessage({ type: 'load-error', ...loadError(err) });
+  }
+}
+
+function errorResponse(id: number, status: number, message: string) {
+  postMessage({ type: 'error', id, status, message });
+}
+
+async function invoke(msg: { id: number; method: string; url: string; headers: [string, string][]; hasBody: boolean }) {
+  const { id } = msg;
+  const abort = new AbortController();
+  aborts.set(id, abort);
+  const body = msg.hasBody
+    ? new ReadableStream<Uint8Array>({ start: (controller) => void requestBodies.set(id, controller) })
+    : null;
+  try {
+    const request = new Request(msg.url, { method: msg.method, headers: msg.headers, body, signal: abort.signal });
+    let response: unknown;
+    try {
+      response = await handler!(request);
+    } catch (thrown) {
+      if (!(thrown instanceof Response)) throw thrown;
+      response = thrown;
+    }
+    if (!(response instanceof Response)) {
+      errorResponse(id, 500, 'The function did not return a Response.');
+      return;
+    }
+    postMessage({
+      type: 'response',
+      id,
+      status: response.status,
+      statusText: response.statusText,
+      headers: [...response.headers],
+      hasBody: response.body !== null,
+    });
+    if (response.body) {
+      const reader = response.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        const chunk = new Uint8Array(value);
+        postMessage({ type: 'chunk', id, chunk }, [chunk.buffer]);
+      }
+    }
+    postMessage({ type: 'end', id });
+  } catch (err) {
+    const status = typeof (err as { status?: unknown })?.status === 'number' ? (err as { status: number }).status : 500;
+    errorResponse(id, status >= 400 && status < 600 ? status : 500, err instanceof Error ? err.message : String(err));
+  } finally {
+    requestBodies.delete(id);
+    aborts.delete(id);
+  }
+}
+
+self.onmessage = (event: MessageEvent) => {
+  const msg = event.data;
+  switch (msg.type) {
+    case 'load':
+      env = msg.env;
+      void load(msg.code);
+      break;
+    case 'env':
+      env = msg.env;
+      break;
+    case 'request':
+      void invoke(msg);
+      break;
+    case 'body':
+      requestBodies.get(msg.id)?.enqueue(msg.chunk);
+      break;
+    case 'body-end':
+      requestBodies.get(msg.id)?.close();
+      break;
+    case 'abort':
+      requestBodies.get(msg.id)?.error(new Error('The client went away.'));
+      aborts.get(msg.id)?.abort();
+      break;
+  }
+};

@@ -1,0 +1,122 @@
+// This server's side of functions: the supervised Deno runtime, the in-memory table of active
+// functions the invocation proxy reads (no database read per call), and keeping the runtime in
+// step with PostgreSQL: every function on each (re)start, and changes from any server through
+// LISTEN plinth_functions (slug) and plinth_secrets (any payload: reload the environment).
+import type { Sql } from '../../core/db.js';
+import type { Keyring } from '../../core/keyring.js';
+import type { Config } from '../../config.js';
+import { RESERVED } from '../secrets/platform-keys.js';
+import { findFunction, listActiveFunctions, readFunctionSecrets, type FunctionRow } from './functions.repo.js';
+import { createRuntimeClient, type DeployResult, type RuntimeClient } from './runtime-client.js';
+import { createRuntimeSupervisor, type RuntimeSupervisor } from './runtime-supervisor.js';
+import path from 'node:path';
+
+export const FUNCTIONS_CHANNEL = 'plinth_functions';
+export const SECRETS_CHANNEL = 'plinth_secrets';
+
+export interface ActiveFunction {
+  verifyJwt: boolean;
+  version: number;
+}
+
+type Log = (level: 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
+
+export interface FunctionsHost {
+  runtime: RuntimeSupervisor;
+  client: RuntimeClient;
+  /** The active function of a slug, as this server knows it. */
+  lookup(slug: string): ActiveFunction | undefined;
+  /** Deploys one version to this server's runtime; 'pending' when the runtime is not running. */
+  deploy(row: FunctionRow): Promise<DeployResult | 'pending'>;
+  /** Re-reads one function from the database and brings the table and the runtime in step. */
+  syncSlug(slug: string): Promise<void>;
+  /** Re-reads the secrets functions see and hands them to the running functions. */
+  refreshSecrets(): Promise<void>;
+  setLogger(log: Log): void;
+  /** Starts the runtime (main.ts and the functions tests; other tests leave it stopped). */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createFunctionsHost(config: Config, sql: Sql, keyring: Keyring): Promise<FunctionsHost> {
+  let log: Log = () => {};
+  const runtime = createRuntimeSupervisor({
+    port: config.functions.runtimePort,
+    timeoutMs: config.functions.timeoutMs,
+    memoryMb: config.functions.memoryMb,
+    healthIntervalMs: config.functions.healthIntervalMs,
+    denoPath: config.functions.denoPath,
+    cacheDir: path.join(config.dataDir, 'deno'),
+    log: (level, message, extra) => log(level, message, extra),
+  });
+  const client = createRuntimeClient(runtime);
+  const active = new Map<string, ActiveFunction>();
+  /** What this server's runtime holds: slug → version. Emptied when the runtime restarts. */
+  const deployed = new Map<string, number>();
+
+  for (const row of await listActiveFunctions(sql)) active.set(row.slug, { verifyJwt: row.verifyJwt, version: row.version });
+
+  async function functionEnv(): Promise<Record<string, string>> {
+    const env: Record<string, string> = {};
+    for (const row of await readFunctionSecrets(sql, RESERVED.anonKey)) env[row.key] = keyring.open(row.valueCiphertext);
+    env.SVC_BASE_URL = config.apiBaseUrl;
+    return env;
+  }
+
+  async function deploy(row: FunctionRow): Promise<DeployResult | 'pending'> {
+    if (runtime.port === null) return 'pending';
+    if (deployed.get(row.slug) === row.version) return { ok: true };
+    const result = await client.deploy(row.slug, row.version, row.code);
+    if (result.ok) deployed.set(row.slug, row.version);
+    return result;
+  }
+
+  async function syncSlug(slug: string): Promise<void> {
+    const row = await findFunction(sql, slug);
+    if (row?.status === 'active') {
+      active.set(slug, { verifyJwt: row.verifyJwt, version: row.version });
+      const result = await deploy(row);
+      if (result !== 'pending' && !result.ok) log('error', `function ${slug} v${row.version} failed to load: ${result.message}`);
+      return;
+    }
+    active.delete(slug);
+    if (deployed.delete(slug) && runtime.port !== null) await client.remove(slug);
+  }
+
+  async function refreshSecrets(): Promise<void> {
+    if (runtime.port === null) return; // the ready hook hands them over on start
+    await client.setEnv(await functionEnv());
+  }
+
+  runtime.onReady(async () => {
+    deployed.clear();
+    await client.setEnv(await functionEnv());
+    for (const row of await listActiveFunctions(sql)) {
+      active.set(row.slug, { verifyJwt: row.verifyJwt, version: row.version });
+      const result = await deploy(row);
+      if (result !== 'pending' && !result.ok) log('error', `function ${row.slug} v${row.version} failed to load: ${result.message}`);
+    }
+  });
+
+  const report = (what: string) => (err: unknown) => log('error', `${what} failed`, { err });
+  const functionsListener = await sql.listen(FUNCTIONS_CHANNEL, (slug) => void syncSlug(slug).catch(report(`redeploying ${slug}`)));
+  const secretsListener = await sql.listen(SECRETS_CHANNEL, () => void refreshSecrets().catch(report('refreshing secrets')));
+
+  return {
+    runtime,
+    client,
+    lookup: (slug) => active.get(slug),
+    deploy,
+    syncSlug,
+    refreshSecrets,
+    setLogger(next) {
+      log = next;
+    },
+    start: () => runtime.start(),
+    async close() {
+      await runtime.stop();
+      await functionsListener.unlisten();
+      await secretsListener.unlisten();
+    },
+  };
+}

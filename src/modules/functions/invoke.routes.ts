@@ -1,0 +1,118 @@
+// Invocation `/functions/{slug}`, every method: the request (method, query, headers, body bytes)
+// is streamed to the Deno runtime and its answer (status, headers, body) streamed back. The
+// table of active functions is in memory; nothing here reads the database.
+import http from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError } from '../../core/errors.js';
+import type { Deps } from '../../deps.js';
+import { createPrincipalResolver } from '../../http/principal.js';
+import { SLUG } from './functions.schemas.js';
+
+/** Connection-level headers that belong to one hop, never forwarded. */
+const HOP_BY_HOP = new Set([
+  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host',
+]);
+
+const unauthorized = () =>
+  new AppError('UNAUTHORIZED', 'This function needs a credential.', {
+    nextActions: 'Send an access token, the anon key or the API key in the Authorization header.',
+  });
+
+export function invokeRoutes(deps: Deps): FastifyPluginAsyncZod {
+  const host = deps.functions;
+  const resolvePrincipal = createPrincipalResolver(deps);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  // A deadline of Plinth's own, a little after the runtime's, for a runtime that stops answering.
+  const deadlineMs = deps.config.functions.timeoutMs + 5_000;
+  // As app.ts does for other answers: while shutting down, answers close their connection.
+  let closing = false;
+
+  function checkCredential(request: FastifyRequest): void {
+    if (request.principal !== null) return;
+    // Access is 'public' at the route (the function decides), which hides a bad credential's
+    // error: resolve again to report it, or the missing one.
+    if (resolvePrincipal(request) === null) throw unauthorized();
+  }
+
+  function forwardedHeaders(request: FastifyRequest, slug: string, query: string): http.OutgoingHttpHeaders {
+    const headers: http.OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name) && !name.startsWith('x-plinth-')) headers[name] = value;
+    }
+    headers['x-forwarded-for'] = request.ip;
+    headers['x-forwarded-host'] = request.headers.host ?? '';
+    headers['x-forwarded-proto'] = request.protocol;
+    headers['x-plinth-runtime-token'] = host.runtime.token;
+    headers['x-plinth-url'] = `${deps.config.apiBaseUrl}/functions/${slug}${query}`;
+    return headers;
+  }
+
+  function proxy(request: FastifyRequest, reply: FastifyReply, slug: string): Promise<FastifyReply> {
+    const port = host.runtime.status === 'running' ? host.runtime.port : null;
+    if (port === null) throw new AppError('UPSTREAM_FAILURE', 'The function runtime is not reachable.');
+    const queryAt = request.url.indexOf('?');
+    const query = queryAt === -1 ? '' : request.url.slice(queryAt);
+    return new Promise((resolve, reject) => {
+      const upstream = http.request({
+        agent,
+        host: '127.0.0.1',
+        port,
+        method: request.method,
+        path: `/${slug}${query}`,
+        headers: forwardedHeaders(request, slug, query),
+        timeout: deadlineMs,
+      });
+      upstream.on('response', (res) => {
+        // Written straight to the socket (the hot path): the headers Plinth's hooks already set
+        // (request id, CORS), then the function's.
+        const headers = reply.getHeaders() as http.OutgoingHttpHeaders;
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+        }
+        if (closing) headers.connection = 'close';
+        reply.hijack();
+        reply.raw.writeHead(res.statusCode ?? 502, headers);
+        res.pipe(reply.raw);
+        res.on('error', () => reply.raw.destroy());
+        resolve(reply);
+      });
+      upstream.on('timeout', () => upstream.destroy(new AppError('GATEWAY_TIMEOUT', 'The function runtime did not answer in time.')));
+      upstream.on('error', (err) => {
+        request.raw.unpipe(upstream);
+        reject(err instanceof AppError ? err : new AppError('UPSTREAM_FAILURE', 'The function runtime could not be reached.', { cause: err }));
+      });
+      // The client went away: stop the function's work too.
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) upstream.destroy();
+      });
+      if (request.method === 'GET' || request.method === 'HEAD') upstream.end();
+      else request.raw.pipe(upstream);
+    });
+  }
+
+  return async (app) => {
+    app.addHook('preClose', async () => {
+      closing = true;
+    });
+    // Bodies of any type pass through untouched: the raw stream goes to the runtime as it comes.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+
+    app.route({
+      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      url: '/functions/*',
+      config: { access: 'public' },
+      schema: { hide: true, params: z.object({ '*': z.string() }) },
+      handler: async (request, reply) => {
+        const slug = request.params['*'].replace(/\/$/, '');
+        if (!SLUG.test(slug)) return reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
+        const fn = host.lookup(slug);
+        if (!fn) return reply.code(404).type('application/json; charset=utf-8').send({ error: 'Function not found or not active' });
+        if (fn.verifyJwt) checkCredential(request);
+        return proxy(request, reply, slug);
+      },
+    });
+  };
+}

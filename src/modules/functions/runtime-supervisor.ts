@@ -1,0 +1,200 @@
+// Starts the Deno function runtime as a child process with network permission only, watches its
+// health, and restarts it with backoff when it dies or stops answering. Every (re)start runs the
+// ready hooks (deploy every function, pass the secrets) before the runtime counts as running.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { randomHex } from '../../core/ids.js';
+
+export type RuntimeStatus = 'stopped' | 'starting' | 'running' | 'unavailable';
+
+export interface RuntimeOptions {
+  port: number;
+  timeoutMs: number;
+  memoryMb: number;
+  healthIntervalMs: number;
+  denoPath?: string;
+  /** Where Deno keeps its transpile cache. */
+  cacheDir: string;
+  log: (level: 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
+}
+
+export interface RuntimeSupervisor {
+  readonly status: RuntimeStatus;
+  /** http://127.0.0.1:<port> of the running runtime, else null. */
+  readonly baseUrl: string | null;
+  readonly port: number | null;
+  /** Sent as x-plinth-runtime-token: the runtime answers nobody else. */
+  readonly token: string;
+  readonly pid: number | undefined;
+  /** Starts the runtime; resolves once it is running (ready hooks done). */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Resolves when the runtime is next running. */
+  untilRunning(): Promise<void>;
+  /** Runs after every (re)start, before the runtime counts as running. */
+  onReady(hook: () => Promise<void>): void;
+  onExit(listener: () => void): void;
+}
+
+const RUNTIME_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../runtime');
+const MAX_BACKOFF_MS = 10_000;
+
+/** The deno binary of the `deno` npm package (its platform package holds the executable). */
+export function denoBinary(): string {
+  const require = createRequire(import.meta.url);
+  const denoPackage = path.dirname(require.resolve('deno/package.json'));
+  const platform = `@deno/${process.platform === 'win32' ? 'win32' : process.platform}-${process.arch}${process.platform === 'linux' ? '-glibc' : ''}`;
+  const fromDeno = createRequire(path.join(denoPackage, 'package.json'));
+  const exe = process.platform === 'win32' ? 'deno.exe' : 'deno';
+  return path.join(path.dirname(fromDeno.resolve(`${platform}/package.json`)), exe);
+}
+
+export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervisor {
+  const token = randomHex(32);
+  const workerSource = readFileSync(path.join(RUNTIME_DIR, 'worker.ts'), 'utf8');
+  const readyHooks: Array<() => Promise<void>> = [];
+  const exitListeners: Array<() => void> = [];
+  let waiters: Array<() => void> = [];
+  let status: RuntimeStatus = 'stopped';
+  let child: ChildProcess | null = null;
+  let port: number | null = null;
+  let failures = 0;
+  let runningSince = 0;
+  let restartTimer: NodeJS.Timeout | null = null;
+  let healthTimer: NodeJS.Timeout | null = null;
+
+  const setRunning = () => {
+    status = 'running';
+    runningSince = Date.now();
+    const woken = waiters;
+    waiters = [];
+    for (const wake of woken) wake();
+  };
+
+  async function healthy(): Promise<boolean> {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2_000) });
+      await res.body?.cancel();
+      return res.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  async function onListening(proc: ChildProcess) {
+    try {
+      for (const hook of readyHooks) await hook();
+    } catch (err) {
+      options.log('error', 'the function runtime could not be prepared; restarting it', { err });
+      proc.kill('SIGKILL');
+      return;
+    }
+    if (child !== proc) return;
+    setRunning();
+    options.log('info', `function runtime running on 127.0.0.1:${port}`);
+    let misses = 0;
+    healthTimer = setInterval(() => {
+      void healthy().then((ok) => {
+        misses = ok ? 0 : misses + 1;
+        if (misses >= 2 && child === proc) {
+          options.log('warn', 'the function runtime stopped answering; restarting it');
+          proc.kill('SIGKILL');
+        }
+      });
+    }, options.healthIntervalMs);
+    healthTimer.unref();
+  }
+
+  function launch() {
+    status = 'starting';
+    const proc = spawn(
+      options.denoPath ?? denoBinary(),
+      ['run', '--allow-net', '--no-prompt', `--v8-flags=--max-old-space-size=${options.memoryMb}`, path.join(RUNTIME_DIR, 'server.ts')],
+      { env: { DENO_DIR: options.cacheDir, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' }, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    child = proc;
+    proc.stdin!.on('error', () => {});
+    proc.stdin!.write(`${JSON.stringify({ port: options.port, token, timeoutMs: options.timeoutMs, workerSource })}\n`);
+    createInterface({ input: proc.stdout! }).on('line', (line) => {
+      let msg: { ready?: boolean; port?: number } | undefined;
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        msg = undefined;
+      }
+      if (msg?.ready && typeof msg.port === 'number') {
+        port = msg.port;
+        void onListening(proc);
+      } else options.log('info', `function runtime: ${line}`);
+    });
+    createInterface({ input: proc.stderr! }).on('line', (line) => options.log('warn', `function runtime: ${line}`));
+    proc.on('error', (err) => options.log('error', 'the function runtime could not be started', { err }));
+    proc.on('exit', (code, signal) => {
+      if (child !== proc) return;
+      child = null;
+      port = null;
+      if (healthTimer) clearInterval(healthTimer);
+      for (const listener of exitListeners) listener();
+      if (status === 'stopped') return;
+      status = 'unavailable';
+      // A runtime that ran a while before dying starts again at once; a crash loop backs off.
+      failures = Date.now() - runningSince > 30_000 ? 0 : failures + 1;
+      const delay = Math.min(100 * 2 ** failures, MAX_BACKOFF_MS);
+      options.log('warn', `function runtime exited (${signal ?? code}); restarting in ${delay} ms`);
+      restartTimer = setTimeout(() => {
+        restartTimer = null;
+        if (status === 'unavailable') launch();
+      }, delay);
+    });
+  }
+
+  const supervisor: RuntimeSupervisor = {
+    get status() {
+      return status;
+    },
+    get baseUrl() {
+      return status === 'running' && port !== null ? `http://127.0.0.1:${port}` : null;
+    },
+    get port() {
+      return port;
+    },
+    token,
+    get pid() {
+      return child?.pid;
+    },
+    async start() {
+      if (status === 'stopped') launch();
+      await supervisor.untilRunning();
+    },
+    untilRunning() {
+      if (status === 'running') return Promise.resolve();
+      return new Promise((resolve) => waiters.push(resolve));
+    },
+    async stop() {
+      status = 'stopped';
+      if (restartTimer) clearTimeout(restartTimer);
+      if (healthTimer) clearInterval(healthTimer);
+      const proc = child;
+      if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+      await new Promise<void>((resolve) => {
+        const force = setTimeout(() => proc.kill('SIGKILL'), 2_000);
+        proc.once('exit', () => {
+          clearTimeout(force);
+          resolve();
+        });
+        proc.kill('SIGTERM');
+      });
+    },
+    onReady(hook) {
+      readyHooks.push(hook);
+    },
+    onExit(listener) {
+      exitListeners.push(listener);
+    },
+  };
+  return supervisor;
+}
