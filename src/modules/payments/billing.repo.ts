@@ -136,3 +136,10 @@ export async function countUnmappedSubscriptions(db: Queryable, env: Environment
     select count(*)::int as n from payments.subscriptions where environment = ${env} and subject_type is null`;
   return row!.n;
 }
+
+/** Forgets subject mappings to customers the processor no longer has (after a full sync). */
+export async function pruneMappings(db: Queryable, env: Environment, customerIds: string[]): Promise<void> {
+  await db`
+    delete from payments.customer_mappings
+    where environment = ${env} and not (processor_customer_id = any(${customerIds}))`;
+}

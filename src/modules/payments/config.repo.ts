@@ -1,6 +1,7 @@
 // SQL for the processor connection of each environment: its keys as reserved secrets in
 // system.secrets (sealed by the caller), and the connection row in payments.connections.
 import type { Queryable } from '../../core/db.js';
+import { notifySecretChange } from '../secrets/secrets.repo.js';
 import type { Environment } from './processor.js';
 
 export const secretKeyName = (env: Environment) => `PROCESSOR_${env.toUpperCase()}_SECRET_KEY`;
@@ -20,12 +21,14 @@ export async function writeReservedSecret(db: Queryable, key: string, ciphertext
     on conflict (key) do update
       set value_ciphertext = excluded.value_ciphertext, is_active = true, is_reserved = true,
           expires_at = null, updated_at = ${now}`;
+  await notifySecretChange(db, key);
 }
 
 export async function deactivateSecret(db: Queryable, key: string, now: Date): Promise<boolean> {
   const rows = await db`
     update system.secrets set is_active = false, updated_at = ${now}
     where key = ${key} and is_active returning key`;
+  if (rows.length > 0) await notifySecretChange(db, key);
   return rows.length > 0;
 }
 

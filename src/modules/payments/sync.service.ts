@@ -39,6 +39,7 @@ export function createSyncService(deps: Deps, connections: ConnectionsService) {
       await catalog.pruneMissing(tx, env, 'prices', snap.prices.map((p) => p.id));
       await catalog.pruneMissing(tx, env, 'products', snap.products.map((p) => p.id));
       await catalog.pruneMissing(tx, env, 'customers', snap.customers.map((c) => c.id));
+      await billing.pruneMappings(tx, env, snap.customers.map((c) => c.id));
       const deleted = await catalog.pruneMissing(tx, env, 'subscriptions', snap.subscriptions.map((s) => s.id));
       const unmapped = await billing.countUnmappedSubscriptions(tx, env);
       const counts = {

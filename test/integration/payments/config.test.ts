@@ -72,6 +72,16 @@ describe('processor configuration', () => {
     expect(status.json.connections[1]).toMatchObject({ environment: 'live', status: 'unconfigured', maskedKey: null });
   });
 
+  it('the stored key is reserved: the secrets API refuses to change or delete it', async () => {
+    for (const method of ['PUT', 'DELETE'] as const) {
+      const res = await p.t.request({ method, url: '/api/secrets/PROCESSOR_TEST_SECRET_KEY', headers: p.admin, ...(method === 'PUT' ? { payload: { value: 'sk_test_other' } } : {}) });
+      expect(res.statusCode).toBe(403);
+      expect(res.json.error).toBe('FORBIDDEN');
+    }
+    const keys = await p.t.request({ method: 'GET', url: '/api/payments/config', headers: p.admin });
+    expect(keys.json.keys[0].maskedKey).toBe('sk_test_****0001');
+  });
+
   it('removes a key; removing it again is 404', async () => {
     expect((await put('live', { secretKey: LIVE_KEY })).statusCode).toBe(200);
     const del = await p.t.request({ method: 'DELETE', url: '/api/payments/live/config', headers: p.admin });

@@ -174,6 +174,14 @@ describe('checkout sessions', () => {
     expect(sent).toHaveLength(1);
   });
 
+  it('two concurrent requests with one key get one session', async () => {
+    const body = paymentBody({ idempotencyKey: 'order-concurrent' });
+    const [a, b] = await Promise.all([checkout(bearer(alice.token), body), checkout(bearer(alice.token), body)]);
+    expect([a.statusCode, b.statusCode]).toEqual([201, 201]);
+    expect(a.json.checkoutSession.id).toBe(b.json.checkoutSession.id);
+    expect(await p.t.deps.sql`select 1 from payments.checkout_sessions where idempotency_key = 'order-concurrent'`).toHaveLength(1);
+  });
+
   it('the processor failing is a 502, recorded failed; a retry with the same key opens the same session', async () => {
     p.peer.failNext(1, '/v1/checkout');
     const body = paymentBody({ idempotencyKey: 'order-2' });

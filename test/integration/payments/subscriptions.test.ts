@@ -52,11 +52,17 @@ describe('sync and subscriptions', () => {
     expect((await call('GET', '/api/payments/live/subscriptions')).json.subscriptions).toEqual([]);
   });
 
-  it('removes what the processor no longer has', async () => {
+  it('removes what the processor no longer has, and the subject mappings of removed customers', async () => {
     p.peer.remove(TEST_KEY, 'sub_b');
+    p.peer.put(TEST_KEY, { id: 'cus_gone', object: 'customer', email: null, name: null, metadata: { svc_subject_type: 'team', svc_subject_id: 'gone' } });
     const res = await call('POST', '/api/payments/test/sync');
     expect(res.json.results[0].subscriptions).toMatchObject({ synced: 1, deleted: 1 });
     expect((await call('GET', '/api/payments/test/subscriptions')).json.subscriptions).toHaveLength(1);
+    expect(await p.t.deps.sql`select 1 from payments.customer_mappings where subject_id = 'gone'`).toHaveLength(1);
+    p.peer.remove(TEST_KEY, 'cus_gone');
+    await call('POST', '/api/payments/test/sync');
+    expect(await p.t.deps.sql`select 1 from payments.customer_mappings where subject_id = 'gone'`).toHaveLength(0);
+    expect(await p.t.deps.sql`select 1 from payments.customer_mappings where subject_id = 'team-1'`).toHaveLength(1);
   });
 
   it('a processor failure during sync leaves the mirror as it was: 502 for one environment, reported for all', async () => {
