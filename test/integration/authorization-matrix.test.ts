@@ -608,6 +608,13 @@ const routes: Row[] = [
     ok: 200,
     request: async () => ({ method: 'POST', url: `/api/storage/buckets/${await storageBucket()}/upload-strategy`, payload: { filename: 'a.txt' } }),
   },
+  { route: 'GET /api/storage/config', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/config' }) },
+  {
+    route: 'PUT /api/storage/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PUT', url: '/api/storage/config', payload: { maxFileSizeMb: 50 } }),
+  },
   { route: 'GET /api/storage/s3/config', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/s3/config' }) },
   { route: 'GET /api/storage/s3/access-keys', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/s3/access-keys' }) },
   {

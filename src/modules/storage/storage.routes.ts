@@ -7,12 +7,14 @@ import { gatewayRoutes } from './s3-gateway/gateway.routes.js';
 import { createAccessKeys } from './s3-access-keys.js';
 import { s3ConfigRoutes } from './s3-config.routes.js';
 import { createUrlSigner } from './signed-urls.js';
+import { createStorageConfig, storageConfigRoutes } from './storage-config.js';
 import { createStorageService } from './storage.service.js';
 import { uploadRoutes } from './uploads.routes.js';
 
 export function storageRoutes(deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
-    const storage = createStorageService(deps);
+    const settings = createStorageConfig(deps);
+    const storage = createStorageService(deps, settings);
     // Blobs whose removal a crash interrupted.
     app.addHook('onReady', () => storage.sweepOrphans());
     await app.register(bucketRoutes(storage));
@@ -20,6 +22,7 @@ export function storageRoutes(deps: Deps): FastifyPluginAsyncZod {
     const accessKeys = createAccessKeys(deps);
     await app.register(s3ConfigRoutes(deps, accessKeys));
     await app.register(gatewayRoutes(deps, storage, accessKeys));
-    await app.register(uploadRoutes(storage, { maxBytes: deps.config.storage.maxFileSizeBytes, now: () => deps.clock.now() }));
+    await app.register(storageConfigRoutes(settings));
+    await app.register(uploadRoutes(storage, { now: () => deps.clock.now() }));
   };
 }

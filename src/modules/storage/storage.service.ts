@@ -9,6 +9,7 @@ import type { Principal } from '../../http/principal.js';
 import { scopeOf } from '../records/pgrst-request.js';
 import type { ByteRange } from './blob-store.js';
 import { assertBucketName, assertObjectKey, encodeKey } from './keys.js';
+import type { StorageConfig } from './storage-config.js';
 
 export interface ObjectRow {
   bucket: string;
@@ -46,7 +47,7 @@ const pgCode = (err: unknown) => (err as { code?: string }).code;
 const notFound = () => new AppError('OBJECT_NOT_FOUND', 'Object not found.');
 const bucketNotFound = (bucket: string) => new AppError('STORAGE_NOT_FOUND', `Bucket "${bucket}" not found.`);
 
-export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'config'>) {
+export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'config'>, settings: Pick<StorageConfig, 'maxBytes'>) {
   const { sql, blobStore } = deps;
   const toFile = (row: ObjectRow): StoredFile => ({
     bucket: row.bucket,
@@ -85,6 +86,7 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
 
   return {
     baseUrl: deps.config.apiBaseUrl,
+    maxBytes: () => settings.maxBytes(),
     bucketOf,
     sweepOrphans,
 
@@ -121,7 +123,7 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
     async putRow(input: PutObject): Promise<ObjectRow> {
       assertObjectKey(input.key);
       await bucketOf(input.bucket);
-      const staged = await blobStore.stage(input.body, deps.config.storage.maxFileSizeBytes);
+      const staged = await blobStore.stage(input.body, await settings.maxBytes());
       let row: ObjectRow;
       try {
         row = await scoped(input.principal, async (tx) => {

@@ -27,9 +27,10 @@ const noFile = () =>
   });
 
 /** The uploaded bytes: the multipart field `file`, or the raw body. */
-async function uploadOf(request: FastifyRequest): Promise<Upload> {
+async function uploadOf(request: FastifyRequest, maxBytes: number): Promise<Upload> {
   if (request.isMultipart()) {
-    const part = await request.file();
+    // Multipart's own limit sits one byte past ours, so the size check (413) is the same either way.
+    const part = await request.file({ limits: { fileSize: maxBytes + 1, files: 1, fields: 10, parts: 20 } });
     if (!part || part.fieldname !== 'file') throw noFile();
     return { body: part.file, mimeType: normaliseMimeType(part.mimetype), filename: part.filename };
   }
@@ -45,15 +46,15 @@ function generatedKey(filename: string | undefined, now: Date): string {
   return `${base}-${now.getTime()}-${suffix}${ext}`;
 }
 
-export function uploadRoutes(storage: StorageService, options: { maxBytes: number; now(): Date }): FastifyPluginAsyncZod {
+export function uploadRoutes(storage: StorageService, options: { now(): Date }): FastifyPluginAsyncZod {
   return async (app) => {
     app.removeAllContentTypeParsers();
-    await app.register(multipart, { limits: { fileSize: options.maxBytes + 1, files: 1, fields: 10, parts: 20 } });
+    await app.register(multipart);
     app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
-    // Multipart's own size limit (one byte past ours) fails the part stream; both answer 413.
     const put = async (request: FastifyRequest, bucket: string, key: string | undefined) => {
-      const upload = await uploadOf(request);
+      const maxBytes = await storage.maxBytes();
+      const upload = await uploadOf(request, maxBytes);
       try {
         return await storage.put({
           bucket,
@@ -63,7 +64,7 @@ export function uploadRoutes(storage: StorageService, options: { maxBytes: numbe
           principal: principalOf(request),
         });
       } catch (err) {
-        if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(options.maxBytes);
+        if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(maxBytes);
         throw err;
       }
     };

@@ -62,3 +62,30 @@ describe('access keys', () => {
     expect(refused[0]!.json.error).toBe('S3_ACCESS_KEY_LIMIT_EXCEEDED');
   });
 });
+
+describe('GET/PUT /api/storage/config', () => {
+  it('reports the environment default, then the admin setting, which uploads obey', async () => {
+    const before = await t.request({ method: 'GET', url: '/api/storage/config', headers: admin() });
+    expect(before.json).toMatchObject({ id: expect.any(String), maxFileSizeMb: 50, createdAt: expect.any(String), updatedAt: expect.any(String) });
+    const put = await t.request({ method: 'PUT', url: '/api/storage/config', headers: admin(), payload: { maxFileSizeMb: 1 } });
+    expect(put.statusCode).toBe(200);
+    expect(put.json.maxFileSizeMb).toBe(1);
+    expect((await t.request({ method: 'GET', url: '/api/storage/config', headers: admin() })).json.maxFileSizeMb).toBe(1);
+
+    await t.request({ method: 'POST', url: '/api/storage/buckets', headers: admin(), payload: { bucketName: 'limits' } });
+    const upload = (size: number) => t.request({
+      method: 'PUT',
+      url: '/api/storage/buckets/limits/objects/blob.bin',
+      headers: { ...admin(), 'content-type': 'application/octet-stream' },
+      payload: Buffer.alloc(size),
+    });
+    expect((await upload(1024 * 1024)).statusCode).toBe(200);
+    const over = await upload(1024 * 1024 + 1);
+    expect(over.statusCode).toBe(413);
+    expect(over.json.error).toBe('PAYLOAD_TOO_LARGE');
+
+    for (const maxFileSizeMb of [0, 201, 1.5]) {
+      expect((await t.request({ method: 'PUT', url: '/api/storage/config', headers: admin(), payload: { maxFileSizeMb } })).statusCode).toBe(400);
+    }
+  });
+});

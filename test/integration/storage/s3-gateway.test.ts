@@ -1,6 +1,7 @@
 // The /storage/v1/s3 gateway driven by the real AWS SDK (client-s3, the presigner and lib-storage's
 // multipart Upload), over the S3 backend on a loopback S3 server: every listed operation, objects
 // visible through REST and back, and each way a signature can be wrong.
+import { createHash, createHmac } from 'node:crypto';
 import { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand, CopyObjectCommand, CreateBucketCommand, CreateMultipartUploadCommand, DeleteBucketCommand,
@@ -43,6 +44,27 @@ async function withServerTime(offsetMs: number, work: () => Promise<void>) {
   } finally {
     t.clock.advance(-shift);
   }
+}
+
+const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+const hmac = (k: string | Buffer, data: string) => createHmac('sha256', k).update(data).digest();
+
+/** A body in aws-chunked framing with chained chunk signatures, as AWS documents it. */
+function awsChunked(content: Buffer, seed: string, amzDate: string, secret: string, corrupt: boolean): Buffer {
+  const date = amzDate.slice(0, 8);
+  const scope = `${date}/us-east-1/s3/aws4_request`;
+  const signingKey = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), 'us-east-1'), 's3'), 'aws4_request');
+  const parts: Buffer[] = [];
+  let previous = seed;
+  const chunks = [content.subarray(0, 65536), content.subarray(65536, 131072), content.subarray(131072), Buffer.alloc(0)];
+  chunks.forEach((chunk, i) => {
+    const stringToSign = ['AWS4-HMAC-SHA256-PAYLOAD', amzDate, scope, previous, sha256(''), sha256(chunk)].join('\n');
+    const signature = createHmac('sha256', signingKey).update(stringToSign).digest('hex');
+    const data = corrupt && i === 1 ? Buffer.from(chunk).fill(0) : chunk;
+    parts.push(Buffer.from(`${chunk.length.toString(16)};chunk-signature=${signature}\r\n`), data, Buffer.from('\r\n'));
+    previous = signature;
+  });
+  return Buffer.concat(parts);
 }
 
 /** The S3 error a call fails with: its code and HTTP status. */
@@ -132,7 +154,7 @@ describe('objects', () => {
     expect(await s3Error(s3.send(new GetObjectCommand({ Bucket: 'nope', Key: 'a' })))).toEqual({ name: 'NoSuchBucket', status: 404 });
   });
 
-  it('streams a body of unknown length (aws-chunked) and a binary buffer', async () => {
+  it('streams a body (aws-chunked with a trailing checksum, as the SDK sends streams)', async () => {
     const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 7) % 256));
     await s3.send(new PutObjectCommand({ Bucket: 'data', Key: 'stream.bin', Body: Readable.from([bytes.subarray(0, 100_000), bytes.subarray(100_000)]), ContentLength: bytes.length }));
     const back = await s3.send(new GetObjectCommand({ Bucket: 'data', Key: 'stream.bin' }));
@@ -305,9 +327,51 @@ describe('signatures', () => {
     expect(apiKey.status).toBe(400);
   });
 
-  it('a body that does not match its signed hash is refused and not stored', async () => {
+  it('a presigned URL signs its method', async () => {
     const res = await fetch(await getSignedUrl(s3, new PutObjectCommand({ Bucket: 'data', Key: 'unsafe' }), { expiresIn: 60 }));
-    expect(res.status).toBe(403); // a presigned PUT used as GET: the method is signed
+    expect(res.status).toBe(403);
+  });
+
+  it('a body that does not match its signed SHA-256 is refused and not stored', async () => {
+    const tampering = client();
+    const modes: string[] = [];
+    tampering.middlewareStack.addRelativeTo((next: any) => async (args: any) => {
+      modes.push(args.request.headers['x-amz-content-sha256']);
+      args.request.body = Buffer.from('abd'); // same length, other bytes, after signing
+      return next(args);
+    }, { relation: 'after', toMiddleware: 'httpSigningMiddleware', name: 'tamper' });
+    expect(await s3Error(tampering.send(new PutObjectCommand({ Bucket: 'data', Key: 'tampered', Body: Buffer.from('abc') })))).toEqual({ name: 'XAmzContentSHA256Mismatch', status: 400 });
+    expect(modes[0]).toMatch(/^[0-9a-f]{64}$/);
+    expect(await s3Error(s3.send(new HeadObjectCommand({ Bucket: 'data', Key: 'tampered' })))).toMatchObject({ status: 404 });
+  });
+
+  it('STREAMING-AWS4-HMAC-SHA256-PAYLOAD: signed chunks are checked one by one', async () => {
+    const content = Buffer.from(Array.from({ length: 150_000 }, (_, i) => i % 256));
+    const send = (corrupt: boolean) => {
+      const chunkedClient = client();
+      chunkedClient.middlewareStack.addRelativeTo((next: any) => async (args: any) => {
+        args.request.headers['x-amz-content-sha256'] = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD';
+        args.request.headers['x-amz-decoded-content-length'] = String(content.length);
+        args.request.headers['content-encoding'] = 'aws-chunked';
+        // The framed length is known before signing: the signatures are fixed-width.
+        args.request.headers['content-length'] = String(awsChunked(content, '0'.repeat(64), '20260101T000000Z', 'x', false).length);
+        return next(args);
+      }, { relation: 'before', toMiddleware: 'httpSigningMiddleware', name: 'streaming-mode' });
+      chunkedClient.middlewareStack.addRelativeTo((next: any) => async (args: any) => {
+        const headers = args.request.headers as Record<string, string>;
+        const seed = /Signature=([0-9a-f]{64})/.exec(headers.authorization!)![1]!;
+        const body = awsChunked(content, seed, headers['x-amz-date']!, key.secretAccessKey, corrupt);
+        args.request.body = body;
+        return next(args);
+      }, { relation: 'after', toMiddleware: 'httpSigningMiddleware', name: 'chunk-signer' });
+      return chunkedClient.send(new PutObjectCommand({ Bucket: 'data', Key: 'chunked.bin', Body: content }));
+    };
+    await send(false);
+    const back = await s3.send(new GetObjectCommand({ Bucket: 'data', Key: 'chunked.bin' }));
+    expect(Buffer.from(await back.Body!.transformToByteArray()).equals(content)).toBe(true);
+    await s3.send(new DeleteObjectCommand({ Bucket: 'data', Key: 'chunked.bin' }));
+    expect(await s3Error(send(true))).toEqual({ name: 'SignatureDoesNotMatch', status: 403 });
+    expect(await s3Error(s3.send(new HeadObjectCommand({ Bucket: 'data', Key: 'chunked.bin' })))).toMatchObject({ status: 404 });
   });
 
   it('unsupported sub-resources → MethodNotAllowed', async () => {

@@ -44,7 +44,7 @@ export const uploadPart: Operation = async (ctx) => {
   }
   const upload = await uploadOf(ctx);
   const blobs = deps.blobStore;
-  const staged = await blobs.stage(ctx.body(), deps.config.storage.maxFileSizeBytes);
+  const staged = await blobs.stage(ctx.body(), await ctx.storage.maxBytes());
   try {
     await blobs.promote(staged.id);
     await deps.sql`

@@ -108,5 +108,7 @@ export function payloadOf(raw: Readable, auth: Verified): Readable {
 /** raw → transform, with an error of raw (client gone) forwarded to the transform's reader. */
 function pipeWithErrors(raw: Readable, transform: Transform): Readable {
   raw.on('error', (err) => transform.destroy(err));
+  // The reader (a pipeline) gets the failure; a late second emission must not crash the process.
+  transform.on('error', () => {});
   return raw.pipe(transform);
 }
