@@ -11,7 +11,7 @@ export function recordsRoutes(records: RecordsService): FastifyPluginAsyncZod {
     acceptEmptyJsonBodies(app);
 
     app.route({
-      method: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+      method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
       url: '/api/database/records/:table',
       config: { access: 'client' },
       exposeHeadRoute: false,

@@ -7,11 +7,12 @@ import type { Principal } from '../../http/principal.js';
 import type { ParsedQuery, Preferences } from './grammar/ast.js';
 import { parsePreferences } from './grammar/query.js';
 import { applyRange, contentRange, parse, scopeOf, SINGLE_OBJECT, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
+import { putRow } from './put.js';
 import { fromPostgresError, recordsError } from './records-errors.js';
 import { qualified, type SchemaCache, type Table } from './schema-cache.js';
 import { deleteStatement, insertStatement, readStatement, updateStatement, type Statement } from './sql/statements.js';
 
-export type RecordsMethod = 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'DELETE';
+export type RecordsMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RecordsRequest {
   method: RecordsMethod;
@@ -28,6 +29,19 @@ const preferenceApplied = (prefs: Preferences) =>
   [prefs.return && `return=${prefs.return}`, prefs.count && `count=${prefs.count}`, prefs.resolution && `resolution=${prefs.resolution}`]
     .filter(Boolean)
     .join(', ');
+
+/** The keys of a bulk body's objects: the same in each, else PGRST102 as PostgREST answers. */
+function bodyKeys(rows: object[]): string[] {
+  const keys = Object.keys(rows[0]!);
+  if (rows.length === 1) return keys;
+  const canonical = [...keys].sort().join('\u0000');
+  if (rows.some((r) => Object.keys(r).sort().join('\u0000') !== canonical)) {
+    throw recordsError('VALIDATION_ERROR', 'PGRST102', 'All object keys must match', {
+      hint: 'Give every object the same keys, or name the columns with ?columns=.',
+    });
+  }
+  return keys;
+}
 
 export type RecordsService = ReturnType<typeof createRecordsService>;
 
@@ -59,9 +73,15 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
         if (rows.length === 0 || !rows.every((r) => typeof r === 'object' && r !== null && !Array.isArray(r))) {
           throw recordsError('VALIDATION_ERROR', 'PGRST102', 'The body must be a JSON object or a non-empty array of objects');
         }
-        // Every key of every object (a key an object lacks is NULL there, as PostgREST's missing=null).
-        const columns = query.columns ?? [...new Set(rows.flatMap((r) => Object.keys(r as object)))];
-        return insertStatement(snapshot, table, query, rows, { columns, representation, resolution: prefs.resolution });
+        // `columns=` names the columns (a key a row lacks is NULL there, or its DEFAULT with
+        // missing=default); without it every object must have the same keys, as in PostgREST.
+        const columns = query.columns ?? bodyKeys(rows as object[]);
+        return insertStatement(snapshot, table, query, rows, { columns, representation, resolution: prefs.resolution, missingDefault: prefs.missing === 'default' });
+      }
+      case 'PUT': {
+        const row = putRow(table, query, req.body);
+        const upsert = { ...query, onConflict: table.primaryKey };
+        return insertStatement(snapshot, table, upsert, [row], { columns: Object.keys(row), representation, resolution: 'merge-duplicates' });
       }
       case 'PATCH': {
         if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
@@ -129,6 +149,7 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
         return { status: partial ? 206 : 200, headers, body: req.method === 'HEAD' ? undefined : body };
       }
       headers['content-range'] = `*/${pageRows}`;
+      if (req.method === 'PUT') return prefs.return === 'representation' ? { status: 200, headers, body } : { status: 204, headers };
       if (req.method === 'POST') {
         // As PostgREST: an upsert merging duplicates that inserted no row is 200, not 201.
         const status = statement.reportsInserted && (result?.inserted ?? 0) === 0 ? 200 : 201;

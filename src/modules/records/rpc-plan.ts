@@ -145,7 +145,7 @@ function resultTable(snapshot: SchemaSnapshot, routine: Routine): Table {
   const columns: Column[] = routine.returnsRows
     ? routine.columns
     : [{ name: routine.name, type: routine.returnType, nullable: true, hasDefault: false }];
-  return { schema: '', name: routine.name, kind: 'view', columns: new Map(columns.map((c) => [c.name, c])), primaryKey: [] };
+  return { schema: '', name: routine.name, kind: 'view', columns: new Map(columns.map((c) => [c.name, c])), primaryKey: [], uniqueKeys: [] };
 }
 
 export interface CallOptions {

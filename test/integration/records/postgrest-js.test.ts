@@ -313,13 +313,25 @@ describe('insert, upsert, update, delete', () => {
     await cleanup('Bulk ');
   });
 
+  it('bulk insert with defaultToNull: false (missing=default): a missing key takes the column default', async () => {
+    const res = await alice.db
+      .from('tasks')
+      .insert([{ project_id: ids.work, title: 'Dflt 1', done: true, tags: ['t'] }, { project_id: ids.work, title: 'Dflt 2' }], { defaultToNull: false })
+      .select('title, done, tags, owner');
+    expect(res).toMatchObject({ error: null, status: 201 });
+    expect(res.data).toEqual([
+      { title: 'Dflt 1', done: true, tags: ['t'], owner: alice.id },
+      { title: 'Dflt 2', done: false, tags: [], owner: alice.id },
+    ]);
+    await cleanup('Dflt ');
+  });
+
   it('insert with count: exact reports how many rows were inserted', async () => {
     const res = await alice.db.from('tasks').insert([{ title: 'Counted 1' }, { title: 'Counted 2' }], { count: 'exact' });
     expect(res).toMatchObject({ error: null, status: 201, count: 2, data: null });
     await cleanup('Counted ');
   });
 
-  it.todo("insert with defaultToNull: false (Prefer: missing=default) fills a key an object lacks with the column default — not supported yet (json_populate_recordset gives NULL)");
 
   it('upsert merges on the primary key (200: nothing inserted) and inserts a new row (201)', async () => {
     const merged = await alice.db.from('handles').upsert({ id: ids.aliceHandle, handle: 'alice', display: 'Alice A.' }).select('handle, display');

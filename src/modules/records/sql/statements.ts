@@ -108,6 +108,28 @@ export interface InsertOptions {
   columns: string[];
   representation: boolean;
   resolution?: 'merge-duplicates' | 'ignore-duplicates';
+  /** `Prefer: missing=default`: a column a row lacks takes its DEFAULT rather than NULL. */
+  missingDefault?: boolean;
+}
+
+/**
+ * The rows of the body as a row source of `cols`. A key a row lacks is NULL there; with
+ * `missing=default` it is the column's DEFAULT expression instead, evaluated for that row.
+ */
+function bodyRows(table: Table, params: Params, rows: unknown[], columns: string[], missingDefault: boolean): string {
+  const body = params.add(rows);
+  const cols = columns.map((c) => quotedColumn(table, c));
+  const withDefault = missingDefault ? columns.filter((c) => table.columns.get(c)!.defaultSql !== undefined) : [];
+  if (withDefault.length === 0) {
+    // postgres.js serialises a value bound to a json parameter itself.
+    return `select ${cols.join(', ')} from json_populate_recordset(null::${tableName(table)}, ${body}::json)`;
+  }
+  const values = columns.map((c, i) => {
+    const defaultSql = withDefault.includes(c) ? table.columns.get(c)!.defaultSql : undefined;
+    // The default is catalog text (the table owner wrote it), never request text.
+    return defaultSql === undefined ? `_p.${cols[i]}` : `case when _e.r ? ${params.add(c)}::text then _p.${cols[i]} else (${defaultSql}) end`;
+  });
+  return `select ${values.join(', ')} from jsonb_array_elements(${body}::jsonb) _e(r) cross join lateral jsonb_populate_record(null::${tableName(table)}, _e.r) _p`;
 }
 
 export function insertStatement(snapshot: SchemaSnapshot, table: Table, query: ParsedQuery, rows: unknown[], options: InsertOptions): Statement {
@@ -130,9 +152,7 @@ export function insertStatement(snapshot: SchemaSnapshot, table: Table, query: P
       ? ` on conflict (${keySql.join(', ')}) do update set ${updates.join(', ')}`
       : ` on conflict (${keySql.join(', ')}) do nothing`;
   }
-  // postgres.js serialises a value bound to a json parameter itself.
-  const body = params.add(rows);
-  const sql = `insert into ${tableName(table)} as t0 (${cols.join(', ')}) select ${cols.join(', ')} from json_populate_recordset(null::${tableName(table)}, ${body}::json)${conflict}`;
+  const sql = `insert into ${tableName(table)} as t0 (${cols.join(', ')}) ${bodyRows(table, params, rows, options.columns, options.missingDefault ?? false)}${conflict}`;
   if (merging) return mergingUpsert(builder, table, query, sql, options.representation);
   return mutation(builder, table, query, sql, options.representation);
 }
