@@ -76,7 +76,9 @@ export interface SchemaSnapshot {
 export const qualified = (schema: string, name: string) => `${schema}.${name}`;
 
 async function loadSnapshot(sql: Sql, schemas: string[]): Promise<SchemaSnapshot> {
-  const [versionRows, columnRows, keyRows, routineRows, uniqueRows] = await Promise.all([
+  // One snapshot of the catalog: read on separate connections, the version could be newer than
+  // the tables read with it (a table created in between would then never be reloaded).
+  const [versionRows, columnRows, keyRows, routineRows, uniqueRows] = await sql.begin('isolation level repeatable read read only', (sql) => Promise.all([
     sql<{ version: string }[]>`select version::text from system.schema_version`,
     sql<{ schema: string; table: string; kind: string; column: string | null; type: string | null; nullable: boolean; hasDefault: boolean; defaultSql: string | null; position: number; isPk: boolean }[]>`
       select n.nspname as schema, c.relname as table, c.relkind as kind,
@@ -126,7 +128,7 @@ async function loadSnapshot(sql: Sql, schemas: string[]): Promise<SchemaSnapshot
                    join pg_attribute a on a.attrelid = con.conrelid and a.attnum = k.attnum)::text[] as columns
       from pg_constraint con join pg_class c on c.oid = con.conrelid join pg_namespace n on n.oid = c.relnamespace
       where con.contype in ('p', 'u') and n.nspname = any(${schemas})`,
-  ]);
+  ]));
 
   const tables = new Map<string, Table>();
   for (const row of columnRows) {

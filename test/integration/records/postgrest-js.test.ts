@@ -234,7 +234,18 @@ describe('order, limit, range, single', () => {
     expect(legacy.data).toEqual([{ name: 'Home', tasks: [{ title: 'Buy milk' }, { title: 'Fix sink' }] }]);
   });
 
-  it.todo('orders the parent by a column of a to-one embed: .order("projects(name)") (PostgREST 11+) — our order grammar refuses rel(col)');
+  it('orders the parent by a column of a to-one embed: .order("projects(name)")', async () => {
+    const res = await alice.db.from('tasks').select('title, projects(name)').in('id', [ids.milk, ids.report]).order('projects(name)', { ascending: false });
+    expect(res).toMatchObject({ error: null, status: 200 });
+    expect(res.data).toEqual([{ title: 'Write report', projects: { name: 'Work' } }, { title: 'Buy milk', projects: { name: 'Home' } }]);
+  });
+
+  it('spreads a to-one embed into the row and filters on an embed being null', async () => {
+    const spread = await alice.db.from('tasks').select('title, ...projects(project:name)').eq('id', ids.sink);
+    expect(spread).toMatchObject({ error: null, data: [{ title: 'Fix sink', project: 'Home' }] });
+    const withTasks = await alice.db.from('projects').select('name, tasks(title)').not('tasks', 'is', null).eq('tasks.done', true).order('id');
+    expect(withTasks).toMatchObject({ error: null, data: [{ name: 'Home', tasks: [{ title: 'Buy eggs' }] }, { name: 'Work', tasks: [{ title: 'Email Bob' }] }] });
+  });
 
   it('single() answers one object; with none or several rows a 406 PGRST116', async () => {
     const one = await alice.db.from('tasks').select('title, priority').eq('id', ids.sink).single();

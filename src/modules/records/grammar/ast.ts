@@ -19,11 +19,12 @@ export type SelectItem =
   /** `alias:col->path::cast` */
   | { kind: 'field'; field: FieldRef; alias?: string; cast?: string }
   /**
-   * An embedded resource over a foreign key: `alias:relation!hint!inner(select…)`.
+   * An embedded resource over a foreign key: `alias:relation!hint!inner(select…)`; `spread`
+   * (`...relation(select…)`) puts a to-one embed's columns into its parent's object.
    * `hint` names the foreign key constraint or column that disambiguates; `inner` makes it an
    * inner join (rows without a match are dropped).
    */
-  | { kind: 'embed'; relation: string; alias?: string; hint?: string; inner: boolean; select: SelectItem[] };
+  | { kind: 'embed'; relation: string; alias?: string; hint?: string; inner: boolean; select: SelectItem[]; spread?: boolean };
 
 export const OPERATORS = [
   'eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch', 'in', 'is', 'isdistinct',
@@ -65,6 +66,8 @@ export interface Filter {
 }
 
 export interface OrderTerm {
+  /** `rel(col)`: a column of the to-one embedded resource `rel` (alias or name) orders the parent. */
+  relation?: string;
   field: FieldRef;
   direction: 'asc' | 'desc';
   nulls?: 'first' | 'last';

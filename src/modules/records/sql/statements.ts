@@ -20,12 +20,12 @@ const tableName = (table: Table) => `${ident(table.schema)}.${ident(table.name)}
 
 /** Wraps a row source (`from …`) into the answer: JSON body, rows on the page, total. */
 function answer(builder: SelectBuilder, table: Table, source: string, query: ParsedQuery, options: { where: string[]; orderAndPage: string; total?: string; extra?: string }) {
-  const { columns, inner } = builder.list(table, 't0', query.select, []);
+  const { columns, inner, joins } = builder.list(table, 't0', query.select, []);
   const where = [...options.where, ...inner];
   const whereSql = where.length ? ` where ${where.join(' and ')}` : '';
   const total = options.total === undefined ? 'null::bigint' : options.total.replace('{where}', () => whereSql);
   return `select coalesce(json_agg(_r), '[]'::json)::text as body, count(_r)::int as page_rows, (${total}) as total${options.extra ?? ''}
-    from (select ${columns.join(', ')} from ${source} t0${whereSql}${options.orderAndPage}) _r`;
+    from (select ${columns.join(', ')} from ${source} t0${joins}${whereSql}${options.orderAndPage}) _r`;
 }
 
 /** The embedding paths `select` names (`a`, `a.b`…), by alias or relation as the filters name them. */
