@@ -1,11 +1,12 @@
 // Planner cases for embedding as PostgREST relates tables: one-to-one over a unique foreign key,
 // many-to-many through a junction table, `rel=is.null` / `rel=not.is.null`, `order=rel(col)` and
-// spread embeds — the SQL each produces, and PostgREST's error codes where it refuses.
+// spread embeds — the SQL each produces, and PostgREST's error codes where it refuses; and the
+// statement a planned count EXPLAINs.
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
 import { parseQuery } from '../../src/modules/records/grammar/query.js';
 import type { Column, ForeignKey, SchemaSnapshot, Table } from '../../src/modules/records/schema-cache.js';
-import { readStatement } from '../../src/modules/records/sql/statements.js';
+import { plannedCountStatement, readStatement } from '../../src/modules/records/sql/statements.js';
 
 function table(name: string, columns: string[], primaryKey: string[], unique: string[][] = []): Table {
   const cols = columns.map((n): [string, Column] => [n, { name: n, type: 'integer', nullable: true, hasDefault: false }]);
@@ -110,5 +111,22 @@ describe('order=rel(col) and spreads', () => {
       expect(err).toBeInstanceOf(AppError);
       expect([(err as AppError).statusCode, (err as AppError).fields?.code]).toEqual([status, code]);
     }
+  });
+});
+
+describe('count=planned: the statement EXPLAIN estimates', () => {
+  it.each<[string, Table, string, string, unknown[]]>([
+    ['a plain table', users, '', 'select t0.* from "public"."users" t0', []],
+    ['filters, no order or paging', users, 'select=id&name=eq.x&order=id&limit=3', 'select t0."id" as "id" from "public"."users" t0 where t0."name" = $1::text::integer', ['x']],
+    [
+      'an !inner embed restricts the rows',
+      users, 'select=id,countries!inner(name)',
+      `select t0."id" as "id", (select row_to_json(_e) from (select t1."name" as "name" from "public"."countries" t1 where t1."id" = t0."country_id" limit 1) _e) as "countries" from "public"."users" t0 where exists (select 1 from "public"."countries" t1 where t1."id" = t0."country_id")`,
+      [],
+    ],
+  ])('%s', (_label, target, qs, sql, params) => {
+    const s = plannedCountStatement(snapshot, target, parseQuery(new URLSearchParams(qs)));
+    expect(flat(s.text)).toBe(sql);
+    expect(s.params).toEqual(params);
   });
 });

@@ -480,13 +480,17 @@ describe('parsePreferences', () => {
       'return=representation,count=exact, resolution=merge-duplicates missing=default,tx=rollback',
       { return: 'representation', count: 'exact', resolution: 'merge-duplicates', missing: 'default', tx: 'rollback' },
     ],
-    ['handling=strict, timezone=UTC, max-affected=5, return=minimal', { return: 'minimal' }],
-    ['return=everything, count=all', {}],
+    ['handling=strict, timezone=UTC, max-affected=5, return=minimal', { handling: 'strict', timezone: 'UTC', maxAffected: 5, return: 'minimal' }],
+    ['handling=lenient max-affected=0', { handling: 'lenient', maxAffected: 0 }],
+    ['max-affected=-1, max-affected=x, handling=loose', { invalid: ['max-affected=-1', 'max-affected=x', 'handling=loose'] }],
+    ['timezone=America/New_York', { timezone: 'America/New_York' }],
+    ['timezone=a;b', { invalid: ['timezone=a;b'] }],
+    ['return=everything, count=all', { invalid: ['return=everything', 'count=all'] }],
     ['return=minimal, return=representation', { return: 'minimal' }],
-    ['count=bogus, count=planned', { count: 'planned' }],
-    ['Return=minimal', {}],
-    ['return, =minimal, return=', {}],
-    ['toString=x, __proto__=y', {}],
+    ['count=bogus, count=planned', { count: 'planned', invalid: ['count=bogus'] }],
+    ['Return=minimal', { invalid: ['Return=minimal'] }],
+    ['return, =minimal, return=', { invalid: ['return', '=minimal', 'return='] }],
+    ['toString=x, __proto__=y', { invalid: ['toString=x', '__proto__=y'] }],
   ])('Prefer: %s', (header, expected) => {
     expect(parsePreferences(header)).toEqual(expected);
   });

@@ -1,16 +1,16 @@
 // The records pipeline: parse the request (PostgREST grammar) → plan it against the schema cache
 // → one SQL statement → run it in a transaction scoped to the caller's role and claims (row-level
 // security decides) → answer as PostgREST would.
-import { runScoped } from '../../core/db.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import type { ParsedQuery, Preferences } from './grammar/ast.js';
 import { parsePreferences } from './grammar/query.js';
 import { applyRange, contentRange, parse, scopeOf, SINGLE_OBJECT, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
 import { putRow } from './put.js';
+import { execute, notOneRow, type AnswerRow, type ExecuteOptions } from './records-execute.js';
 import { fromPostgresError, recordsError } from './records-errors.js';
 import { qualified, type SchemaCache, type Table } from './schema-cache.js';
-import { deleteStatement, insertStatement, readStatement, updateStatement, type Statement } from './sql/statements.js';
+import { deleteStatement, insertStatement, plannedCountStatement, readStatement, updateStatement, type Statement } from './sql/statements.js';
 
 export type RecordsMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -25,10 +25,22 @@ export interface RecordsRequest {
 
 export type RecordsResponse = PgrstResponse;
 
-const preferenceApplied = (prefs: Preferences) =>
-  [prefs.return && `return=${prefs.return}`, prefs.count && `count=${prefs.count}`, prefs.resolution && `resolution=${prefs.resolution}`]
+/** The preferences this request honoured, as PostgREST lists them in Preference-Applied. */
+function preferenceApplied(prefs: Preferences, method: RecordsMethod): string {
+  const writing = method !== 'GET' && method !== 'HEAD';
+  const strictLimit = prefs.handling === 'strict' && (method === 'PATCH' || method === 'DELETE') && prefs.maxAffected !== undefined;
+  return [
+    prefs.return && `return=${prefs.return}`,
+    prefs.count && `count=${prefs.count}`,
+    prefs.resolution && `resolution=${prefs.resolution}`,
+    writing && prefs.missing && `missing=${prefs.missing}`,
+    prefs.handling && `handling=${prefs.handling}`,
+    strictLimit && `max-affected=${prefs.maxAffected}`,
+    prefs.tx && `tx=${prefs.tx}`,
+  ]
     .filter(Boolean)
     .join(', ');
+}
 
 /** The keys of a bulk body's objects: the same in each, else PGRST102 as PostgREST answers. */
 function bodyKeys(rows: object[]): string[] {
@@ -61,13 +73,31 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
     return table;
   }
 
+  /** What keeps the transaction open past one round trip: planned counts, max-affected, rollback. */
+  function executeOptions(req: RecordsRequest, table: Table, query: ParsedQuery, prefs: Preferences): ExecuteOptions {
+    const snapshot = cache.current();
+    const reading = req.method === 'GET' || req.method === 'HEAD';
+    const planned =
+      reading && (prefs.count === 'planned' || prefs.count === 'estimated')
+        ? {
+            count: plannedCountStatement(snapshot, table, query),
+            exact: prefs.count === 'estimated' ? readStatement(snapshot, table, query, { maxRows: options.maxRows, count: true }) : undefined,
+            exactUpTo: options.maxRows,
+          }
+        : undefined;
+    const limited = prefs.handling === 'strict' && (req.method === 'PATCH' || req.method === 'DELETE') ? prefs.maxAffected : undefined;
+    // A write answering one object must change exactly one row, or nothing (PostgREST rolls back).
+    const oneRow = !reading && prefs.return === 'representation' && (req.headers.accept?.includes(SINGLE_OBJECT) ?? false);
+    return { planned, maxAffected: limited, rollback: prefs.tx === 'rollback', oneRow };
+  }
+
   function statementFor(req: RecordsRequest, table: Table, query: ParsedQuery, prefs: Preferences): Statement {
     const snapshot = cache.current();
     const representation = prefs.return === 'representation';
     switch (req.method) {
       case 'GET':
       case 'HEAD':
-        return readStatement(snapshot, table, query, { maxRows: options.maxRows, count: prefs.count !== undefined });
+        return readStatement(snapshot, table, query, { maxRows: options.maxRows, count: prefs.count === 'exact' });
       case 'POST': {
         const rows = Array.isArray(req.body) ? req.body : [req.body];
         if (rows.length === 0 || !rows.every((r) => typeof r === 'object' && r !== null && !Array.isArray(r))) {
@@ -103,23 +133,24 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
         options.schemas[0]!;
       const table = await tableOf(schema, req.table);
       const prefs = parsePreferences(req.headers.prefer);
+      if (prefs.handling === 'strict' && prefs.invalid) {
+        throw recordsError('VALIDATION_ERROR', 'PGRST122', 'Invalid preferences given with handling=strict', {
+          details: `Invalid preferences: ${prefs.invalid.join(', ')}`,
+        });
+      }
       const query = applyRange(parse(req.query), reading ? req.headers.range : undefined);
       const statement = statementFor(req, table, query, prefs);
 
-      let rows: { body?: string; page_rows?: number; total?: string | null; inserted?: number }[];
+      let rows: AnswerRow[];
       let affected: number;
       try {
-        // Prepared (statements repeat by shape; values are always parameters), and sent with
-        // BEGIN, the scope and COMMIT in one round trip.
-        const result = await runScoped(deps.sql, scopeOf(req.principal), statement.text, statement.params);
-        rows = result as unknown as typeof rows;
-        affected = result.count;
+        ({ rows, affected } = await execute(deps.sql, scopeOf(req.principal), statement, executeOptions(req, table, query, prefs)));
       } catch (err) {
         throw fromPostgresError(err, req.principal.kind === 'anon') ?? err;
       }
 
       const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-      const applied = preferenceApplied(prefs);
+      const applied = preferenceApplied(prefs, req.method);
       if (applied) headers['preference-applied'] = applied;
       const result = rows[0];
       const pageRows = statement.returnsBody || statement.reportsInserted ? (result?.page_rows ?? 0) : affected;
@@ -128,18 +159,14 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
       const single = req.headers.accept?.includes(SINGLE_OBJECT) ?? false;
       let body = statement.returnsBody ? result?.body : undefined;
       if (single && body !== undefined) {
-        if (pageRows !== 1) {
-          throw recordsError('NOT_ACCEPTABLE', 'PGRST116', 'JSON object requested, multiple (or no) rows returned', {
-            details: `The result contains ${pageRows} rows`,
-          });
-        }
+        if (pageRows !== 1) throw notOneRow(pageRows);
         body = JSON.stringify((JSON.parse(body) as unknown[])[0]);
         headers['content-type'] = `${SINGLE_OBJECT}; charset=utf-8`;
       }
 
       if (reading) {
         const offset = query.paging.find((p) => p.path.length === 0)?.offset ?? 0;
-        if (total !== null && offset > total) {
+        if (total !== null && prefs.count === 'exact' && offset > total) {
           throw recordsError('RANGE_NOT_SATISFIABLE', 'PGRST103', 'Requested range not satisfiable', {
             details: `An offset of ${offset} was requested, but there are only ${total} rows.`,
           });
@@ -148,8 +175,14 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
         const partial = total !== null && (offset > 0 || pageRows < total);
         return { status: partial ? 206 : 200, headers, body: req.method === 'HEAD' ? undefined : body };
       }
-      headers['content-range'] = `*/${pageRows}`;
-      if (req.method === 'PUT') return prefs.return === 'representation' ? { status: 200, headers, body } : { status: 204, headers };
+      // As PostgREST: a write's range is empty; its size is the rows changed when counted.
+      headers['content-range'] = `*/${prefs.count ? pageRows : '*'}`;
+      if (req.method === 'PUT') {
+        // As PostgREST 12: 201 when the row was created, else 200 (204 without a body).
+        const inserted = statement.reportsInserted ? (result?.inserted ?? 0) > 0 : pageRows > 0;
+        const status = inserted ? 201 : prefs.return === 'representation' ? 200 : 204;
+        return { status, headers, body: prefs.return === 'representation' ? body : undefined };
+      }
       if (req.method === 'POST') {
         // As PostgREST: an upsert merging duplicates that inserted no row is 200, not 201.
         const status = statement.reportsInserted && (result?.inserted ?? 0) === 0 ? 200 : 201;

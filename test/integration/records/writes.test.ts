@@ -80,18 +80,27 @@ describe('bulk insert', () => {
 });
 
 describe('PUT: a single-row upsert on the primary key', () => {
-  it('inserts, then replaces the named columns of the same row', async () => {
+  it('inserts (201), then replaces the named columns of the same row (200, or 204 without a body)', async () => {
     const created = await send('PUT', 'pairs?a=eq.1&b=eq.2', { a: 1, b: 2, label: 'first' }, { prefer: 'return=representation' });
-    expect(created.statusCode).toBe(200);
+    expect(created.statusCode).toBe(201);
     expect(created.json).toEqual([{ a: 1, b: 2, label: 'first' }]);
     const replaced = await send('PUT', 'pairs?b=eq.2&a=eq.1', { a: 1, b: 2, label: 'second' });
     expect(replaced.statusCode).toBe(204);
-    expect((await send('GET', 'pairs?a=eq.1')).json).toEqual([{ a: 1, b: 2, label: 'second' }]);
+    expect(replaced.body).toBe('');
+    const again = await send('PUT', 'pairs?b=eq.2&a=eq.1', { a: 1, b: 2, label: 'third' }, { prefer: 'return=representation' });
+    expect(again.statusCode).toBe(200);
+    expect(again.json).toEqual([{ a: 1, b: 2, label: 'third' }]);
+    expect((await send('GET', 'pairs?a=eq.1')).json).toEqual([{ a: 1, b: 2, label: 'third' }]);
+  });
+
+  it('a body of only the key columns inserts once, then changes nothing', async () => {
+    expect((await send('PUT', 'pairs?a=eq.3&b=eq.3', { a: 3, b: 3 })).statusCode).toBe(201);
+    expect((await send('PUT', 'pairs?a=eq.3&b=eq.3', { a: 3, b: 3 })).statusCode).toBe(204);
   });
 
   it('answers one object with vnd.pgrst.object+json', async () => {
     const res = await send('PUT', 'pairs?a=eq.7&b=eq.7', [{ a: 7, b: 7, label: 'seven' }], { prefer: 'return=representation', accept: 'application/vnd.pgrst.object+json' });
-    expect(res.statusCode).toBe(200);
+    expect(res.statusCode).toBe(201);
     expect(res.json).toEqual({ a: 7, b: 7, label: 'seven' });
   });
 

@@ -105,6 +105,14 @@ export interface Preferences {
   missing?: 'default' | 'null';
   /** `tx=rollback` / `tx=commit` */
   tx?: 'commit' | 'rollback';
+  /** `handling=strict` refuses invalid preferences (PGRST122) and enforces `max-affected`. */
+  handling?: 'strict' | 'lenient';
+  /** `max-affected=n`: with handling=strict, a write changing more rows fails (PGRST124). */
+  maxAffected?: number;
+  /** `timezone=…`: understood, not applied (values are JSON, not rendered in a time zone). */
+  timezone?: string;
+  /** The preferences that were not understood, as sent (only when there are some). */
+  invalid?: string[];
 }
 
 /** A grammar error: what was malformed, where, and PostgREST's error code (PGRST100 for parse errors). */

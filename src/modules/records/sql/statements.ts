@@ -66,6 +66,21 @@ export function readStatement(snapshot: SchemaSnapshot, table: Table, query: Par
   return { text, params: params.values, returnsBody: true };
 }
 
+/**
+ * The rows a read would return before paging, for EXPLAIN to estimate (count=planned): its
+ * filters, !inner embeds and select list (so every bound parameter has a use), no order or limit.
+ */
+export function plannedCountStatement(snapshot: SchemaSnapshot, table: Table, query: ParsedQuery): Statement {
+  const params = new Params();
+  const builder = new SelectBuilder(snapshot, query, params);
+  builder.nextAlias();
+  const where = builder.conditions(table, 't0', []);
+  const { columns, inner, joins } = builder.list(table, 't0', query.select, []);
+  const all = [...where, ...inner];
+  const text = `select ${columns.join(', ')} from ${tableName(table)} t0${joins}${all.length ? ` where ${all.join(' and ')}` : ''}`;
+  return { text, params: params.values, returnsBody: false };
+}
+
 function requireFilter(query: ParsedQuery, verb: string) {
   if (query.filters.some((f) => f.path.length === 0)) return;
   // 21000 is what pg-safeupdate answers for the same refusal; PGRST106 means a bad schema.
