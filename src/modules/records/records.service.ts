@@ -5,7 +5,8 @@ import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import type { ParsedQuery, Preferences } from './grammar/ast.js';
 import { parsePreferences } from './grammar/query.js';
-import { applyRange, contentRange, parse, scopeOf, SINGLE_OBJECT, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
+import { applyRange, contentRange, parse, scopeOf, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
+import { CONTENT_TYPES, negotiate, toCsv, type Media } from './media.js';
 import { putRow } from './put.js';
 import { execute, notOneRow, type AnswerRow, type ExecuteOptions } from './records-execute.js';
 import { fromPostgresError, recordsError } from './records-errors.js';
@@ -74,7 +75,7 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
   }
 
   /** What keeps the transaction open past one round trip: planned counts, max-affected, rollback. */
-  function executeOptions(req: RecordsRequest, table: Table, query: ParsedQuery, prefs: Preferences): ExecuteOptions {
+  function executeOptions(req: RecordsRequest, table: Table, query: ParsedQuery, prefs: Preferences, media: Media): ExecuteOptions {
     const snapshot = cache.current();
     const reading = req.method === 'GET' || req.method === 'HEAD';
     const planned =
@@ -87,7 +88,7 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
         : undefined;
     const limited = prefs.handling === 'strict' && (req.method === 'PATCH' || req.method === 'DELETE') ? prefs.maxAffected : undefined;
     // A write answering one object must change exactly one row, or nothing (PostgREST rolls back).
-    const oneRow = !reading && prefs.return === 'representation' && (req.headers.accept?.includes(SINGLE_OBJECT) ?? false);
+    const oneRow = !reading && prefs.return === 'representation' && media === 'object';
     return { planned, maxAffected: limited, rollback: prefs.tx === 'rollback', oneRow };
   }
 
@@ -132,6 +133,7 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
         (reading ? req.headers.acceptProfile : req.headers.contentProfile) ??
         options.schemas[0]!;
       const table = await tableOf(schema, req.table);
+      const media = negotiate(req.headers.accept);
       const prefs = parsePreferences(req.headers.prefer);
       if (prefs.handling === 'strict' && prefs.invalid) {
         throw recordsError('VALIDATION_ERROR', 'PGRST122', 'Invalid preferences given with handling=strict', {
@@ -144,7 +146,7 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
       let rows: AnswerRow[];
       let affected: number;
       try {
-        ({ rows, affected } = await execute(deps.sql, scopeOf(req.principal), statement, executeOptions(req, table, query, prefs)));
+        ({ rows, affected } = await execute(deps.sql, scopeOf(req.principal), statement, executeOptions(req, table, query, prefs, media)));
       } catch (err) {
         throw fromPostgresError(err, req.principal.kind === 'anon') ?? err;
       }
@@ -156,12 +158,11 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
       const pageRows = statement.returnsBody || statement.reportsInserted ? (result?.page_rows ?? 0) : affected;
       const total = result?.total === null || result?.total === undefined ? null : Number(result.total);
 
-      const single = req.headers.accept?.includes(SINGLE_OBJECT) ?? false;
       let body = statement.returnsBody ? result?.body : undefined;
-      if (single && body !== undefined) {
-        if (pageRows !== 1) throw notOneRow(pageRows);
-        body = JSON.stringify((JSON.parse(body) as unknown[])[0]);
-        headers['content-type'] = `${SINGLE_OBJECT}; charset=utf-8`;
+      if (body !== undefined && media !== 'json') {
+        if (media === 'object' && pageRows !== 1) throw notOneRow(pageRows);
+        body = media === 'object' ? JSON.stringify((JSON.parse(body) as unknown[])[0]) : toCsv(body);
+        headers['content-type'] = CONTENT_TYPES[media];
       }
 
       if (reading) {

@@ -513,7 +513,7 @@ describe('hostile headers', () => {
     ['Accept-Profile quoted', { 'accept-profile': '"public"' }, 'GET', 406, 'PGRST106'],
     ['Content-Profile with a drop', { 'content-profile': `public${DROP_DQ}` }, 'POST', 406, 'PGRST106'],
     ['Content-Profile of a hidden schema', { 'content-profile': 'system' }, 'POST', 406, 'PGRST106'],
-    ['Accept with a drop', { accept: `application/json${DROP}` }, 'GET', 200],
+    ['Accept with a drop (no such media type)', { accept: `application/json${DROP}` }, 'GET', 406, 'PGRST107'],
     ['Accept single object with a drop (one row: the object)', { accept: `application/vnd.pgrst.object+json; q=${DROP}` }, 'GET', 200],
     ['Accept of something odd', { accept: 'text/csv, */*;q=0.1' }, 'GET', 200],
     ['Content-Type json with junk parameters', { 'content-type': `application/json; charset=utf-8; x=${DROP_DQ}` }, 'POST', 201],

@@ -247,6 +247,11 @@ describe('order, limit, range, single', () => {
     expect(withTasks).toMatchObject({ error: null, data: [{ name: 'Home', tasks: [{ title: 'Buy eggs' }] }, { name: 'Work', tasks: [{ title: 'Email Bob' }] }] });
   });
 
+  it('csv() answers the rows as CSV text', async () => {
+    const res = await alice.db.from('tasks').select('title, priority').in('id', [ids.milk, ids.eggs]).order('id').csv();
+    expect(res).toMatchObject({ error: null, status: 200, data: 'title,priority\nBuy milk,2\nBuy eggs,' });
+  });
+
   it('single() answers one object; with none or several rows a 406 PGRST116', async () => {
     const one = await alice.db.from('tasks').select('title, priority').eq('id', ids.sink).single();
     expect(one).toMatchObject({ error: null, status: 200, data: { title: 'Fix sink', priority: 5 } });

@@ -107,3 +107,25 @@ describe('tx=rollback and write answers', () => {
     expect(await nOf(5)).toBe(0);
   });
 });
+
+describe('media types', () => {
+  it('text/csv: the rows as CSV', async () => {
+    const res = await send('GET', 'items?select=id,kind&id=lte.2&order=id', { accept: 'text/csv' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(res.body).toBe('id,kind\n1,odd\n2,even');
+  });
+
+  it('text/csv for the rows a write returns', async () => {
+    const res = await send('POST', 'items?select=id,kind', { accept: 'text/csv', prefer: 'return=representation' }, { id: 200, kind: 'a,b' });
+    expect(res.statusCode).toBe(201);
+    expect(res.body).toBe('id,kind\n200,"a,b"');
+  });
+
+  it('an Accept nothing can satisfy is 406 PGRST107, before any write', async () => {
+    const res = await send('POST', 'items', { accept: 'image/png' }, { id: 201, kind: 'x' });
+    expect(res.statusCode).toBe(406);
+    expect(res.json).toMatchObject({ code: 'PGRST107', message: 'None of these media types are available: image/png' });
+    expect((await t.deps.sql`select count(*)::int as n from public.items where id = 201`)[0]!.n).toBe(0);
+  });
+});
