@@ -1,7 +1,8 @@
 // The Prefer preferences beyond return/resolution, against real PostgreSQL: planned and estimated
 // counts, handling=strict (PGRST122 for preferences it does not understand, max-affected with
-// PGRST124 and a rollback), tx=rollback, Content-Range on writes, and a write answering one
-// object that must change exactly one row.
+// PGRST124 and a rollback), tx=rollback, Content-Range on writes, a write answering one object
+// that must change exactly one row; then media types (CSV, 406 PGRST107) and Fastify's own
+// request errors (malformed JSON, unreadable Content-Type) in PostgREST's shape.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestApp, type TestApp } from '../../harness/test-app.js';
 
@@ -127,5 +128,40 @@ describe('media types', () => {
     expect(res.statusCode).toBe(406);
     expect(res.json).toMatchObject({ code: 'PGRST107', message: 'None of these media types are available: image/png' });
     expect((await t.deps.sql`select count(*)::int as n from public.items where id = 201`)[0]!.n).toBe(0);
+  });
+});
+
+describe("Fastify's request errors in PostgREST's shape", () => {
+  const raw = (method: 'POST' | 'PATCH', url: string, headers: Record<string, string>, payload: string) =>
+    t.request({ method, url, headers: { ...bearer(t.apiKey), ...headers }, payload });
+
+  it.each<[string, string, Record<string, string>, string, number, string, string]>([
+    ['malformed JSON', '/api/database/records/items', { 'content-type': 'application/json' }, '{"id": 1,', 400, 'PGRST102', 'Empty or invalid json'],
+    ['malformed JSON on an update', '/api/database/records/items?id=eq.1', { 'content-type': 'application/json' }, '[1,}', 400, 'PGRST102', 'Empty or invalid json'],
+    ['a Content-Type it cannot read', '/api/database/records/items', { 'content-type': 'application/xml' }, '<id>1</id>', 415, 'PGRST107', 'Content-Type not acceptable: application/xml'],
+    ['malformed JSON to a function', '/api/database/rpc/nothing', { 'content-type': 'application/json' }, '{', 400, 'PGRST102', 'Empty or invalid json'],
+  ])('%s', async (_label, url, headers, payload, status, code, message) => {
+    const res = await raw(url.includes('?') ? 'PATCH' : 'POST', url, headers, payload);
+    expect(res.statusCode).toBe(status);
+    expect(res.json).toMatchObject({ code, message, hint: null, statusCode: status });
+    expect(typeof res.json.details).toBe('string');
+    expect(res.json.error).toEqual(expect.any(String));
+  });
+
+  it('a table name past 63 characters is a 400 PGRST100', async () => {
+    const res = await send('GET', 'x'.repeat(64), {});
+    expect(res.statusCode).toBe(400);
+    expect(res.json).toMatchObject({ code: 'PGRST100', error: 'VALIDATION_ERROR' });
+  });
+
+  it('other routes keep the plain shape', async () => {
+    const res = await t.request({ method: 'PUT', url: '/api/auth/config', headers: { ...bearer(await t.adminToken()), 'content-type': 'application/json' }, payload: '{' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json.code).toBeUndefined();
+  });
+
+  it('no credential is still the 401 of the application', async () => {
+    const res = await t.request({ method: 'POST', url: '/api/database/records/items', headers: { 'content-type': 'application/json' }, payload: '{' });
+    expect(res.statusCode).toBe(401);
   });
 });
