@@ -461,5 +461,30 @@ describe('errors as PostgREST gives them', () => {
 });
 
 describe('rpc', () => {
-  it.todo('rpc(): functions by POST with named arguments and by GET for stable ones (being built separately)');
+  beforeAll(async () => {
+    await t.deps.sql.unsafe(`
+      create function public.task_count(p_done boolean) returns int language sql stable as $$ select count(*)::int from public.tasks where done = p_done $$;
+      create function public.tasks_tagged(tag text) returns setof public.tasks language sql stable as $$ select * from public.tasks where tag = any(tags) $$;
+      create function public.rename_task(task_id bigint, new_title text) returns void language sql as $$ update public.tasks set title = new_title where id = task_id $$;
+    `);
+  });
+
+  it('a scalar function by POST with named arguments, under row-level security', async () => {
+    expect(await alice.db.rpc('task_count', { p_done: true })).toMatchObject({ error: null, status: 200, data: 2 });
+    expect(await bob.db.rpc('task_count', { p_done: true })).toMatchObject({ error: null, status: 200, data: 0 });
+  });
+
+  it('a set-returning function by GET, shaped by select, filters, order and count', async () => {
+    const res = await alice.db.rpc('tasks_tagged', { tag: 'shopping' }, { get: true, count: 'exact' }).select('title').order('id', { ascending: false });
+    expect(res).toMatchObject({ error: null, status: 200, count: 2, data: [{ title: 'Buy eggs' }, { title: 'Buy milk' }] });
+    const one = await alice.db.rpc('tasks_tagged', { tag: 'shopping' }).select('title').eq('done', true).single();
+    expect(one).toMatchObject({ error: null, data: { title: 'Buy eggs' } });
+  });
+
+  it('a void function that writes, and an unknown function (404 PGRST202)', async () => {
+    expect(await alice.db.rpc('rename_task', { task_id: ids.sink, new_title: 'Fix the sink' })).toMatchObject({ error: null, status: 204 });
+    expect((await alice.db.from('tasks').select('title').eq('id', ids.sink)).data).toEqual([{ title: 'Fix the sink' }]);
+    await alice.db.rpc('rename_task', { task_id: ids.sink, new_title: 'Fix sink' });
+    expect(await alice.db.rpc('nope', {})).toMatchObject({ status: 404, error: { code: 'PGRST202' } });
+  });
 });
