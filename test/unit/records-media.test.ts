@@ -53,6 +53,7 @@ describe('toCsv', () => {
     ['padding spaces are quoted', [{ t: ' x ' }], 't\n" x "'],
     ['objects and arrays as JSON', [{ j: { a: [1, 2] } }], 'j\n"{""a"":[1,2]}"'],
     ['a header that needs quoting', [{ 'a,b': 1 }], '"a,b"\n1'],
+    ['scalars: one column', [1, null, 'x,y'], 'value\n1\n\n"x,y"'],
   ])('%s', (_label, rows, csv) => {
     expect(toCsv(JSON.stringify(rows))).toBe(csv);
   });

@@ -45,10 +45,15 @@ function csvField(value: unknown): string {
   return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-/** A JSON array of objects as CSV: a header of the first row's keys, then one line per row. */
-export function toCsv(json: string): string {
-  const rows = JSON.parse(json) as Record<string, unknown>[];
-  if (rows.length === 0) return '';
+/**
+ * A JSON array of objects as CSV: a header of the first row's keys, then one line per row. An
+ * array of scalars (a function's `setof integer`) is one column named `scalarName`.
+ */
+export function toCsv(json: string, scalarName = 'value'): string {
+  const parsed = JSON.parse(json) as unknown[];
+  if (parsed.length === 0) return '';
+  const scalars = typeof parsed[0] !== 'object' || parsed[0] === null || Array.isArray(parsed[0]);
+  const rows = (scalars ? parsed.map((v) => ({ [scalarName]: v })) : parsed) as Record<string, unknown>[];
   const keys = Object.keys(rows[0]!);
   const lines = [keys.map(csvField).join(','), ...rows.map((row) => keys.map((k) => csvField(row[k])).join(','))];
   return lines.join('\n');

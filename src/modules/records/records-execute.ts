@@ -33,8 +33,14 @@ export const notOneRow = (rows: number) =>
     details: `The result contains ${rows} rows`,
   });
 
-class RolledBack {
-  constructor(readonly answer: Answer) {}
+export const maxAffectedError = (rows: number) =>
+  recordsError('VALIDATION_ERROR', 'PGRST124', 'Query result exceeds max-affected preference constraint', {
+    details: `The query affects ${rows} rows`,
+  });
+
+/** Thrown inside the transaction to roll it back (tx=rollback) while keeping what it answered. */
+export class RolledBack<T = Answer> {
+  constructor(readonly rows: T) {}
 }
 
 /** The rows a write changed: its answer's page_rows when it returns any, else its row count. */
@@ -69,17 +75,13 @@ export async function execute(sql: Sql, scope: RequestScope, statement: Statemen
       const answer: Answer = { rows: result as unknown as AnswerRow[], affected: result.count };
       if (planned !== undefined && answer.rows[0]) answer.rows[0].total = planned;
       const changed = changedRows(run, answer);
-      if (options.maxAffected !== undefined && changed > options.maxAffected) {
-        throw recordsError('VALIDATION_ERROR', 'PGRST124', 'Query result exceeds max-affected preference constraint', {
-          details: `The query affects ${changed} rows`,
-        });
-      }
+      if (options.maxAffected !== undefined && changed > options.maxAffected) throw maxAffectedError(changed);
       if (options.oneRow && changed !== 1) throw notOneRow(changed);
       if (options.rollback) throw new RolledBack(answer);
       return answer;
     });
   } catch (err) {
-    if (err instanceof RolledBack) return err.answer;
+    if (err instanceof RolledBack) return err.rows as Answer;
     throw err;
   }
 }

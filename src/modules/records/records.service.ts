@@ -4,8 +4,7 @@
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import type { ParsedQuery, Preferences } from './grammar/ast.js';
-import { parsePreferences } from './grammar/query.js';
-import { applyRange, contentRange, parse, scopeOf, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
+import { applyRange, contentRange, parse, preferencesOf, scopeOf, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
 import { CONTENT_TYPES, negotiate, toCsv, type Media } from './media.js';
 import { putRow } from './put.js';
 import { execute, notOneRow, type AnswerRow, type ExecuteOptions } from './records-execute.js';
@@ -134,12 +133,7 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
         options.schemas[0]!;
       const table = await tableOf(schema, req.table);
       const media = negotiate(req.headers.accept);
-      const prefs = parsePreferences(req.headers.prefer);
-      if (prefs.handling === 'strict' && prefs.invalid) {
-        throw recordsError('VALIDATION_ERROR', 'PGRST122', 'Invalid preferences given with handling=strict', {
-          details: `Invalid preferences: ${prefs.invalid.join(', ')}`,
-        });
-      }
+      const prefs = preferencesOf(req.headers.prefer);
       const query = applyRange(parse(req.query), reading ? req.headers.range : undefined);
       const statement = statementFor(req, table, query, prefs);
 
