@@ -450,14 +450,14 @@ const routes: Row[] = [
   // Records: any credential reaches the pipeline (row-level security decides rows); an unknown
   // table answers 404 to every accepted caller alike.
   // (HEAD is covered with the other GET routes' HEAD checks.)
-  ...(['GET', 'POST', 'PATCH', 'DELETE'] as const).map((method): Row => ({
+  ...(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method): Row => ({
     route: `${method} /api/database/records/:table`,
     access: 'client',
     ok: 404,
     request: () => ({
       method,
       url: '/api/database/records/matrix_missing?id=eq.1',
-      ...(method === 'POST' || method === 'PATCH' ? { payload: { id: 1 } } : {}),
+      ...(method === 'POST' || method === 'PUT' || method === 'PATCH' ? { payload: { id: 1 } } : {}),
     }),
   })),
 
