@@ -1,8 +1,8 @@
-// Content negotiation for records answers (Accept → JSON, one object or CSV; else PGRST107) and
-// the CSV rendering of a JSON answer, as tables of cases.
+// Content negotiation for records answers (Accept → JSON, one object or CSV; else PGRST107), the
+// CSV rendering of a JSON answer and the reading of CSV request bodies, as tables of cases.
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
-import { negotiate, toCsv, type Media } from '../../src/modules/records/media.js';
+import { fromCsv, negotiate, toCsv, type Media } from '../../src/modules/records/media.js';
 
 describe('negotiate', () => {
   it.each<[string | undefined, Media]>([
@@ -56,5 +56,33 @@ describe('toCsv', () => {
     ['scalars: one column', [1, null, 'x,y'], 'value\n1\n\n"x,y"'],
   ])('%s', (_label, rows, csv) => {
     expect(toCsv(JSON.stringify(rows))).toBe(csv);
+  });
+});
+
+describe('fromCsv', () => {
+  it.each<[string, string, unknown[]]>([
+    ['a header and rows', 'id,name\n1,a\n2,b', [{ id: '1', name: 'a' }, { id: '2', name: 'b' }]],
+    ['CRLF and a trailing newline', 'id,name\r\n1,a\r\n', [{ id: '1', name: 'a' }]],
+    ['NULL is null; empty is empty text', 'a,b\nNULL,', [{ a: null, b: '' }]],
+    ['a quoted NULL is text', 'a\n"NULL"', [{ a: 'NULL' }]],
+    ['quotes, commas and newlines inside quotes', 'a,b\n"x,y","say ""hi""\nbye"', [{ a: 'x,y', b: 'say "hi"\nbye' }]],
+    ['blank lines are skipped', 'a\n1\n\n2\n', [{ a: '1' }, { a: '2' }]],
+    ['only a header', 'a,b\n', []],
+  ])('%s', (_label, csv, rows) => {
+    expect(fromCsv(csv)).toEqual(rows);
+  });
+
+  it.each([
+    ['an unclosed quote', 'a\n"x'],
+    ['text after a closing quote', 'a\n"x"y'],
+    ['a row with more fields than the header', 'a\n1,2'],
+    ['a row with fewer fields', 'a,b\n1'],
+  ])('refuses %s (400 PGRST102)', (_label, csv) => {
+    try {
+      fromCsv(csv);
+      expect.unreachable();
+    } catch (err) {
+      expect([(err as AppError).statusCode, (err as AppError).fields?.code]).toEqual([400, 'PGRST102']);
+    }
   });
 });

@@ -58,3 +58,56 @@ export function toCsv(json: string, scalarName = 'value'): string {
   const lines = [keys.map(csvField).join(','), ...rows.map((row) => keys.map((k) => csvField(row[k])).join(','))];
   return lines.join('\n');
 }
+
+/** One CSV record's fields from `text` at `start`: RFC 4180 quoting; returns the fields and where the next record starts. */
+function readRecord(text: string, start: number): { fields: string[]; quoted: boolean[]; next: number } {
+  const fields: string[] = [];
+  const quoted: boolean[] = [];
+  let i = start;
+  for (;;) {
+    let field = '';
+    quoted.push(text[i] === '"');
+    if (text[i] === '"') {
+      i++;
+      for (;;) {
+        if (i >= text.length) throw recordsError('VALIDATION_ERROR', 'PGRST102', 'Invalid CSV: a quoted field is not closed');
+        if (text[i] === '"' && text[i + 1] === '"') (field += '"'), (i += 2);
+        else if (text[i] === '"') break;
+        else field += text[i++];
+      }
+      i++;
+      if (i < text.length && !',\r\n'.includes(text[i]!)) throw recordsError('VALIDATION_ERROR', 'PGRST102', 'Invalid CSV: text after a closing quote');
+    } else {
+      while (i < text.length && !',\r\n'.includes(text[i]!)) field += text[i++];
+    }
+    fields.push(field);
+    if (text[i] === ',') {
+      i++;
+      continue;
+    }
+    if (text[i] === '\r') i++;
+    if (text[i] === '\n') i++;
+    return { fields, quoted, next: i };
+  }
+}
+
+/**
+ * A CSV request body (PostgREST's bulk insert): a header of column names, then rows; the
+ * unquoted word NULL is null, anything else text that PostgreSQL casts to the column's type.
+ */
+export function fromCsv(text: string): Record<string, string | null>[] {
+  let at = 0;
+  const header = readRecord(text, at);
+  at = header.next;
+  const rows: Record<string, string | null>[] = [];
+  while (at < text.length) {
+    const { fields, quoted, next } = readRecord(text, at);
+    at = next;
+    if (fields.length === 1 && fields[0] === '' && !quoted[0]) continue; // a blank line
+    if (fields.length !== header.fields.length) {
+      throw recordsError('VALIDATION_ERROR', 'PGRST102', `Invalid CSV: a row has ${fields.length} fields, the header ${header.fields.length}`);
+    }
+    rows.push(Object.fromEntries(header.fields.map((name, i) => [name, fields[i] === 'NULL' && !quoted[i] ? null : fields[i]!])));
+  }
+  return rows;
+}

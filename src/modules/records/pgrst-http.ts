@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ErrorCode } from '../../core/errors.js';
 import type { PgrstHeaders, PgrstResponse } from './pgrst-request.js';
+import { fromCsv } from './media.js';
 import { recordsError } from './records-errors.js';
 
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);
@@ -17,6 +18,17 @@ export function acceptEmptyJsonBodies(app: FastifyInstance<any, any, any, any, a
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '') done(null, undefined);
     else parseJson(request, body as string, done);
+  });
+}
+
+/** `Content-Type: text/csv` bodies (bulk inserts, as PostgREST takes them) as an array of objects. */
+export function acceptCsvBodies(app: FastifyInstance<any, any, any, any, any>): void {
+  app.addContentTypeParser('text/csv', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, fromCsv(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
   });
 }
 

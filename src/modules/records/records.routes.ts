@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { principalOf } from '../../http/principal.js';
-import { acceptEmptyJsonBodies, pgrstFrameworkErrors, pgrstParts, sendPgrst } from './pgrst-http.js';
+import { acceptCsvBodies, acceptEmptyJsonBodies, pgrstFrameworkErrors, pgrstParts, sendPgrst } from './pgrst-http.js';
 import type { RecordsMethod, RecordsService } from './records.service.js';
 
 export function recordsRoutes(records: RecordsService): FastifyPluginAsyncZod {
@@ -10,6 +10,7 @@ export function recordsRoutes(records: RecordsService): FastifyPluginAsyncZod {
     // PostgREST clients send Content-Type: application/json on DELETE without a body.
     acceptEmptyJsonBodies(app);
     pgrstFrameworkErrors(app);
+    acceptCsvBodies(app);
 
     app.route({
       method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],

@@ -3,7 +3,7 @@
 // security decides) → answer as PostgREST would.
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
-import type { ParsedQuery, Preferences } from './grammar/ast.js';
+import type { ParsedQuery, Preferences, SelectItem } from './grammar/ast.js';
 import { applyRange, contentRange, parse, preferencesOf, scopeOf, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
 import { CONTENT_TYPES, negotiate, toCsv, type Media } from './media.js';
 import { putRow } from './put.js';
@@ -42,6 +42,13 @@ function preferenceApplied(prefs: Preferences, method: RecordsMethod): string {
     .join(', ');
 }
 
+/** `/table?pk=eq.value`: where the one row a POST created is read (return=headers-only). */
+function locationOf(table: Table, body: string): string {
+  const row = (JSON.parse(body) as Record<string, unknown>[])[0]!;
+  const filters = table.primaryKey.map((k) => `${encodeURIComponent(k)}=eq.${encodeURIComponent(String(row[k]))}`);
+  return `/${encodeURIComponent(table.name)}?${filters.join('&')}`;
+}
+
 /** The keys of a bulk body's objects: the same in each, else PGRST102 as PostgREST answers. */
 function bodyKeys(rows: object[]): string[] {
   const keys = Object.keys(rows[0]!);
@@ -63,8 +70,12 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
       throw recordsError('NOT_ACCEPTABLE', 'PGRST106', `The schema must be one of the following: ${options.schemas.join(', ')}`);
     }
     let table = cache.current().tables.get(qualified(schema, name));
-    // A table created a moment ago may not have reached this server's cache yet.
-    if (!table && (await cache.refreshIfChanged())) table = cache.current().tables.get(qualified(schema, name));
+    // A table created a moment ago may not have reached this server's cache yet. Look again even
+    // when this refresh found nothing new: a reload (NOTIFY) may have landed while it asked.
+    if (!table) {
+      await cache.refreshIfChanged();
+      table = cache.current().tables.get(qualified(schema, name));
+    }
     if (!table) {
       throw recordsError('NOT_FOUND', 'PGRST205', `Could not find the table '${schema}.${name}' in the schema cache`, {
         hint: 'Check the table name, or create it with a migration.',
@@ -106,7 +117,15 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
         // `columns=` names the columns (a key a row lacks is NULL there, or its DEFAULT with
         // missing=default); without it every object must have the same keys, as in PostgREST.
         const columns = query.columns ?? bodyKeys(rows as object[]);
-        return insertStatement(snapshot, table, query, rows, { columns, representation, resolution: prefs.resolution, missingDefault: prefs.missing === 'default' });
+        // return=headers-only: the primary key comes back, for the Location of the new row.
+        const locating = prefs.return === 'headers-only' && table.primaryKey.length > 0;
+        const shaped = locating ? { ...query, select: table.primaryKey.map((column): SelectItem => ({ kind: 'field', field: { column, json: [] } })) } : query;
+        return insertStatement(snapshot, table, shaped, rows, {
+          columns,
+          representation: representation || locating,
+          resolution: prefs.resolution,
+          missingDefault: prefs.missing === 'default',
+        });
       }
       case 'PUT': {
         const row = putRow(table, query, req.body);
@@ -181,6 +200,7 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
       if (req.method === 'POST') {
         // As PostgREST: an upsert merging duplicates that inserted no row is 200, not 201.
         const status = statement.reportsInserted && (result?.inserted ?? 0) === 0 ? 200 : 201;
+        if (prefs.return === 'headers-only' && pageRows === 1 && body !== undefined) headers.location = locationOf(table, body);
         return { status, headers, body: prefs.return === 'representation' ? body : undefined };
       }
       return prefs.return === 'representation' ? { status: 200, headers, body } : { status: 204, headers };

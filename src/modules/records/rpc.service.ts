@@ -105,7 +105,9 @@ export function createRpcService(deps: Pick<Deps, 'sql'>, cache: SchemaCache, op
     try {
       return findRoutine(cache.current(), schema, name, names, jsonBody);
     } catch (err) {
-      if (!(err instanceof AppError && err.fields?.code === 'PGRST202') || !(await cache.refreshIfChanged())) throw err;
+      if (!(err instanceof AppError && err.fields?.code === 'PGRST202')) throw err;
+      // Look again even when this refresh found nothing new: a reload may have landed meanwhile.
+      await cache.refreshIfChanged();
       return findRoutine(cache.current(), schema, name, names, jsonBody);
     }
   }

@@ -123,6 +123,25 @@ describe('media types', () => {
     expect(res.body).toBe('id,kind\n200,"a,b"');
   });
 
+  it('a text/csv body inserts its rows (NULL is null), as PostgREST takes CSV', async () => {
+    const postCsv = (payload: string) =>
+      t.request({
+        method: 'POST',
+        url: '/api/database/records/items?select=id,kind,n',
+        headers: { ...bearer(t.apiKey), 'content-type': 'text/csv', prefer: 'return=representation' },
+        payload,
+      });
+    const nullInNotNull = await postCsv('id,kind,n\n300,"csv, quoted",7\n301,plain,NULL\n');
+    expect(nullInNotNull.statusCode).toBe(400);
+    expect(nullInNotNull.json).toMatchObject({ code: '23502' });
+    const ok = await postCsv('id,kind,n\n300,"csv, quoted",7\n301,plain,8\n');
+    expect(ok.statusCode, ok.body).toBe(201);
+    expect(ok.json).toEqual([{ id: 300, kind: 'csv, quoted', n: 7 }, { id: 301, kind: 'plain', n: 8 }]);
+    const bad = await postCsv('id,kind\n1');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json).toMatchObject({ code: 'PGRST102' });
+  });
+
   it('an Accept nothing can satisfy is 406 PGRST107, before any write', async () => {
     const res = await send('POST', 'items', { accept: 'image/png' }, { id: 201, kind: 'x' });
     expect(res.statusCode).toBe(406);

@@ -52,7 +52,7 @@ describe('bulk insert', () => {
     ],
   ])('%s', async (_label, path, prefer, expected) => {
     const res = await send('POST', path, bulk, { prefer });
-    expect(res.statusCode).toBe(201);
+    expect(res.statusCode, res.body).toBe(201);
     expect(res.json).toEqual(expected);
     expect(res.headers['preference-applied']).toContain('return=representation');
   });
@@ -76,6 +76,21 @@ describe('bulk insert', () => {
     const res = await send('POST', 'gadgets?select=name,color', [{ name: 'p', color: null }, { color: 'blue', name: 'q' }], { prefer: 'return=representation' });
     expect(res.statusCode).toBe(201);
     expect(res.json).toEqual([{ name: 'p', color: null }, { name: 'q', color: 'blue' }]);
+  });
+});
+
+describe('return=headers-only', () => {
+  it.each<[string, string, unknown, string | undefined]>([
+    ['one row: Location names it by primary key', 'gadgets', { name: 'located' }, '/gadgets?id=eq.'],
+    ['a composite key', 'pairs', { a: 40, b: 41, label: 'x' }, '/pairs?a=eq.40&b=eq.41'],
+    ['several rows: no Location', 'gadgets', [{ name: 'l1' }, { name: 'l2' }], undefined],
+  ])('%s', async (_label, table, body, location) => {
+    const res = await send('POST', table, body, { prefer: 'return=headers-only' });
+    expect(res.statusCode).toBe(201);
+    expect(res.body).toBe('');
+    if (location === undefined) expect(res.headers.location).toBeUndefined();
+    else expect(res.headers.location).toMatch(new RegExp(`^${location.replace(/[?.]/g, '\\$&')}${location.endsWith('.') ? '\\d+' : ''}$`));
+    expect(res.headers['preference-applied']).toBe('return=headers-only');
   });
 });
 
