@@ -42,6 +42,9 @@ export const uploadPart: Operation = async (ctx) => {
   if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 10000) {
     throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
   }
+  if (ctx.request.headers['x-amz-copy-source'] !== undefined) {
+    throw new S3Error('NotImplemented', 'UploadPartCopy is not supported; upload the part\'s bytes instead.');
+  }
   const upload = await uploadOf(ctx);
   const staged = await ctx.storage.withNewBlob(ctx.body(), (blob) => deps.sql.begin(async (tx) => {
     await deps.blobStore.promote(blob.id);
