@@ -16,10 +16,7 @@ export function storageRoutes(deps: Deps): FastifyPluginAsyncZod {
     const settings = createStorageConfig(deps);
     const storage = createStorageService(deps, settings);
     // Blobs whose removal, or whose row, a crash interrupted.
-    app.addHook('onReady', async () => {
-      await storage.sweepOrphans();
-      await storage.sweepAbandoned();
-    });
+    app.addHook('onReady', () => storage.sweepAbandoned());
     await app.register(bucketRoutes(storage));
     await app.register(objectRoutes(storage, createUrlSigner(deps.hmacKeys.storageUrls, deps.clock)));
     const accessKeys = createAccessKeys(deps);

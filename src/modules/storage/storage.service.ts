@@ -73,8 +73,13 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
     if (orphans.length > 0) await sql`delete from storage.orphan_blobs where blob_id = any(${orphans.map((o) => o.blob_id)})`;
   }
 
-  /** Removes blobs whose write never reached its row (a crash mid-upload), an hour on. */
+  /**
+   * Removes blobs whose write never reached its row (a crash mid-upload), an hour on, and
+   * multipart uploads nobody completed or aborted in a week (their parts' blobs go as orphans).
+   */
   async function sweepAbandoned(): Promise<void> {
+    await sql`delete from storage.s3_multipart_uploads where created_at < now() - interval '7 days'`;
+    await sweepOrphans();
     const abandoned = await sql<{ blob_id: string }[]>`
       select blob_id from storage.pending_blobs where created_at < now() - interval '1 hour' limit 500`;
     for (const { blob_id } of abandoned) await blobStore.remove(blob_id);

@@ -259,6 +259,17 @@ describe('multipart uploads', () => {
     expect(await s3Error(s3.send(new ListPartsCommand({ Bucket: 'big', Key: 'parts.bin', UploadId })))).toEqual({ name: 'NoSuchUpload', status: 404 });
     expect(await t.deps.sql`select * from storage.s3_multipart_parts`).toHaveLength(0);
   });
+
+  it('uploads left open for a week are removed on a later start, with their parts', async () => {
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'big', Key: 'forgotten.bin' }));
+    await s3.send(new UploadPartCommand({ Bucket: 'big', Key: 'forgotten.bin', UploadId, PartNumber: 1, Body: 'part' }));
+    const [part] = await t.deps.sql<{ blob_id: string }[]>`select blob_id from storage.s3_multipart_parts where upload_id = ${UploadId!}`;
+    await t.deps.sql`update storage.s3_multipart_uploads set created_at = now() - interval '8 days' where upload_id = ${UploadId!}`;
+    const other = await t.startAnotherServer();
+    await other.close();
+    expect(await s3Error(s3.send(new ListPartsCommand({ Bucket: 'big', Key: 'forgotten.bin', UploadId })))).toMatchObject({ name: 'NoSuchUpload' });
+    expect(await peer.keys()).not.toContain(`blobs/${part!.blob_id}`);
+  });
 });
 
 describe('presigned URLs', () => {
