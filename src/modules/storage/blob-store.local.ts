@@ -1,6 +1,5 @@
 // Blobs as files under one directory: staged in tmp/ (same file system), renamed into blobs/
 // when promoted, so a reader never sees a partial file.
-import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -28,8 +27,7 @@ export async function createLocalBlobStore(dir: string): Promise<BlobStore> {
 
   return {
     kind: 'local',
-    async stage(body, maxBytes) {
-      const id = randomUUID();
+    async stage(id, body, maxBytes) {
       const counter = meter(maxBytes);
       try {
         await pipeline(body, counter, createWriteStream(tmpPath(id), { flags: 'wx', mode: 0o600 }));

@@ -1,7 +1,6 @@
 // Blobs as objects of one S3 bucket (under a prefix), through @aws-sdk/client-s3. Uploads stream
 // in parts (lib-storage), so memory stays bounded; S3 writes are atomic, so a staged blob is
 // already in place and promotion has nothing left to do.
-import { randomUUID } from 'node:crypto';
 import { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
@@ -34,8 +33,7 @@ export function createS3BlobStore(s3: S3Settings, region: string): BlobStore & {
     kind: 's3',
     client,
     keyOf,
-    async stage(body, maxBytes) {
-      const id = randomUUID();
+    async stage(id, body, maxBytes) {
       const counter = meter(maxBytes);
       const upload = new Upload({
         client,

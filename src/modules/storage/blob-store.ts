@@ -19,8 +19,8 @@ export interface ByteRange {
 
 export interface BlobStore {
   readonly kind: 'local' | 's3';
-  /** Streams `body` to a staging place; rejects with 413 past `maxBytes` and leaves nothing. */
-  stage(body: Readable, maxBytes: number): Promise<StagedBlob>;
+  /** Streams `body` to a staging place as blob `id`; rejects with 413 past `maxBytes` and leaves nothing. */
+  stage(id: string, body: Readable, maxBytes: number): Promise<StagedBlob>;
   /** Makes a staged blob readable under its id. */
   promote(id: string): Promise<void>;
   /** Forgets a staged or promoted blob; missing blobs are fine. */

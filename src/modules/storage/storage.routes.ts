@@ -15,8 +15,8 @@ export function storageRoutes(deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     const settings = createStorageConfig(deps);
     const storage = createStorageService(deps, settings);
-    // Blobs whose removal a crash interrupted.
-    app.addHook('onReady', () => storage.sweepOrphans());
+    // Blobs whose removal, or whose row, a crash interrupted.
+    app.addHook('onReady', () => storage.sweepAbandoned());
     await app.register(bucketRoutes(storage));
     await app.register(objectRoutes(storage, createUrlSigner(deps.hmacKeys.storageUrls, deps.clock)));
     const accessKeys = createAccessKeys(deps);

@@ -1,13 +1,14 @@
 // Buckets and objects: metadata in storage.* (objects under row-level security in the caller's
 // scope), bytes in the blob store. A write stages its bytes first, then writes the row and
 // promotes the blob in one transaction; replaced and deleted blobs are removed after commit.
+import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { withRequestScope } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import { scopeOf } from '../records/pgrst-request.js';
-import type { ByteRange } from './blob-store.js';
+import type { ByteRange, StagedBlob } from './blob-store.js';
 import { assertBucketName, assertObjectKey, encodeKey } from './keys.js';
 import type { StorageConfig } from './storage-config.js';
 
@@ -72,6 +73,38 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
     if (orphans.length > 0) await sql`delete from storage.orphan_blobs where blob_id = any(${orphans.map((o) => o.blob_id)})`;
   }
 
+  /**
+   * Removes blobs whose write never reached its row (a crash mid-upload), an hour on, and
+   * multipart uploads nobody completed or aborted in a week (their parts' blobs go as orphans).
+   */
+  async function sweepAbandoned(): Promise<void> {
+    await sql`delete from storage.s3_multipart_uploads where created_at < now() - interval '7 days'`;
+    await sweepOrphans();
+    const abandoned = await sql<{ blob_id: string }[]>`
+      select blob_id from storage.pending_blobs where created_at < now() - interval '1 hour' limit 500`;
+    for (const { blob_id } of abandoned) await blobStore.remove(blob_id);
+    if (abandoned.length > 0) await sql`delete from storage.pending_blobs where blob_id = any(${abandoned.map((o) => o.blob_id)})`;
+  }
+
+  /**
+   * Stages `body` as a new blob, noted as pending first, so that bytes whose row is never
+   * written are found again. `write` must claim the blob (storage.claim_blob) in the
+   * transaction that references it; on failure the blob is removed.
+   */
+  async function withNewBlob<T>(body: Readable, write: (blob: StagedBlob) => Promise<T>): Promise<T> {
+    const id = randomUUID();
+    await sql`insert into storage.pending_blobs (blob_id) values (${id})`;
+    let staged: StagedBlob | undefined;
+    try {
+      staged = await blobStore.stage(id, body, await settings.maxBytes());
+      return await write(staged);
+    } catch (err) {
+      await blobStore.remove(id);
+      await sql`delete from storage.pending_blobs where blob_id = ${id}`;
+      throw err;
+    }
+  }
+
   /** Runs a scoped statement; row-level security refusals become 403. */
   async function scoped<T>(principal: Principal, work: (tx: Deps['sql']) => Promise<T>): Promise<T> {
     try {
@@ -89,6 +122,8 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
     maxBytes: () => settings.maxBytes(),
     bucketOf,
     sweepOrphans,
+    sweepAbandoned,
+    withNewBlob,
 
     async listBuckets() {
       const rows = await sql<{ name: string; public: boolean; created_at: Date }[]>`
@@ -123,10 +158,9 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
     async putRow(input: PutObject): Promise<ObjectRow> {
       assertObjectKey(input.key);
       await bucketOf(input.bucket);
-      const staged = await blobStore.stage(input.body, await settings.maxBytes());
       let row: ObjectRow;
       try {
-        row = await scoped(input.principal, async (tx) => {
+        row = await withNewBlob(input.body, (staged) => scoped(input.principal, async (tx) => {
           const [written] = await tx<ObjectRow[]>`
             insert into storage.objects (bucket, key, blob_id, size, mime_type, etag, uploaded_via)
             values (${input.bucket}, ${input.key}, ${staged.id}, ${staged.size}, ${input.mimeType}, ${staged.md5}, ${input.via ?? 'rest'})
@@ -134,11 +168,11 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
               blob_id = excluded.blob_id, size = excluded.size, mime_type = excluded.mime_type,
               etag = excluded.etag, uploaded_via = excluded.uploaded_via, updated_at = now()
             returning bucket, key, blob_id, size, mime_type, etag, updated_at`;
+          await tx`select storage.claim_blob(${staged.id})`;
           await blobStore.promote(staged.id);
           return written!;
-        });
+        }));
       } catch (err) {
-        await blobStore.remove(staged.id);
         if (pgCode(err) === '23503') throw bucketNotFound(input.bucket);
         throw err;
       }

@@ -1,10 +1,12 @@
 // Storage over the local-disk backend, through the REST API: buckets, uploads (raw and
 // multipart), downloads with Range and ETag, listing, deletes, and hostile keys.
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestApp, type TestApp } from '../../harness/test-app.js';
 
@@ -213,6 +215,36 @@ describe('upload and download', () => {
     const rows = await t.deps.sql<{ blob_id: string }[]>`select blob_id from storage.objects`;
     const files = (await Promise.all((await readdir(path.join(t.config.storage.dir, 'blobs'))).map((d) => readdir(path.join(t.config.storage.dir, 'blobs', d))))).flat();
     expect(files.sort()).toEqual(rows.map((r) => r.blob_id).sort());
+  });
+});
+
+describe('crash recovery', () => {
+  it('bytes whose row was never written are removed on a later start, an hour on', async () => {
+    const write = async (age: string) => {
+      const id = randomUUID();
+      await t.deps.sql`insert into storage.pending_blobs (blob_id, created_at) values (${id}, now() - ${age}::interval)`;
+      await t.deps.blobStore.stage(id, Readable.from([Buffer.from('orphaned bytes')]), 1024);
+      await t.deps.blobStore.promote(id);
+      return id;
+    };
+    const old = await write('2 hours');
+    const fresh = await write('1 minute'); // maybe still being written by another server
+    const other = await t.startAnotherServer();
+    await other.close();
+    expect(await t.deps.blobStore.read(old)).toBeNull();
+    const kept = await t.deps.blobStore.read(fresh);
+    expect(kept).not.toBeNull();
+    kept!.destroy();
+    const pending = await t.deps.sql<{ blob_id: string }[]>`select blob_id from storage.pending_blobs`;
+    expect(pending.map((p) => p.blob_id)).toEqual([fresh]);
+    await t.deps.sql`delete from storage.pending_blobs where blob_id = ${fresh}`;
+    await t.deps.blobStore.remove(fresh);
+  });
+
+  it('uploads that finished or failed leave no pending note', async () => {
+    await t.request({ method: 'PUT', url: '/api/storage/buckets/docs/objects/noted.txt', headers: { ...admin(), 'content-type': 'text/plain' }, payload: 'x' });
+    await t.request({ method: 'PUT', url: '/api/storage/buckets/docs/objects/too-big.bin', headers: { ...admin(), 'content-type': 'text/plain' }, payload: Buffer.alloc(64 * 1024 + 1) });
+    expect(await t.deps.sql`select * from storage.pending_blobs`).toHaveLength(0);
   });
 });
 

@@ -4,11 +4,11 @@
 import { createHash, createHmac } from 'node:crypto';
 import { Readable } from 'node:stream';
 import {
-  AbortMultipartUploadCommand, CopyObjectCommand, CreateBucketCommand, CreateMultipartUploadCommand, DeleteBucketCommand,
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateBucketCommand, CreateMultipartUploadCommand, DeleteBucketCommand,
   DeleteBucketCorsCommand, DeleteObjectCommand, DeleteObjectsCommand, DeleteObjectTaggingCommand, GetBucketCorsCommand,
-  GetBucketLocationCommand, GetBucketVersioningCommand, GetObjectCommand, GetObjectTaggingCommand, HeadBucketCommand,
+  GetBucketAclCommand, GetBucketLocationCommand, GetBucketVersioningCommand, GetObjectCommand, GetObjectTaggingCommand, HeadBucketCommand,
   HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, ListPartsCommand, PutBucketCorsCommand,
-  PutBucketVersioningCommand, PutObjectCommand, PutObjectTaggingCommand, S3Client, S3ServiceException, UploadPartCommand,
+  PutBucketVersioningCommand, PutObjectCommand, PutObjectTaggingCommand, S3Client, S3ServiceException, UploadPartCommand, UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -247,16 +247,28 @@ describe('multipart uploads', () => {
     const two = await s3.send(new UploadPartCommand({ Bucket: 'big', Key: 'parts.bin', UploadId, PartNumber: 2, Body: 'last' }));
     const parts = await s3.send(new ListPartsCommand({ Bucket: 'big', Key: 'parts.bin', UploadId }));
     expect(parts.Parts?.map((p) => [p.PartNumber, p.Size, p.ETag])).toEqual([[1, 5, one.ETag], [2, 4, two.ETag]]);
-    const { CompleteMultipartUploadCommand } = await import('@aws-sdk/client-s3');
     expect(await s3Error(s3.send(new CompleteMultipartUploadCommand({
       Bucket: 'big', Key: 'parts.bin', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: one.ETag }, { PartNumber: 2, ETag: two.ETag }] },
     })))).toEqual({ name: 'EntityTooSmall', status: 400 });
     expect(await s3Error(s3.send(new CompleteMultipartUploadCommand({
       Bucket: 'big', Key: 'parts.bin', UploadId, MultipartUpload: { Parts: [{ PartNumber: 2, ETag: one.ETag }] },
     })))).toEqual({ name: 'InvalidPart', status: 400 });
+    expect(await s3Error(s3.send(new UploadPartCopyCommand({ Bucket: 'big', Key: 'parts.bin', UploadId, PartNumber: 3, CopySource: 'data/original.txt' }))))
+      .toEqual({ name: 'NotImplemented', status: 501 });
     await s3.send(new AbortMultipartUploadCommand({ Bucket: 'big', Key: 'parts.bin', UploadId }));
     expect(await s3Error(s3.send(new ListPartsCommand({ Bucket: 'big', Key: 'parts.bin', UploadId })))).toEqual({ name: 'NoSuchUpload', status: 404 });
     expect(await t.deps.sql`select * from storage.s3_multipart_parts`).toHaveLength(0);
+  });
+
+  it('uploads left open for a week are removed on a later start, with their parts', async () => {
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'big', Key: 'forgotten.bin' }));
+    await s3.send(new UploadPartCommand({ Bucket: 'big', Key: 'forgotten.bin', UploadId, PartNumber: 1, Body: 'part' }));
+    const [part] = await t.deps.sql<{ blob_id: string }[]>`select blob_id from storage.s3_multipart_parts where upload_id = ${UploadId!}`;
+    await t.deps.sql`update storage.s3_multipart_uploads set created_at = now() - interval '8 days' where upload_id = ${UploadId!}`;
+    const other = await t.startAnotherServer();
+    await other.close();
+    expect(await s3Error(s3.send(new ListPartsCommand({ Bucket: 'big', Key: 'forgotten.bin', UploadId })))).toMatchObject({ name: 'NoSuchUpload' });
+    expect(await peer.keys()).not.toContain(`blobs/${part!.blob_id}`);
   });
 });
 
@@ -375,7 +387,6 @@ describe('signatures', () => {
   });
 
   it('unsupported sub-resources → MethodNotAllowed', async () => {
-    const { GetBucketAclCommand } = await import('@aws-sdk/client-s3');
     expect(await s3Error(s3.send(new GetBucketAclCommand({ Bucket: 'data' })))).toEqual({ name: 'MethodNotAllowed', status: 405 });
   });
 });

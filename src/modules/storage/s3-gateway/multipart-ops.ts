@@ -42,19 +42,19 @@ export const uploadPart: Operation = async (ctx) => {
   if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 10000) {
     throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
   }
-  const upload = await uploadOf(ctx);
-  const blobs = deps.blobStore;
-  const staged = await blobs.stage(ctx.body(), await ctx.storage.maxBytes());
-  try {
-    await blobs.promote(staged.id);
-    await deps.sql`
-      insert into storage.s3_multipart_parts (upload_id, part_number, blob_id, size, etag)
-      values (${upload.upload_id}, ${partNumber}, ${staged.id}, ${staged.size}, ${staged.md5})
-      on conflict (upload_id, part_number) do update set blob_id = excluded.blob_id, size = excluded.size, etag = excluded.etag, created_at = now()`;
-  } catch (err) {
-    await blobs.remove(staged.id);
-    throw err;
+  if (ctx.request.headers['x-amz-copy-source'] !== undefined) {
+    throw new S3Error('NotImplemented', 'UploadPartCopy is not supported; upload the part\'s bytes instead.');
   }
+  const upload = await uploadOf(ctx);
+  const staged = await ctx.storage.withNewBlob(ctx.body(), (blob) => deps.sql.begin(async (tx) => {
+    await deps.blobStore.promote(blob.id);
+    await tx`
+      insert into storage.s3_multipart_parts (upload_id, part_number, blob_id, size, etag)
+      values (${upload.upload_id}, ${partNumber}, ${blob.id}, ${blob.size}, ${blob.md5})
+      on conflict (upload_id, part_number) do update set blob_id = excluded.blob_id, size = excluded.size, etag = excluded.etag, created_at = now()`;
+    await tx`select storage.claim_blob(${blob.id})`;
+    return blob;
+  }));
   await ctx.storage.sweepOrphans();
   return reply.header('etag', `"${staged.md5}"`).code(200).send();
 };
