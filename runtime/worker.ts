@@ -22,6 +22,18 @@ const fakeEnv = {
 };
 Object.defineProperty(Deno, 'env', { value: fakeEnv, configurable: true });
 
+// The network permission is for calling out. A function answers through its handler; it may not
+// open listening sockets of its own (they would bind past the runtime's loopback-only rule).
+for (const name of ['serve', 'listen', 'listenTls', 'listenDatagram']) {
+  Object.defineProperty(Deno, name, {
+    value: () => {
+      throw new Deno.errors.NotCapable(`Functions cannot listen for connections (Deno.${name}); export a handler instead.`);
+    },
+    configurable: false,
+    writable: false,
+  });
+}
+
 let handler: Handler | null = null;
 const requestBodies = new Map<number, ReadableStreamDefaultController<Uint8Array>>();
 const aborts = new Map<number, AbortController>();

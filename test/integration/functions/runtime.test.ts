@@ -112,6 +112,8 @@ describe('permissions', () => {
     ['write a file', 'await Deno.writeTextFile("/tmp/plinth-fn-was-here", "x")'],
     ['spawn a process', 'await new Deno.Command("/bin/sh", { args: ["-c", "true"] }).output()'],
     ['list a directory', 'Deno.readDirSync("/")'],
+    ['listen for connections', 'Deno.listen({ port: 0 }).close()'],
+    ['serve HTTP of its own', 'await Deno.serve({ port: 0 }, () => new Response("x")).shutdown()'],
   ])('a function trying to %s is denied', async (_label, attempt) => {
     const slug = `deny-${_label.replace(/\W+/g, '-')}`;
     await t.deploy(slug, `export default async () => {\n  try { ${attempt}; return new Response("allowed"); }\n  catch (e) { return new Response(String(e.name) + ": " + e.message, { status: 403 }); }\n};`);
