@@ -213,6 +213,32 @@ describe('streaming', () => {
   });
 });
 
+describe('backpressure', () => {
+  it('a function producing faster than its caller reads is held back, not buffered without bound', async () => {
+    const CHUNK = 64 * 1024;
+    await t.deploy('firehose', `let produced = 0;
+      export default (req) => {
+        if (new URL(req.url).searchParams.has("count")) return new Response(String(produced));
+        return new Response(new ReadableStream({
+          pull(controller) { produced++; controller.enqueue(new Uint8Array(${CHUNK})); },
+        }));
+      };`);
+    const pid = t.deps.functions.runtime.pid;
+    const req = http.get(`${t.baseUrl}/functions/firehose`, { agent: false, headers: bearer(t.anonKey) });
+    const res = await new Promise<http.IncomingMessage>((resolve) => req.on('response', resolve));
+    await once(res, 'data');
+    res.pause();
+    // While the caller reads nothing, the function is only asked for what the sockets hold.
+    let count = 0;
+    for (let i = 0; i < 20; i++) count = Number(await (await invoke('firehose?count')).text());
+    expect(count).toBeGreaterThan(0);
+    expect(count * CHUNK).toBeLessThan(48 * 1024 * 1024);
+    // …and the runtime never had to be restarted for it (its memory cap is 64 MB here).
+    expect(t.deps.functions.runtime.pid).toBe(pid);
+    req.destroy();
+  });
+});
+
 describe('several servers', () => {
   it('a deploy on one server reaches another server\'s runtime through NOTIFY', async () => {
     const other = await t.startAnotherServer();
