@@ -157,6 +157,14 @@ describe('invocation', () => {
     expect(res.headers.get('x-request-id')).toMatch(/.+/);
   });
 
+  it('answers HEAD with the function\'s status and headers and no body', async () => {
+    const res = await invoke('echo?status=202', { method: 'HEAD', headers: { 'x-custom': 'head' } });
+    expect(res.status).toBe(202);
+    expect(res.headers.get('x-method')).toBe('HEAD');
+    expect(res.headers.get('x-seen-header')).toBe('head');
+    expect((await res.arrayBuffer()).byteLength).toBe(0);
+  });
+
   it('answers CORS requests from a browser like every other route', async () => {
     const res = await invoke('echo', { headers: { origin: 'https://app.example.com' } });
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
