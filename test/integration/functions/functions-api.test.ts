@@ -207,6 +207,27 @@ describe('invocation', () => {
   });
 });
 
+describe('function failures', () => {
+  it.each([
+    ['throws an error', 'throw new Error("boom")', 500, { error: 'FUNCTION_ERROR', message: 'boom', statusCode: 500 }],
+    ['throws an error with a status', 'throw Object.assign(new Error("nope"), { status: 418 })', 418, { error: 'FUNCTION_ERROR', message: 'nope' }],
+    ['returns something else than a Response', 'return { ok: true }', 500, { error: 'FUNCTION_ERROR', message: 'The function did not return a Response.' }],
+  ])('a function that %s answers in the error shape', async (_label, statement, status, body) => {
+    const slug = `fails-${status}-${_label.length}`;
+    await t.deploy(slug, `export default async () => { ${statement}; };`);
+    const res = await invoke(slug);
+    expect(res.status).toBe(status);
+    expect(await res.json()).toMatchObject(body);
+  });
+
+  it('a thrown Response is the answer', async () => {
+    await t.deploy('thrower', 'export default () => { throw new Response("teapot", { status: 418 }); };');
+    const res = await invoke('thrower');
+    expect(res.status).toBe(418);
+    expect(await res.text()).toBe('teapot');
+  });
+});
+
 describe('credentials', () => {
   beforeAll(async () => {
     await t.deploy('guarded', 'export default (req) => new Response(req.headers.get("authorization") ?? "none");');
