@@ -18,6 +18,8 @@ type Env = Record<string, string>;
 interface Pending {
   onResponse(res: Response): void;
   body: ReadableStreamDefaultController<Uint8Array> | null;
+  /** Request-body chunks the worker asked for (it asks as the function reads). */
+  bodyCredit: { credit: number; wake: (() => void) | null; closed: boolean };
   /** The worker finished the response: the deadline no longer applies. */
   finish(): void;
   fail(status: number, error: string, message: string): void;
@@ -105,8 +107,16 @@ class FunctionWorker {
       const noBody = !msg.hasBody || status === 204 || status === 304;
       const body = noBody
         ? null
-        : new ReadableStream<Uint8Array>({ start: (controller) => void (p.body = controller) });
+        : new ReadableStream<Uint8Array>({
+            start: (controller) => void (p.body = controller),
+            // Asks the worker for the next chunk only when the caller's connection took the last.
+            pull: () => this.worker?.postMessage({ type: 'response-pull', id: msg.id }),
+          });
       p.onResponse(new Response(body, { status, statusText: msg.statusText as string, headers: msg.headers as [string, string][] }));
+    } else if (msg.type === 'body-pull') {
+      p.bodyCredit.credit++;
+      p.bodyCredit.wake?.();
+      p.bodyCredit.wake = null;
     } else if (msg.type === 'chunk') {
       p.body?.enqueue(msg.chunk as Uint8Array);
     } else if (msg.type === 'end') {
@@ -135,6 +145,7 @@ class FunctionWorker {
       }, config.timeoutMs);
       const p: Pending = {
         body: null,
+        bodyCredit: { credit: 0, wake: null, closed: false },
         onResponse(res) {
           answered = true;
           resolve(res);
@@ -142,6 +153,9 @@ class FunctionWorker {
         finish() {
           settled = true;
           clearTimeout(timer);
+          // Nobody reads the rest of the request body any more.
+          p.bodyCredit.closed = true;
+          p.bodyCredit.wake?.();
         },
         fail(status, error, message) {
           if (settled) return;
@@ -160,15 +174,18 @@ class FunctionWorker {
         this.pending.delete(id);
         worker.postMessage({ type: 'abort', id });
       });
-      if (req.body) void streamBody(req.body, worker, id);
+      if (req.body) void streamBody(req.body, worker, id, p.bodyCredit);
     });
   }
 }
 
-/** Streams a request body to the worker as it arrives. */
-async function streamBody(body: ReadableStream<Uint8Array>, worker: Worker, id: number) {
+/** Streams a request body to the worker, a chunk each time the function is ready for one. */
+async function streamBody(body: ReadableStream<Uint8Array>, worker: Worker, id: number, gate: Pending['bodyCredit']) {
   try {
     for await (const chunk of body) {
+      while (gate.credit === 0 && !gate.closed) await new Promise<void>((resolve) => (gate.wake = resolve));
+      if (gate.closed) return;
+      gate.credit--;
       const copy = new Uint8Array(chunk);
       worker.postMessage({ type: 'body', id, chunk: copy }, [copy.buffer]);
     }

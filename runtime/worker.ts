@@ -22,10 +22,32 @@ const fakeEnv = {
 };
 Object.defineProperty(Deno, 'env', { value: fakeEnv, configurable: true });
 
+// The network permission is for calling out. A function answers through its handler; it may not
+// open listening sockets of its own (they would bind past the runtime's loopback-only rule).
+for (const name of ['serve', 'listen', 'listenTls', 'listenDatagram']) {
+  Object.defineProperty(Deno, name, {
+    value: () => {
+      throw new Deno.errors.NotCapable(`Functions cannot listen for connections (Deno.${name}); export a handler instead.`);
+    },
+    configurable: false,
+    writable: false,
+  });
+}
+
 let handler: Handler | null = null;
 const requestBodies = new Map<number, ReadableStreamDefaultController<Uint8Array>>();
 const aborts = new Map<number, AbortController>();
 const responseReaders = new Map<number, ReadableStreamDefaultReader<Uint8Array>>();
+/** Chunks of each response the main thread has asked for: it asks as its reader makes room. */
+const responseCredit = new Map<number, { credit: number; wake: (() => void) | null }>();
+
+function grant(id: number, amount: number) {
+  const gate = responseCredit.get(id);
+  if (!gate) return;
+  gate.credit += amount;
+  gate.wake?.();
+  gate.wake = null;
+}
 
 /** Both code forms: `export default` (ES module) and the legacy `module.exports = …`. */
 function moduleSource(code: string): string {
@@ -71,7 +93,11 @@ async function invoke(msg: { id: number; method: string; url: string; headers: [
   const abort = new AbortController();
   aborts.set(id, abort);
   const body = msg.hasBody
-    ? new ReadableStream<Uint8Array>({ start: (controller) => void requestBodies.set(id, controller) })
+    ? new ReadableStream<Uint8Array>({
+        start: (controller) => void requestBodies.set(id, controller),
+        // Asks the main thread for the next chunk only when the function has read the last one.
+        pull: () => postMessage({ type: 'body-pull', id }),
+      })
     : null;
   try {
     const request = new Request(msg.url, { method: msg.method, headers: msg.headers, body, signal: abort.signal });
@@ -97,7 +123,11 @@ async function invoke(msg: { id: number; method: string; url: string; headers: [
     if (response.body) {
       const reader = response.body.getReader();
       responseReaders.set(id, reader);
+      const gate = { credit: 0, wake: null as (() => void) | null };
+      responseCredit.set(id, gate);
       for (;;) {
+        while (gate.credit === 0) await new Promise<void>((resolve) => (gate.wake = resolve));
+        gate.credit--;
         const { done, value } = await reader.read();
         if (done) break;
         const chunk = new Uint8Array(value);
@@ -112,6 +142,7 @@ async function invoke(msg: { id: number; method: string; url: string; headers: [
     requestBodies.delete(id);
     aborts.delete(id);
     responseReaders.delete(id);
+    responseCredit.delete(id);
   }
 }
 
@@ -139,6 +170,10 @@ self.onmessage = (event: MessageEvent) => {
       aborts.get(msg.id)?.abort();
       // Stops a response the caller no longer reads (an endless stream, say).
       void responseReaders.get(msg.id)?.cancel().catch(() => {});
+      grant(msg.id, Infinity);
+      break;
+    case 'response-pull':
+      grant(msg.id, 1);
       break;
   }
 };

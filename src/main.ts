@@ -31,7 +31,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
-  await deps.functions.start();
+  // Functions answer 502 until their runtime is up; the rest of the API does not wait for it.
+  deps.functions.start().catch((err) => app.log.error({ err }, 'the function runtime could not be started'));
   await app.listen({ port: config.port, host: config.host });
   const admin = adminCredentials(deps);
   const lines = [

@@ -69,7 +69,7 @@ export function invokeRoutes(deps: Deps): FastifyPluginAsyncZod {
         // (request id, CORS), then the function's.
         const headers = reply.getHeaders() as http.OutgoingHttpHeaders;
         for (const [name, value] of Object.entries(res.headers)) {
-          if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+          if (value !== undefined && !HOP_BY_HOP.has(name) && !name.startsWith('x-plinth-')) headers[name] = value;
         }
         if (closing) headers.connection = 'close';
         reply.hijack();

@@ -132,24 +132,31 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
       } else options.log('info', `function runtime: ${line}`);
     });
     createInterface({ input: proc.stderr! }).on('line', (line) => options.log('warn', `function runtime: ${line}`));
-    proc.on('error', (err) => options.log('error', 'the function runtime could not be started', { err }));
-    proc.on('exit', (code, signal) => {
-      if (child !== proc) return;
-      child = null;
-      port = null;
-      if (healthTimer) clearInterval(healthTimer);
-      for (const listener of exitListeners) listener();
-      if (status === 'stopped') return;
-      status = 'unavailable';
-      // A runtime that ran a while before dying starts again at once; a crash loop backs off.
-      failures = Date.now() - runningSince > 30_000 ? 0 : failures + 1;
-      const delay = Math.min(100 * 2 ** failures, MAX_BACKOFF_MS);
-      options.log('warn', `function runtime exited (${signal ?? code}); restarting in ${delay} ms`);
-      restartTimer = setTimeout(() => {
-        restartTimer = null;
-        if (status === 'unavailable') launch();
-      }, delay);
+    proc.on('error', (err) => {
+      options.log('error', 'the function runtime could not be started', { err });
+      // A process that never started sends no exit event: retry as if it had exited.
+      if (proc.pid === undefined) gone(proc, 'spawn failed');
     });
+    proc.on('exit', (code, signal) => gone(proc, String(signal ?? code)));
+  }
+
+  /** The runtime process ended (or never started): restart it with backoff unless stopping. */
+  function gone(proc: ChildProcess, reason: string) {
+    if (child !== proc) return;
+    child = null;
+    port = null;
+    if (healthTimer) clearInterval(healthTimer);
+    for (const listener of exitListeners) listener();
+    if (status === 'stopped') return;
+    status = 'unavailable';
+    // A runtime that ran a while before dying starts again at once; a crash loop backs off.
+    failures = Date.now() - runningSince > 30_000 ? 0 : failures + 1;
+    const delay = Math.min(100 * 2 ** failures, MAX_BACKOFF_MS);
+    options.log('warn', `function runtime exited (${reason}); restarting in ${delay} ms`);
+    restartTimer = setTimeout(() => {
+      restartTimer = null;
+      if (status === 'unavailable') launch();
+    }, delay);
   }
 
   const supervisor: RuntimeSupervisor = {

@@ -157,6 +157,14 @@ describe('invocation', () => {
     expect(res.headers.get('x-request-id')).toMatch(/.+/);
   });
 
+  it('answers HEAD with the function\'s status and headers and no body', async () => {
+    const res = await invoke('echo?status=202', { method: 'HEAD', headers: { 'x-custom': 'head' } });
+    expect(res.status).toBe(202);
+    expect(res.headers.get('x-method')).toBe('HEAD');
+    expect(res.headers.get('x-seen-header')).toBe('head');
+    expect((await res.arrayBuffer()).byteLength).toBe(0);
+  });
+
   it('answers CORS requests from a browser like every other route', async () => {
     const res = await invoke('echo', { headers: { origin: 'https://app.example.com' } });
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
@@ -196,6 +204,27 @@ describe('invocation', () => {
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toContain('application/json');
     expect(await res.json()).toEqual({ error: 'Function not found or not active' });
+  });
+});
+
+describe('function failures', () => {
+  it.each([
+    ['throws an error', 'throw new Error("boom")', 500, { error: 'FUNCTION_ERROR', message: 'boom', statusCode: 500 }],
+    ['throws an error with a status', 'throw Object.assign(new Error("nope"), { status: 418 })', 418, { error: 'FUNCTION_ERROR', message: 'nope' }],
+    ['returns something else than a Response', 'return { ok: true }', 500, { error: 'FUNCTION_ERROR', message: 'The function did not return a Response.' }],
+  ])('a function that %s answers in the error shape', async (_label, statement, status, body) => {
+    const slug = `fails-${status}-${_label.length}`;
+    await t.deploy(slug, `export default async () => { ${statement}; };`);
+    const res = await invoke(slug);
+    expect(res.status).toBe(status);
+    expect(await res.json()).toMatchObject(body);
+  });
+
+  it('a thrown Response is the answer', async () => {
+    await t.deploy('thrower', 'export default () => { throw new Response("teapot", { status: 418 }); };');
+    const res = await invoke('thrower');
+    expect(res.status).toBe(418);
+    expect(await res.text()).toBe('teapot');
   });
 });
 

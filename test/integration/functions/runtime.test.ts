@@ -112,6 +112,8 @@ describe('permissions', () => {
     ['write a file', 'await Deno.writeTextFile("/tmp/plinth-fn-was-here", "x")'],
     ['spawn a process', 'await new Deno.Command("/bin/sh", { args: ["-c", "true"] }).output()'],
     ['list a directory', 'Deno.readDirSync("/")'],
+    ['listen for connections', 'Deno.listen({ port: 0 }).close()'],
+    ['serve HTTP of its own', 'await Deno.serve({ port: 0 }, () => new Response("x")).shutdown()'],
   ])('a function trying to %s is denied', async (_label, attempt) => {
     const slug = `deny-${_label.replace(/\W+/g, '-')}`;
     await t.deploy(slug, `export default async () => {\n  try { ${attempt}; return new Response("allowed"); }\n  catch (e) { return new Response(String(e.name) + ": " + e.message, { status: 403 }); }\n};`);
@@ -208,6 +210,32 @@ describe('streaming', () => {
     expect(first.toString()).toContain('tick');
     req.destroy();
     await cancelled;
+  });
+});
+
+describe('backpressure', () => {
+  it('a function producing faster than its caller reads is held back, not buffered without bound', async () => {
+    const CHUNK = 64 * 1024;
+    await t.deploy('firehose', `let produced = 0;
+      export default (req) => {
+        if (new URL(req.url).searchParams.has("count")) return new Response(String(produced));
+        return new Response(new ReadableStream({
+          pull(controller) { produced++; controller.enqueue(new Uint8Array(${CHUNK})); },
+        }));
+      };`);
+    const pid = t.deps.functions.runtime.pid;
+    const req = http.get(`${t.baseUrl}/functions/firehose`, { agent: false, headers: bearer(t.anonKey) });
+    const res = await new Promise<http.IncomingMessage>((resolve) => req.on('response', resolve));
+    await once(res, 'data');
+    res.pause();
+    // While the caller reads nothing, the function is only asked for what the sockets hold.
+    let count = 0;
+    for (let i = 0; i < 20; i++) count = Number(await (await invoke('firehose?count')).text());
+    expect(count).toBeGreaterThan(0);
+    expect(count * CHUNK).toBeLessThan(48 * 1024 * 1024);
+    // …and the runtime never had to be restarted for it (its memory cap is 64 MB here).
+    expect(t.deps.functions.runtime.pid).toBe(pid);
+    req.destroy();
   });
 });
 
