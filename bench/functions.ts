@@ -1,6 +1,6 @@
 // Functions: a trivial function invoked through Plinth (credential check, in-memory slug table,
 // streamed proxy) against the same function invoked directly on the Deno runtime, same run.
-import type { BenchContext, Scenario } from './scenarios.js';
+import type { BenchContext, Scenario, ScenarioOutcome } from './scenarios.js';
 import { measureLoad, type SpecFor } from './measure.js';
 
 const CONNECTIONS = 32;
@@ -9,9 +9,13 @@ const CODE = 'export default () => new Response("hello");';
 
 /** Deploys the function through the management API and checks both paths answer it. */
 async function deployTrivialFunction(ctx: BenchContext): Promise<void> {
-  const headers = { 'x-api-key': ctx.apiKey, 'content-type': 'application/json' };
+  const headers = { 'x-api-key': ctx.apiKey };
   await fetch(`${ctx.plinthUrl}/api/functions/${SLUG}`, { method: 'DELETE', headers });
-  const res = await fetch(`${ctx.plinthUrl}/api/functions`, { method: 'POST', headers, body: JSON.stringify({ name: SLUG, code: CODE }) });
+  const res = await fetch(`${ctx.plinthUrl}/api/functions`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: SLUG, code: CODE }),
+  });
   if (res.status !== 201) throw new Error(`deploying ${SLUG}: ${res.status} ${await res.text()}`);
   for (const [side, url, h] of [
     ['Plinth', `${ctx.plinthUrl}/functions/${SLUG}`, { authorization: `Bearer ${ctx.anonKey}` }],
@@ -23,27 +27,36 @@ async function deployTrivialFunction(ctx: BenchContext): Promise<void> {
   }
 }
 
-export const functionsInvoke: Scenario = {
-  name: 'functions-invoke',
-  async run(ctx) {
-    await deployTrivialFunction(ctx);
-    const spec = (url: string, path: string, headers: Record<string, string>): SpecFor => async (seconds) => ({
-      url,
-      method: 'GET',
-      path,
-      headers,
-      connections: CONNECTIONS,
-      seconds,
-      expectStatus: 200,
-    });
-    return {
-      name: this.name,
-      request: `GET /functions/${SLUG} (anon key; the function answers "hello"); every answer must be 200`,
-      connections: CONNECTIONS,
-      plinth: await measureLoad(spec(ctx.plinthUrl, `/functions/${SLUG}`, { authorization: `Bearer ${ctx.anonKey}` }), ctx),
-      limit: await measureLoad(spec(ctx.functionsRuntime.url, `/${SLUG}`, { 'x-plinth-runtime-token': ctx.functionsRuntime.token }), ctx),
-      limitDoes: 'the same function invoked directly on the Deno runtime Plinth supervises (GET /<slug> with the runtime token): the runtime alone, without Plinth in front; target also p50 overhead ≤ 1 ms',
-      target: { kind: 'ratio', min: 0.8 },
-    };
-  },
-};
+/** The same function through Plinth and directly on the runtime, at `connections` at once. */
+function invokeScenario(name: string, connections: number, target: ScenarioOutcome['target']): Scenario {
+  return {
+    name,
+    async run(ctx) {
+      await deployTrivialFunction(ctx);
+      const spec = (url: string, path: string, headers: Record<string, string>): SpecFor => async (seconds) => ({
+        url,
+        method: 'GET',
+        path,
+        headers,
+        connections,
+        seconds,
+        expectStatus: 200,
+      });
+      return {
+        name,
+        request: `GET /functions/${SLUG} (anon key; the function answers "hello"); every answer must be 200`,
+        connections,
+        plinth: await measureLoad(spec(ctx.plinthUrl, `/functions/${SLUG}`, { authorization: `Bearer ${ctx.anonKey}` }), ctx),
+        limit: await measureLoad(spec(ctx.functionsRuntime.url, `/${SLUG}`, { 'x-plinth-runtime-token': ctx.functionsRuntime.token }), ctx),
+        limitDoes:
+          'the same function invoked directly on the Deno runtime Plinth supervises (GET /<slug> with the runtime token): the runtime alone, without Plinth in front',
+        target,
+      };
+    },
+  };
+}
+
+/** Throughput: ≥ 80% of the runtime's own. */
+export const functionsInvoke = invokeScenario('functions-invoke', CONNECTIONS, { kind: 'ratio', min: 0.8 });
+/** Latency: one request at a time, so p50 − the runtime's p50 is Plinth's overhead (target ≤ 1 ms). */
+export const functionsLatency = invokeScenario('functions-latency', 1, { kind: 'report' });

@@ -211,8 +211,9 @@ export function recordsRoutes(app: FastifyInstance, sql: postgres.Sql, o: Record
       const { insertOne } = scope.statements;
       const params = [...insertOne.params];
       params[insertOne.bodyIndex] = [request.body];
-      const result = await envelope(sql, scope.statements.scope, scope.claims, { text: insertOne.text, params });
-      return reply.code(201).header('content-type', 'application/json; charset=utf-8').header('content-range', `*/${result.count}`).send();
+      await envelope(sql, scope.statements.scope, scope.claims, { text: insertOne.text, params });
+      // Uncounted, as PostgREST answers a write without Prefer: count.
+      return reply.code(201).header('content-type', 'application/json; charset=utf-8').header('content-range', '*/*').send();
     });
   }
 }

@@ -154,7 +154,12 @@ class FunctionWorker {
       };
       this.pending.set(id, p);
       worker.postMessage({ type: 'request', id, method: req.method, url, headers, hasBody: req.body !== null });
-      req.signal.addEventListener('abort', () => worker.postMessage({ type: 'abort', id }));
+      // The caller went away: its invocation no longer holds the deadline over the worker.
+      req.signal.addEventListener('abort', () => {
+        p.finish();
+        this.pending.delete(id);
+        worker.postMessage({ type: 'abort', id });
+      });
       if (req.body) void streamBody(req.body, worker, id);
     });
   }

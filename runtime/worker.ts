@@ -25,6 +25,7 @@ Object.defineProperty(Deno, 'env', { value: fakeEnv, configurable: true });
 let handler: Handler | null = null;
 const requestBodies = new Map<number, ReadableStreamDefaultController<Uint8Array>>();
 const aborts = new Map<number, AbortController>();
+const responseReaders = new Map<number, ReadableStreamDefaultReader<Uint8Array>>();
 
 /** Both code forms: `export default` (ES module) and the legacy `module.exports = …`. */
 function moduleSource(code: string): string {
@@ -95,6 +96,7 @@ async function invoke(msg: { id: number; method: string; url: string; headers: [
     });
     if (response.body) {
       const reader = response.body.getReader();
+      responseReaders.set(id, reader);
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
@@ -109,6 +111,7 @@ async function invoke(msg: { id: number; method: string; url: string; headers: [
   } finally {
     requestBodies.delete(id);
     aborts.delete(id);
+    responseReaders.delete(id);
   }
 }
 
@@ -134,6 +137,8 @@ self.onmessage = (event: MessageEvent) => {
     case 'abort':
       requestBodies.get(msg.id)?.error(new Error('The client went away.'));
       aborts.get(msg.id)?.abort();
+      // Stops a response the caller no longer reads (an endless stream, say).
+      void responseReaders.get(msg.id)?.cancel().catch(() => {});
       break;
   }
 };

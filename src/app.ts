@@ -28,7 +28,12 @@ import { functionsRoutes } from './modules/functions/functions.routes.js';
 import { createFunctionsService } from './modules/functions/functions.service.js';
 import { invokeRoutes } from './modules/functions/invoke.routes.js';
 import { healthRoutes, VERSION } from './modules/health/health.routes.js';
+import { databaseMetadataRoutes } from './modules/metadata/database-metadata.routes.js';
 import { keyRoutes } from './modules/metadata/keys.routes.js';
+import { migrationsRoutes } from './modules/migrations/migrations.routes.js';
+import { createMigrationsService } from './modules/migrations/migrations.service.js';
+import { rawSqlRoutes } from './modules/migrations/raw-sql.routes.js';
+import { createRawSqlService } from './modules/migrations/raw-sql.service.js';
 import { createIdTokenService } from './modules/oauth/id-token.service.js';
 import { oauthConfigRoutes } from './modules/oauth/oauth-config.routes.js';
 import { createOAuthService } from './modules/oauth/oauth.service.js';
@@ -41,6 +46,7 @@ import { createRpcService } from './modules/records/rpc.service.js';
 import { createSchemaCache } from './modules/records/schema-cache.js';
 import { createAccessKeyService } from './modules/secrets/access-keys.js';
 import { secretsRoutes } from './modules/secrets/secrets.routes.js';
+import { storageRoutes } from './modules/storage/storage.routes.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -137,7 +143,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(recordsRoutes(records));
   const rpc = createRpcService(deps, schemaCache, { maxRows: deps.config.recordsMaxRows, schemas: deps.config.recordsSchemas });
   await app.register(rpcRoutes(rpc));
-  await app.register(paymentsPlugin(deps));
+  await app.register(migrationsRoutes(createMigrationsService(deps, () => schemaCache.refreshIfChanged())));
+  await app.register(rawSqlRoutes(createRawSqlService(deps, () => schemaCache.refreshIfChanged())));
+  await app.register(databaseMetadataRoutes(deps));
 
   const accessKeys = createAccessKeyService(deps);
   await accessKeys.listen((err) => app.log.error({ err }, 'reloading the API/anon keys failed'));
@@ -147,6 +155,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   deps.functions.setLogger((level, message, extra) => app.log[level](extra ?? {}, message));
   await app.register(functionsRoutes(deps, createFunctionsService(deps)));
   await app.register(invokeRoutes(deps));
+  await app.register(paymentsPlugin(deps));
+  await app.register(storageRoutes(deps));
 
   return app;
 }

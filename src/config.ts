@@ -40,16 +40,13 @@ const envSchema = z
     SMTP_SENDER_NAME: z.string().default('Plinth'),
     RECORDS_MAX_ROWS: z.coerce.number().int().min(1).default(1000),
     RECORDS_SCHEMAS: z.string().regex(/^[a-z_][a-z0-9_]*(,[a-z_][a-z0-9_]*)*$/, 'must be comma-separated schema names').default('public'),
+    RAW_SQL_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
     CORS_ORIGINS: z.string().default('*'),
     COOKIE_SECURE: flag.optional(),
     MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
     PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).default(availableParallelism()),
     DB_POOL_SIZE: z.coerce.number().int().min(1).default(20),
     TRUST_PROXY: flag.default(false),
-    PAYMENTS_PROCESSOR_HOST: z.string().min(1).optional(),
-    PAYMENTS_PROCESSOR_PORT: port.optional(),
-    PAYMENTS_PROCESSOR_PROTOCOL: z.enum(['http', 'https']).optional(),
-    PAYMENTS_PROCESSOR_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
     // AI provider key: seeds the stored OpenRouter key once, when none is stored.
     OPENROUTER_API_KEY: z.string().min(1).max(4096).optional(),
     // Functions: the Deno runtime the server starts (port 0: any free loopback port).
@@ -58,11 +55,30 @@ const envSchema = z
     FUNCTIONS_MEMORY_MB: z.coerce.number().int().min(16).default(256),
     FUNCTIONS_HEALTH_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
     FUNCTIONS_DENO_PATH: z.string().min(1).optional(),
+    PAYMENTS_PROCESSOR_HOST: z.string().min(1).optional(),
+    PAYMENTS_PROCESSOR_PORT: port.optional(),
+    PAYMENTS_PROCESSOR_PROTOCOL: z.enum(['http', 'https']).optional(),
+    PAYMENTS_PROCESSOR_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // Object storage: local disk (default, under the data directory) or an S3 bucket.
+    STORAGE_BACKEND: z.enum(['local', 's3']).default('local'),
+    STORAGE_DIR: z.string().min(1).optional(),
+    STORAGE_MAX_FILE_SIZE_BYTES: z.coerce.number().int().min(1).default(50 * 1024 * 1024),
+    STORAGE_S3_BUCKET: z.string().min(1).optional(),
+    STORAGE_S3_PREFIX: z.string().default(''),
+    STORAGE_S3_REGION: z.string().min(1).optional(),
+    AWS_REGION: z.string().min(1).optional(),
+    STORAGE_S3_ENDPOINT: z.url().optional(),
+    STORAGE_S3_FORCE_PATH_STYLE: flag.default(false),
+    STORAGE_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    STORAGE_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   })
   .superRefine((env, ctx) => {
     if (env.SMTP_HOST && !env.SMTP_SENDER_EMAIL) {
       ctx.addIssue({ code: 'custom', path: ['SMTP_SENDER_EMAIL'], message: 'is required when SMTP_HOST is set' });
+    }
+    if (env.STORAGE_BACKEND === 's3' && !env.STORAGE_S3_BUCKET) {
+      ctx.addIssue({ code: 'custom', path: ['STORAGE_S3_BUCKET'], message: 'is required when STORAGE_BACKEND is s3' });
     }
   })
   .transform((env) => ({
@@ -93,6 +109,8 @@ const envSchema = z
       : undefined,
     recordsMaxRows: env.RECORDS_MAX_ROWS,
     recordsSchemas: env.RECORDS_SCHEMAS.split(','),
+    // Statement timeout of POST /api/database/advance/rawsql (admin SQL).
+    rawSqlTimeoutMs: env.RAW_SQL_TIMEOUT_MS,
     corsOrigins: env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     // Browsers only store SameSite=None cookies that are Secure; plain-http local dev gets Lax.
     cookieSecure: env.COOKIE_SECURE,
@@ -101,13 +119,6 @@ const envSchema = z
     dbPoolSize: env.DB_POOL_SIZE,
     trustProxy: env.TRUST_PROXY,
     logLevel: env.LOG_LEVEL,
-    // Where the processor SDK sends its calls (unset: the processor's own API); tests use a fake.
-    paymentsProcessor: {
-      host: env.PAYMENTS_PROCESSOR_HOST,
-      port: env.PAYMENTS_PROCESSOR_PORT,
-      protocol: env.PAYMENTS_PROCESSOR_PROTOCOL,
-      maxNetworkRetries: env.PAYMENTS_PROCESSOR_MAX_RETRIES,
-    },
     openrouterApiKey: env.OPENROUTER_API_KEY,
     functions: {
       runtimePort: env.FUNCTIONS_RUNTIME_PORT,
@@ -115,6 +126,30 @@ const envSchema = z
       memoryMb: env.FUNCTIONS_MEMORY_MB,
       healthIntervalMs: env.FUNCTIONS_HEALTH_INTERVAL_MS,
       denoPath: env.FUNCTIONS_DENO_PATH,
+    },
+    // Where the processor SDK sends its calls (unset: the processor's own API); tests use a fake.
+    paymentsProcessor: {
+      host: env.PAYMENTS_PROCESSOR_HOST,
+      port: env.PAYMENTS_PROCESSOR_PORT,
+      protocol: env.PAYMENTS_PROCESSOR_PROTOCOL,
+      maxNetworkRetries: env.PAYMENTS_PROCESSOR_MAX_RETRIES,
+    },
+    storage: {
+      backend: env.STORAGE_BACKEND,
+      dir: path.resolve(env.STORAGE_DIR ?? path.join(env.PLINTH_DATA_DIR, 'storage')),
+      maxFileSizeBytes: env.STORAGE_MAX_FILE_SIZE_BYTES,
+      // The signing region: the storage setting, then the AWS one, then us-east-2.
+      region: env.STORAGE_S3_REGION ?? env.AWS_REGION ?? 'us-east-2',
+      s3: env.STORAGE_S3_BUCKET
+        ? {
+            bucket: env.STORAGE_S3_BUCKET,
+            prefix: env.STORAGE_S3_PREFIX,
+            endpoint: env.STORAGE_S3_ENDPOINT,
+            forcePathStyle: env.STORAGE_S3_FORCE_PATH_STYLE,
+            accessKeyId: env.STORAGE_S3_ACCESS_KEY_ID,
+            secretAccessKey: env.STORAGE_S3_SECRET_ACCESS_KEY,
+          }
+        : undefined,
     },
   }));
 

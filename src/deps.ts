@@ -14,6 +14,8 @@ import { migrate, readMigrationFiles, type MigrationFile } from './core/migrator
 import { createPasswordHasher, type PasswordHasher } from './core/password-hasher.js';
 import { createFunctionsHost, type FunctionsHost } from './modules/functions/functions-host.js';
 import { loadPlatformKeys, type PlatformKeys } from './modules/secrets/platform-keys.js';
+import type { BlobStore } from './modules/storage/blob-store.js';
+import { createBlobStore } from './modules/storage/blob-stores.js';
 import postgres from 'postgres';
 
 export interface Deps {
@@ -22,12 +24,14 @@ export interface Deps {
   clock: Clock;
   keyring: Keyring;
   /** HMAC keys derived from the master key for values that must match across servers. */
-  hmacKeys: { csrf: Buffer; refreshSuccessor: Buffer; emailSecrets: Buffer };
+  hmacKeys: { csrf: Buffer; refreshSuccessor: Buffer; emailSecrets: Buffer; storageUrls: Buffer };
   hasher: PasswordHasher;
   keys: PlatformKeys;
   migrations: MigrationFile[];
   /** The function runtime (started by main.ts, stopped by close()) and its sync with the database. */
   functions: FunctionsHost;
+  /** Where object bytes live (local disk or S3). */
+  blobStore: BlobStore;
   /** True when this start created the platform's credentials (first start). */
   firstStart: boolean;
   close(): Promise<void>;
@@ -92,6 +96,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     const keys = await loadPlatformKeys(sql, keyring);
     const hasher = await createPasswordHasher(config.passwordHashConcurrency);
     const functions = await createFunctionsHost(config, sql, keyring);
+    const blobStore = await createBlobStore(config.storage);
     return {
       config,
       sql,
@@ -101,11 +106,13 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
         csrf: derive(masterKey, 'csrf'),
         refreshSuccessor: derive(masterKey, 'refresh-successor'),
         emailSecrets: derive(masterKey, 'email-secrets'),
+        storageUrls: derive(masterKey, 'storage-urls'),
       },
       hasher,
       keys,
       migrations,
       functions,
+      blobStore,
       firstStart: keys.created.length > 0,
       async close() {
         await functions.close();

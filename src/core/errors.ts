@@ -12,6 +12,7 @@ export const errorCatalogue = {
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
   AUTH_EMAIL_EXISTS: { status: 409, message: 'A user with this email already exists.' },
   CONFLICT: { status: 409, message: 'The request conflicts with the current state.' },
+  DATABASE_MIGRATION_ALREADY_EXISTS: { status: 409, message: 'Migration version must be newer than the latest applied migration.' },
   NOT_ACCEPTABLE: { status: 406, message: 'The requested representation cannot be produced.' },
   RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested range cannot be satisfied.' },
   MULTIPLE_CHOICES: { status: 300, message: 'The request is ambiguous.' },
@@ -42,6 +43,13 @@ export const errorCatalogue = {
   FUNCTION_ALREADY_EXISTS: { status: 409, message: 'A function with this slug already exists.' },
   FUNCTION_SLUG_RESERVED: { status: 400, message: 'This slug is reserved.' },
   FUNCTION_DEPLOY_FAILED: { status: 400, message: 'The function code could not be deployed.' },
+  OBJECT_NOT_FOUND: { status: 404, message: 'Object not found.' },
+  STORAGE_NOT_FOUND: { status: 404, message: 'Bucket not found.' },
+  STORAGE_ALREADY_EXISTS: { status: 409, message: 'The bucket already exists.' },
+  STORAGE_INVALID_PARAMETER: { status: 400, message: 'Invalid storage parameter.' },
+  STORAGE_PERMISSION_DENIED: { status: 403, message: 'Row-level security does not allow this.' },
+  S3_ACCESS_KEY_NOT_FOUND: { status: 404, message: 'Access key not found.' },
+  S3_ACCESS_KEY_LIMIT_EXCEEDED: { status: 400, message: 'Too many S3 access keys.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -120,8 +120,20 @@ const CUSTOM_PROVIDER = {
 const secretKey = () => `MATRIX_${randomUUID().replaceAll('-', '').toUpperCase()}`;
 const MATRIX_FUNCTION = 'export default () => new Response("matrix");';
 /** Arranges state for a row with the API key; the answer does not matter. */
+let migrationVersion = 0;
+const nextVersion = () => String(++migrationVersion);
 const asAdmin = (request: InjectOptions) =>
   t.request({ ...request, headers: { 'x-api-key': t.apiKey } });
+
+/** A public bucket with one object, where a policy lets every request role write. */
+let matrixBucket: Promise<string> | undefined;
+const storageBucket = () =>
+  (matrixBucket ??= (async () => {
+    await asAdmin({ method: 'POST', url: '/api/storage/buckets', payload: { bucketName: 'matrix', isPublic: true } });
+    await t.deps.sql`create policy matrix_write on storage.objects for all to anon, authenticated using (bucket = 'matrix') with check (bucket = 'matrix')`;
+    await asAdmin({ method: 'PUT', url: '/api/storage/buckets/matrix/objects/shared/readme.txt', headers: { 'x-api-key': t.apiKey, 'content-type': 'text/plain' }, payload: 'hi' });
+    return 'matrix';
+  })());
 
 const routes: Row[] = [
   // Health, documentation and keys for verifying tokens.
@@ -438,14 +450,14 @@ const routes: Row[] = [
   // Records: any credential reaches the pipeline (row-level security decides rows); an unknown
   // table answers 404 to every accepted caller alike.
   // (HEAD is covered with the other GET routes' HEAD checks.)
-  ...(['GET', 'POST', 'PATCH', 'DELETE'] as const).map((method): Row => ({
+  ...(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method): Row => ({
     route: `${method} /api/database/records/:table`,
     access: 'client',
     ok: 404,
     request: () => ({
       method,
       url: '/api/database/records/matrix_missing?id=eq.1',
-      ...(method === 'POST' || method === 'PATCH' ? { payload: { id: 1 } } : {}),
+      ...(method === 'POST' || method === 'PUT' || method === 'PATCH' ? { payload: { id: 1 } } : {}),
     }),
   })),
 
@@ -495,11 +507,195 @@ const routes: Row[] = [
       return { method, url: '/functions/matrix-invoke', ...(method === 'GET' ? {} : { payload: 'any body' }) };
     },
   })),
+  // Migrations (admin). Each accepted POST applies a version newer than the last.
+  { route: 'GET /api/database/migrations', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/database/migrations' }) },
+  {
+    route: 'POST /api/database/migrations',
+    access: 'admin',
+    ok: 201,
+    request: () => ({ method: 'POST', url: '/api/database/migrations', payload: { version: nextVersion(), name: 'matrix', sql: 'select 1' } }),
+  },
+  {
+    route: 'POST /api/database/migrations/dry-run',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'POST', url: '/api/database/migrations/dry-run', payload: { sql: 'create table matrix_dry (id int)' } }),
+  },
+
+  // Admin SQL, table names and database metadata.
+  ...(['/api/database/advance/rawsql', '/api/database/advance/rawsql/unrestricted'] as const).map((url): Row => ({
+    route: `POST ${url}`,
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'POST', url, payload: { query: 'select $1::int as n', params: [1] } }),
+  })),
+  { route: 'GET /api/database/tables', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/database/tables' }) },
+  { route: 'GET /api/metadata/database', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/database' }) },
+  // Storage. Buckets are admin's; objects take any credential and row-level security decides
+  // (the matrix bucket lets every role write, so each caller's upload succeeds).
+  { route: 'GET /api/storage/buckets', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/buckets' }) },
+  {
+    route: 'POST /api/storage/buckets',
+    access: 'admin',
+    ok: 201,
+    request: () => ({ method: 'POST', url: '/api/storage/buckets', payload: { bucketName: `m-${randomUUID()}` } }),
+  },
+  ...(['PATCH', 'DELETE'] as const).map((method): Row => ({
+    route: `${method} /api/storage/buckets/:bucket`,
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      const bucketName = `m-${randomUUID()}`;
+      await asAdmin({ method: 'POST', url: '/api/storage/buckets', payload: { bucketName } });
+      return { method, url: `/api/storage/buckets/${bucketName}`, ...(method === 'PATCH' ? { payload: { isPublic: false } } : {}) };
+    },
+  })),
+  {
+    route: 'GET /api/storage/buckets/:bucket/objects',
+    access: 'client',
+    ok: 200,
+    request: async () => ({ method: 'GET', url: `/api/storage/buckets/${await storageBucket()}/objects` }),
+  },
+  {
+    route: 'GET /api/storage/buckets/:bucket/objects/*',
+    access: 'public',
+    ok: 200,
+    request: async () => ({ method: 'GET', url: `/api/storage/buckets/${await storageBucket()}/objects/shared/readme.txt` }),
+  },
+  {
+    route: 'GET /api/storage/buckets/:bucket/download-strategy/objects/*',
+    access: 'public',
+    ok: 200,
+    request: async () => ({ method: 'GET', url: `/api/storage/buckets/${await storageBucket()}/download-strategy/objects/shared/readme.txt` }),
+  },
+  {
+    route: 'PUT /api/storage/buckets/:bucket/objects/*',
+    access: 'client',
+    ok: 200,
+    request: async () => ({
+      method: 'PUT',
+      url: `/api/storage/buckets/${await storageBucket()}/objects/${randomUUID()}.txt`,
+      headers: { 'content-type': 'text/plain' },
+      payload: 'matrix',
+    }),
+  },
+  {
+    route: 'POST /api/storage/buckets/:bucket/objects',
+    access: 'client',
+    ok: 201,
+    request: async () => ({
+      method: 'POST',
+      url: `/api/storage/buckets/${await storageBucket()}/objects`,
+      headers: { 'content-type': 'text/plain' },
+      payload: 'matrix',
+    }),
+  },
+  {
+    route: 'DELETE /api/storage/buckets/:bucket/objects/*',
+    access: 'client',
+    ok: 404, // an unknown key: rows must not delete each other's objects
+    request: async () => ({ method: 'DELETE', url: `/api/storage/buckets/${await storageBucket()}/objects/${randomUUID()}` }),
+  },
+  {
+    route: 'DELETE /api/storage/buckets/:bucket/objects',
+    access: 'client',
+    ok: 200,
+    request: async () => ({ method: 'DELETE', url: `/api/storage/buckets/${await storageBucket()}/objects`, payload: { keys: [randomUUID()] } }),
+  },
+  {
+    route: 'POST /api/storage/buckets/:bucket/upload-strategy',
+    access: 'client',
+    ok: 200,
+    request: async () => ({ method: 'POST', url: `/api/storage/buckets/${await storageBucket()}/upload-strategy`, payload: { filename: 'a.txt' } }),
+  },
+  { route: 'GET /api/storage/config', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/config' }) },
+  {
+    route: 'PUT /api/storage/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PUT', url: '/api/storage/config', payload: { maxFileSizeMb: 50 } }),
+  },
+  { route: 'GET /api/storage/s3/config', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/s3/config' }) },
+  { route: 'GET /api/storage/s3/access-keys', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/s3/access-keys' }) },
+  {
+    route: 'POST /api/storage/s3/access-keys',
+    access: 'admin',
+    ok: 201,
+    // Each accepted cell mints a key and deletes it, so the 50-key limit is never reached.
+    request: async () => {
+      const existing = await asAdmin({ method: 'GET', url: '/api/storage/s3/access-keys' });
+      for (const key of existing.json as { id: string }[]) await asAdmin({ method: 'DELETE', url: `/api/storage/s3/access-keys/${key.id}` });
+      return { method: 'POST', url: '/api/storage/s3/access-keys', payload: { description: 'matrix' } };
+    },
+  },
+  {
+    route: 'DELETE /api/storage/s3/access-keys/:id',
+    access: 'admin',
+    ok: 204,
+    request: async () => {
+      const created = await asAdmin({ method: 'POST', url: '/api/storage/s3/access-keys', payload: {} });
+      return { method: 'DELETE', url: `/api/storage/s3/access-keys/${created.json.id}` };
+    },
+  },
+  // The S3 gateway verifies its own SigV4 signatures, ignoring Plinth credentials; on this
+  // app's local-disk backend it answers 501 NotImplemented to everyone.
+  ...(['/storage/v1/s3', '/storage/v1/s3/*'] as const).flatMap((path) =>
+    (['GET', 'PUT', 'POST', 'DELETE'] as const).map((method): Row => ({
+      route: `${method} ${path}`,
+      access: 'public',
+      ok: 501,
+      hidden: true,
+      request: () => ({ method, url: path.replace('*', 'matrix/key.txt') }),
+    })),
+  ),
 
   // Platform keys.
   { route: 'GET /api/metadata/api-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/api-key' }) },
   { route: 'GET /api/metadata/anon-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/anon-key' }) },
   { route: 'POST /api/auth/tokens/anon', access: 'admin', ok: 200, request: () => ({ method: 'POST', url: '/api/auth/tokens/anon' }) },
+
+  // Secrets (admin). Each request first creates the secret it needs, under a key of its own.
+  { route: 'GET /api/secrets', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/secrets' }) },
+  {
+    route: 'POST /api/secrets',
+    access: 'admin',
+    ok: 201,
+    request: () => ({ method: 'POST', url: '/api/secrets', payload: { key: secretKey(), value: 'v' } }),
+  },
+  ...(['GET', 'PUT', 'DELETE'] as const).map((method): Row => ({
+    route: `${method} /api/secrets/:key`,
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      const key = secretKey();
+      await asAdmin({ method: 'POST', url: '/api/secrets', payload: { key, value: 'v' } });
+      return { method, url: `/api/secrets/${key}`, ...(method === 'PUT' ? { payload: { value: 'w' } } : {}) };
+    },
+  })),
+  // Rotations keep the old key working for the grace period, so the other rows' keys stay valid.
+  ...(['api-key', 'anon-key'] as const).map((path): Row => ({
+    route: `POST /api/secrets/${path}/rotate`,
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'POST', url: `/api/secrets/${path}/rotate`, payload: { gracePeriodHours: 24 } }),
+  })),
+
+  // AI provider key (admin).
+  {
+    route: 'GET /api/ai/:provider/api-key',
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      await asAdmin({ method: 'PUT', url: '/api/ai/openrouter/api-key', payload: { apiKey: 'sk-or-v1-matrix-key' } });
+      return { method: 'GET', url: '/api/ai/openrouter/api-key' };
+    },
+  },
+  {
+    route: 'PUT /api/ai/:provider/api-key',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PUT', url: '/api/ai/openrouter/api-key', payload: { apiKey: 'sk-or-v1-matrix-key' } }),
+  },
 
   // Payments (admin). No processor key is configured here: reads of the mirror answer 200,
   // unknown ids 404, and processor writes 400 PAYMENT_CONFIG_INVALID to every admin caller alike.
@@ -556,49 +752,6 @@ const routes: Row[] = [
     access: 'public',
     ok: 503,
     request: () => ({ method: 'POST', url: '/api/webhooks/processor/test', headers: { 'stripe-signature': 't=1,v1=00' }, payload: { id: 'evt_matrix' } }),
-  },
-
-  // Secrets (admin). Each request first creates the secret it needs, under a key of its own.
-  { route: 'GET /api/secrets', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/secrets' }) },
-  {
-    route: 'POST /api/secrets',
-    access: 'admin',
-    ok: 201,
-    request: () => ({ method: 'POST', url: '/api/secrets', payload: { key: secretKey(), value: 'v' } }),
-  },
-  ...(['GET', 'PUT', 'DELETE'] as const).map((method): Row => ({
-    route: `${method} /api/secrets/:key`,
-    access: 'admin',
-    ok: 200,
-    request: async () => {
-      const key = secretKey();
-      await asAdmin({ method: 'POST', url: '/api/secrets', payload: { key, value: 'v' } });
-      return { method, url: `/api/secrets/${key}`, ...(method === 'PUT' ? { payload: { value: 'w' } } : {}) };
-    },
-  })),
-  // Rotations keep the old key working for the grace period, so the other rows' keys stay valid.
-  ...(['api-key', 'anon-key'] as const).map((path): Row => ({
-    route: `POST /api/secrets/${path}/rotate`,
-    access: 'admin',
-    ok: 200,
-    request: () => ({ method: 'POST', url: `/api/secrets/${path}/rotate`, payload: { gracePeriodHours: 24 } }),
-  })),
-
-  // AI provider key (admin).
-  {
-    route: 'GET /api/ai/:provider/api-key',
-    access: 'admin',
-    ok: 200,
-    request: async () => {
-      await asAdmin({ method: 'PUT', url: '/api/ai/openrouter/api-key', payload: { apiKey: 'sk-or-v1-matrix-key' } });
-      return { method: 'GET', url: '/api/ai/openrouter/api-key' };
-    },
-  },
-  {
-    route: 'PUT /api/ai/:provider/api-key',
-    access: 'admin',
-    ok: 200,
-    request: () => ({ method: 'PUT', url: '/api/ai/openrouter/api-key', payload: { apiKey: 'sk-or-v1-matrix-key' } }),
   },
 ];
 
@@ -691,7 +844,7 @@ describe('the matrix covers every route', () => {
     const res = await t.request({ method: 'GET', url: '/api/openapi.json' });
     expect(res.statusCode).toBe(200);
     const documented = Object.entries(res.json.paths as Record<string, Record<string, unknown>>)
-      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`))
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1').replace('{*}', '*')}`))
       // HEAD twins of GET routes are checked with the GET rows (see the HEAD cases).
       .filter((op) => !op.startsWith('HEAD '))
       .sort();
@@ -702,7 +855,7 @@ describe('the matrix covers every route', () => {
     const { json } = await t.request({ method: 'GET', url: '/api/openapi.json' });
     const secured = (route: string) => {
       const [method = '', path = ''] = route.split(' ');
-      const op = json.paths[path.replace(/:(\w+)/g, '{$1}')][method.toLowerCase()];
+      const op = json.paths[path.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{*}')][method.toLowerCase()];
       return Array.isArray(op.security) && op.security.length > 0;
     };
     const documented = routes.filter((r) => !r.hidden);
@@ -789,6 +942,22 @@ interface BodyCase {
 }
 
 const invalidBodies: BodyCase[] = [
+  {
+    label: 'POST /api/database/migrations with transaction control in its SQL',
+    request: () => ({ method: 'POST', url: '/api/database/migrations', payload: { version: '1'.repeat(64), name: 'matrix', sql: 'begin; select 1; commit;' } }),
+    withAccess: 400,
+    allowed: 'API key as x-api-key',
+    unauthorized: ['no credential', 'garbage bearer', 'unknown API key as x-api-key'],
+    forbidden: ['anon key', 'user access token'],
+  },
+  {
+    label: 'POST /api/database/advance/rawsql with SET ROLE',
+    request: () => ({ method: 'POST', url: '/api/database/advance/rawsql', payload: { query: 'set role postgres' } }),
+    withAccess: 400,
+    allowed: 'admin access token',
+    unauthorized: ['no credential', 'garbage bearer'],
+    forbidden: ['anon key', 'user access token'],
+  },
   {
     label: 'PUT /api/auth/config with a wrongly typed field',
     request: () => ({ method: 'PUT', url: '/api/auth/config', payload: { passwordMinLength: 'short' } }),

@@ -125,6 +125,8 @@ describe('parseSelect', () => {
     ['*,rel(*,nested(*,deep(id)))', [STAR, embed('rel', [STAR, embed('nested', [STAR, embed('deep', [field('id')])])])]],
     [nested(10), nestedEmbeds(10)],
     ['', []],
+    ['id,...rel(a,b)', [field('id'), { ...embed('rel', [field('a'), field('b')]), spread: true } as SelectItem]],
+    ['...rel!fk!inner(*)', [{ ...embed('rel', [STAR], { hint: 'fk', inner: true }), spread: true } as SelectItem]],
   ])('select=%s', (input, expected) => {
     expect(parseSelect(input)).toEqual(expected);
   });
@@ -151,7 +153,9 @@ describe('parseSelect', () => {
     ['rel!inner!left(*)', 'more than one join type'],
     ['rel->x(*)', 'unexpected "("'],
     ['rel!hint', 'unexpected end of input expecting "!" or "("'],
-    ['...rel(*)', 'spread embeds (...rel) are not supported'],
+    ['...rel', 'unexpected end of input expecting "!" or "(" (a spread names an embedded resource'],
+    ['...*', 'unexpected "*" expecting field name'],
+    ['...alias:rel(*)', 'unexpected ":" expecting "!" or "("'],
     ['"unterminated', 'expecting closing quote'],
     ['""', 'a quoted name may not be empty'],
     ['data->>-78xy', 'expecting JSON key'],
@@ -359,6 +363,8 @@ describe('parseOrder', () => {
     ['data->0', [asc(col('data', to(0)))]],
     ['"my col".desc', [asc('my col', { direction: 'desc' })]],
     ['data->a->>0.asc.nullslast', [asc(col('data', to('a'), text(0)), { nulls: 'last' })]],
+    ['clients(name).desc', [asc('name', { direction: 'desc', relation: 'clients' })]],
+    ['id,clients(data->>x).nullsfirst', [asc('id'), asc(col('data', text('x')), { nulls: 'first', relation: 'clients' })]],
   ])('order=%s', (input, expected) => {
     expect(parseOrder(input)).toEqual(expected);
   });
@@ -372,8 +378,9 @@ describe('parseOrder', () => {
     ['a.desc x', 'unexpected "x" expecting delimiter (.), "," or end of input'],
     ['', 'unexpected end of input expecting field name'],
     ['a,', 'unexpected end of input expecting field name'],
-    ['clients(name).desc', 'ordering by a column of an embedded resource, rel(col), is not supported'],
-    ['id,clients(data->>x)', 'rel(col), is not supported'],
+    ['clients(name', 'unexpected end of input expecting "->", "->>" or ")"'],
+    ['clients()', 'unexpected ")" expecting field name'],
+    ['clients(a)(b)', 'unexpected "("'],
     ['a;b', 'unexpected ";"'],
   ])('order=%s fails: %s', (input, fragment) => {
     expectGrammarError(() => parseOrder(input), fragment);
@@ -473,13 +480,17 @@ describe('parsePreferences', () => {
       'return=representation,count=exact, resolution=merge-duplicates missing=default,tx=rollback',
       { return: 'representation', count: 'exact', resolution: 'merge-duplicates', missing: 'default', tx: 'rollback' },
     ],
-    ['handling=strict, timezone=UTC, max-affected=5, return=minimal', { return: 'minimal' }],
-    ['return=everything, count=all', {}],
+    ['handling=strict, timezone=UTC, max-affected=5, return=minimal', { handling: 'strict', timezone: 'UTC', maxAffected: 5, return: 'minimal' }],
+    ['handling=lenient max-affected=0', { handling: 'lenient', maxAffected: 0 }],
+    ['max-affected=-1, max-affected=x, handling=loose', { invalid: ['max-affected=-1', 'max-affected=x', 'handling=loose'] }],
+    ['timezone=America/New_York', { timezone: 'America/New_York' }],
+    ['timezone=a;b', { invalid: ['timezone=a;b'] }],
+    ['return=everything, count=all', { invalid: ['return=everything', 'count=all'] }],
     ['return=minimal, return=representation', { return: 'minimal' }],
-    ['count=bogus, count=planned', { count: 'planned' }],
-    ['Return=minimal', {}],
-    ['return, =minimal, return=', {}],
-    ['toString=x, __proto__=y', {}],
+    ['count=bogus, count=planned', { count: 'planned', invalid: ['count=bogus'] }],
+    ['Return=minimal', { invalid: ['Return=minimal'] }],
+    ['return, =minimal, return=', { invalid: ['return', '=minimal', 'return='] }],
+    ['toString=x, __proto__=y', { invalid: ['toString=x', '__proto__=y'] }],
   ])('Prefer: %s', (header, expected) => {
     expect(parsePreferences(header)).toEqual(expected);
   });

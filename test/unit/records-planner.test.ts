@@ -22,7 +22,7 @@ import {
 
 function table(name: string, columns: Record<string, string>, primaryKey: string[] = ['id']): Table {
   const cols = Object.entries(columns).map(([n, type]): [string, Column] => [n, { name: n, type, nullable: true, hasDefault: false }]);
-  return { schema: 'public', name, kind: 'table', columns: new Map(cols), primaryKey };
+  return { schema: 'public', name, kind: 'table', columns: new Map(cols), primaryKey, uniqueKeys: primaryKey.length ? [primaryKey] : [] };
 }
 
 const authors = table('authors', { id: 'integer', name: 'text', born: 'date', profile: 'jsonb' });

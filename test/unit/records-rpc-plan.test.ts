@@ -14,6 +14,7 @@ const items: Table = {
   kind: 'table',
   columns: new Map([column('id', 'integer'), column('name', 'text'), column('owner', 'uuid')].map((c) => [c.name, c])),
   primaryKey: ['id'],
+  uniqueKeys: [['id']],
 };
 const tags: Table = {
   schema: 'public',
@@ -21,6 +22,7 @@ const tags: Table = {
   kind: 'table',
   columns: new Map([column('id', 'integer'), column('item_id', 'integer'), column('label', 'text')].map((c) => [c.name, c])),
   primaryKey: ['id'],
+  uniqueKeys: [['id']],
 };
 
 const arg = (name: string, type: string, extra: Partial<RoutineArg> = {}): RoutineArg => ({ name, type, hasDefault: false, variadic: false, ...extra });

@@ -1,6 +1,6 @@
 // The AI gateway provider's API key, kept as a reserved secret (`OPENROUTER_API_KEY`): seeded once
 // from the environment, read and replaced by the admin, masked for display.
-import { withTx, type Queryable } from '../../core/db.js';
+import { withTx, type Queryable, type Sql } from '../../core/db.js';
 import type { Keyring } from '../../core/keyring.js';
 import {
   insertReservedSecrets,
@@ -23,7 +23,7 @@ export async function readProviderKey(db: Queryable, keyring: Keyring, provider:
 }
 
 /** Stores the key (replacing or reviving the stored one) and notifies, in one transaction. */
-export async function storeProviderKey(db: Parameters<typeof withTx>[0], keyring: Keyring, provider: AiProvider, apiKey: string) {
+export async function storeProviderKey(db: Sql, keyring: Keyring, provider: AiProvider, apiKey: string) {
   const name = AI_PROVIDERS[provider].secret;
   await withTx(db, async (tx) => {
     const valueCiphertext = keyring.seal(apiKey);
@@ -34,7 +34,7 @@ export async function storeProviderKey(db: Parameters<typeof withTx>[0], keyring
 }
 
 /** Seeds the stored key from the environment when none is stored yet (first start). */
-export async function seedProviderKey(db: Parameters<typeof withTx>[0], keyring: Keyring, provider: AiProvider, apiKey: string | undefined) {
+export async function seedProviderKey(db: Sql, keyring: Keyring, provider: AiProvider, apiKey: string | undefined) {
   if (apiKey === undefined) return;
   await withTx(db, async (tx) => {
     const name = AI_PROVIDERS[provider].secret;

@@ -83,9 +83,12 @@ export function invokeRoutes(deps: Deps): FastifyPluginAsyncZod {
         request.raw.unpipe(upstream);
         reject(err instanceof AppError ? err : new AppError('UPSTREAM_FAILURE', 'The function runtime could not be reached.', { cause: err }));
       });
-      // The client went away: stop the function's work too.
+      // The client went away mid-answer: stop the function's work, and drop the connection (an
+      // unfinished answer leaves nothing to keep alive).
       reply.raw.on('close', () => {
-        if (!reply.raw.writableFinished) upstream.destroy();
+        if (reply.raw.writableFinished) return;
+        upstream.destroy();
+        reply.raw.socket?.destroy();
       });
       if (request.method === 'GET' || request.method === 'HEAD') upstream.end();
       else request.raw.pipe(upstream);

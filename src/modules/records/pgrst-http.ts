@@ -1,7 +1,10 @@
 // The HTTP side shared by records and RPC routes: bodies as PostgREST clients send them, the
 // request parts the pipeline reads, and the answer it gives.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { ErrorCode } from '../../core/errors.js';
 import type { PgrstHeaders, PgrstResponse } from './pgrst-request.js';
+import { recordsError } from './records-errors.js';
 
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);
 
@@ -35,4 +38,33 @@ export function pgrstParts(request: FastifyRequest): { query: [string, string][]
 export function sendPgrst(reply: FastifyReply, response: PgrstResponse): FastifyReply {
   reply.code(response.status).headers(response.headers);
   return response.body === undefined ? reply.send() : reply.send(response.body);
+}
+
+const INVALID_JSON: [ErrorCode, string, string] = ['VALIDATION_ERROR', 'PGRST102', 'Empty or invalid json'];
+
+/** Fastify's own request errors, by code, as PostgREST names them. */
+const frameworkCodes: Record<string, [ErrorCode, string, string]> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: INVALID_JSON,
+  FST_ERR_CTP_EMPTY_JSON_BODY: INVALID_JSON,
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['VALIDATION_ERROR', 'PGRST102', 'The Content-Length header does not match the body'],
+  FST_ERR_CTP_BODY_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'PGRST102', 'The request body is too large'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'PGRST107', 'Content-Type not acceptable'],
+};
+
+/**
+ * Errors Fastify raises before the pipeline runs (a malformed JSON body, a Content-Type it cannot
+ * read, a bad path parameter) in PostgREST's shape too — code, details, hint — for the routes of
+ * the plugin that calls this; everything else goes on to the application's error handler.
+ */
+export function pgrstFrameworkErrors(app: FastifyInstance<any, any, any, any, any>): void {
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest) => {
+    const known = err.code ? frameworkCodes[err.code] : undefined;
+    if (known) {
+      const contentType = known[1] === 'PGRST107' ? `: ${request.headers['content-type'] ?? ''}` : '';
+      throw recordsError(known[0], known[1], `${known[2]}${contentType}`, { details: err.message });
+    }
+    if (err instanceof SyntaxError && err.statusCode === 400) throw recordsError(...INVALID_JSON, { details: err.message });
+    if (hasZodFastifySchemaValidationErrors(err)) throw recordsError('VALIDATION_ERROR', 'PGRST100', err.message);
+    throw err;
+  });
 }

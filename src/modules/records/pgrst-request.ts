@@ -2,8 +2,8 @@
 // errors as PostgREST's, the caller's database scope, paging by Range, and Content-Range.
 import type { RequestScope } from '../../core/db.js';
 import type { Principal } from '../../http/principal.js';
-import { GrammarError, type ParsedQuery } from './grammar/ast.js';
-import { parseQuery } from './grammar/query.js';
+import { GrammarError, type ParsedQuery, type Preferences } from './grammar/ast.js';
+import { parsePreferences, parseQuery } from './grammar/query.js';
 import { recordsError } from './records-errors.js';
 
 /** The headers of a PostgREST request that change its answer. */
@@ -21,8 +21,6 @@ export interface PgrstResponse {
   /** JSON text, or undefined for an empty body. */
   body?: string;
 }
-
-export const SINGLE_OBJECT = 'application/vnd.pgrst.object+json';
 
 export function scopeOf(principal: Principal): RequestScope {
   if (principal.kind === 'anon') return { role: 'anon', claims: { role: 'anon' } };
@@ -59,4 +57,15 @@ export function applyRange(query: ParsedQuery, range: string | undefined): Parse
 export function contentRange(offset: number, rows: number, total: number | null): string {
   const size = total === null ? '*' : String(total);
   return rows === 0 ? `*/${size}` : `${offset}-${offset + rows - 1}/${size}`;
+}
+
+/** The Prefer header; with handling=strict, preferences it does not understand are a 400 PGRST122. */
+export function preferencesOf(header: string | undefined): Preferences {
+  const prefs = parsePreferences(header);
+  if (prefs.handling === 'strict' && prefs.invalid) {
+    throw recordsError('VALIDATION_ERROR', 'PGRST122', 'Invalid preferences given with handling=strict', {
+      details: `Invalid preferences: ${prefs.invalid.join(', ')}`,
+    });
+  }
+  return prefs;
 }

@@ -2,16 +2,17 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { principalOf } from '../../http/principal.js';
-import { acceptEmptyJsonBodies, pgrstParts, sendPgrst } from './pgrst-http.js';
+import { acceptEmptyJsonBodies, pgrstFrameworkErrors, pgrstParts, sendPgrst } from './pgrst-http.js';
 import type { RecordsMethod, RecordsService } from './records.service.js';
 
 export function recordsRoutes(records: RecordsService): FastifyPluginAsyncZod {
   return async (app) => {
     // PostgREST clients send Content-Type: application/json on DELETE without a body.
     acceptEmptyJsonBodies(app);
+    pgrstFrameworkErrors(app);
 
     app.route({
-      method: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+      method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
       url: '/api/database/records/:table',
       config: { access: 'client' },
       exposeHeadRoute: false,

@@ -1,17 +1,18 @@
 // The records pipeline: parse the request (PostgREST grammar) → plan it against the schema cache
 // → one SQL statement → run it in a transaction scoped to the caller's role and claims (row-level
 // security decides) → answer as PostgREST would.
-import { runScoped } from '../../core/db.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import type { ParsedQuery, Preferences } from './grammar/ast.js';
-import { parsePreferences } from './grammar/query.js';
-import { applyRange, contentRange, parse, scopeOf, SINGLE_OBJECT, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
+import { applyRange, contentRange, parse, preferencesOf, scopeOf, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
+import { CONTENT_TYPES, negotiate, toCsv, type Media } from './media.js';
+import { putRow } from './put.js';
+import { execute, notOneRow, type AnswerRow, type ExecuteOptions } from './records-execute.js';
 import { fromPostgresError, recordsError } from './records-errors.js';
 import { qualified, type SchemaCache, type Table } from './schema-cache.js';
-import { deleteStatement, insertStatement, readStatement, updateStatement, type Statement } from './sql/statements.js';
+import { deleteStatement, insertStatement, plannedCountStatement, readStatement, updateStatement, type Statement } from './sql/statements.js';
 
-export type RecordsMethod = 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'DELETE';
+export type RecordsMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RecordsRequest {
   method: RecordsMethod;
@@ -24,10 +25,35 @@ export interface RecordsRequest {
 
 export type RecordsResponse = PgrstResponse;
 
-const preferenceApplied = (prefs: Preferences) =>
-  [prefs.return && `return=${prefs.return}`, prefs.count && `count=${prefs.count}`, prefs.resolution && `resolution=${prefs.resolution}`]
+/** The preferences this request honoured, as PostgREST lists them in Preference-Applied. */
+function preferenceApplied(prefs: Preferences, method: RecordsMethod): string {
+  const writing = method !== 'GET' && method !== 'HEAD';
+  const strictLimit = prefs.handling === 'strict' && (method === 'PATCH' || method === 'DELETE') && prefs.maxAffected !== undefined;
+  return [
+    prefs.return && `return=${prefs.return}`,
+    prefs.count && `count=${prefs.count}`,
+    prefs.resolution && `resolution=${prefs.resolution}`,
+    writing && prefs.missing && `missing=${prefs.missing}`,
+    prefs.handling && `handling=${prefs.handling}`,
+    strictLimit && `max-affected=${prefs.maxAffected}`,
+    prefs.tx && `tx=${prefs.tx}`,
+  ]
     .filter(Boolean)
     .join(', ');
+}
+
+/** The keys of a bulk body's objects: the same in each, else PGRST102 as PostgREST answers. */
+function bodyKeys(rows: object[]): string[] {
+  const keys = Object.keys(rows[0]!);
+  if (rows.length === 1) return keys;
+  const canonical = [...keys].sort().join('\u0000');
+  if (rows.some((r) => Object.keys(r).sort().join('\u0000') !== canonical)) {
+    throw recordsError('VALIDATION_ERROR', 'PGRST102', 'All object keys must match', {
+      hint: 'Give every object the same keys, or name the columns with ?columns=.',
+    });
+  }
+  return keys;
+}
 
 export type RecordsService = ReturnType<typeof createRecordsService>;
 
@@ -47,21 +73,45 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
     return table;
   }
 
+  /** What keeps the transaction open past one round trip: planned counts, max-affected, rollback. */
+  function executeOptions(req: RecordsRequest, table: Table, query: ParsedQuery, prefs: Preferences, media: Media): ExecuteOptions {
+    const snapshot = cache.current();
+    const reading = req.method === 'GET' || req.method === 'HEAD';
+    const planned =
+      reading && (prefs.count === 'planned' || prefs.count === 'estimated')
+        ? {
+            count: plannedCountStatement(snapshot, table, query),
+            exact: prefs.count === 'estimated' ? readStatement(snapshot, table, query, { maxRows: options.maxRows, count: true }) : undefined,
+            exactUpTo: options.maxRows,
+          }
+        : undefined;
+    const limited = prefs.handling === 'strict' && (req.method === 'PATCH' || req.method === 'DELETE') ? prefs.maxAffected : undefined;
+    // A write answering one object must change exactly one row, or nothing (PostgREST rolls back).
+    const oneRow = !reading && prefs.return === 'representation' && media === 'object';
+    return { planned, maxAffected: limited, rollback: prefs.tx === 'rollback', oneRow };
+  }
+
   function statementFor(req: RecordsRequest, table: Table, query: ParsedQuery, prefs: Preferences): Statement {
     const snapshot = cache.current();
     const representation = prefs.return === 'representation';
     switch (req.method) {
       case 'GET':
       case 'HEAD':
-        return readStatement(snapshot, table, query, { maxRows: options.maxRows, count: prefs.count !== undefined });
+        return readStatement(snapshot, table, query, { maxRows: options.maxRows, count: prefs.count === 'exact' });
       case 'POST': {
         const rows = Array.isArray(req.body) ? req.body : [req.body];
         if (rows.length === 0 || !rows.every((r) => typeof r === 'object' && r !== null && !Array.isArray(r))) {
           throw recordsError('VALIDATION_ERROR', 'PGRST102', 'The body must be a JSON object or a non-empty array of objects');
         }
-        // Every key of every object (a key an object lacks is NULL there, as PostgREST's missing=null).
-        const columns = query.columns ?? [...new Set(rows.flatMap((r) => Object.keys(r as object)))];
-        return insertStatement(snapshot, table, query, rows, { columns, representation, resolution: prefs.resolution });
+        // `columns=` names the columns (a key a row lacks is NULL there, or its DEFAULT with
+        // missing=default); without it every object must have the same keys, as in PostgREST.
+        const columns = query.columns ?? bodyKeys(rows as object[]);
+        return insertStatement(snapshot, table, query, rows, { columns, representation, resolution: prefs.resolution, missingDefault: prefs.missing === 'default' });
+      }
+      case 'PUT': {
+        const row = putRow(table, query, req.body);
+        const upsert = { ...query, onConflict: table.primaryKey };
+        return insertStatement(snapshot, table, upsert, [row], { columns: Object.keys(row), representation, resolution: 'merge-duplicates' });
       }
       case 'PATCH': {
         if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
@@ -82,44 +132,36 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
         (reading ? req.headers.acceptProfile : req.headers.contentProfile) ??
         options.schemas[0]!;
       const table = await tableOf(schema, req.table);
-      const prefs = parsePreferences(req.headers.prefer);
+      const media = negotiate(req.headers.accept);
+      const prefs = preferencesOf(req.headers.prefer);
       const query = applyRange(parse(req.query), reading ? req.headers.range : undefined);
       const statement = statementFor(req, table, query, prefs);
 
-      let rows: { body?: string; page_rows?: number; total?: string | null; inserted?: number }[];
+      let rows: AnswerRow[];
       let affected: number;
       try {
-        // Prepared (statements repeat by shape; values are always parameters), and sent with
-        // BEGIN, the scope and COMMIT in one round trip.
-        const result = await runScoped(deps.sql, scopeOf(req.principal), statement.text, statement.params);
-        rows = result as unknown as typeof rows;
-        affected = result.count;
+        ({ rows, affected } = await execute(deps.sql, scopeOf(req.principal), statement, executeOptions(req, table, query, prefs, media)));
       } catch (err) {
         throw fromPostgresError(err, req.principal.kind === 'anon') ?? err;
       }
 
       const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-      const applied = preferenceApplied(prefs);
+      const applied = preferenceApplied(prefs, req.method);
       if (applied) headers['preference-applied'] = applied;
       const result = rows[0];
       const pageRows = statement.returnsBody || statement.reportsInserted ? (result?.page_rows ?? 0) : affected;
       const total = result?.total === null || result?.total === undefined ? null : Number(result.total);
 
-      const single = req.headers.accept?.includes(SINGLE_OBJECT) ?? false;
       let body = statement.returnsBody ? result?.body : undefined;
-      if (single && body !== undefined) {
-        if (pageRows !== 1) {
-          throw recordsError('NOT_ACCEPTABLE', 'PGRST116', 'JSON object requested, multiple (or no) rows returned', {
-            details: `The result contains ${pageRows} rows`,
-          });
-        }
-        body = JSON.stringify((JSON.parse(body) as unknown[])[0]);
-        headers['content-type'] = `${SINGLE_OBJECT}; charset=utf-8`;
+      if (body !== undefined && media !== 'json') {
+        if (media === 'object' && pageRows !== 1) throw notOneRow(pageRows);
+        body = media === 'object' ? JSON.stringify((JSON.parse(body) as unknown[])[0]) : toCsv(body);
+        headers['content-type'] = CONTENT_TYPES[media];
       }
 
       if (reading) {
         const offset = query.paging.find((p) => p.path.length === 0)?.offset ?? 0;
-        if (total !== null && offset > total) {
+        if (total !== null && prefs.count === 'exact' && offset > total) {
           throw recordsError('RANGE_NOT_SATISFIABLE', 'PGRST103', 'Requested range not satisfiable', {
             details: `An offset of ${offset} was requested, but there are only ${total} rows.`,
           });
@@ -128,7 +170,14 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
         const partial = total !== null && (offset > 0 || pageRows < total);
         return { status: partial ? 206 : 200, headers, body: req.method === 'HEAD' ? undefined : body };
       }
-      headers['content-range'] = `*/${pageRows}`;
+      // As PostgREST: a write's range is empty; its size is the rows changed when counted.
+      headers['content-range'] = `*/${prefs.count ? pageRows : '*'}`;
+      if (req.method === 'PUT') {
+        // As PostgREST 12: 201 when the row was created, else 200 (204 without a body).
+        const inserted = statement.reportsInserted ? (result?.inserted ?? 0) > 0 : pageRows > 0;
+        const status = inserted ? 201 : prefs.return === 'representation' ? 200 : 204;
+        return { status, headers, body: prefs.return === 'representation' ? body : undefined };
+      }
       if (req.method === 'POST') {
         // As PostgREST: an upsert merging duplicates that inserted no row is 200, not 201.
         const status = statement.reportsInserted && (result?.inserted ?? 0) === 0 ? 200 : 201;

@@ -145,7 +145,7 @@ function resultTable(snapshot: SchemaSnapshot, routine: Routine): Table {
   const columns: Column[] = routine.returnsRows
     ? routine.columns
     : [{ name: routine.name, type: routine.returnType, nullable: true, hasDefault: false }];
-  return { schema: '', name: routine.name, kind: 'view', columns: new Map(columns.map((c) => [c.name, c])), primaryKey: [] };
+  return { schema: '', name: routine.name, kind: 'view', columns: new Map(columns.map((c) => [c.name, c])), primaryKey: [], uniqueKeys: [] };
 }
 
 export interface CallOptions {
@@ -170,8 +170,8 @@ export function callStatement(snapshot: SchemaSnapshot, routine: Routine, args: 
   const orderAndPage = `${builder.orderBy(table, 't0', [])}${builder.limitOffset([], options.maxRows)}`;
   // Values of `setof integer` are named after the function, so filters and order can use that name.
   const scalars = !routine.returnsRows;
-  const { columns, inner } = scalars
-    ? { columns: [`t0.${ident(routine.name)} as _v`], inner: [] }
+  const { columns, inner, joins } = scalars
+    ? { columns: [`t0.${ident(routine.name)} as _v`], inner: [], joins: '' }
     : builder.list(table, 't0', query.select, []);
   const conditions = [...where, ...inner];
   const whereSql = conditions.length ? ` where ${conditions.join(' and ')}` : '';
@@ -181,6 +181,6 @@ export function callStatement(snapshot: SchemaSnapshot, routine: Routine, args: 
   const source = scalars ? `select _f.* from ${call} _f(${ident(routine.name)})` : `select _f.* from ${call} _f`;
   const text = `with _source as materialized (${source})
     select coalesce(${aggregate}, '[]'::json)::text as body, count(_r)::int as page_rows, (${total}) as total
-    from (select ${columns.join(', ')} from _source t0${whereSql}${orderAndPage}) _r`;
+    from (select ${columns.join(', ')} from _source t0${joins}${whereSql}${orderAndPage}) _r`;
   return { text, params: params.values, shape: routine.returnsSet ? 'set' : 'single' };
 }

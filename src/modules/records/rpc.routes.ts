@@ -5,13 +5,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { principalOf } from '../../http/principal.js';
-import { acceptEmptyJsonBodies, pgrstParts, sendPgrst } from './pgrst-http.js';
+import { acceptEmptyJsonBodies, pgrstFrameworkErrors, pgrstParts, sendPgrst } from './pgrst-http.js';
 import type { RpcMethod, RpcService } from './rpc.service.js';
 
 export function rpcRoutes(rpc: RpcService): FastifyPluginAsyncZod {
   return async (app) => {
     // An empty JSON body is no arguments, as PostgREST reads it (`curl -X POST -H 'Content-Type: application/json'`).
     acceptEmptyJsonBodies(app);
+    pgrstFrameworkErrors(app);
 
     for (const url of ['/api/database/rpc/:functionName', '/api/database/records/rpc/:functionName']) {
       app.route({

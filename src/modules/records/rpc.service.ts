@@ -7,9 +7,10 @@ import { withRequestScope } from '../../core/db.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import type { ParsedQuery, Preferences } from './grammar/ast.js';
-import { parsePreferences } from './grammar/query.js';
+import { CONTENT_TYPES, negotiate, toCsv, type Media } from './media.js';
+import { maxAffectedError, notOneRow, RolledBack } from './records-execute.js';
 import { fromPostgresError, recordsError } from './records-errors.js';
-import { applyRange, contentRange, parse, scopeOf, SINGLE_OBJECT, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
+import { applyRange, contentRange, parse, preferencesOf, scopeOf, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
 import { callStatement, findRoutine, splitCallQuery, type RpcArguments, type RpcResultShape } from './rpc-plan.js';
 import type { Routine, SchemaCache } from './schema-cache.js';
 
@@ -64,9 +65,10 @@ interface CallAnswer {
 }
 
 /** PostgREST's response to a call: 204 for void, the value for a scalar, an object or an array. */
-function respond(req: RpcRequest, shape: RpcResultShape, query: ParsedQuery, prefs: Preferences, result: CallAnswer | undefined): RpcResponse {
+function respond(req: RpcRequest, shape: RpcResultShape, query: ParsedQuery, prefs: Preferences, media: Media, result: CallAnswer | undefined): RpcResponse {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-  if (prefs.count) headers['preference-applied'] = `count=${prefs.count}`;
+  const applied = [prefs.count && `count=${prefs.count}`, prefs.handling && `handling=${prefs.handling}`, prefs.tx && `tx=${prefs.tx}`].filter(Boolean);
+  if (applied.length > 0) headers['preference-applied'] = applied.join(', ');
   const withBody = (body: string) => (req.method === 'HEAD' ? undefined : body);
   if (shape === 'void') return { status: 204, headers: { 'content-range': '0-0/*' } };
   if (shape === 'scalar') return { status: 200, headers: { ...headers, 'content-range': '0-0/*' }, body: withBody(result?.body ?? 'null') };
@@ -82,14 +84,13 @@ function respond(req: RpcRequest, shape: RpcResultShape, query: ParsedQuery, pre
   let body = result?.body ?? '[]';
   if (shape === 'single') {
     body = JSON.stringify((JSON.parse(body) as unknown[])[0] ?? null);
-  } else if (req.headers.accept?.includes(SINGLE_OBJECT)) {
-    if (pageRows !== 1) {
-      throw recordsError('NOT_ACCEPTABLE', 'PGRST116', 'JSON object requested, multiple (or no) rows returned', {
-        details: `The result contains ${pageRows} rows`,
-      });
-    }
+  } else if (media === 'object') {
+    if (pageRows !== 1) throw notOneRow(pageRows);
     body = JSON.stringify((JSON.parse(body) as unknown[])[0]);
-    headers['content-type'] = `${SINGLE_OBJECT}; charset=utf-8`;
+    headers['content-type'] = CONTENT_TYPES.object;
+  } else if (media === 'csv') {
+    body = toCsv(body, req.functionName);
+    headers['content-type'] = CONTENT_TYPES.csv;
   }
   headers['content-range'] = contentRange(offset, pageRows, total);
   const partial = total !== null && (offset > 0 || pageRows < total);
@@ -109,16 +110,20 @@ export function createRpcService(deps: Pick<Deps, 'sql'>, cache: SchemaCache, op
     }
   }
 
-  async function execute(req: RpcRequest, text: string, params: unknown[], readOnly: boolean) {
+  /** The call in the caller's scope; read-only when it may not write; max-affected and tx=rollback checked before COMMIT. */
+  async function execute(req: RpcRequest, text: string, params: unknown[], run: { readOnly: boolean; maxAffected?: number; rollback: boolean }) {
     try {
       return await withRequestScope(deps.sql, scopeOf(req.principal), async (tx) => {
-        if (!readOnly) return tx.unsafe(text, params as never[], { prepare: true });
         // Sent first and pipelined with the call: a transaction may turn read-only at any point.
-        const readOnlyMode = tx.unsafe('set transaction read only');
+        const readOnlyMode = run.readOnly ? tx.unsafe('set transaction read only') : undefined;
         const [, rows] = await Promise.all([readOnlyMode, tx.unsafe(text, params as never[], { prepare: true })]);
+        const returned = (rows[0] as CallAnswer | undefined)?.page_rows ?? 0;
+        if (run.maxAffected !== undefined && returned > run.maxAffected) throw maxAffectedError(returned);
+        if (run.rollback) throw new RolledBack(rows);
         return rows;
       });
     } catch (err) {
+      if (err instanceof RolledBack) return err.rows;
       const pg = err as { name?: string; code?: string; message?: string };
       if (pg.name === 'PostgresError' && pg.code === '25006') {
         // PostgREST's answer to a write in a read-only call (GET, or a function that is not volatile).
@@ -145,14 +150,16 @@ export function createRpcService(deps: Pick<Deps, 'sql'>, cache: SchemaCache, op
 
       const split = reading ? splitCallQuery(req.query) : { args: new Map<string, string[]>(), grammar: req.query };
       const names = reading ? new Set(split.args.keys()) : new Set(isPlainObject(req.body) ? Object.keys(req.body) : []);
-      const prefs: Preferences = parsePreferences(req.headers.prefer);
+      const media = negotiate(req.headers.accept);
+      const prefs: Preferences = preferencesOf(req.headers.prefer);
       const query = applyRange(parse(split.grammar), reading ? req.headers.range : undefined);
       const routine = await routineOf(schema, req.functionName, names, !reading);
       const args = reading ? getArguments(routine, split.args) : postArguments(routine, req.body);
       const statement = callStatement(cache.current(), routine, args, query, { maxRows: options.maxRows, count: prefs.count !== undefined });
 
-      const rows = await execute(req, statement.text, statement.params, reading || !routine.volatile);
-      return respond(req, statement.shape, query, prefs, (rows as unknown as CallAnswer[])[0]);
+      const limit = prefs.handling === 'strict' && !reading ? prefs.maxAffected : undefined;
+      const rows = await execute(req, statement.text, statement.params, { readOnly: reading || !routine.volatile, maxAffected: limit, rollback: prefs.tx === 'rollback' });
+      return respond(req, statement.shape, query, prefs, media, (rows as unknown as CallAnswer[])[0]);
     },
   };
 }

@@ -10,6 +10,8 @@ export interface Column {
   type: string;
   nullable: boolean;
   hasDefault: boolean;
+  /** The DEFAULT expression (the column's, else its domain's), as the catalog prints it. */
+  defaultSql?: string;
 }
 
 export interface Table {
@@ -18,6 +20,8 @@ export interface Table {
   kind: 'table' | 'view';
   columns: Map<string, Column>;
   primaryKey: string[];
+  /** Column sets that are unique (the primary key and unique constraints). */
+  uniqueKeys: string[][];
 }
 
 export interface ForeignKey {
@@ -72,16 +76,21 @@ export interface SchemaSnapshot {
 export const qualified = (schema: string, name: string) => `${schema}.${name}`;
 
 async function loadSnapshot(sql: Sql, schemas: string[]): Promise<SchemaSnapshot> {
-  const [versionRows, columnRows, keyRows, routineRows] = await Promise.all([
+  // One snapshot of the catalog: read on separate connections, the version could be newer than
+  // the tables read with it (a table created in between would then never be reloaded).
+  const [versionRows, columnRows, keyRows, routineRows, uniqueRows] = await sql.begin('isolation level repeatable read read only', (sql) => Promise.all([
     sql<{ version: string }[]>`select version::text from system.schema_version`,
-    sql<{ schema: string; table: string; kind: string; column: string | null; type: string | null; nullable: boolean; hasDefault: boolean; position: number; isPk: boolean }[]>`
+    sql<{ schema: string; table: string; kind: string; column: string | null; type: string | null; nullable: boolean; hasDefault: boolean; defaultSql: string | null; position: number; isPk: boolean }[]>`
       select n.nspname as schema, c.relname as table, c.relkind as kind,
              a.attname as column, format_type(a.atttypid, a.atttypmod) as type,
              not a.attnotnull as nullable, a.atthasdef as "hasDefault", a.attnum as position,
+             coalesce(pg_get_expr(d.adbin, d.adrelid), ty.typdefault) as "defaultSql",
              coalesce(a.attnum = any(pk.conkey), false) as "isPk"
       from pg_class c
       join pg_namespace n on n.oid = c.relnamespace
       left join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+      left join pg_attrdef d on d.adrelid = c.oid and d.adnum = a.attnum
+      left join pg_type ty on ty.oid = a.atttypid and ty.typtype = 'd'
       left join pg_constraint pk on pk.conrelid = c.oid and pk.contype = 'p'
       where n.nspname = any(${schemas}) and c.relkind in ('r', 'p', 'v', 'm', 'f')
       order by n.nspname, c.relname, a.attnum`,
@@ -113,21 +122,30 @@ async function loadSnapshot(sql: Sql, schemas: string[]): Promise<SchemaSnapshot
       left join pg_class rc on rc.oid = t.typrelid and rc.relkind in ('r', 'p', 'v', 'm', 'f')
       left join pg_namespace rn on rn.oid = rc.relnamespace
       where n.nspname = any(${schemas}) and p.prokind = 'f'`,
-  ]);
+    sql<{ schema: string; table: string; columns: string[] }[]>`
+      select n.nspname as schema, c.relname as table,
+             array(select a.attname from unnest(con.conkey) k(attnum)
+                   join pg_attribute a on a.attrelid = con.conrelid and a.attnum = k.attnum)::text[] as columns
+      from pg_constraint con join pg_class c on c.oid = con.conrelid join pg_namespace n on n.oid = c.relnamespace
+      where con.contype in ('p', 'u') and n.nspname = any(${schemas})`,
+  ]));
 
   const tables = new Map<string, Table>();
   for (const row of columnRows) {
     const key = qualified(row.schema, row.table);
     let table = tables.get(key);
     if (!table) {
-      table = { schema: row.schema, name: row.table, kind: row.kind === 'v' || row.kind === 'm' ? 'view' : 'table', columns: new Map(), primaryKey: [] };
+      table = { schema: row.schema, name: row.table, kind: row.kind === 'v' || row.kind === 'm' ? 'view' : 'table', columns: new Map(), primaryKey: [], uniqueKeys: [] };
       tables.set(key, table);
     }
     if (row.column && row.type) {
-      table.columns.set(row.column, { name: row.column, type: row.type, nullable: row.nullable, hasDefault: row.hasDefault });
+      const column: Column = { name: row.column, type: row.type, nullable: row.nullable, hasDefault: row.hasDefault || row.defaultSql !== null };
+      if (row.defaultSql !== null) column.defaultSql = row.defaultSql;
+      table.columns.set(row.column, column);
       if (row.isPk) table.primaryKey.push(row.column);
     }
   }
+  for (const u of uniqueRows) tables.get(qualified(u.schema, u.table))?.uniqueKeys.push(u.columns);
   const routines = new Map<string, Routine[]>();
   for (const r of routineRows) {
     const routine = routineOf(r);
@@ -205,8 +223,11 @@ export async function createSchemaCache(sql: Sql, schemas: string[]): Promise<Sc
   return {
     current: () => snapshot,
     async refreshIfChanged() {
+      const before = snapshot;
       const [row] = await sql<{ version: string }[]>`select version::text from system.schema_version`;
-      if (!row || row.version === snapshot.version) return false;
+      if (!row) return false;
+      // A reload (after a NOTIFY) may have replaced the snapshot while the version was read.
+      if (row.version === snapshot.version) return snapshot !== before;
       // A reload already under way may have read the catalog before this version: wait for it,
       // then reload again until the snapshot is at least as new as what was seen.
       for (let tries = 0; tries < 3 && BigInt(snapshot.version) < BigInt(row.version); tries++) await reload();

@@ -66,9 +66,18 @@ export function createAccessKeyService(deps: KeyDeps): AccessKeyService {
       return { key, oldKeyExpiresAt };
     },
     async listen(onError) {
-      const subscription = await deps.sql.listen(SECRETS_CHANNEL, (changed) => {
-        if (changed === NAMES.api || changed === NAMES.anon) refresh().catch(onError);
-      });
+      let subscribed = false;
+      const subscription = await deps.sql.listen(
+        SECRETS_CHANNEL,
+        (changed) => {
+          if (changed === NAMES.api || changed === NAMES.anon) refresh().catch(onError);
+        },
+        // After a lost connection is listening again, notifications sent meanwhile are lost: reload.
+        () => {
+          if (subscribed) refresh().catch(onError);
+          subscribed = true;
+        },
+      );
       unlisten = subscription.unlisten;
     },
     async close() {

@@ -2,7 +2,7 @@
 // delete, and rotation of the API and anon keys. Every write notifies `plinth_secrets`.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { withTx } from '../../core/db.js';
+import { withTx, type Queryable } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import type { AccessKeyService } from './access-keys.js';
@@ -45,7 +45,7 @@ const reserved = (verb: 'update' | 'delete', key: string) =>
 
 export function secretsRoutes(deps: Deps, accessKeys: AccessKeyService): FastifyPluginAsyncZod {
   /** Runs a write and its notification in one transaction, after checking the stored row. */
-  const write = <T>(key: string, work: (tx: Parameters<Parameters<typeof withTx>[1]>[0], meta: repo.SecretMeta | undefined) => Promise<T>) =>
+  const write = <T>(key: string, work: (tx: Queryable, meta: repo.SecretMeta | undefined) => Promise<T>) =>
     withTx(deps.sql, async (tx) => {
       const result = await work(tx, await repo.findSecretMeta(tx, key));
       await repo.notifySecretChange(tx, key);

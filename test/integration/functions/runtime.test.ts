@@ -1,6 +1,7 @@
 // The Deno runtime under stress: killed mid-request (502, then recovery without restarting the
 // server), timeouts (504), a looping function beside working ones, the memory cap, permission
 // denials, streamed responses, and secrets reaching running functions.
+import { once } from 'node:events';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFunctionsApp, type FunctionsApp } from '../../harness/functions-app.js';
@@ -182,6 +183,31 @@ describe('streaming', () => {
     let rest = '';
     for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
     expect(rest).toBe('second\n');
+  });
+
+  it('a caller that goes away cancels the function\'s response stream', async () => {
+    await t.deploy('endless', `export default (req) => {
+      const peer = new URL(req.url).searchParams.get("peer");
+      let timer;
+      const body = new ReadableStream({
+        start(controller) {
+          timer = setInterval(() => controller.enqueue(new TextEncoder().encode("tick\\n")), 5);
+        },
+        async cancel() {
+          clearInterval(timer);
+          await fetch(peer + "/hit/cancelled");
+        },
+      });
+      return new Response(body);
+    };`);
+    const cancelled = peer.hit('cancelled');
+    // A connection of its own (node:http), closed by the test: fetch's pool would keep another open.
+    const req = http.get(`${t.baseUrl}/functions/endless?peer=${encodeURIComponent(peer.url())}`, { agent: false, headers: bearer(t.anonKey) });
+    const res = await new Promise<http.IncomingMessage>((resolve) => req.on('response', resolve));
+    const [first] = (await once(res, 'data')) as [Buffer];
+    expect(first.toString()).toContain('tick');
+    req.destroy();
+    await cancelled;
   });
 });
 

@@ -121,7 +121,10 @@ describe('select', () => {
     expect(res.data).toEqual([{ title: 'Write report', projects: { name: 'Work', tasks: [{ title: 'Write report' }, { title: 'Email Bob' }] } }]);
   });
 
-  it.todo("an embed named by the foreign key column instead of the table, select('title, project:project_id(name)') — PostgREST resolves it, our planner looks the name up as a table only (PGRST200)");
+  it("an embed named by the foreign key column instead of the table: select('title, project:project_id(name)')", async () => {
+    const res = await alice.db.from('tasks').select('title, project:project_id(name)').eq('id', ids.report);
+    expect(res).toMatchObject({ error: null, status: 200, data: [{ title: 'Write report', project: { name: 'Work' } }] });
+  });
 
   it('a one-to-many embed is an array (empty when no child is visible)', async () => {
     const res = await alice.db.from('projects').select('name, tasks(title, done)').order('id').order('id', { referencedTable: 'tasks' });
@@ -231,7 +234,23 @@ describe('order, limit, range, single', () => {
     expect(legacy.data).toEqual([{ name: 'Home', tasks: [{ title: 'Buy milk' }, { title: 'Fix sink' }] }]);
   });
 
-  it.todo('orders the parent by a column of a to-one embed: .order("projects(name)") (PostgREST 11+) — our order grammar refuses rel(col)');
+  it('orders the parent by a column of a to-one embed: .order("projects(name)")', async () => {
+    const res = await alice.db.from('tasks').select('title, projects(name)').in('id', [ids.milk, ids.report]).order('projects(name)', { ascending: false });
+    expect(res).toMatchObject({ error: null, status: 200 });
+    expect(res.data).toEqual([{ title: 'Write report', projects: { name: 'Work' } }, { title: 'Buy milk', projects: { name: 'Home' } }]);
+  });
+
+  it('spreads a to-one embed into the row and filters on an embed being null', async () => {
+    const spread = await alice.db.from('tasks').select('title, ...projects(project:name)').eq('id', ids.sink);
+    expect(spread).toMatchObject({ error: null, data: [{ title: 'Fix sink', project: 'Home' }] });
+    const withTasks = await alice.db.from('projects').select('name, tasks(title)').not('tasks', 'is', null).eq('tasks.done', true).order('id');
+    expect(withTasks).toMatchObject({ error: null, data: [{ name: 'Home', tasks: [{ title: 'Buy eggs' }] }, { name: 'Work', tasks: [{ title: 'Email Bob' }] }] });
+  });
+
+  it('csv() answers the rows as CSV text', async () => {
+    const res = await alice.db.from('tasks').select('title, priority').in('id', [ids.milk, ids.eggs]).order('id').csv();
+    expect(res).toMatchObject({ error: null, status: 200, data: 'title,priority\nBuy milk,2\nBuy eggs,' });
+  });
 
   it('single() answers one object; with none or several rows a 406 PGRST116', async () => {
     const one = await alice.db.from('tasks').select('title, priority').eq('id', ids.sink).single();
@@ -313,13 +332,24 @@ describe('insert, upsert, update, delete', () => {
     await cleanup('Bulk ');
   });
 
+  it('bulk insert with defaultToNull: false (missing=default): a missing key takes the column default', async () => {
+    const res = await alice.db
+      .from('tasks')
+      .insert([{ project_id: ids.work, title: 'Dflt 1', done: true, tags: ['t'] }, { project_id: ids.work, title: 'Dflt 2' }], { defaultToNull: false })
+      .select('title, done, tags, owner');
+    expect(res).toMatchObject({ error: null, status: 201 });
+    expect(res.data).toEqual([
+      { title: 'Dflt 1', done: true, tags: ['t'], owner: alice.id },
+      { title: 'Dflt 2', done: false, tags: [], owner: alice.id },
+    ]);
+    await cleanup('Dflt ');
+  });
+
   it('insert with count: exact reports how many rows were inserted', async () => {
     const res = await alice.db.from('tasks').insert([{ title: 'Counted 1' }, { title: 'Counted 2' }], { count: 'exact' });
     expect(res).toMatchObject({ error: null, status: 201, count: 2, data: null });
     await cleanup('Counted ');
   });
-
-  it.todo("insert with defaultToNull: false (Prefer: missing=default) fills a key an object lacks with the column default — not supported yet (json_populate_recordset gives NULL)");
 
   it('upsert merges on the primary key (200: nothing inserted) and inserts a new row (201)', async () => {
     const merged = await alice.db.from('handles').upsert({ id: ids.aliceHandle, handle: 'alice', display: 'Alice A.' }).select('handle, display');
@@ -431,5 +461,30 @@ describe('errors as PostgREST gives them', () => {
 });
 
 describe('rpc', () => {
-  it.todo('rpc(): functions by POST with named arguments and by GET for stable ones (being built separately)');
+  beforeAll(async () => {
+    await t.deps.sql.unsafe(`
+      create function public.task_count(p_done boolean) returns int language sql stable as $$ select count(*)::int from public.tasks where done = p_done $$;
+      create function public.tasks_tagged(tag text) returns setof public.tasks language sql stable as $$ select * from public.tasks where tag = any(tags) $$;
+      create function public.rename_task(task_id bigint, new_title text) returns void language sql as $$ update public.tasks set title = new_title where id = task_id $$;
+    `);
+  });
+
+  it('a scalar function by POST with named arguments, under row-level security', async () => {
+    expect(await alice.db.rpc('task_count', { p_done: true })).toMatchObject({ error: null, status: 200, data: 2 });
+    expect(await bob.db.rpc('task_count', { p_done: true })).toMatchObject({ error: null, status: 200, data: 0 });
+  });
+
+  it('a set-returning function by GET, shaped by select, filters, order and count', async () => {
+    const res = await alice.db.rpc('tasks_tagged', { tag: 'shopping' }, { get: true, count: 'exact' }).select('title').order('id', { ascending: false });
+    expect(res).toMatchObject({ error: null, status: 200, count: 2, data: [{ title: 'Buy eggs' }, { title: 'Buy milk' }] });
+    const one = await alice.db.rpc('tasks_tagged', { tag: 'shopping' }).select('title').eq('done', true).single();
+    expect(one).toMatchObject({ error: null, data: { title: 'Buy eggs' } });
+  });
+
+  it('a void function that writes, and an unknown function (404 PGRST202)', async () => {
+    expect(await alice.db.rpc('rename_task', { task_id: ids.sink, new_title: 'Fix the sink' })).toMatchObject({ error: null, status: 204 });
+    expect((await alice.db.from('tasks').select('title').eq('id', ids.sink)).data).toEqual([{ title: 'Fix the sink' }]);
+    await alice.db.rpc('rename_task', { task_id: ids.sink, new_title: 'Fix sink' });
+    expect(await alice.db.rpc('nope', {})).toMatchObject({ status: 404, error: { code: 'PGRST202' } });
+  });
 });

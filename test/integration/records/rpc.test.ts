@@ -49,6 +49,8 @@ beforeAll(async () => {
     create function public.numbers(n int) returns setof int language sql immutable as $$ select generate_series(1, n) $$;
     create function public.count_items() returns bigint language sql as $$ select count(*) from public.items $$;
 
+    create function public.log_then_list() returns setof int language sql as $$
+      insert into public.calls (note) values ('listed'); select generate_series(1, 3) $$;
     create function public.log_call(note text) returns void language sql as $$ insert into public.calls (note) values (note) $$;
     create function public.sneaky() returns int language plpgsql stable as $$
       begin perform public.log_call('sneaky'); return 1; end $$;
@@ -378,5 +380,40 @@ describe('errors', () => {
     const res = await rpc('POST', 'add', undefined, { payload: { a: 1, b: 2 } });
     expect(res.statusCode).toBe(401);
     expect(res.json.error).toBe('UNAUTHORIZED');
+  });
+});
+
+describe('media types and preferences', () => {
+  it('text/csv for a set', async () => {
+    const res = await rpc('GET', 'numbers?n=3', alice.token, { headers: { accept: 'text/csv' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(res.body).toBe('numbers\n1\n2\n3');
+  });
+
+  it.each<[string, Method, string, Record<string, string>, unknown, number, string]>([
+    ['an Accept nothing satisfies', 'GET', 'add?a=1&b=2', { accept: 'image/png' }, undefined, 406, 'PGRST107'],
+    ['an unknown preference with handling=strict', 'POST', 'add', { prefer: 'handling=strict, x=y' }, { a: 1, b: 2 }, 400, 'PGRST122'],
+  ])('refuses %s', async (_label, method, path, headers, payload, status, code) => {
+    const res = await rpc(method, path, alice.token, { headers, payload });
+    expect(res.statusCode).toBe(status);
+    expect(res.json).toMatchObject({ code });
+  });
+
+  it('max-affected with handling=strict: a call returning more rows fails and rolls back', async () => {
+    const before = (await t.deps.sql`select count(*)::int as n from public.calls`)[0]!.n;
+    const res = await rpc('POST', 'log_then_list', alice.token, { payload: {}, headers: { prefer: 'handling=strict, max-affected=1' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json).toMatchObject({ code: 'PGRST124', details: 'The query affects 3 rows' });
+    expect((await t.deps.sql`select count(*)::int as n from public.calls`)[0]!.n).toBe(before);
+  });
+
+  it('tx=rollback answers the call, then undoes it', async () => {
+    const before = (await t.deps.sql`select count(*)::int as n from public.calls`)[0]!.n;
+    const res = await rpc('POST', 'log_then_list', alice.token, { payload: {}, headers: { prefer: 'tx=rollback' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json).toEqual([1, 2, 3]);
+    expect(res.headers['preference-applied']).toBe('tx=rollback');
+    expect((await t.deps.sql`select count(*)::int as n from public.calls`)[0]!.n).toBe(before);
   });
 });

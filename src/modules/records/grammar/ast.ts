@@ -19,11 +19,12 @@ export type SelectItem =
   /** `alias:col->path::cast` */
   | { kind: 'field'; field: FieldRef; alias?: string; cast?: string }
   /**
-   * An embedded resource over a foreign key: `alias:relation!hint!inner(select…)`.
+   * An embedded resource over a foreign key: `alias:relation!hint!inner(select…)`; `spread`
+   * (`...relation(select…)`) puts a to-one embed's columns into its parent's object.
    * `hint` names the foreign key constraint or column that disambiguates; `inner` makes it an
    * inner join (rows without a match are dropped).
    */
-  | { kind: 'embed'; relation: string; alias?: string; hint?: string; inner: boolean; select: SelectItem[] };
+  | { kind: 'embed'; relation: string; alias?: string; hint?: string; inner: boolean; select: SelectItem[]; spread?: boolean };
 
 export const OPERATORS = [
   'eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch', 'in', 'is', 'isdistinct',
@@ -65,6 +66,8 @@ export interface Filter {
 }
 
 export interface OrderTerm {
+  /** `rel(col)`: a column of the to-one embedded resource `rel` (alias or name) orders the parent. */
+  relation?: string;
   field: FieldRef;
   direction: 'asc' | 'desc';
   nulls?: 'first' | 'last';
@@ -102,6 +105,14 @@ export interface Preferences {
   missing?: 'default' | 'null';
   /** `tx=rollback` / `tx=commit` */
   tx?: 'commit' | 'rollback';
+  /** `handling=strict` refuses invalid preferences (PGRST122) and enforces `max-affected`. */
+  handling?: 'strict' | 'lenient';
+  /** `max-affected=n`: with handling=strict, a write changing more rows fails (PGRST124). */
+  maxAffected?: number;
+  /** `timezone=…`: understood, not applied (values are JSON, not rendered in a time zone). */
+  timezone?: string;
+  /** The preferences that were not understood, as sent (only when there are some). */
+  invalid?: string[];
 }
 
 /** A grammar error: what was malformed, where, and PostgREST's error code (PGRST100 for parse errors). */

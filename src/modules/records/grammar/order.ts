@@ -1,5 +1,6 @@
 // The `order=` value: `col[->json][.asc|.desc][.nullsfirst|.nullslast]`, comma separated
-// (ascending unless told; nulls order left to PostgreSQL unless told).
+// (ascending unless told; nulls order left to PostgreSQL unless told); `rel(col)` names a column
+// of a to-one embedded resource.
 import type { OrderTerm } from './ast.js';
 import { Scanner, readField } from './scanner.js';
 
@@ -16,13 +17,15 @@ export function parseOrder(value: string): OrderTerm[] {
 }
 
 function readOrderTerm(sc: Scanner): OrderTerm {
-  const start = sc.pos;
-  const field = readField(sc);
-  if (field.json.length === 0 && sc.peek() === '(') {
-    // PostgREST's `rel(col)` orders the parent by a to-one embed's column; the AST has no place for it.
-    throw sc.error('ordering by a column of an embedded resource, rel(col), is not supported', start);
+  let field = readField(sc);
+  let relation: string | undefined;
+  if (field.json.length === 0 && sc.eat('(')) {
+    relation = field.column;
+    field = readField(sc);
+    sc.expect(')', '"->", "->>" or ")"');
   }
   const term: OrderTerm = { field, direction: 'asc' };
+  if (relation !== undefined) term.relation = relation;
 
   // Each dotted word may only follow what came before: a direction, then a nulls order.
   const expecting = [

@@ -1,5 +1,5 @@
 // The `select=` value: `*`, `alias:col->json::cast`, and embedded resources
-// `alias:rel!hint!inner(…)` nested to a capped depth.
+// `alias:rel!hint!inner(…)` (or spread, `...rel(…)`) nested to a capped depth.
 import { GrammarError, type SelectItem } from './ast.js';
 import { Scanner, readFieldName, readIdentifier, readJsonPath } from './scanner.js';
 
@@ -28,7 +28,11 @@ function readItems(sc: Scanner, depth: number): SelectItem[] {
 }
 
 function readItem(sc: Scanner, depth: number): SelectItem {
-  if (sc.lookingAt('...')) throw sc.error('spread embeds (...rel) are not supported');
+  if (sc.eat('...')) {
+    const relation = readFieldName(sc);
+    if (sc.peek() !== '!' && sc.peek() !== '(') sc.fail('"!" or "(" (a spread names an embedded resource: ...rel(cols))');
+    return { ...readEmbed(sc, relation, undefined, depth), spread: true } as SelectItem;
+  }
   if (sc.eat('*')) {
     expectItemEnd(sc, '",", ")" or end of input');
     return { kind: 'star' };

@@ -1,11 +1,12 @@
 // The `select=` of a read (or of a write's returned rows) as SQL: columns, renames, casts, JSON
 // paths, and embedded resources as correlated subqueries over foreign keys, each carrying its own
 // filters, order and paging.
-import type { Filter, Ordering, Paging, SelectItem } from '../grammar/ast.js';
+import type { FieldRef, Filter, Ordering, Paging, SelectItem } from '../grammar/ast.js';
 import { recordsError } from '../records-errors.js';
-import { qualified, type SchemaSnapshot, type Table } from '../schema-cache.js';
-import { columnOf, expressionSql, fieldSql } from './conditions.js';
+import type { SchemaSnapshot, Table } from '../schema-cache.js';
+import { expressionSql, fieldSql } from './conditions.js';
 import { ident, type Params } from './params.js';
+import { relationshipOf, type Relationship } from './relationships.js';
 
 const MAX_EMBED_DEPTH = 5;
 /** Items in one request's select, all levels together (PostgreSQL allows 1664 per select list). */
@@ -21,51 +22,17 @@ export interface ReadShape {
   paging: Paging[];
 }
 
-interface Relationship {
-  child: Table;
-  /** to-one: the parent holds the foreign key (many-to-one); to-many: the child does. */
-  cardinality: 'to-one' | 'to-many';
-  /** [parent column, child column] pairs. */
-  join: [string, string][];
-}
+type Embed = Extract<SelectItem, { kind: 'embed' }>;
 
-const samePath = (a: string[], b: string[]) => a.length === b.length && a.every((p, i) => p === b[i]);
-
-/** The foreign key between `parent` and the table `relation`, picked by `hint` if several. */
-function relationshipOf(snapshot: SchemaSnapshot, parent: Table, relation: string, hint: string | undefined): Relationship {
-  const child = snapshot.tables.get(qualified(parent.schema, relation));
-  const candidates: (Relationship & { names: string[] })[] = [];
-  for (const fk of snapshot.foreignKeys) {
-    const names = [fk.name, ...fk.columns];
-    const fromParent = fk.schema === parent.schema && fk.table === parent.name;
-    const referenced = snapshot.tables.get(qualified(fk.refSchema, fk.refTable));
-    // Embedding by the foreign key's column (`author_id(*)`) or constraint name: the row it points at.
-    if (fromParent && referenced && (fk.columns.length === 1 && fk.columns[0] === relation || fk.name === relation)) {
-      candidates.push({ child: referenced, cardinality: 'to-one', join: fk.columns.map((c, i) => [c, fk.refColumns[i]!]), names });
-      continue;
-    }
-    if (!child) continue;
-    const selfReference = child === parent;
-    // By table name, a table's reference to itself is read as one-to-many, as PostgREST does.
-    if (!selfReference && fromParent && fk.refTable === child.name && fk.refSchema === child.schema) {
-      candidates.push({ child, cardinality: 'to-one', join: fk.columns.map((c, i) => [c, fk.refColumns[i]!]), names });
-    }
-    if (fk.schema === child.schema && fk.table === child.name && fk.refTable === parent.name && fk.refSchema === parent.schema) {
-      candidates.push({ child, cardinality: 'to-many', join: fk.refColumns.map((c, i) => [c, fk.columns[i]!]), names });
-    }
-  }
-  const matching = hint === undefined ? candidates : candidates.filter((c) => c.names.includes(hint));
-  if (matching.length === 1) return matching[0]!;
-  if (matching.length === 0) {
-    throw recordsError('VALIDATION_ERROR', 'PGRST200', `Could not find a relationship between '${parent.name}' and '${relation}' in the schema cache`, {
-      hint: 'Embedding follows foreign keys; check the table name or add a foreign key.',
-    });
-  }
-  throw recordsError('MULTIPLE_CHOICES', 'PGRST201', `Could not embed because more than one relationship was found for '${parent.name}' and '${relation}'`, {
-    details: matching.map((m) => m.names[0]).join(', '),
-    hint: `Pick one with '${relation}!<constraint name>'.`,
+/** `rel`, if it relates one row to the parent's; else a 400 with PostgREST's code. */
+function toOne(rel: Relationship, parent: Table, code: string, message: string): Relationship {
+  if (rel.cardinality === 'to-one') return rel;
+  throw recordsError('VALIDATION_ERROR', code, message, {
+    details: `'${parent.name}' and '${rel.child.name}' do not form a many-to-one or one-to-one relationship`,
   });
 }
+
+export const samePath = (a: string[], b: string[]) => a.length === b.length && a.every((p, i) => p === b[i]);
 
 export class SelectBuilder {
   private aliasCount = 0;
@@ -86,7 +53,34 @@ export class SelectBuilder {
   conditions(table: Table, alias: string, path: string[]): string[] {
     return this.shape.filters
       .filter((f) => samePath(f.path, path))
-      .map((f) => expressionSql(table, alias, f.expression, this.params));
+      .map((f) => {
+        const e = f.expression;
+        // `rel=is.null` / `rel=not.is.null` on an embedded resource: rows without / with a match.
+        const embed = e.kind === 'condition' && !table.columns.has(e.field.column) ? this.embedAt(path, e.field.column) : undefined;
+        if (embed && e.kind === 'condition' && e.operator === 'is' && e.value === 'null' && e.field.json.length === 0) {
+          const exists = this.existsOf(table, alias, embed, [...path, e.field.column]);
+          return e.negated ? exists : `not ${exists}`;
+        }
+        return expressionSql(table, alias, e, this.params);
+      });
+  }
+
+  /** The embed named `name` (alias or relation) in the select of the resource at `path`. */
+  private embedAt(path: string[], name: string): Embed | undefined {
+    let items = this.shape.select;
+    for (const step of path) items = items.find((i): i is Embed => i.kind === 'embed' && (i.alias ?? i.relation) === step)?.select ?? [];
+    return items.find((i): i is Embed => i.kind === 'embed' && (i.alias ?? i.relation) === name);
+  }
+
+  /** Whether a parent row has a match in the embed: its join, filters and nested !inner embeds. */
+  private existsOf(parent: Table, parentAlias: string, item: Embed, path: string[]): string {
+    const rel = relationshipOf(this.snapshot, parent, item.relation, item.hint);
+    const alias = this.nextAlias();
+    const nested = item.select
+      .filter((i): i is Embed => i.kind === 'embed' && i.inner)
+      .map((i) => this.existsOf(rel.child, alias, i, [...path, i.alias ?? i.relation]));
+    const where = [rel.join(alias, parentAlias), ...this.conditions(rel.child, alias, path), ...nested];
+    return `exists (select 1 from ${ident(rel.child.schema)}.${ident(rel.child.name)} ${alias} where ${where.join(' and ')})`;
   }
 
   orderBy(table: Table, alias: string, path: string[]): string {
@@ -94,9 +88,24 @@ export class SelectBuilder {
     if (terms.length === 0) return '';
     const parts = terms.map((t) => {
       const nulls = t.nulls ? ` nulls ${t.nulls}` : '';
-      return `${fieldSql(table, alias, t.field, this.params)} ${t.direction}${nulls}`;
+      const sql = t.relation === undefined ? fieldSql(table, alias, t.field, this.params) : this.relatedField(table, alias, path, t.relation, t.field);
+      return `${sql} ${t.direction}${nulls}`;
     });
     return ` order by ${parts.join(', ')}`;
+  }
+
+  /** `order=rel(col)`: the column of the parent's one related row (to-one embeds only, as PostgREST). */
+  private relatedField(parent: Table, parentAlias: string, path: string[], relation: string, field: FieldRef): string {
+    const embed = this.embedAt(path, relation);
+    if (!embed) {
+      throw recordsError('VALIDATION_ERROR', 'PGRST108', `'${relation}' is not an embedded resource in this request`, {
+        hint: `Verify that '${relation}' is included in the 'select' query parameter.`,
+      });
+    }
+    const rel = toOne(relationshipOf(this.snapshot, parent, embed.relation, embed.hint), parent, 'PGRST118', `A related order on '${relation}' is not possible`);
+    const alias = this.nextAlias();
+    const child = `${ident(rel.child.schema)}.${ident(rel.child.name)}`;
+    return `(select ${fieldSql(rel.child, alias, field, this.params)} from ${child} ${alias} where ${rel.join(alias, parentAlias)} limit 1)`;
   }
 
   paging(path: string[], maxRows?: number): { limit?: number; offset?: number } {
@@ -111,15 +120,16 @@ export class SelectBuilder {
   }
 
   /**
-   * The select list of `items` on `table` (aliased `alias`), and the conditions `!inner` embeds
-   * add to the parent's WHERE.
+   * The select list of `items` on `table` (aliased `alias`), the conditions `!inner` embeds add
+   * to the parent's WHERE, and the lateral joins spread embeds add to its FROM.
    */
-  list(table: Table, alias: string, items: SelectItem[], path: string[]): { columns: string[]; inner: string[] } {
+  list(table: Table, alias: string, items: SelectItem[], path: string[]): { columns: string[]; inner: string[]; joins: string } {
     if (path.length > MAX_EMBED_DEPTH) {
       throw recordsError('VALIDATION_ERROR', 'PGRST100', `Embedding is limited to ${MAX_EMBED_DEPTH} levels`);
     }
     const columns: string[] = [];
     const inner: string[] = [];
+    let joins = '';
     this.items += items.length;
     this.embeds += items.filter((item) => item.kind === 'embed').length;
     if (this.items > MAX_SELECT_ITEMS || this.embeds > MAX_EMBEDS) {
@@ -139,30 +149,49 @@ export class SelectBuilder {
         const lastKey = item.field.json.at(-1)?.key;
         const name = item.alias ?? (lastKey === undefined ? item.field.column : String(lastKey));
         columns.push(`${sql} as ${ident(name)}`);
+      } else if (item.spread) {
+        const spread = this.spread(table, alias, item, [...path, item.relation]);
+        columns.push(spread.columns);
+        joins += spread.join;
+        if (item.inner) inner.push(spread.exists);
       } else {
         const { sql, exists } = this.embed(table, alias, item, [...path, item.alias ?? item.relation]);
         columns.push(`${sql} as ${ident(item.alias ?? item.relation)}`);
         if (item.inner) inner.push(exists);
       }
     }
-    return { columns, inner };
+    return { columns, inner, joins };
   }
 
-  private embed(parent: Table, parentAlias: string, item: Extract<SelectItem, { kind: 'embed' }>, path: string[]) {
+  /** `...rel(cols)`: a to-one embed's columns in the parent's row, by a lateral join. */
+  private spread(parent: Table, parentAlias: string, item: Embed, path: string[]) {
+    const rel = toOne(relationshipOf(this.snapshot, parent, item.relation, item.hint), parent, 'PGRST119', `A spread operation on '${item.relation}' is not possible`);
+    const alias = this.nextAlias();
+    const child = `${ident(rel.child.schema)}.${ident(rel.child.name)}`;
+    const { columns, inner, joins } = this.list(rel.child, alias, item.select, path);
+    const where = [rel.join(alias, parentAlias), ...this.conditions(rel.child, alias, path), ...inner].join(' and ');
+    return {
+      columns: `${alias}_s.*`,
+      join: ` left join lateral (select ${columns.join(', ')} from ${child} ${alias}${joins} where ${where} limit 1) ${alias}_s on true`,
+      exists: `exists (select 1 from ${child} ${alias} where ${where})`,
+    };
+  }
+
+  private embed(parent: Table, parentAlias: string, item: Embed, path: string[]) {
     const rel = relationshipOf(this.snapshot, parent, item.relation, item.hint);
     const alias = this.nextAlias();
     const childName = `${ident(rel.child.schema)}.${ident(rel.child.name)}`;
-    const join = rel.join.map(([p, c]) => `${columnOf(rel.child, alias, c)} = ${columnOf(parent, parentAlias, p)}`);
-    const { columns, inner } = this.list(rel.child, alias, item.select, path);
-    const where = [...join, ...this.conditions(rel.child, alias, path), ...inner].join(' and ');
+    const { columns, inner, joins } = this.list(rel.child, alias, item.select, path);
+    const where = [rel.join(alias, parentAlias), ...this.conditions(rel.child, alias, path), ...inner].join(' and ');
+    const from = `${childName} ${alias}${joins}`;
     // The alias is free in the parent's WHERE too: the select list's subquery is another scope.
     const exists = `exists (select 1 from ${childName} ${alias} where ${where})`;
     if (rel.cardinality === 'to-one') {
-      return { sql: `(select row_to_json(_e) from (select ${columns.join(', ')} from ${childName} ${alias} where ${where} limit 1) _e)`, exists };
+      return { sql: `(select row_to_json(_e) from (select ${columns.join(', ')} from ${from} where ${where} limit 1) _e)`, exists };
     }
     const order = this.orderBy(rel.child, alias, path);
     return {
-      sql: `(select coalesce(json_agg(_e), '[]'::json) from (select ${columns.join(', ')} from ${childName} ${alias} where ${where}${order}${this.limitOffset(path)}) _e)`,
+      sql: `(select coalesce(json_agg(_e), '[]'::json) from (select ${columns.join(', ')} from ${from} where ${where}${order}${this.limitOffset(path)}) _e)`,
       exists,
     };
   }

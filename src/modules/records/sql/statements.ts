@@ -20,12 +20,12 @@ const tableName = (table: Table) => `${ident(table.schema)}.${ident(table.name)}
 
 /** Wraps a row source (`from …`) into the answer: JSON body, rows on the page, total. */
 function answer(builder: SelectBuilder, table: Table, source: string, query: ParsedQuery, options: { where: string[]; orderAndPage: string; total?: string; extra?: string }) {
-  const { columns, inner } = builder.list(table, 't0', query.select, []);
+  const { columns, inner, joins } = builder.list(table, 't0', query.select, []);
   const where = [...options.where, ...inner];
   const whereSql = where.length ? ` where ${where.join(' and ')}` : '';
   const total = options.total === undefined ? 'null::bigint' : options.total.replace('{where}', () => whereSql);
   return `select coalesce(json_agg(_r), '[]'::json)::text as body, count(_r)::int as page_rows, (${total}) as total${options.extra ?? ''}
-    from (select ${columns.join(', ')} from ${source} t0${whereSql}${options.orderAndPage}) _r`;
+    from (select ${columns.join(', ')} from ${source} t0${joins}${whereSql}${options.orderAndPage}) _r`;
 }
 
 /** The embedding paths `select` names (`a`, `a.b`…), by alias or relation as the filters name them. */
@@ -64,6 +64,21 @@ export function readStatement(snapshot: SchemaSnapshot, table: Table, query: Par
     total: options.count ? `select count(*) from ${tableName(table)} t0{where}` : undefined,
   });
   return { text, params: params.values, returnsBody: true };
+}
+
+/**
+ * The rows a read would return before paging, for EXPLAIN to estimate (count=planned): its
+ * filters, !inner embeds and select list (so every bound parameter has a use), no order or limit.
+ */
+export function plannedCountStatement(snapshot: SchemaSnapshot, table: Table, query: ParsedQuery): Statement {
+  const params = new Params();
+  const builder = new SelectBuilder(snapshot, query, params);
+  builder.nextAlias();
+  const where = builder.conditions(table, 't0', []);
+  const { columns, inner, joins } = builder.list(table, 't0', query.select, []);
+  const all = [...where, ...inner];
+  const text = `select ${columns.join(', ')} from ${tableName(table)} t0${joins}${all.length ? ` where ${all.join(' and ')}` : ''}`;
+  return { text, params: params.values, returnsBody: false };
 }
 
 function requireFilter(query: ParsedQuery, verb: string) {
@@ -108,6 +123,28 @@ export interface InsertOptions {
   columns: string[];
   representation: boolean;
   resolution?: 'merge-duplicates' | 'ignore-duplicates';
+  /** `Prefer: missing=default`: a column a row lacks takes its DEFAULT rather than NULL. */
+  missingDefault?: boolean;
+}
+
+/**
+ * The rows of the body as a row source of `cols`. A key a row lacks is NULL there; with
+ * `missing=default` it is the column's DEFAULT expression instead, evaluated for that row.
+ */
+function bodyRows(table: Table, params: Params, rows: unknown[], columns: string[], missingDefault: boolean): string {
+  const body = params.add(rows);
+  const cols = columns.map((c) => quotedColumn(table, c));
+  const withDefault = missingDefault ? columns.filter((c) => table.columns.get(c)!.defaultSql !== undefined) : [];
+  if (withDefault.length === 0) {
+    // postgres.js serialises a value bound to a json parameter itself.
+    return `select ${cols.join(', ')} from json_populate_recordset(null::${tableName(table)}, ${body}::json)`;
+  }
+  const values = columns.map((c, i) => {
+    const defaultSql = withDefault.includes(c) ? table.columns.get(c)!.defaultSql : undefined;
+    // The default is catalog text (the table owner wrote it), never request text.
+    return defaultSql === undefined ? `_p.${cols[i]}` : `case when _e.r ? ${params.add(c)}::text then _p.${cols[i]} else (${defaultSql}) end`;
+  });
+  return `select ${values.join(', ')} from jsonb_array_elements(${body}::jsonb) _e(r) cross join lateral jsonb_populate_record(null::${tableName(table)}, _e.r) _p`;
 }
 
 export function insertStatement(snapshot: SchemaSnapshot, table: Table, query: ParsedQuery, rows: unknown[], options: InsertOptions): Statement {
@@ -130,9 +167,7 @@ export function insertStatement(snapshot: SchemaSnapshot, table: Table, query: P
       ? ` on conflict (${keySql.join(', ')}) do update set ${updates.join(', ')}`
       : ` on conflict (${keySql.join(', ')}) do nothing`;
   }
-  // postgres.js serialises a value bound to a json parameter itself.
-  const body = params.add(rows);
-  const sql = `insert into ${tableName(table)} as t0 (${cols.join(', ')}) select ${cols.join(', ')} from json_populate_recordset(null::${tableName(table)}, ${body}::json)${conflict}`;
+  const sql = `insert into ${tableName(table)} as t0 (${cols.join(', ')}) ${bodyRows(table, params, rows, options.columns, options.missingDefault ?? false)}${conflict}`;
   if (merging) return mergingUpsert(builder, table, query, sql, options.representation);
   return mutation(builder, table, query, sql, options.representation);
 }

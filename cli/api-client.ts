@@ -1,0 +1,54 @@
+// The tool's HTTP client for the migrations API: the API key on every request, the server's
+// error message (and its hint) turned into one CliError line.
+import { CliError, oneLine } from './cli-error.js';
+import type { ServerConfig } from './project-config.js';
+import { migrationCreated, migrationHistory, type AppliedMigration } from '../src/modules/migrations/migrations.schemas.js';
+
+export interface ApiClient {
+  history(): Promise<AppliedMigration[]>;
+  apply(migration: { version: string; name: string; sql: string }): Promise<AppliedMigration>;
+}
+
+export function createApiClient(server: ServerConfig, fetchImpl: typeof fetch = fetch): ApiClient {
+  async function call(method: string, path: string, body?: unknown): Promise<unknown> {
+    let res: Response;
+    try {
+      res = await fetchImpl(`${server.url}${path}`, {
+        method,
+        headers: { 'x-api-key': server.apiKey, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        body: body !== undefined ? JSON.stringify(body) : undefined,
+      });
+    } catch (err) {
+      const reason = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new CliError(`Cannot reach Plinth at ${server.url} (${reason?.code ?? reason?.message ?? (err as Error).message}). Check the URL (PLINTH_URL or \`plinth login\`) and that the server is running.`);
+    }
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    if (!res.ok) {
+      const error = json as { message?: string; nextActions?: string } | undefined;
+      if (res.status === 401 || res.status === 403) {
+        throw new CliError(oneLine(`The server refused the API key (${res.status}): ${error?.message ?? res.statusText}`, 'Check PLINTH_API_KEY or run `plinth login` again.'));
+      }
+      throw new CliError(oneLine(error?.message ?? `The server answered ${res.status} ${res.statusText}.`, error?.nextActions));
+    }
+    return json;
+  }
+
+  return {
+    async history() {
+      const parsed = migrationHistory.safeParse(await call('GET', '/api/database/migrations'));
+      if (!parsed.success) throw new CliError(`${server.url} did not answer like a Plinth server (migration history). Check the URL.`);
+      return parsed.data.migrations;
+    },
+    async apply(migration) {
+      const parsed = migrationCreated.safeParse(await call('POST', '/api/database/migrations', migration));
+      if (!parsed.success) throw new CliError(`${server.url} did not answer like a Plinth server (applying a migration).`);
+      return parsed.data;
+    },
+  };
+}

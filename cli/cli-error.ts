@@ -1,0 +1,7 @@
+// The one error type of the command-line tool: a single line saying what went wrong and what to do.
+export class CliError extends Error {
+  override readonly name = 'CliError';
+}
+
+/** One line for the terminal: the message, then the hint if there is one. */
+export const oneLine = (message: string, hint?: string) => [message, hint].filter(Boolean).join(' ').replace(/\s*\n\s*/g, ' ');

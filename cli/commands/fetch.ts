@@ -1,0 +1,36 @@
+// `plinth db migrations fetch`: one file per applied migration, skipping exact filenames that
+// exist already (a local file is never overwritten).
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { MIGRATIONS_DIR, VERSION } from '../migration-files.js';
+import type { CommandContext } from '../main.js';
+
+export function registerFetch(migrations: Command, ctx: CommandContext): void {
+  migrations
+    .command('fetch')
+    .description('write the applied migrations into migrations/')
+    .action(async () => {
+      const history = await (await ctx.api()).history();
+      const dir = path.join(ctx.cwd, MIGRATIONS_DIR);
+      await mkdir(dir, { recursive: true });
+      let written = 0;
+      let skipped = 0;
+      for (const m of [...history].reverse()) {
+        const filename = `${m.version}_${m.name}.sql`;
+        if (!VERSION.test(m.version)) {
+          ctx.out(`Skipped version ${m.version} (${m.name}): not a 14-digit timestamp version, so it cannot be a local file.`);
+          skipped++;
+        } else if (existsSync(path.join(dir, filename))) {
+          ctx.out(`Skipped ${MIGRATIONS_DIR}/${filename} (exists)`);
+          skipped++;
+        } else {
+          await writeFile(path.join(dir, filename), `${m.statements.join(';\n\n')};\n`, { flag: 'wx' });
+          ctx.out(`Wrote ${MIGRATIONS_DIR}/${filename}`);
+          written++;
+        }
+      }
+      ctx.out(`Fetched ${history.length} applied migration${history.length === 1 ? '' : 's'}: ${written} written, ${skipped} skipped.`);
+    });
+}

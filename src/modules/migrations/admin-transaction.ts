@@ -1,0 +1,53 @@
+// Runs an admin's SQL in one transaction on a connection of its own, and hands the connection
+// back to the pool with every session setting reset, so nothing the SQL SET leaks into the
+// requests that use the connection next. SQL failures become 400s naming the statement.
+import type postgres from 'postgres';
+import type { Sql } from '../../core/db.js';
+import { AppError } from '../../core/errors.js';
+
+export type Conn = postgres.ReservedSql;
+
+export async function inAdminTransaction<T>(sql: Sql, work: (conn: Conn) => Promise<T>, options: { rollback?: boolean } = {}): Promise<T> {
+  const conn = await sql.reserve();
+  try {
+    await conn`begin`;
+    let result: T;
+    try {
+      result = await work(conn);
+    } catch (err) {
+      await conn`rollback`.catch(() => {});
+      throw err;
+    }
+    await (options.rollback ? conn`rollback` : conn`commit`);
+    return result;
+  } finally {
+    await conn`reset all`.catch(() => {});
+    conn.release();
+  }
+}
+
+interface PgFailure {
+  name?: string;
+  code?: string;
+  message: string;
+  detail?: string;
+  hint?: string;
+  position?: string;
+}
+
+/** Runs statement `index` (1-based) of an admin's SQL; its PostgreSQL error becomes a 400. */
+export async function runStatement(conn: Conn, text: string, index: number, params: unknown[] = []) {
+  try {
+    return await conn.unsafe(text, params as never[]);
+  } catch (err) {
+    const pg = err as PgFailure;
+    if (pg.name !== 'PostgresError') throw err;
+    const timedOut = pg.code === '57014';
+    const code = timedOut ? 'GATEWAY_TIMEOUT' : pg.code === '42501' ? 'FORBIDDEN' : 'VALIDATION_ERROR';
+    throw new AppError(code, `Statement ${index} failed: ${pg.message}`, {
+      cause: err,
+      details: { statement: index, sql: text, code: pg.code, detail: pg.detail, hint: pg.hint, position: pg.position },
+      nextActions: timedOut ? 'The statement ran past the statement timeout; make it cheaper.' : 'Nothing was applied. Fix the statement and try again.',
+    });
+  }
+}

@@ -1,0 +1,44 @@
+// Admin SQL (POST /api/database/advance/rawsql): the migrations' guard, one transaction, a
+// statement timeout, search_path public; as project_admin (row-level security applies) or, for
+// the unrestricted variant, as the server's own database login. Answers the last statement's rows.
+import type postgres from 'postgres';
+import { AppError } from '../../core/errors.js';
+import type { Deps } from '../../deps.js';
+import { inAdminTransaction, runStatement } from './admin-transaction.js';
+import { guardedStatements } from './sql-guard.js';
+
+export interface RawSqlResult {
+  rows: Record<string, unknown>[];
+  rowCount: number;
+  fields: { name: string; dataTypeID: number }[];
+}
+
+export function createRawSqlService(deps: Pick<Deps, 'sql' | 'config'>, onSchemaChanged: () => Promise<unknown>) {
+  return async function runRawSql(query: string, params: unknown[] | undefined, as: 'project_admin' | 'owner'): Promise<RawSqlResult> {
+    const statements = await guardedStatements(query);
+    if (params && params.length > 0 && statements.length > 1) {
+      throw new AppError('VALIDATION_ERROR', 'Parameters can only be used with a single statement.', {
+        nextActions: 'Send one statement per request when it uses $1, $2… parameters.',
+      });
+    }
+    const result = await inAdminTransaction(deps.sql, async (conn) => {
+      await conn`select set_config('statement_timeout', ${String(deps.config.rawSqlTimeoutMs)}, true),
+                        set_config('search_path', 'public', true)`;
+      if (as === 'project_admin') {
+        await conn`select set_config('role', 'project_admin', true),
+                          set_config('request.jwt.claims', ${JSON.stringify({ role: 'project_admin' })}, true)`;
+      }
+      let last: postgres.RowList<postgres.Row[]> | undefined;
+      for (const [i, s] of statements.entries()) last = await runStatement(conn, s.text, i + 1, params ?? []);
+      return last!;
+    });
+    await onSchemaChanged();
+    return {
+      rows: [...result],
+      rowCount: result.count ?? result.length,
+      fields: (result.columns ?? []).map((c) => ({ name: c.name, dataTypeID: c.type })),
+    };
+  };
+}
+
+export type RunRawSql = ReturnType<typeof createRawSqlService>;

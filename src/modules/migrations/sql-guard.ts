@@ -1,0 +1,136 @@
+// Splits SQL into statements with the real PostgreSQL parser (libpg-query) and refuses the
+// statements an admin's migration or raw query must not run: transaction control (the server
+// owns the transaction), role and database management, session settings the server relies on.
+import { parse } from 'libpg-query';
+import { AppError } from '../../core/errors.js';
+
+export interface ParsedStatement {
+  /** The statement's text exactly as written, without the separating semicolon. */
+  text: string;
+  /** The parser's node type, e.g. CreateStmt, TransactionStmt. */
+  kind: string;
+  node: Record<string, unknown>;
+}
+
+/** Parses SQL into its statements (comments and empty statements dropped); 400 if it does not parse. */
+export async function splitStatements(sql: string): Promise<ParsedStatement[]> {
+  // The parser refuses an empty string instead of answering no statements.
+  if (sql.trim() === '') return [];
+  let result: Awaited<ReturnType<typeof parse>>;
+  try {
+    result = await parse(sql);
+  } catch (err) {
+    const details = (err as { sqlDetails?: { cursorPosition?: number } }).sqlDetails;
+    throw new AppError('VALIDATION_ERROR', `The SQL does not parse: ${(err as Error).message}.`, {
+      details: { position: details?.cursorPosition },
+      nextActions: 'Fix the syntax error and send the SQL again.',
+    });
+  }
+  // Locations are byte offsets into the UTF-8 text.
+  const bytes = Buffer.from(sql, 'utf8');
+  return (result.stmts ?? []).map((s) => {
+    const start = s.stmt_location ?? 0;
+    const end = s.stmt_len ? start + s.stmt_len : bytes.length;
+    const node = s.stmt as unknown as Record<string, unknown>;
+    return { text: bytes.subarray(start, end).toString('utf8').trim(), kind: Object.keys(node)[0] ?? 'Unknown', node };
+  });
+}
+
+const TRANSACTION_WORDS: Record<string, string> = {
+  TRANS_STMT_BEGIN: 'BEGIN',
+  TRANS_STMT_START: 'START TRANSACTION',
+  TRANS_STMT_COMMIT: 'COMMIT',
+  TRANS_STMT_ROLLBACK: 'ROLLBACK',
+  TRANS_STMT_SAVEPOINT: 'SAVEPOINT',
+  TRANS_STMT_RELEASE: 'RELEASE SAVEPOINT',
+  TRANS_STMT_ROLLBACK_TO: 'ROLLBACK TO SAVEPOINT',
+  TRANS_STMT_PREPARE: 'PREPARE TRANSACTION',
+  TRANS_STMT_COMMIT_PREPARED: 'COMMIT PREPARED',
+  TRANS_STMT_ROLLBACK_PREPARED: 'ROLLBACK PREPARED',
+};
+
+/** Statement kinds refused outright, with the reason a caller reads. */
+const REFUSED_KINDS: Record<string, string> = {
+  CreatedbStmt: 'Creating databases is not allowed.',
+  DropdbStmt: 'Dropping databases is not allowed.',
+  AlterDatabaseStmt: 'Altering databases is not allowed.',
+  AlterDatabaseSetStmt: 'Altering databases is not allowed.',
+  AlterDatabaseRefreshCollStmt: 'Altering databases is not allowed.',
+  CreateRoleStmt: 'Role management is not allowed.',
+  AlterRoleStmt: 'Role management is not allowed.',
+  AlterRoleSetStmt: 'Role management is not allowed.',
+  DropRoleStmt: 'Role management is not allowed.',
+  GrantRoleStmt: 'Granting roles is not allowed.',
+  ReassignOwnedStmt: 'Role management (REASSIGN OWNED) is not allowed.',
+  DropOwnedStmt: 'Role management (DROP OWNED) is not allowed.',
+  AlterSystemStmt: 'ALTER SYSTEM is not allowed.',
+  CopyStmt: 'COPY is not allowed; insert rows with INSERT instead.',
+  LoadStmt: 'LOAD is not allowed.',
+  DiscardStmt: 'DISCARD is not allowed (it would break the server\'s connection).',
+  DeallocateStmt: 'DEALLOCATE is not allowed (it would break the server\'s connection).',
+};
+
+const REFUSED_SETTINGS = new Set(['role', 'session_authorization', 'search_path', 'statement_timeout']);
+
+/** Why a statement is refused, or undefined when it may run. */
+function refusal(statement: ParsedStatement): string | undefined {
+  const body = statement.node[statement.kind] as Record<string, unknown> | undefined;
+  if (statement.kind === 'TransactionStmt') {
+    const word = TRANSACTION_WORDS[String(body?.kind)] ?? 'transaction control';
+    return `Transaction control statements are not allowed (${word}); the server runs the SQL in one transaction of its own.`;
+  }
+  const refused = REFUSED_KINDS[statement.kind];
+  if (refused) return refused;
+  if (statement.kind === 'VariableSetStmt') {
+    if (body?.kind === 'VAR_RESET_ALL') return 'RESET ALL is not allowed.';
+    const name = String(body?.name ?? '').toLowerCase();
+    if (REFUSED_SETTINGS.has(name)) return `Changing ${name} is not allowed.`;
+  }
+  if (callsSetConfig(statement.node)) return 'set_config() is not allowed.';
+  return undefined;
+}
+
+function callsSetConfig(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(callsSetConfig);
+  if (typeof node !== 'object' || node === null) return false;
+  const call = (node as { FuncCall?: { funcname?: { String?: { sval?: string } }[] } }).FuncCall;
+  if (call?.funcname?.at(-1)?.String?.sval?.toLowerCase() === 'set_config') return true;
+  return Object.values(node).some(callsSetConfig);
+}
+
+export interface GuardViolation {
+  statement: number;
+  sql: string;
+  reason: string;
+}
+
+/** Every refused statement, numbered from 1. */
+export function findViolations(statements: ParsedStatement[]): GuardViolation[] {
+  return statements.flatMap((s, i) => {
+    const reason = refusal(s);
+    return reason ? [{ statement: i + 1, sql: s.text, reason }] : [];
+  });
+}
+
+/** Throws a 400 naming the first refused statement (and listing all of them in details). */
+export function assertAllowed(statements: ParsedStatement[]): void {
+  const violations = findViolations(statements);
+  const first = violations[0];
+  if (!first) return;
+  throw new AppError('VALIDATION_ERROR', `${first.reason} (statement ${first.statement}: ${first.sql.slice(0, 80)})`, {
+    details: violations,
+    nextActions: 'Remove the refused statements and send the SQL again.',
+  });
+}
+
+/** Parses, refuses empty SQL and dangerous statements; the statements that may run. */
+export async function guardedStatements(sql: string): Promise<ParsedStatement[]> {
+  const statements = await splitStatements(sql);
+  if (statements.length === 0) {
+    throw new AppError('VALIDATION_ERROR', 'The SQL contains no statements.', {
+      nextActions: 'Write at least one SQL statement (comments alone are not a migration).',
+    });
+  }
+  assertAllowed(statements);
+  return statements;
+}

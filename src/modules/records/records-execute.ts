@@ -1,0 +1,87 @@
+// How a records statement runs: BEGIN, scope, statement and COMMIT in one round trip, unless the
+// request needs the transaction open longer — a planned or estimated count (EXPLAIN first), a
+// max-affected limit checked before COMMIT (handling=strict), or tx=rollback.
+import { runScoped, withRequestScope, type RequestScope, type Sql } from '../../core/db.js';
+import { recordsError } from './records-errors.js';
+import type { Statement } from './sql/statements.js';
+
+export interface AnswerRow {
+  body?: string;
+  page_rows?: number;
+  total?: string | number | null;
+  inserted?: number;
+}
+
+export interface Answer {
+  rows: AnswerRow[];
+  /** The statement's row count (rows changed, for writes without a body). */
+  affected: number;
+}
+
+export interface ExecuteOptions {
+  /** count=planned|estimated: EXPLAIN `count` for the total; exact (`exact`) when it plans ≤ `exactUpTo` rows. */
+  planned?: { count: Statement; exact?: Statement; exactUpTo?: number };
+  /** handling=strict with max-affected=n: more changed rows fail the request (and roll back). */
+  maxAffected?: number;
+  rollback?: boolean;
+  /** The answer must hold exactly one row (vnd.pgrst.object+json on a write), else PGRST116 and roll back. */
+  oneRow?: boolean;
+}
+
+export const notOneRow = (rows: number) =>
+  recordsError('NOT_ACCEPTABLE', 'PGRST116', 'JSON object requested, multiple (or no) rows returned', {
+    details: `The result contains ${rows} rows`,
+  });
+
+export const maxAffectedError = (rows: number) =>
+  recordsError('VALIDATION_ERROR', 'PGRST124', 'Query result exceeds max-affected preference constraint', {
+    details: `The query affects ${rows} rows`,
+  });
+
+/** Thrown inside the transaction to roll it back (tx=rollback) while keeping what it answered. */
+export class RolledBack<T = Answer> {
+  constructor(readonly rows: T) {}
+}
+
+/** The rows a write changed: its answer's page_rows when it returns any, else its row count. */
+const changedRows = (statement: Statement, answer: Answer) =>
+  statement.returnsBody || statement.reportsInserted ? (answer.rows[0]?.page_rows ?? 0) : answer.affected;
+
+async function planRows(tx: Sql, count: Statement): Promise<number> {
+  const [row] = await tx.unsafe(`explain (format json) ${count.text}`, count.params as never[]);
+  const plan = row?.['QUERY PLAN'];
+  const parsed = (typeof plan === 'string' ? JSON.parse(plan) : plan) as { Plan: { 'Plan Rows': number } }[];
+  return Math.round(parsed[0]?.Plan['Plan Rows'] ?? 0);
+}
+
+export async function execute(sql: Sql, scope: RequestScope, statement: Statement, options: ExecuteOptions = {}): Promise<Answer> {
+  if (!options.planned && options.maxAffected === undefined && !options.rollback && !options.oneRow) {
+    // Prepared (statements repeat by shape; values are always parameters).
+    const result = await runScoped(sql, scope, statement.text, statement.params);
+    return { rows: result as unknown as AnswerRow[], affected: result.count };
+  }
+  try {
+    return await withRequestScope(sql, scope, async (tx) => {
+      let run = statement;
+      let planned: number | undefined;
+      if (options.planned) {
+        planned = await planRows(tx, options.planned.count);
+        if (options.planned.exact && planned <= (options.planned.exactUpTo ?? 0)) {
+          run = options.planned.exact;
+          planned = undefined;
+        }
+      }
+      const result = await tx.unsafe(run.text, run.params as never[], { prepare: true });
+      const answer: Answer = { rows: result as unknown as AnswerRow[], affected: result.count };
+      if (planned !== undefined && answer.rows[0]) answer.rows[0].total = planned;
+      const changed = changedRows(run, answer);
+      if (options.maxAffected !== undefined && changed > options.maxAffected) throw maxAffectedError(changed);
+      if (options.oneRow && changed !== 1) throw notOneRow(changed);
+      if (options.rollback) throw new RolledBack(answer);
+      return answer;
+    });
+  } catch (err) {
+    if (err instanceof RolledBack) return err.rows as Answer;
+    throw err;
+  }
+}

@@ -1,0 +1,76 @@
+// Blobs as objects of one S3 bucket (under a prefix), through @aws-sdk/client-s3. Uploads stream
+// in parts (lib-storage), so memory stays bounded; S3 writes are atomic, so a staged blob is
+// already in place and promotion has nothing left to do.
+import { randomUUID } from 'node:crypto';
+import { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Config } from '../../config.js';
+import { meter, type BlobStore } from './blob-store.js';
+
+type S3Settings = NonNullable<Config['storage']['s3']>;
+
+const PART_SIZE = 5 * 1024 * 1024;
+
+export function createS3Client(s3: S3Settings, region: string): S3Client {
+  return new S3Client({
+    region,
+    endpoint: s3.endpoint,
+    forcePathStyle: s3.forcePathStyle,
+    credentials: s3.accessKeyId && s3.secretAccessKey ? { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } : undefined,
+  });
+}
+
+export function createS3BlobStore(s3: S3Settings, region: string): BlobStore & { client: S3Client; keyOf(id: string): string } {
+  const client = createS3Client(s3, region);
+  const keyOf = (id: string) => `${s3.prefix}${s3.prefix && !s3.prefix.endsWith('/') ? '/' : ''}blobs/${id}`;
+  const isMissing = (err: unknown) => {
+    const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+    return e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404;
+  };
+
+  return {
+    kind: 's3',
+    client,
+    keyOf,
+    async stage(body, maxBytes) {
+      const id = randomUUID();
+      const counter = meter(maxBytes);
+      const upload = new Upload({
+        client,
+        params: { Bucket: s3.bucket, Key: keyOf(id), Body: counter },
+        partSize: PART_SIZE,
+        queueSize: 2,
+        leavePartsOnError: false,
+      });
+      const feeding = pipeline(body, counter);
+      try {
+        await Promise.all([feeding, upload.done()]);
+      } catch (err) {
+        await upload.abort().catch(() => {});
+        await client.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: keyOf(id) })).catch(() => {});
+        // The size limit (or the client going away) is the cause; the SDK's error follows from it.
+        throw (await feeding.then(() => err, (cause: unknown) => cause));
+      }
+      return { id, size: counter.size(), md5: counter.md5() };
+    },
+    async promote() {},
+    async remove(id) {
+      await client.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: keyOf(id) }));
+    },
+    async read(id, range) {
+      try {
+        const res = await client.send(new GetObjectCommand({
+          Bucket: s3.bucket,
+          Key: keyOf(id),
+          Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+        }));
+        return res.Body as Readable;
+      } catch (err) {
+        if (isMissing(err)) return null;
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,103 @@
+// Object-level S3 operations: put (and copy), get and head with Range, delete, and tagging.
+import { Readable } from 'node:stream';
+import { parseRange } from '../download.js';
+import { normaliseMimeType } from '../keys.js';
+import { GATEWAY_PRINCIPAL, s3Date, sendXml, type GatewayContext, type Operation } from './context.js';
+import { parseXml, S3Error } from './s3-error.js';
+
+const quoted = (etag: string) => `"${etag}"`;
+
+/** `x-amz-copy-source: /bucket/key` (URL-encoded, optional leading slash, no versions). */
+function copySource(header: string): { bucket: string; key: string } {
+  const [path = ''] = header.split('?');
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path).replace(/^\//, '');
+  } catch {
+    throw new S3Error('InvalidArgument', 'x-amz-copy-source is not valid percent-encoding.');
+  }
+  const slash = decoded.indexOf('/');
+  if (slash <= 0 || slash === decoded.length - 1) throw new S3Error('InvalidArgument', 'x-amz-copy-source must be /bucket/key.');
+  return { bucket: decoded.slice(0, slash), key: decoded.slice(slash + 1) };
+}
+
+export const putObject: Operation = async (ctx) => {
+  const { storage, bucket, key, request, reply } = ctx;
+  const source = request.headers['x-amz-copy-source'];
+  if (typeof source === 'string') return copyObject(ctx, copySource(source));
+  const row = await storage.putRow({
+    bucket,
+    key,
+    body: ctx.body(),
+    mimeType: normaliseMimeType(request.headers['content-type']),
+    principal: GATEWAY_PRINCIPAL,
+    via: 's3',
+  });
+  return reply.header('etag', quoted(row.etag)).code(200).send();
+};
+
+async function copyObject(ctx: GatewayContext, from: { bucket: string; key: string }) {
+  const { storage, bucket, key, reply, request } = ctx;
+  const found = await storage.head(from.bucket, from.key, GATEWAY_PRINCIPAL);
+  const { row: source, body } = await storage.open(found, GATEWAY_PRINCIPAL);
+  const replace = request.headers['x-amz-metadata-directive'] === 'REPLACE';
+  const row = await storage.putRow({
+    bucket,
+    key,
+    body,
+    mimeType: replace ? normaliseMimeType(request.headers['content-type']) : source.mime_type,
+    principal: GATEWAY_PRINCIPAL,
+    via: 's3',
+  });
+  return sendXml(reply, 'CopyObjectResult', { ETag: quoted(row.etag), LastModified: s3Date(row.updated_at) });
+}
+
+export const getObject: Operation = async ({ storage, bucket, key, request, reply }) => {
+  const found = await storage.head(bucket, key, GATEWAY_PRINCIPAL);
+  const size = Number(found.size);
+  const range = parseRange(request.headers.range, size);
+  const { row, body } = request.method === 'HEAD' ? { row: found, body: undefined } : await storage.open(found, GATEWAY_PRINCIPAL, range);
+  reply.headers({
+    etag: quoted(row.etag),
+    'last-modified': row.updated_at.toUTCString(),
+    'content-type': row.mime_type,
+    'accept-ranges': 'bytes',
+    'x-content-type-options': 'nosniff',
+  });
+  if (range) {
+    reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`).header('content-length', range.end - range.start + 1);
+  } else {
+    reply.code(200).header('content-length', size);
+  }
+  return reply.send(body ?? Readable.from([]));
+};
+
+export const deleteObject: Operation = async ({ storage, bucket, key, reply }) => {
+  await storage.bucketOf(bucket);
+  await storage.remove(bucket, [key], GATEWAY_PRINCIPAL);
+  return reply.code(204).send();
+};
+
+export const getObjectTagging: Operation = async ({ deps, storage, bucket, key, reply }) => {
+  await storage.head(bucket, key, GATEWAY_PRINCIPAL);
+  const [row] = await deps.sql<{ tags: { Key: string; Value: string }[] }[]>`select tags from storage.objects where bucket = ${bucket} and key = ${key}`;
+  return sendXml(reply, 'Tagging', { TagSet: { Tag: row?.tags ?? [] } });
+};
+
+export const putObjectTagging: Operation = async ({ deps, storage, bucket, key, reply, text }) => {
+  await storage.head(bucket, key, GATEWAY_PRINCIPAL);
+  const doc = parseXml(await text(), 'Tagging');
+  const set = (doc.TagSet ?? {}) as { Tag?: { Key?: unknown; Value?: unknown }[] };
+  const tags = (set.Tag ?? []).map((t) => ({ Key: String(t.Key ?? ''), Value: String(t.Value ?? '') }));
+  if (tags.length > 10 || tags.some((t) => t.Key.length === 0 || t.Key.length > 128 || t.Value.length > 256)) {
+    throw new S3Error('InvalidArgument', 'An object may have up to 10 tags, keys of 1 to 128 and values of up to 256 characters.');
+  }
+  await deps.sql`update storage.objects set tags = ${deps.sql.json(tags)} where bucket = ${bucket} and key = ${key}`;
+  return reply.code(200).send();
+};
+
+export const deleteObjectTagging: Operation = async ({ deps, storage, bucket, key, reply }) => {
+  await storage.head(bucket, key, GATEWAY_PRINCIPAL);
+  await deps.sql`update storage.objects set tags = '[]' where bucket = ${bucket} and key = ${key}`;
+  return reply.code(204).send();
+};

@@ -1,0 +1,28 @@
+// Every storage route, registered in scopes of their own (uploads parse raw and multipart bodies).
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Deps } from '../../deps.js';
+import { bucketRoutes } from './buckets.routes.js';
+import { objectRoutes } from './objects.routes.js';
+import { gatewayRoutes } from './s3-gateway/gateway.routes.js';
+import { createAccessKeys } from './s3-access-keys.js';
+import { s3ConfigRoutes } from './s3-config.routes.js';
+import { createUrlSigner } from './signed-urls.js';
+import { createStorageConfig, storageConfigRoutes } from './storage-config.js';
+import { createStorageService } from './storage.service.js';
+import { uploadRoutes } from './uploads.routes.js';
+
+export function storageRoutes(deps: Deps): FastifyPluginAsyncZod {
+  return async (app) => {
+    const settings = createStorageConfig(deps);
+    const storage = createStorageService(deps, settings);
+    // Blobs whose removal a crash interrupted.
+    app.addHook('onReady', () => storage.sweepOrphans());
+    await app.register(bucketRoutes(storage));
+    await app.register(objectRoutes(storage, createUrlSigner(deps.hmacKeys.storageUrls, deps.clock)));
+    const accessKeys = createAccessKeys(deps);
+    await app.register(s3ConfigRoutes(deps, accessKeys));
+    await app.register(gatewayRoutes(deps, storage, accessKeys));
+    await app.register(storageConfigRoutes(settings));
+    await app.register(uploadRoutes(storage, { now: () => deps.clock.now() }));
+  };
+}
