@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { measureArgon2Rate } from './argon2-rate.js';
 import { functionsInvoke, functionsLatency } from './functions.js';
+import { paymentsSubscriptions } from './payments.js';
 import { createRefreshTokens, type BenchUser } from './fixtures.js';
 import { LIMIT_JWT_CHECK } from './limit.js';
 import { ENVELOPE_TEXT, LIMIT_ENVELOPE } from './limit-records.js';
@@ -313,4 +314,4 @@ const recordsInsertOne: Scenario = {
   },
 };
 
-export const SCENARIOS: Scenario[] = [currentSession, refresh, signIn, recordsReadOne, recordsList, recordsInsertOne, functionsInvoke, functionsLatency];
+export const SCENARIOS: Scenario[] = [currentSession, refresh, signIn, recordsReadOne, recordsList, recordsInsertOne, functionsInvoke, functionsLatency, paymentsSubscriptions];

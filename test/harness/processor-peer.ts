@@ -202,7 +202,7 @@ export async function startProcessorPeer(): Promise<ProcessorPeer> {
       return { status: 200, body: updated };
     }
     if (method === 'DELETE') {
-      if (resource === 'products' && all.length >= 0 && [...account.objects.values()].some((o) => o.object === 'price' && o.product === id)) {
+      if (resource === 'products' && [...account.objects.values()].some((o) => o.object === 'price' && o.product === id)) {
         return processorError(400, 'invalid_request_error', 'This product cannot be deleted because it has one or more user-created prices.');
       }
       account.objects.delete(existing.id);

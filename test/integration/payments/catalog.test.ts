@@ -168,6 +168,14 @@ describe('prices', () => {
     }
   });
 
+  it('a product with prices cannot be deleted: the processor refuses (400) and the mirror keeps it', async () => {
+    const res = await call('DELETE', `/api/payments/test/catalog/products/${productId}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json.error).toBe('VALIDATION_ERROR');
+    expect(res.json.message).toContain('has one or more user-created prices');
+    expect((await call('GET', `/api/payments/test/catalog/products/${productId}`)).statusCode).toBe(200);
+  });
+
   it('a price for a product the processor does not know is a 400 from the processor', async () => {
     const res = await call('POST', '/api/payments/test/catalog/prices', { processorProductId: 'prod_nope', currency: 'usd', unitAmount: 1 });
     expect(res.statusCode).toBe(400);
