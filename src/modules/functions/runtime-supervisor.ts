@@ -43,14 +43,21 @@ export interface RuntimeSupervisor {
 const RUNTIME_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../runtime');
 const MAX_BACKOFF_MS = 10_000;
 
-/** The deno binary of the `deno` npm package (its platform package holds the executable). */
+/**
+ * The Deno executable from its npm platform package (`@deno/<platform>`, an optional dependency:
+ * linux-x64 is installed; elsewhere set FUNCTIONS_DENO_PATH). The `deno` wrapper package is not
+ * used: its platform packages for one version are not all published, so its lock file could not
+ * be complete, and 2.9.5 (the last complete one) stalls on request bodies of a few megabytes.
+ */
 export function denoBinary(): string {
   const require = createRequire(import.meta.url);
-  const denoPackage = path.dirname(require.resolve('deno/package.json'));
-  const platform = `@deno/${process.platform === 'win32' ? 'win32' : process.platform}-${process.arch}${process.platform === 'linux' ? '-glibc' : ''}`;
-  const fromDeno = createRequire(path.join(denoPackage, 'package.json'));
+  const platform = `@deno/${process.platform}-${process.arch}${process.platform === 'linux' ? '-glibc' : ''}`;
   const exe = process.platform === 'win32' ? 'deno.exe' : 'deno';
-  return path.join(path.dirname(fromDeno.resolve(`${platform}/package.json`)), exe);
+  try {
+    return path.join(path.dirname(require.resolve(`${platform}/package.json`)), exe);
+  } catch {
+    throw new Error(`No Deno binary is installed for ${process.platform}-${process.arch}: set FUNCTIONS_DENO_PATH`);
+  }
 }
 
 export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervisor {
