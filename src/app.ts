@@ -34,6 +34,8 @@ import { migrationsRoutes } from './modules/migrations/migrations.routes.js';
 import { createMigrationsService } from './modules/migrations/migrations.service.js';
 import { rawSqlRoutes } from './modules/migrations/raw-sql.routes.js';
 import { createRawSqlService } from './modules/migrations/raw-sql.service.js';
+import { tableAdminRoutes } from './modules/migrations/table-admin.routes.js';
+import { createTableAdminService } from './modules/migrations/table-admin.service.js';
 import { createIdTokenService } from './modules/oauth/id-token.service.js';
 import { oauthConfigRoutes } from './modules/oauth/oauth-config.routes.js';
 import { createOAuthService } from './modules/oauth/oauth.service.js';
@@ -146,6 +148,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(migrationsRoutes(createMigrationsService(deps, () => schemaCache.refreshIfChanged())));
   await app.register(rawSqlRoutes(createRawSqlService(deps, () => schemaCache.refreshIfChanged())));
   await app.register(databaseMetadataRoutes(deps));
+  await app.register(tableAdminRoutes(createTableAdminService(deps, () => schemaCache.refreshIfChanged())));
 
   const accessKeys = createAccessKeyService(deps);
   await accessKeys.listen((err) => app.log.error({ err }, 'reloading the API/anon keys failed'));

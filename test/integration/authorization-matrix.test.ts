@@ -125,6 +125,15 @@ const nextVersion = () => String(++migrationVersion);
 const asAdmin = (request: InjectOptions) =>
   t.request({ ...request, headers: { 'x-api-key': t.apiKey } });
 
+let matrixTables = 0;
+const matrixTable = () => `matrix_table_${++matrixTables}`;
+/** A new table made with the API key, for a row that reads, changes or drops one. */
+const existingMatrixTable = async () => {
+  const tableName = matrixTable();
+  await asAdmin({ method: 'POST', url: '/api/database/tables', payload: { tableName, columns: [] } });
+  return tableName;
+};
+
 /** A public bucket with one object, where a policy lets every request role write. */
 let matrixBucket: Promise<string> | undefined;
 const storageBucket = () =>
@@ -531,6 +540,31 @@ const routes: Row[] = [
   })),
   { route: 'GET /api/database/tables', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/database/tables' }) },
   { route: 'GET /api/metadata/database', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/database' }) },
+  // Table administration (admin); each request works on a table of its own.
+  {
+    route: 'POST /api/database/tables',
+    access: 'admin',
+    ok: 201,
+    request: () => ({ method: 'POST', url: '/api/database/tables', payload: { tableName: matrixTable(), columns: [{ columnName: 'note', type: 'string' }] } }),
+  },
+  {
+    route: 'GET /api/database/tables/:tableName/schema',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({ method: 'GET', url: `/api/database/tables/${await existingMatrixTable()}/schema` }),
+  },
+  {
+    route: 'PATCH /api/database/tables/:tableName/schema',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({ method: 'PATCH', url: `/api/database/tables/${await existingMatrixTable()}/schema`, payload: { addColumns: [{ columnName: matrixTable(), type: 'integer' }] } }),
+  },
+  {
+    route: 'DELETE /api/database/tables/:tableName',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({ method: 'DELETE', url: `/api/database/tables/${await existingMatrixTable()}` }),
+  },
   // Storage. Buckets are admin's; objects take any credential and row-level security decides
   // (the matrix bucket lets every role write, so each caller's upload succeeds).
   { route: 'GET /api/storage/buckets', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/buckets' }) },
