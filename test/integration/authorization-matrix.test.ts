@@ -559,6 +559,19 @@ const routes: Row[] = [
     ok: 200,
     request: async () => ({ method: 'PATCH', url: `/api/database/tables/${await existingMatrixTable()}/schema`, payload: { addColumns: [{ columnName: matrixTable(), type: 'integer' }] } }),
   },
+  ...(['schemas', 'functions', 'indexes', 'policies', 'triggers'] as const).map((what): Row => ({
+    route: `GET /api/database/${what}`,
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: `/api/database/${what}${what === 'schemas' ? '' : '?schema=public'}` }),
+  })),
+  { route: 'GET /api/metadata', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata?format=markdown' }) },
+  {
+    route: 'GET /api/metadata/:tableName',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({ method: 'GET', url: `/api/metadata/${await existingMatrixTable()}` }),
+  },
   {
     route: 'DELETE /api/database/tables/:tableName',
     access: 'admin',
