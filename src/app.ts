@@ -33,6 +33,8 @@ import { databaseObjectsRoutes } from './modules/metadata/database-objects.route
 import { keyRoutes } from './modules/metadata/keys.routes.js';
 import { metadataRoutes } from './modules/metadata/metadata.routes.js';
 import { createMetadataService } from './modules/metadata/metadata.service.js';
+import { exportRoutes } from './modules/migrations/export.routes.js';
+import { createExportService } from './modules/migrations/export.service.js';
 import { migrationsRoutes } from './modules/migrations/migrations.routes.js';
 import { createMigrationsService } from './modules/migrations/migrations.service.js';
 import { rawSqlRoutes } from './modules/migrations/raw-sql.routes.js';
@@ -153,6 +155,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(databaseMetadataRoutes(deps));
   await app.register(tableAdminRoutes(createTableAdminService(deps, () => schemaCache.refreshIfChanged())));
   await app.register(databaseObjectsRoutes(deps));
+  await app.register(exportRoutes(createExportService(deps)));
   await app.register(metadataRoutes(createMetadataService(deps)));
 
   const accessKeys = createAccessKeyService(deps);

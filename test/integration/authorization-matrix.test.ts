@@ -565,6 +565,12 @@ const routes: Row[] = [
     ok: 200,
     request: () => ({ method: 'GET', url: `/api/database/${what}${what === 'schemas' ? '' : '?schema=public'}` }),
   })),
+  {
+    route: 'POST /api/database/advance/export',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'POST', url: '/api/database/advance/export', payload: { format: 'json', rowLimit: 1 } }),
+  },
   { route: 'GET /api/metadata', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata?format=markdown' }) },
   {
     route: 'GET /api/metadata/:tableName',
