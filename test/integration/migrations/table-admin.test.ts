@@ -73,6 +73,21 @@ describe('POST /api/database/tables', () => {
     expect((await asAnon('open_table')).json).toEqual([{ note: 'x' }]);
   });
 
+  it('a foreign key may reference auth.users', async () => {
+    const res = await createTable({
+      tableName: 'profiles',
+      columns: [{ columnName: 'user_id', type: 'uuid', isNullable: false }],
+      foreignKeys: [{ columnName: 'user_id', referenceTable: 'auth.users', referenceColumn: 'id', onDelete: 'CASCADE' }],
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const userId = (await t.signUp()).user.id;
+    expect((await insert('profiles', { user_id: userId })).statusCode).toBe(201);
+    const orphan = await insert('profiles', { user_id: '00000000-0000-0000-0000-000000000000' });
+    expect(orphan.statusCode).toBe(409);
+    const cols = Object.fromEntries((res.json.columns as { columnName: string }[]).map((c) => [c.columnName, c]));
+    expect(cols.user_id).toMatchObject({ foreignKey: { referenceTable: 'auth.users', referenceColumn: 'id', onDelete: 'CASCADE' } });
+  });
+
   it('a user primary key keeps id unique and not null', async () => {
     const res = await createTable({ tableName: 'codes', columns: [{ columnName: 'code', type: 'string', isPrimaryKey: true, isNullable: false }] });
     expect(res.statusCode, res.body).toBe(201);
