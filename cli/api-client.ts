@@ -30,8 +30,9 @@ export function createApiClient(server: ServerConfig, fetchImpl: typeof fetch = 
       json = undefined;
     }
     if (!res.ok) {
-      const error = json as { message?: string; nextActions?: string } | undefined;
-      if (res.status === 401 || res.status === 403) {
+      const error = json as { error?: string; message?: string; nextActions?: string } | undefined;
+      // A 403 FORBIDDEN is the SQL guard refusing a statement, not the key being refused.
+      if (res.status === 401 || (res.status === 403 && error?.error !== 'FORBIDDEN')) {
         throw new CliError(oneLine(`The server refused the API key (${res.status}): ${error?.message ?? res.statusText}`, 'Check PLINTH_API_KEY or run `plinth login` again.'));
       }
       throw new CliError(oneLine(error?.message ?? `The server answered ${res.status} ${res.statusText}.`, error?.nextActions));

@@ -29,11 +29,18 @@ import { createFunctionsService } from './modules/functions/functions.service.js
 import { invokeRoutes } from './modules/functions/invoke.routes.js';
 import { healthRoutes, VERSION } from './modules/health/health.routes.js';
 import { databaseMetadataRoutes } from './modules/metadata/database-metadata.routes.js';
+import { databaseObjectsRoutes } from './modules/metadata/database-objects.routes.js';
 import { keyRoutes } from './modules/metadata/keys.routes.js';
+import { metadataRoutes } from './modules/metadata/metadata.routes.js';
+import { createMetadataService } from './modules/metadata/metadata.service.js';
+import { exportRoutes } from './modules/migrations/export.routes.js';
+import { createExportService } from './modules/migrations/export.service.js';
 import { migrationsRoutes } from './modules/migrations/migrations.routes.js';
 import { createMigrationsService } from './modules/migrations/migrations.service.js';
 import { rawSqlRoutes } from './modules/migrations/raw-sql.routes.js';
 import { createRawSqlService } from './modules/migrations/raw-sql.service.js';
+import { tableAdminRoutes } from './modules/migrations/table-admin.routes.js';
+import { createTableAdminService } from './modules/migrations/table-admin.service.js';
 import { createIdTokenService } from './modules/oauth/id-token.service.js';
 import { oauthConfigRoutes } from './modules/oauth/oauth-config.routes.js';
 import { createOAuthService } from './modules/oauth/oauth.service.js';
@@ -146,6 +153,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(migrationsRoutes(createMigrationsService(deps, () => schemaCache.refreshIfChanged())));
   await app.register(rawSqlRoutes(createRawSqlService(deps, () => schemaCache.refreshIfChanged())));
   await app.register(databaseMetadataRoutes(deps));
+  await app.register(tableAdminRoutes(createTableAdminService(deps, () => schemaCache.refreshIfChanged())));
+  await app.register(databaseObjectsRoutes(deps));
+  await app.register(exportRoutes(createExportService(deps)));
+  await app.register(metadataRoutes(createMetadataService(deps)));
 
   const accessKeys = createAccessKeyService(deps);
   await accessKeys.listen((err) => app.log.error({ err }, 'reloading the API/anon keys failed'));

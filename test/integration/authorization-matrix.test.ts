@@ -125,6 +125,15 @@ const nextVersion = () => String(++migrationVersion);
 const asAdmin = (request: InjectOptions) =>
   t.request({ ...request, headers: { 'x-api-key': t.apiKey } });
 
+let matrixTables = 0;
+const matrixTable = () => `matrix_table_${++matrixTables}`;
+/** A new table made with the API key, for a row that reads, changes or drops one. */
+const existingMatrixTable = async () => {
+  const tableName = matrixTable();
+  await asAdmin({ method: 'POST', url: '/api/database/tables', payload: { tableName, columns: [] } });
+  return tableName;
+};
+
 /** A public bucket with one object, where a policy lets every request role write. */
 let matrixBucket: Promise<string> | undefined;
 const storageBucket = () =>
@@ -531,6 +540,50 @@ const routes: Row[] = [
   })),
   { route: 'GET /api/database/tables', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/database/tables' }) },
   { route: 'GET /api/metadata/database', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/database' }) },
+  // Table administration (admin); each request works on a table of its own.
+  {
+    route: 'POST /api/database/tables',
+    access: 'admin',
+    ok: 201,
+    request: () => ({ method: 'POST', url: '/api/database/tables', payload: { tableName: matrixTable(), columns: [{ columnName: 'note', type: 'string' }] } }),
+  },
+  {
+    route: 'GET /api/database/tables/:tableName/schema',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({ method: 'GET', url: `/api/database/tables/${await existingMatrixTable()}/schema` }),
+  },
+  {
+    route: 'PATCH /api/database/tables/:tableName/schema',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({ method: 'PATCH', url: `/api/database/tables/${await existingMatrixTable()}/schema`, payload: { addColumns: [{ columnName: matrixTable(), type: 'integer' }] } }),
+  },
+  ...(['schemas', 'functions', 'indexes', 'policies', 'triggers'] as const).map((what): Row => ({
+    route: `GET /api/database/${what}`,
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: `/api/database/${what}${what === 'schemas' ? '' : '?schema=public'}` }),
+  })),
+  {
+    route: 'POST /api/database/advance/export',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'POST', url: '/api/database/advance/export', payload: { format: 'json', rowLimit: 1 } }),
+  },
+  { route: 'GET /api/metadata', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata?format=markdown' }) },
+  {
+    route: 'GET /api/metadata/:tableName',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({ method: 'GET', url: `/api/metadata/${await existingMatrixTable()}` }),
+  },
+  {
+    route: 'DELETE /api/database/tables/:tableName',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({ method: 'DELETE', url: `/api/database/tables/${await existingMatrixTable()}` }),
+  },
   // Storage. Buckets are admin's; objects take any credential and row-level security decides
   // (the matrix bucket lets every role write, so each caller's upload succeeds).
   { route: 'GET /api/storage/buckets', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/buckets' }) },
@@ -945,7 +998,7 @@ const invalidBodies: BodyCase[] = [
   {
     label: 'POST /api/database/migrations with transaction control in its SQL',
     request: () => ({ method: 'POST', url: '/api/database/migrations', payload: { version: '1'.repeat(64), name: 'matrix', sql: 'begin; select 1; commit;' } }),
-    withAccess: 400,
+    withAccess: 403, // the SQL guard's FORBIDDEN (api-contract §3.2)
     allowed: 'API key as x-api-key',
     unauthorized: ['no credential', 'garbage bearer', 'unknown API key as x-api-key'],
     forbidden: ['anon key', 'user access token'],
@@ -953,7 +1006,7 @@ const invalidBodies: BodyCase[] = [
   {
     label: 'POST /api/database/advance/rawsql with SET ROLE',
     request: () => ({ method: 'POST', url: '/api/database/advance/rawsql', payload: { query: 'set role postgres' } }),
-    withAccess: 400,
+    withAccess: 403, // the SQL guard's FORBIDDEN (api-contract §3.2)
     allowed: 'admin access token',
     unauthorized: ['no credential', 'garbage bearer'],
     forbidden: ['anon key', 'user access token'],
@@ -1057,12 +1110,12 @@ describe('access is checked before the body is read', () => {
     { ...c, credential: c.allowed, expected: c.withAccess },
   ]);
 
-  it.each(bodyCases)('$label, $credential → $expected', async ({ request, credential, expected }) => {
+  it.each(bodyCases)('$label, $credential → $expected', async ({ request, credential, expected, allowed }) => {
     const base = request();
     const headers = { ...(base.headers as Headers | undefined), ...(await credentials[credential].headers(false)) };
     const res = await t.request({ ...base, headers });
     if (expected === 401) expectUnauthorized(res);
-    else if (expected === 403) expectForbidden(res);
+    else if (expected === 403 && credential !== allowed) expectForbidden(res);
     else {
       expect(res.statusCode, res.body).toBe(expected);
       expect(res.json.statusCode).toBe(expected);

@@ -26,7 +26,7 @@ export async function inAdminTransaction<T>(sql: Sql, work: (conn: Conn) => Prom
   }
 }
 
-interface PgFailure {
+export interface PgFailure {
   name?: string;
   code?: string;
   message: string;

@@ -33,12 +33,12 @@ export function migrationsRoutes(migrations: MigrationsService): FastifyPluginAs
       config: admin,
       schema: {
         tags: ['database'],
-        summary: 'Run SQL in a transaction that is always rolled back; report statements and risks',
+        summary: 'Run SQL in a transaction that is always rolled back; report statements and risks (30 per 15 minutes per IP)',
         security,
         body: dryRunBody,
         response: { 200: dryRunResult },
       },
-      handler: async (request) => migrations.dryRun(request.body.sql),
+      handler: async (request) => migrations.dryRun(request.body.sql, request.ip),
     });
   };
 }

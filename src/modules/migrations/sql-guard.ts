@@ -1,6 +1,7 @@
 // Splits SQL into statements with the real PostgreSQL parser (libpg-query) and refuses the
 // statements an admin's migration or raw query must not run: transaction control (the server
 // owns the transaction), role and database management, session settings the server relies on.
+// Refusals are 403 FORBIDDEN, as the reference platform answers (api-contract.md §3.2).
 import { parse } from 'libpg-query';
 import { AppError } from '../../core/errors.js';
 
@@ -12,7 +13,7 @@ export interface ParsedStatement {
   node: Record<string, unknown>;
 }
 
-/** Parses SQL into its statements (comments and empty statements dropped); 400 if it does not parse. */
+/** Parses SQL into its statements (comments and empty statements dropped); 403 if it does not parse. */
 export async function splitStatements(sql: string): Promise<ParsedStatement[]> {
   // The parser refuses an empty string instead of answering no statements.
   if (sql.trim() === '') return [];
@@ -21,7 +22,7 @@ export async function splitStatements(sql: string): Promise<ParsedStatement[]> {
     result = await parse(sql);
   } catch (err) {
     const details = (err as { sqlDetails?: { cursorPosition?: number } }).sqlDetails;
-    throw new AppError('VALIDATION_ERROR', `The SQL does not parse: ${(err as Error).message}.`, {
+    throw new AppError('FORBIDDEN', `The SQL does not parse: ${(err as Error).message}.`, {
       details: { position: details?.cursorPosition },
       nextActions: 'Fix the syntax error and send the SQL again.',
     });
@@ -112,12 +113,12 @@ export function findViolations(statements: ParsedStatement[]): GuardViolation[] 
   });
 }
 
-/** Throws a 400 naming the first refused statement (and listing all of them in details). */
+/** Throws a 403 naming the first refused statement (and listing all of them in details). */
 export function assertAllowed(statements: ParsedStatement[]): void {
   const violations = findViolations(statements);
   const first = violations[0];
   if (!first) return;
-  throw new AppError('VALIDATION_ERROR', `${first.reason} (statement ${first.statement}: ${first.sql.slice(0, 80)})`, {
+  throw new AppError('FORBIDDEN', `${first.reason} (statement ${first.statement}: ${first.sql.slice(0, 80)})`, {
     details: violations,
     nextActions: 'Remove the refused statements and send the SQL again.',
   });

@@ -86,10 +86,11 @@ describe('bad requests', () => {
     expect(res.json.message).toBe('The SQL contains no statements.');
   });
 
-  it('SQL that does not parse → 400 naming the error, nothing recorded', async () => {
+  it('SQL that does not parse → 403 FORBIDDEN naming the error (api-contract §3.2), nothing recorded', async () => {
     const before = (await history()).length;
     const res = await apply('99'.repeat(32), 'create table ok_table (id int); create tabel broken (id int);');
-    expect(res.statusCode).toBe(400);
+    expect(res.statusCode).toBe(403);
+    expect(res.json).toMatchObject({ error: 'FORBIDDEN', statusCode: 403 });
     expect(res.json.message).toMatch(/does not parse: syntax error at or near "tabel"/);
     expect(await tableExists('ok_table')).toBe(false);
     expect((await history()).length).toBe(before);
@@ -126,11 +127,11 @@ describe('the guard refuses dangerous statements before anything runs', () => {
     ['ALTER SYSTEM', 'alter system set work_mem = 1;', /ALTER SYSTEM/],
     ['COPY from a file', "copy notes from '/etc/passwd';", /COPY is not allowed/],
     ['DISCARD', 'discard all;', /DISCARD/],
-  ])('%s → 400, nothing applied', async (_label, sql, message) => {
+  ])('%s → 403 FORBIDDEN (api-contract §3.2), nothing applied', async (_label, sql, message) => {
     const before = (await history()).length;
     const res = await apply(NEXT, sql);
-    expect(res.statusCode, res.body).toBe(400);
-    expect(res.json).toMatchObject({ error: 'VALIDATION_ERROR', statusCode: 400, nextActions: expect.any(String) });
+    expect(res.statusCode, res.body).toBe(403);
+    expect(res.json).toMatchObject({ error: 'FORBIDDEN', statusCode: 403, nextActions: expect.any(String) });
     expect(res.json.message).toMatch(message);
     expect(await tableExists('g1')).toBe(false);
     expect((await history()).length).toBe(before);
@@ -252,5 +253,20 @@ describe('dry run', () => {
     expect(res.json).toMatchObject(expected);
     expect(await tableExists('dry_safe')).toBe(false);
     expect(await tableExists('notes2')).toBe(false);
+  });
+});
+
+describe('dry-run rate limit', () => {
+  it('allows 30 dry runs per 15 minutes per IP, then 429 with Retry-After; other IPs and the next window are unaffected', async () => {
+    const dryRunFrom = (remoteAddress: string) =>
+      t.request({ method: 'POST', url: '/api/database/migrations/dry-run', headers: key(), remoteAddress, payload: { sql: 'select 1' } });
+    for (let i = 0; i < 30; i++) expect((await dryRunFrom('10.66.0.1')).statusCode).toBe(200);
+    const limited = await dryRunFrom('10.66.0.1');
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json).toMatchObject({ error: 'TOO_MANY_REQUESTS', statusCode: 429 });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await dryRunFrom('10.66.0.2')).statusCode).toBe(200);
+    t.clock.advance(15 * 60 * 1000);
+    expect((await dryRunFrom('10.66.0.1')).statusCode).toBe(200);
   });
 });

@@ -67,19 +67,21 @@ describe('POST /api/database/advance/rawsql', () => {
     for (const [row] of settings) expect(row!.statement_timeout).toBe('0');
   });
 
+  // The guard's refusals are 403 FORBIDDEN, as the reference platform answers (api-contract §3.2).
   it.each([
-    ['transaction control', { query: 'begin; select 1; commit' }, /Transaction control statements are not allowed/],
-    ['SET ROLE', { query: 'set role postgres' }, /Changing role is not allowed/],
-    ['set_config', { query: "select set_config('role', 'postgres', false)" }, /set_config\(\) is not allowed/],
-    ['SET statement_timeout', { query: 'set statement_timeout = 0; select pg_sleep(1)' }, /Changing statement_timeout/],
-    ['parameters with several statements', { query: 'select $1::int; select 2', params: [1] }, /single statement/],
-    ['SQL that does not parse', { query: 'selec 1' }, /does not parse/],
-    ['an empty query', { query: '  ' }, /must not be empty/],
-    ['comments only', { query: '-- hi' }, /contains no statements/],
-  ])('%s → 400', async (_label, payload, message) => {
+    ['transaction control', { query: 'begin; select 1; commit' }, 403, /Transaction control statements are not allowed \(BEGIN\)/],
+    ['SET ROLE', { query: 'set role postgres' }, 403, /Changing role is not allowed/],
+    ['set_config', { query: "select set_config('role', 'postgres', false)" }, 403, /set_config\(\) is not allowed/],
+    ['SET statement_timeout', { query: 'set statement_timeout = 0; select pg_sleep(1)' }, 403, /Changing statement_timeout/],
+    ['SQL that does not parse', { query: 'selec 1' }, 403, /does not parse/],
+    ['parameters with several statements', { query: 'select $1::int; select 2', params: [1] }, 400, /single statement/],
+    ['an empty query', { query: '  ' }, 400, /must not be empty/],
+    ['comments only', { query: '-- hi' }, 400, /contains no statements/],
+  ])('%s → %i', async (_label, payload, status, message) => {
     for (const unrestricted of [false, true]) {
       const res = await rawSql(payload, unrestricted);
-      expect(res.statusCode, res.body).toBe(400);
+      expect(res.statusCode, res.body).toBe(status);
+      expect(res.json).toMatchObject({ error: status === 403 ? 'FORBIDDEN' : 'VALIDATION_ERROR', statusCode: status });
       expect(res.json.message).toMatch(message);
     }
   });
