@@ -66,7 +66,13 @@ async function prepare(db: BenchDatabase, plinth: RunningPlinth, limit: LimitSer
     recordIds,
     apiKey: plinth.deps.keys.apiKey,
     anonKey: plinth.deps.keys.anonKey,
-    functionsRuntime: { url: plinth.deps.functions.runtime.baseUrl ?? '', token: plinth.deps.functions.runtime.token },
+    functionsRuntime: {
+      // Read when used: the runtime's port is the one it has now (a restarted runtime has a new one).
+      get url() {
+        return plinth.deps.functions.runtime.baseUrl ?? '';
+      },
+      token: plinth.deps.functions.runtime.token,
+    },
   };
 }
 

@@ -111,6 +111,11 @@ class FunctionWorker {
             start: (controller) => void (p.body = controller),
             // Asks the worker for the next chunk only when the caller's connection took the last.
             pull: () => this.worker?.postMessage({ type: 'response-pull', id: msg.id }),
+            // The caller went away mid-answer: nothing more is enqueued, and the worker stops.
+            cancel: () => {
+              p.body = null;
+              this.worker?.postMessage({ type: 'abort', id: msg.id });
+            },
           });
       p.onResponse(new Response(body, { status, statusText: msg.statusText as string, headers: msg.headers as [string, string][] }));
     } else if (msg.type === 'body-pull') {
@@ -122,6 +127,7 @@ class FunctionWorker {
     } else if (msg.type === 'end') {
       p.finish();
       p.body?.close();
+      p.body = null;
       this.pending.delete(msg.id);
     } else if (msg.type === 'error') {
       p.fail(msg.status as number, 'FUNCTION_ERROR', msg.message as string);
@@ -163,13 +169,18 @@ class FunctionWorker {
           if (!answered) {
             answered = true;
             resolve(failure(status, error, message));
-          } else p.body?.error(new Error(message));
+          } else {
+            p.body?.error(new Error(message));
+            p.body = null;
+          }
         },
       };
       this.pending.set(id, p);
       worker.postMessage({ type: 'request', id, method: req.method, url, headers, hasBody: req.body !== null });
       // The caller went away: its invocation no longer holds the deadline over the worker.
+      // (Deno's legacy behaviour also aborts it after a delivered answer: nothing to do then.)
       req.signal.addEventListener('abort', () => {
+        if (settled) return;
         p.finish();
         this.pending.delete(id);
         worker.postMessage({ type: 'abort', id });

@@ -1,7 +1,7 @@
 // Invocation `/functions/{slug}`, every method: the request (method, query, headers, body bytes)
 // is streamed to the Deno runtime and its answer (status, headers, body) streamed back. The
 // table of active functions is in memory; nothing here reads the database.
-import http from 'node:http';
+import type http from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -9,11 +9,7 @@ import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import { createPrincipalResolver } from '../../http/principal.js';
 import { SLUG } from './functions.schemas.js';
-
-/** Connection-level headers that belong to one hop, never forwarded. */
-const HOP_BY_HOP = new Set([
-  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host',
-]);
+import { createRuntimeProxy, forwardable, type ProxyFailure } from './runtime-proxy.js';
 
 const unauthorized = () =>
   new AppError('UNAUTHORIZED', 'This function needs a credential.', {
@@ -23,9 +19,8 @@ const unauthorized = () =>
 export function invokeRoutes(deps: Deps): FastifyPluginAsyncZod {
   const host = deps.functions;
   const resolvePrincipal = createPrincipalResolver(deps);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   // A deadline of Plinth's own, a little after the runtime's, for a runtime that stops answering.
-  const deadlineMs = deps.config.functions.timeoutMs + 5_000;
+  const runtimeProxy = createRuntimeProxy(deps.config.functions.timeoutMs + 5_000);
   // As app.ts does for other answers: while shutting down, answers close their connection.
   let closing = false;
 
@@ -36,69 +31,55 @@ export function invokeRoutes(deps: Deps): FastifyPluginAsyncZod {
     if (resolvePrincipal(request) === null) throw unauthorized();
   }
 
-  function forwardedHeaders(request: FastifyRequest, slug: string, query: string): http.OutgoingHttpHeaders {
-    const headers: http.OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name) && !name.startsWith('x-plinth-')) headers[name] = value;
+  function forwardedHeaders(request: FastifyRequest, slug: string, query: string): Record<string, string | string[]> {
+    const headers: Record<string, string | string[]> = {};
+    const incoming = request.headers;
+    for (const name in incoming) {
+      const value = incoming[name];
+      if (value !== undefined && forwardable(name)) headers[name] = value;
     }
     headers['x-forwarded-for'] = request.ip;
-    headers['x-forwarded-host'] = request.headers.host ?? '';
+    headers['x-forwarded-host'] = incoming.host ?? '';
     headers['x-forwarded-proto'] = request.protocol;
     headers['x-plinth-runtime-token'] = host.runtime.token;
     headers['x-plinth-url'] = `${deps.config.apiBaseUrl}/functions/${slug}${query}`;
     return headers;
   }
 
-  function proxy(request: FastifyRequest, reply: FastifyReply, slug: string): Promise<FastifyReply> {
+  async function proxy(request: FastifyRequest, reply: FastifyReply, slug: string): Promise<FastifyReply> {
     const port = host.runtime.status === 'running' ? host.runtime.port : null;
     if (port === null) throw new AppError('UPSTREAM_FAILURE', 'The function runtime is not reachable.');
     const queryAt = request.url.indexOf('?');
     const query = queryAt === -1 ? '' : request.url.slice(queryAt);
-    return new Promise((resolve, reject) => {
-      const upstream = http.request({
-        agent,
-        host: '127.0.0.1',
-        port,
+    try {
+      await runtimeProxy.forward(port, {
         method: request.method,
         path: `/${slug}${query}`,
         headers: forwardedHeaders(request, slug, query),
-        timeout: deadlineMs,
+        body: request.method === 'GET' || request.method === 'HEAD' ? null : request.raw,
+        // The headers Plinth's hooks already set (request id, CORS), then the function's.
+        answerHeaders: () => {
+          const headers = reply.getHeaders() as http.OutgoingHttpHeaders;
+          if (closing) headers.connection = 'close';
+          return headers;
+        },
+        onAnswer: () => reply.hijack(),
+        out: reply.raw,
       });
-      upstream.on('response', (res) => {
-        // Written straight to the socket (the hot path): the headers Plinth's hooks already set
-        // (request id, CORS), then the function's.
-        const headers = reply.getHeaders() as http.OutgoingHttpHeaders;
-        for (const [name, value] of Object.entries(res.headers)) {
-          if (value !== undefined && !HOP_BY_HOP.has(name) && !name.startsWith('x-plinth-')) headers[name] = value;
-        }
-        if (closing) headers.connection = 'close';
-        reply.hijack();
-        reply.raw.writeHead(res.statusCode ?? 502, headers);
-        res.pipe(reply.raw);
-        res.on('error', () => reply.raw.destroy());
-        resolve(reply);
-      });
-      upstream.on('timeout', () => upstream.destroy(new AppError('GATEWAY_TIMEOUT', 'The function runtime did not answer in time.')));
-      upstream.on('error', (err) => {
-        request.raw.unpipe(upstream);
-        reject(err instanceof AppError ? err : new AppError('UPSTREAM_FAILURE', 'The function runtime could not be reached.', { cause: err }));
-      });
-      // The client went away mid-answer: stop the function's work, and drop the connection (an
-      // unfinished answer leaves nothing to keep alive).
-      reply.raw.on('close', () => {
-        if (reply.raw.writableFinished) return;
-        upstream.destroy();
-        reply.raw.socket?.destroy();
-      });
-      if (request.method === 'GET' || request.method === 'HEAD') upstream.end();
-      else request.raw.pipe(upstream);
-    });
+    } catch (err) {
+      const failure = err as ProxyFailure;
+      throw failure.kind === 'timeout'
+        ? new AppError('GATEWAY_TIMEOUT', 'The function runtime did not answer in time.', { cause: failure.cause })
+        : new AppError('UPSTREAM_FAILURE', 'The function runtime could not be reached.', { cause: failure.cause });
+    }
+    return reply;
   }
 
   return async (app) => {
     app.addHook('preClose', async () => {
       closing = true;
     });
+    app.addHook('onClose', () => runtimeProxy.close());
     // Bodies of any type pass through untouched: the raw stream goes to the runtime as it comes.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, _payload, done) => done(null));
