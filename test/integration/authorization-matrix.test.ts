@@ -661,6 +661,14 @@ const routes: Row[] = [
     ok: 200,
     request: async () => ({ method: 'POST', url: `/api/storage/buckets/${await storageBucket()}/upload-strategy`, payload: { filename: 'a.txt' } }),
   },
+  {
+    // The deprecated download-strategy form (public for a public bucket); the same route's
+    // confirm-upload demands a credential itself (test/integration/storage/direct-uploads.test.ts).
+    route: 'POST /api/storage/buckets/:bucket/objects/*',
+    access: 'public',
+    ok: 200,
+    request: async () => ({ method: 'POST', url: `/api/storage/buckets/${await storageBucket()}/objects/shared/readme.txt/download-strategy` }),
+  },
   { route: 'GET /api/storage/config', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/config' }) },
   {
     route: 'PUT /api/storage/config',

@@ -1,12 +1,13 @@
 // Blobs as objects of one S3 bucket (under a prefix), through @aws-sdk/client-s3. Uploads stream
 // in parts (lib-storage), so memory stays bounded; S3 writes are atomic, so a staged blob is
-// already in place and promotion has nothing left to do.
-import { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+// already in place and promotion has nothing left to do. Clients may also POST blobs directly.
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Config } from '../../config.js';
-import { meter, type BlobStore } from './blob-store.js';
+import { meter, type BlobStore, type DirectWrites } from './blob-store.js';
+import { presignPost } from './presigned-post.js';
 
 type S3Settings = NonNullable<Config['storage']['s3']>;
 
@@ -21,6 +22,32 @@ export function createS3Client(s3: S3Settings, region: string): S3Client {
   });
 }
 
+/** Where a browser posts a form to the bucket: path style on a custom endpoint, else virtual-hosted. */
+function bucketUrl(s3: S3Settings, region: string): string {
+  if (!s3.endpoint) return s3.forcePathStyle ? `https://s3.${region}.amazonaws.com/${s3.bucket}` : `https://${s3.bucket}.s3.${region}.amazonaws.com`;
+  const url = new URL(s3.endpoint);
+  if (s3.forcePathStyle) return `${url.origin}${url.pathname.replace(/\/$/, '')}/${s3.bucket}`;
+  return `${url.protocol}//${s3.bucket}.${url.host}${url.pathname.replace(/\/$/, '')}`;
+}
+
+function directWrites(client: S3Client, s3: S3Settings, region: string, keyOf: (id: string) => string, isMissing: (err: unknown) => boolean): DirectWrites {
+  return {
+    async presignPost(id, options) {
+      const credentials = await client.config.credentials();
+      return presignPost({ url: bucketUrl(s3, region), bucket: s3.bucket, key: keyOf(id), region, credentials, ...options });
+    },
+    async stat(id) {
+      try {
+        const head = await client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: keyOf(id) }));
+        return { size: head.ContentLength ?? 0, etag: (head.ETag ?? '').replace(/"/g, ''), contentType: head.ContentType };
+      } catch (err) {
+        if (isMissing(err)) return null;
+        throw err;
+      }
+    },
+  };
+}
+
 export function createS3BlobStore(s3: S3Settings, region: string): BlobStore & { client: S3Client; keyOf(id: string): string } {
   const client = createS3Client(s3, region);
   const keyOf = (id: string) => `${s3.prefix}${s3.prefix && !s3.prefix.endsWith('/') ? '/' : ''}blobs/${id}`;
@@ -33,6 +60,7 @@ export function createS3BlobStore(s3: S3Settings, region: string): BlobStore & {
     kind: 's3',
     client,
     keyOf,
+    direct: directWrites(client, s3, region, keyOf, isMissing),
     async stage(id, body, maxBytes) {
       const counter = meter(maxBytes);
       const upload = new Upload({

@@ -27,6 +27,16 @@ export interface BlobStore {
   remove(id: string): Promise<void>;
   /** The blob's bytes, or null when it does not exist. */
   read(id: string, range?: ByteRange): Promise<Readable | null>;
+  /** Present when clients can write blobs to the backend themselves (S3: a presigned POST). */
+  readonly direct?: DirectWrites;
+}
+
+/** Blobs a client writes straight to the backend, bypassing this server. */
+export interface DirectWrites {
+  /** The URL and form fields of a browser POST of blob `id`, at most `maxBytes`, valid until `expires`. */
+  presignPost(id: string, options: { maxBytes: number; contentType?: string; now: Date; expires: Date }): Promise<{ url: string; fields: Record<string, string> }>;
+  /** What the backend holds as blob `id`, or null when nothing was written. */
+  stat(id: string): Promise<{ size: number; etag: string; contentType?: string } | null>;
 }
 
 export const tooLarge = (maxBytes: number) =>

@@ -5,15 +5,16 @@ import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../http/principal.js';
 import { sendObject } from './download.js';
-import { assertObjectKey, encodeKey } from './keys.js';
-import { MAX_EXPIRES_IN, type UrlSigner } from './signed-urls.js';
+import type { DirectUploads } from './direct-uploads.js';
+import { downloadStrategy } from './download-strategy.js';
+import type { UrlSigner } from './signed-urls.js';
 import { SERVICE_PRINCIPAL, type StorageService } from './storage.service.js';
 
 const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKey: [] }];
 const bucketParams = z.object({ bucket: z.string().min(1).max(256) });
 const objectParams = z.object({ bucket: z.string().min(1).max(256), '*': z.string().max(4096) });
 
-export function objectRoutes(storage: StorageService, signer: UrlSigner): FastifyPluginAsyncZod {
+export function objectRoutes(storage: StorageService, signer: UrlSigner, uploads: DirectUploads): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/storage/buckets/:bucket/objects', {
       config: { access: 'client' },
@@ -68,13 +69,8 @@ export function objectRoutes(storage: StorageService, signer: UrlSigner): Fastif
       },
     }, async (request, reply) => {
       const { bucket, '*': key } = request.params;
-      const found = await storage.head(bucket, key, request.principal);
-      reply.header('cache-control', 'no-store');
-      const url = storage.toFile(found).url;
-      if ((await storage.bucketOf(bucket)).public) return { method: 'direct', url };
-      const expiresIn = Math.min(Math.max(request.query.expiresIn ?? 3600, 1), MAX_EXPIRES_IN);
-      const { expires, token } = signer.sign(bucket, key, expiresIn);
-      return { method: 'presigned', url: `${url}?expires=${expires}&token=${token}`, expiresAt: new Date(expires * 1000).toISOString() };
+      const strategy = await downloadStrategy(storage, signer, { bucket, key, expiresIn: request.query.expiresIn }, request.principal);
+      return reply.header('cache-control', 'no-store').send(strategy);
     });
 
     app.delete('/api/storage/buckets/:bucket/objects/*', {
@@ -107,21 +103,11 @@ export function objectRoutes(storage: StorageService, signer: UrlSigner): Fastif
       config: { access: 'client' },
       schema: {
         tags: ['storage'],
-        summary: 'How to upload an object (direct PUT to this server)',
+        summary: 'How to upload an object: a PUT to this server, or on S3 a presigned POST to the bucket and a confirmation',
         security,
         params: bucketParams,
         body: z.object({ filename: z.string().min(1).max(1024), contentType: z.string().max(255).optional(), size: z.number().int().min(0).optional() }),
       },
-    }, async (request) => {
-      const { bucket } = request.params;
-      await storage.bucketOf(bucket);
-      assertObjectKey(request.body.filename);
-      return {
-        method: 'direct',
-        uploadUrl: `${storage.baseUrl}/api/storage/buckets/${bucket}/objects/${encodeKey(request.body.filename)}`,
-        key: request.body.filename,
-        confirmRequired: false,
-      };
-    });
+    }, async (request) => uploads.strategy(request.params.bucket, principalOf(request), request.body));
   };
 }

@@ -2,6 +2,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
 import { bucketRoutes } from './buckets.routes.js';
+import { createDirectUploads } from './direct-uploads.js';
+import { objectActionRoutes } from './object-actions.routes.js';
 import { objectRoutes } from './objects.routes.js';
 import { gatewayRoutes } from './s3-gateway/gateway.routes.js';
 import { createAccessKeys } from './s3-access-keys.js';
@@ -16,9 +18,15 @@ export function storageRoutes(deps: Deps): FastifyPluginAsyncZod {
     const settings = createStorageConfig(deps);
     const storage = createStorageService(deps, settings);
     // Blobs whose removal, or whose row, a crash interrupted.
-    app.addHook('onReady', () => storage.sweepAbandoned());
+    const uploads = createDirectUploads(deps, storage);
+    app.addHook('onReady', async () => {
+      await storage.sweepAbandoned();
+      await uploads.sweep();
+    });
+    const signer = createUrlSigner(deps.hmacKeys.storageUrls, deps.clock);
     await app.register(bucketRoutes(storage));
-    await app.register(objectRoutes(storage, createUrlSigner(deps.hmacKeys.storageUrls, deps.clock)));
+    await app.register(objectRoutes(storage, signer, uploads));
+    await app.register(objectActionRoutes(storage, signer, uploads));
     const accessKeys = createAccessKeys(deps);
     await app.register(s3ConfigRoutes(deps, accessKeys));
     await app.register(gatewayRoutes(deps, storage, accessKeys));

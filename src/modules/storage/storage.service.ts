@@ -38,6 +38,22 @@ export interface PutObject {
   mimeType: string;
   principal: Principal;
   via?: 'rest' | 's3';
+  /** S3 object tags; a replaced object keeps none of its old ones. */
+  tags?: ObjectTag[];
+}
+
+// A type alias (not an interface), so that it is JSON for the driver.
+export type ObjectTag = { Key: string; Value: string };
+
+interface RowInput {
+  bucket: string;
+  key: string;
+  blobId: string;
+  size: number;
+  mimeType: string;
+  etag: string;
+  via?: 'rest' | 's3';
+  tags?: ObjectTag[];
 }
 
 /** Who acts for the gateway's access keys and for valid signed URLs: row-level security is bypassed. */
@@ -105,6 +121,18 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
     }
   }
 
+  /** Creates or replaces the row of (bucket, key); a replaced blob is noted as an orphan by a trigger. */
+  async function upsertRow(tx: Deps['sql'], r: RowInput): Promise<ObjectRow> {
+    const [written] = await tx<ObjectRow[]>`
+      insert into storage.objects (bucket, key, blob_id, size, mime_type, etag, uploaded_via, tags)
+      values (${r.bucket}, ${r.key}, ${r.blobId}, ${r.size}, ${r.mimeType}, ${r.etag}, ${r.via ?? 'rest'}, ${tx.json(r.tags ?? [])})
+      on conflict (bucket, key) do update set
+        blob_id = excluded.blob_id, size = excluded.size, mime_type = excluded.mime_type,
+        etag = excluded.etag, uploaded_via = excluded.uploaded_via, tags = excluded.tags, updated_at = now()
+      returning bucket, key, blob_id, size, mime_type, etag, updated_at`;
+    return written!;
+  }
+
   /** Runs a scoped statement; row-level security refusals become 403. */
   async function scoped<T>(principal: Principal, work: (tx: Deps['sql']) => Promise<T>): Promise<T> {
     try {
@@ -161,16 +189,10 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
       let row: ObjectRow;
       try {
         row = await withNewBlob(input.body, (staged) => scoped(input.principal, async (tx) => {
-          const [written] = await tx<ObjectRow[]>`
-            insert into storage.objects (bucket, key, blob_id, size, mime_type, etag, uploaded_via)
-            values (${input.bucket}, ${input.key}, ${staged.id}, ${staged.size}, ${input.mimeType}, ${staged.md5}, ${input.via ?? 'rest'})
-            on conflict (bucket, key) do update set
-              blob_id = excluded.blob_id, size = excluded.size, mime_type = excluded.mime_type,
-              etag = excluded.etag, uploaded_via = excluded.uploaded_via, updated_at = now()
-            returning bucket, key, blob_id, size, mime_type, etag, updated_at`;
+          const written = await upsertRow(tx, { ...input, blobId: staged.id, size: staged.size, etag: staged.md5 });
           await tx`select storage.claim_blob(${staged.id})`;
           await blobStore.promote(staged.id);
-          return written!;
+          return written;
         }));
       } catch (err) {
         if (pgCode(err) === '23503') throw bucketNotFound(input.bucket);
@@ -178,6 +200,33 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
       }
       await sweepOrphans();
       return row;
+    },
+
+    /** 403 unless row-level security would let `principal` write this key (nothing is written). */
+    async probeWrite(bucket: string, key: string, principal: Principal): Promise<void> {
+      const rollback = new Error('probe only');
+      try {
+        await scoped(principal, async (tx) => {
+          await upsertRow(tx, { bucket, key, blobId: randomUUID(), size: 0, mimeType: 'application/octet-stream', etag: '' });
+          throw rollback;
+        });
+      } catch (err) {
+        if (err !== rollback) throw err;
+      }
+    },
+
+    /**
+     * Writes the row of a blob the client put in the backend itself, in one transaction with
+     * `claim` (which must answer false when the blob was claimed already: 404).
+     */
+    async adoptBlob(input: Omit<RowInput, 'via'> & { principal: Principal }, claim: (tx: Deps['sql']) => Promise<boolean>): Promise<StoredFile> {
+      const row = await scoped(input.principal, async (tx) => {
+        const written = await upsertRow(tx, input);
+        if (!(await claim(tx))) throw notFound();
+        return written;
+      });
+      await sweepOrphans();
+      return toFile(row);
     },
 
     /** The object's row as the caller may see it; null principal = no credential (public buckets only). */
