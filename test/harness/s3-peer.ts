@@ -1,10 +1,13 @@
 // A real S3-compatible server on loopback (s3rver, files in a temporary directory) with one
-// bucket, and an SDK client that looks into it the way an operator would.
+// bucket, and an SDK client that looks into it the way an operator would; and the app's S3
+// gateway over it, with SDK clients signed by a gateway access key.
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
+import { startTestApp, type TestApp } from './test-app.js';
 
 export interface S3Peer {
   endpoint: string;
@@ -55,4 +58,57 @@ export async function startS3Peer(bucket = 'plinth-objects'): Promise<S3Peer> {
       await rm(directory, { recursive: true, force: true });
     },
   };
+}
+
+/** The app on the S3 backend (a fresh peer), listening, with one gateway access key and SDK clients for it. */
+export interface S3Gateway {
+  t: TestApp;
+  peer: S3Peer;
+  /** The gateway's base URL: http://127.0.0.1:<port>/storage/v1/s3. */
+  endpoint: string;
+  key: { accessKeyId: string; secretAccessKey: string };
+  client(overrides?: { region?: string; accessKeyId?: string; secretAccessKey?: string }): S3Client;
+  close(): Promise<void>;
+}
+
+export async function startS3Gateway(): Promise<S3Gateway> {
+  const peer = await startS3Peer();
+  const t = await startTestApp({ env: peer.env });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const endpoint = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/storage/v1/s3`;
+  const created = await t.request({ method: 'POST', url: '/api/storage/s3/access-keys', headers: { 'x-api-key': t.apiKey }, payload: { description: 'sdk' } });
+  const key = { accessKeyId: created.json.accessKeyId as string, secretAccessKey: created.json.secretAccessKey as string };
+  const clients: S3Client[] = [];
+  return {
+    t,
+    peer,
+    endpoint,
+    key,
+    client(overrides = {}) {
+      const c = new S3Client({
+        endpoint,
+        region: overrides.region ?? 'us-east-1',
+        forcePathStyle: true,
+        credentials: { accessKeyId: overrides.accessKeyId ?? key.accessKeyId, secretAccessKey: overrides.secretAccessKey ?? key.secretAccessKey },
+      });
+      clients.push(c);
+      return c;
+    },
+    async close() {
+      for (const c of clients) c.destroy();
+      await t.close();
+      await peer.close();
+    },
+  };
+}
+
+/** The S3 error a call fails with: its code and HTTP status. */
+export async function s3ErrorOf(call: Promise<unknown>): Promise<{ name: string; status?: number }> {
+  try {
+    await call;
+  } catch (err) {
+    if (err instanceof S3ServiceException) return { name: err.name, status: err.$metadata.httpStatusCode };
+    throw err;
+  }
+  throw new Error('expected the call to fail');
 }

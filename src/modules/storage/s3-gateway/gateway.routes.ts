@@ -9,6 +9,7 @@ import type { StorageService } from '../storage.service.js';
 import * as bucketOps from './bucket-ops.js';
 import { toS3Error, type GatewayContext, type Operation } from './context.js';
 import * as listOps from './list-ops.js';
+import { listMultipartUploads } from './multipart-list.js';
 import * as multipartOps from './multipart-ops.js';
 import * as objectOps from './object-ops.js';
 import { payloadOf } from './payload.js';
@@ -31,7 +32,7 @@ function route(method: string, hasBucket: boolean, hasKey: boolean, q: URLSearch
         if (q.has('location')) return bucketOps.getBucketLocation;
         if (q.has('versioning')) return bucketOps.getBucketVersioning;
         if (q.has('cors')) return bucketOps.getBucketCors;
-        return q.has('uploads') ? undefined : listOps.listObjects;
+        return q.has('uploads') ? listMultipartUploads : listOps.listObjects;
       case 'HEAD':
         return bucketOps.headBucket;
       case 'PUT':
@@ -113,6 +114,8 @@ export function gatewayRoutes(deps: Deps, storage: StorageService, keys: AccessK
         if (!operation) throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
         const raw = request.body instanceof Readable ? request.body : Readable.from([]);
         let body: Readable | undefined;
+        // CompleteMultipartUpload's checksum headers describe the whole object, not its XML body.
+        const checksummed = operation === multipartOps.completeMultipartUpload ? {} : request.headers;
         const ctx: GatewayContext = {
           deps,
           storage,
@@ -121,7 +124,7 @@ export function gatewayRoutes(deps: Deps, storage: StorageService, keys: AccessK
           bucket,
           key,
           query,
-          body: () => (body ??= payloadOf(raw, verified)),
+          body: () => (body ??= payloadOf(raw, verified, checksummed)),
           text: () => readText(ctx.body()),
         };
         reply.header('x-amz-request-id', request.id);

@@ -1,10 +1,15 @@
-// Multipart uploads: each part is staged as a blob of its own (any backend), and completion
-// streams the parts in order into one new object. Parts but the last must be at least 5 MiB.
+// Multipart uploads: each part is staged as a blob of its own (any backend), from the request
+// body or copied from a range of an object, and completion streams the parts in order into one
+// new object. Parts but the last must be at least 5 MiB.
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
+import type { StagedBlob } from '../blob-store.js';
 import { assertObjectKey, normaliseMimeType } from '../keys.js';
+import type { ObjectTag } from '../storage.service.js';
 import { GATEWAY_PRINCIPAL, s3Date, sendXml, type GatewayContext, type Operation } from './context.js';
+import { copySource } from './object-ops.js';
 import { parseXml, S3Error } from './s3-error.js';
+import { tagsOfHeader } from './tagging.js';
 
 const MIN_PART_BYTES = 5 * 1024 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -17,11 +22,17 @@ interface Part {
   created_at: Date;
 }
 
-async function uploadOf({ deps, bucket, key, query }: GatewayContext): Promise<{ upload_id: string; mime_type: string }> {
+interface Upload {
+  upload_id: string;
+  mime_type: string;
+  tags: ObjectTag[];
+}
+
+async function uploadOf({ deps, bucket, key, query }: GatewayContext): Promise<Upload> {
   const id = query.get('uploadId') ?? '';
   const [upload] = UUID.test(id)
-    ? await deps.sql<{ upload_id: string; mime_type: string }[]>`
-        select upload_id, mime_type from storage.s3_multipart_uploads where upload_id = ${id} and bucket = ${bucket} and key = ${key}`
+    ? await deps.sql<Upload[]>`
+        select upload_id, mime_type, tags from storage.s3_multipart_uploads where upload_id = ${id} and bucket = ${bucket} and key = ${key}`
     : [];
   if (!upload) throw new S3Error('NoSuchUpload', 'The specified multipart upload does not exist.');
   return upload;
@@ -31,22 +42,16 @@ export const createMultipartUpload: Operation = async ({ deps, storage, bucket, 
   await storage.bucketOf(bucket);
   assertObjectKey(key);
   const uploadId = randomUUID();
-  await deps.sql`insert into storage.s3_multipart_uploads (upload_id, bucket, key, mime_type)
-    values (${uploadId}, ${bucket}, ${key}, ${normaliseMimeType(request.headers['content-type'])})`;
+  const tags = tagsOfHeader(request.headers['x-amz-tagging']);
+  await deps.sql`insert into storage.s3_multipart_uploads (upload_id, bucket, key, mime_type, tags)
+    values (${uploadId}, ${bucket}, ${key}, ${normaliseMimeType(request.headers['content-type'])}, ${deps.sql.json(tags)})`;
   return sendXml(reply, 'InitiateMultipartUploadResult', { Bucket: bucket, Key: key, UploadId: uploadId });
 };
 
-export const uploadPart: Operation = async (ctx) => {
-  const { deps, query, reply } = ctx;
-  const partNumber = Number(query.get('partNumber'));
-  if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 10000) {
-    throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
-  }
-  if (ctx.request.headers['x-amz-copy-source'] !== undefined) {
-    throw new S3Error('NotImplemented', 'UploadPartCopy is not supported; upload the part\'s bytes instead.');
-  }
-  const upload = await uploadOf(ctx);
-  const staged = await ctx.storage.withNewBlob(ctx.body(), (blob) => deps.sql.begin(async (tx) => {
+/** Stages `body` as part `partNumber` of `upload`, replacing an earlier part of that number. */
+async function storePart(ctx: GatewayContext, upload: Upload, partNumber: number, body: Readable): Promise<StagedBlob> {
+  const { deps } = ctx;
+  const staged = await ctx.storage.withNewBlob(body, (blob) => deps.sql.begin(async (tx) => {
     await deps.blobStore.promote(blob.id);
     await tx`
       insert into storage.s3_multipart_parts (upload_id, part_number, blob_id, size, etag)
@@ -56,7 +61,39 @@ export const uploadPart: Operation = async (ctx) => {
     return blob;
   }));
   await ctx.storage.sweepOrphans();
-  return reply.header('etag', `"${staged.md5}"`).code(200).send();
+  return staged;
+}
+
+/** `x-amz-copy-source-range: bytes=first-last`, inside an object of `size` bytes. */
+function copyRange(header: string | string[] | undefined, size: number) {
+  if (header === undefined) return undefined;
+  const m = typeof header === 'string' ? /^bytes=(\d+)-(\d+)$/.exec(header.trim()) : null;
+  const range = m ? { start: Number(m[1]), end: Number(m[2]) } : undefined;
+  if (!range || range.start > range.end || range.end >= size) {
+    throw new S3Error('InvalidArgument', `The x-amz-copy-source-range is not valid for a source object of size ${size}.`);
+  }
+  return range;
+}
+
+/** UploadPart, and UploadPartCopy when x-amz-copy-source names an object (or a byte range of it). */
+export const uploadPart: Operation = async (ctx) => {
+  const { query, reply, request, storage } = ctx;
+  const partNumber = Number(query.get('partNumber'));
+  if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 10000) {
+    throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
+  }
+  const upload = await uploadOf(ctx);
+  const source = request.headers['x-amz-copy-source'];
+  if (typeof source !== 'string') {
+    const staged = await storePart(ctx, upload, partNumber, ctx.body());
+    return reply.header('etag', `"${staged.md5}"`).code(200).send();
+  }
+  const from = copySource(source);
+  const found = await storage.head(from.bucket, from.key, GATEWAY_PRINCIPAL);
+  const range = copyRange(request.headers['x-amz-copy-source-range'], Number(found.size));
+  const { body } = await storage.open(found, GATEWAY_PRINCIPAL, range);
+  const staged = await storePart(ctx, upload, partNumber, body);
+  return sendXml(reply, 'CopyPartResult', { ETag: `"${staged.md5}"`, LastModified: s3Date(ctx.deps.clock.now()) });
 };
 
 export const listParts: Operation = async (ctx) => {
@@ -109,7 +146,7 @@ export const completeMultipartUpload: Operation = async (ctx) => {
       yield* stream;
     }
   })());
-  const row = await storage.putRow({ bucket, key, body, mimeType: upload.mime_type, principal: GATEWAY_PRINCIPAL, via: 's3' });
+  const row = await storage.putRow({ bucket, key, body, mimeType: upload.mime_type, principal: GATEWAY_PRINCIPAL, via: 's3', tags: upload.tags });
   await deps.sql`delete from storage.s3_multipart_uploads where upload_id = ${upload.upload_id}`;
   await storage.sweepOrphans();
   return sendXml(reply, 'CompleteMultipartUploadResult', {

@@ -4,11 +4,12 @@ import { parseRange } from '../download.js';
 import { normaliseMimeType } from '../keys.js';
 import { GATEWAY_PRINCIPAL, s3Date, sendXml, type GatewayContext, type Operation } from './context.js';
 import { parseXml, S3Error } from './s3-error.js';
+import { assertTags, tagsOf, tagsOfHeader } from './tagging.js';
 
 const quoted = (etag: string) => `"${etag}"`;
 
 /** `x-amz-copy-source: /bucket/key` (URL-encoded, optional leading slash, no versions). */
-function copySource(header: string): { bucket: string; key: string } {
+export function copySource(header: string): { bucket: string; key: string } {
   const [path = ''] = header.split('?');
   let decoded: string;
   try {
@@ -32,6 +33,8 @@ export const putObject: Operation = async (ctx) => {
     mimeType: normaliseMimeType(request.headers['content-type']),
     principal: GATEWAY_PRINCIPAL,
     via: 's3',
+    // A new object: its tags are the header's, never the replaced object's.
+    tags: tagsOfHeader(request.headers['x-amz-tagging']),
   });
   return reply.header('etag', quoted(row.etag)).code(200).send();
 };
@@ -41,6 +44,9 @@ async function copyObject(ctx: GatewayContext, from: { bucket: string; key: stri
   const found = await storage.head(from.bucket, from.key, GATEWAY_PRINCIPAL);
   const { row: source, body } = await storage.open(found, GATEWAY_PRINCIPAL);
   const replace = request.headers['x-amz-metadata-directive'] === 'REPLACE';
+  const tags = request.headers['x-amz-tagging-directive'] === 'REPLACE'
+    ? tagsOfHeader(request.headers['x-amz-tagging'])
+    : await tagsOf(ctx.deps.sql, source.bucket, source.key);
   const row = await storage.putRow({
     bucket,
     key,
@@ -48,6 +54,7 @@ async function copyObject(ctx: GatewayContext, from: { bucket: string; key: stri
     mimeType: replace ? normaliseMimeType(request.headers['content-type']) : source.mime_type,
     principal: GATEWAY_PRINCIPAL,
     via: 's3',
+    tags,
   });
   return sendXml(reply, 'CopyObjectResult', { ETag: quoted(row.etag), LastModified: s3Date(row.updated_at) });
 }
@@ -80,18 +87,14 @@ export const deleteObject: Operation = async ({ storage, bucket, key, reply }) =
 
 export const getObjectTagging: Operation = async ({ deps, storage, bucket, key, reply }) => {
   await storage.head(bucket, key, GATEWAY_PRINCIPAL);
-  const [row] = await deps.sql<{ tags: { Key: string; Value: string }[] }[]>`select tags from storage.objects where bucket = ${bucket} and key = ${key}`;
-  return sendXml(reply, 'Tagging', { TagSet: { Tag: row?.tags ?? [] } });
+  return sendXml(reply, 'Tagging', { TagSet: { Tag: await tagsOf(deps.sql, bucket, key) } });
 };
 
 export const putObjectTagging: Operation = async ({ deps, storage, bucket, key, reply, text }) => {
   await storage.head(bucket, key, GATEWAY_PRINCIPAL);
   const doc = parseXml(await text(), 'Tagging');
   const set = (doc.TagSet ?? {}) as { Tag?: { Key?: unknown; Value?: unknown }[] };
-  const tags = (set.Tag ?? []).map((t) => ({ Key: String(t.Key ?? ''), Value: String(t.Value ?? '') }));
-  if (tags.length > 10 || tags.some((t) => t.Key.length === 0 || t.Key.length > 128 || t.Value.length > 256)) {
-    throw new S3Error('InvalidArgument', 'An object may have up to 10 tags, keys of 1 to 128 and values of up to 256 characters.');
-  }
+  const tags = assertTags((set.Tag ?? []).map((t) => ({ Key: String(t.Key ?? ''), Value: String(t.Value ?? '') })));
   await deps.sql`update storage.objects set tags = ${deps.sql.json(tags)} where bucket = ${bucket} and key = ${key}`;
   return reply.code(200).send();
 };

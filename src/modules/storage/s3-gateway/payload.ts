@@ -1,12 +1,17 @@
 // The body of a signed request as the bytes it carries, checked on the way through: a declared
-// SHA-256, or aws-chunked framing (signed chunks or unsigned chunks with a trailer). A body that
-// fails its check errors the stream, so nothing it fed is kept.
+// SHA-256, aws-chunked framing (signed chunks or unsigned chunks with a trailer), and a flexible
+// checksum (x-amz-checksum-* header or trailer). A body that fails a check errors the stream,
+// so nothing it fed is kept.
 import { createHash, createHmac, type Hash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
+import { algorithmLabel, checksumFor, type Checksum } from './checksums.js';
 import { S3Error } from './s3-error.js';
 import { EMPTY_SHA256, type Verified } from './sigv4.js';
 
 const MAX_LINE = 4096;
+const MAX_TRAILER = 4 * MAX_LINE;
+
+type Headers = Record<string, string | string[] | undefined>;
 
 function hashChecked(expected: string): Transform {
   const hash = createHash('sha256');
@@ -24,9 +29,13 @@ function hashChecked(expected: string): Transform {
   });
 }
 
-/** Decodes aws-chunked framing; with `auth`, every chunk's signature is checked in a chain. */
-function chunked(auth: Verified | undefined): Transform {
+/**
+ * Decodes aws-chunked framing; with `auth`, every chunk's signature is checked in a chain. The
+ * trailer after the final chunk goes into `trailers` (its signature checked when `signedTrailer`).
+ */
+function chunked(auth: Verified | undefined, trailers: Map<string, string>, signedTrailer: boolean): Transform {
   let buffer: Buffer = Buffer.alloc(0);
+  let trailer: Buffer = Buffer.alloc(0);
   let remaining = 0;
   let inData = false;
   let finished = false;
@@ -43,9 +52,37 @@ function chunked(auth: Verified | undefined): Transform {
     previous = chunkSignature;
   };
 
+  const readTrailer = () => {
+    const lines = trailer.toString('latin1').split(/\r?\n/).filter((line) => line !== '');
+    let signature: string | undefined;
+    let signed = '';
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      if (colon <= 0) throw bad('A trailer line is malformed.');
+      const name = line.slice(0, colon).trim().toLowerCase();
+      const value = line.slice(colon + 1).trim();
+      if (name === 'x-amz-trailer-signature') {
+        signature = value;
+      } else {
+        trailers.set(name, value);
+        signed += `${name}:${value}\n`;
+      }
+    }
+    if (!signedTrailer || !auth) return;
+    const stringToSign = ['AWS4-HMAC-SHA256-TRAILER', auth.amzDate, auth.scope, previous, createHash('sha256').update(signed).digest('hex')].join('\n');
+    if (signature !== createHmac('sha256', auth.signingKey).update(stringToSign).digest('hex')) {
+      throw new S3Error('SignatureDoesNotMatch', 'The trailer signature does not match.');
+    }
+  };
+
   return new Transform({
     transform(chunk: Buffer, _enc, done) {
       try {
+        if (finished) {
+          trailer = Buffer.concat([trailer, chunk]);
+          if (trailer.length > MAX_TRAILER) throw bad('The trailer is too long.');
+          return done();
+        }
         buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
         while (buffer.length > 0 && !finished) {
           if (inData) {
@@ -80,6 +117,8 @@ function chunked(auth: Verified | undefined): Transform {
           if (remaining === 0) {
             checkChunk();
             finished = true; // trailers (checksums) and the final CRLF follow; they carry no bytes
+            trailer = buffer;
+            buffer = Buffer.alloc(0);
           } else {
             inData = true;
           }
@@ -90,25 +129,84 @@ function chunked(auth: Verified | undefined): Transform {
       }
     },
     flush(done) {
-      done(finished ? undefined : bad('The body ended before its final chunk.'));
+      try {
+        if (!finished) throw bad('The body ended before its final chunk.');
+        readTrailer();
+        done();
+      } catch (err) {
+        done(err as Error);
+      }
     },
   });
 }
 
-/** The request body as its content bytes, verified as the signature says it must be. */
-export function payloadOf(raw: Readable, auth: Verified): Readable {
-  const mode = auth.payloadHash;
-  if (mode === 'UNSIGNED-PAYLOAD') return raw;
-  if (/^[0-9a-f]{64}$/.test(mode)) return pipeWithErrors(raw, hashChecked(mode));
-  if (mode === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD' || mode === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER') return pipeWithErrors(raw, chunked(auth));
-  if (mode === 'STREAMING-UNSIGNED-PAYLOAD-TRAILER') return pipeWithErrors(raw, chunked(undefined));
-  throw new S3Error('InvalidArgument', `Unsupported x-amz-content-sha256 value: ${mode}.`);
+/** Passes the bytes through `checksum`; at the end they must match `expected()` (base64). */
+function checksumChecked(name: string, checksum: Checksum, expected: () => string | undefined): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      checksum.update(chunk);
+      done(null, chunk);
+    },
+    flush(done) {
+      const declared = expected();
+      if (declared === undefined) return done(new S3Error('InvalidRequest', `The ${name} trailer was declared but not sent.`));
+      if (declared !== checksum.digest()) {
+        return done(new S3Error('BadDigest', `The ${algorithmLabel(name)} you specified did not match the calculated checksum.`));
+      }
+      done();
+    },
+  });
 }
 
-/** raw → transform, with an error of raw (client gone) forwarded to the transform's reader. */
-function pipeWithErrors(raw: Readable, transform: Transform): Readable {
-  raw.on('error', (err) => transform.destroy(err));
+const single = (headers: Headers, name: string) => {
+  const v = headers[name];
+  return Array.isArray(v) ? v.join(',') : v;
+};
+
+/** The flexible checksum a request declares: a trailer it promises, or a header it carries. */
+function declaredChecksum(headers: Headers): { name: string; checksum: Checksum; inTrailer: boolean; value?: string } | undefined {
+  const trailer = single(headers, 'x-amz-trailer')?.trim().toLowerCase();
+  const name = trailer || Object.keys(headers).find((h) => h.toLowerCase().startsWith('x-amz-checksum-') && h.toLowerCase() !== 'x-amz-checksum-type');
+  if (!name) return undefined;
+  const checksum = checksumFor(name);
+  if (!checksum) throw new S3Error('InvalidRequest', `Unsupported checksum: ${name}. Use CRC32, CRC32C, SHA1 or SHA256.`);
+  return { name, checksum, inTrailer: Boolean(trailer), value: trailer ? undefined : single(headers, name) };
+}
+
+/** The request body as its content bytes, verified as the signature and checksum say it must be. */
+export function payloadOf(raw: Readable, auth: Verified, headers: Headers = {}): Readable {
+  const mode = auth.payloadHash;
+  const declared = declaredChecksum(headers);
+  const trailers = new Map<string, string>();
+  const stages: Transform[] = [];
+  if (mode === 'UNSIGNED-PAYLOAD') {
+    // the bytes are not signed; only a checksum, if any, vouches for them
+  } else if (/^[0-9a-f]{64}$/.test(mode)) {
+    stages.push(hashChecked(mode));
+  } else if (mode === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD' || mode === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER') {
+    stages.push(chunked(auth, trailers, mode.endsWith('-TRAILER')));
+  } else if (mode === 'STREAMING-UNSIGNED-PAYLOAD-TRAILER') {
+    stages.push(chunked(undefined, trailers, false));
+  } else {
+    throw new S3Error('InvalidArgument', `Unsupported x-amz-content-sha256 value: ${mode}.`);
+  }
+  if (declared) {
+    if (declared.inTrailer && !mode.endsWith('-TRAILER')) throw new S3Error('InvalidRequest', 'x-amz-trailer needs a STREAMING-…-TRAILER payload.');
+    stages.push(checksumChecked(declared.name, declared.checksum, () => (declared.inTrailer ? trailers.get(declared.name) : declared.value)));
+  }
+  return stages.length === 0 ? raw : pipeWithErrors(raw, stages);
+}
+
+/** raw → each transform in turn, with an error anywhere (client gone, a failed check) reaching the last reader. */
+function pipeWithErrors(raw: Readable, transforms: Transform[]): Readable {
+  const last = transforms.at(-1)!;
   // The reader (a pipeline) gets the failure; a late second emission must not crash the process.
-  transform.on('error', () => {});
-  return raw.pipe(transform);
+  last.on('error', () => {});
+  raw.on('error', (err) => last.destroy(err));
+  let source: Readable = raw;
+  for (const t of transforms) {
+    if (t !== last) t.on('error', (err) => last.destroy(err));
+    source = source.pipe(t);
+  }
+  return source;
 }

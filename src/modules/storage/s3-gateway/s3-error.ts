@@ -10,6 +10,7 @@ const statusOf = {
   AuthorizationQueryParametersError: 400,
   XAmzContentSHA256Mismatch: 400,
   IncompleteBody: 400,
+  BadDigest: 400,
   NoSuchBucket: 404,
   NoSuchKey: 404,
   NoSuchUpload: 404,
