@@ -1,6 +1,7 @@
 // A real S3-compatible server on loopback (s3rver, files in a temporary directory) with one
 // bucket, and an SDK client that looks into it the way an operator would; and the app's S3
 // gateway over it, with SDK clients signed by a gateway access key.
+import { createHash, createHmac } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -111,4 +112,36 @@ export async function s3ErrorOf(call: Promise<unknown>): Promise<{ name: string;
     throw err;
   }
   throw new Error('expected the call to fail');
+}
+
+const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+const hmac = (k: string | Buffer, data: string) => createHmac('sha256', k).update(data).digest();
+
+/**
+ * A body in aws-chunked framing with chained chunk signatures, as AWS documents it (region
+ * us-east-1); `corrupt` zeroes the second chunk after signing. With `trailer`, the final chunk is
+ * followed by those trailing headers and their x-amz-trailer-signature.
+ */
+export function awsChunked(content: Buffer, seed: string, amzDate: string, secret: string, corrupt: boolean, trailer?: Record<string, string>): Buffer {
+  const date = amzDate.slice(0, 8);
+  const scope = `${date}/us-east-1/s3/aws4_request`;
+  const signingKey = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), 'us-east-1'), 's3'), 'aws4_request');
+  const parts: Buffer[] = [];
+  let previous = seed;
+  const chunks = [content.subarray(0, 65536), content.subarray(65536, 131072), content.subarray(131072), Buffer.alloc(0)];
+  chunks.forEach((chunk, i) => {
+    const stringToSign = ['AWS4-HMAC-SHA256-PAYLOAD', amzDate, scope, previous, sha256(''), sha256(chunk)].join('\n');
+    const signature = createHmac('sha256', signingKey).update(stringToSign).digest('hex');
+    const data = corrupt && i === 1 ? Buffer.from(chunk).fill(0) : chunk;
+    const last = i === chunks.length - 1;
+    parts.push(Buffer.from(`${chunk.length.toString(16)};chunk-signature=${signature}\r\n`), data, Buffer.from(last && trailer ? '' : '\r\n'));
+    previous = signature;
+  });
+  if (trailer) {
+    const canonical = Object.entries(trailer).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}:${v}\n`).join('');
+    const stringToSign = ['AWS4-HMAC-SHA256-TRAILER', amzDate, scope, previous, sha256(canonical)].join('\n');
+    const signature = createHmac('sha256', signingKey).update(stringToSign).digest('hex');
+    parts.push(Buffer.from(`${canonical.replaceAll('\n', '\r\n')}x-amz-trailer-signature:${signature}\r\n\r\n`));
+  }
+  return Buffer.concat(parts);
 }

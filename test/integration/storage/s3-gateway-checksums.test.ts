@@ -2,9 +2,10 @@
 // aws-chunked with an x-amz-checksum-* trailer, a buffer body with the checksum as a header; every
 // algorithm the SDK offers is verified, and a body or checksum changed in transit is refused.
 import { Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import { ChecksumAlgorithm, GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { s3ErrorOf, startS3Gateway, type S3Gateway } from '../../harness/s3-peer.js';
+import { awsChunked, s3ErrorOf, startS3Gateway, type S3Gateway } from '../../harness/s3-peer.js';
 
 let g: S3Gateway;
 let s3: S3Client;
@@ -70,6 +71,54 @@ describe('trailing checksums (STREAMING-UNSIGNED-PAYLOAD-TRAILER)', () => {
     expect(await s3ErrorOf(c.send(new PutObjectCommand({ Bucket: 'sums', Key: 'no-trailer', Body: stream(), ContentLength: bytes.length }))))
       .toEqual({ name: 'InvalidRequest', status: 400 });
     expect(await absent('no-trailer')).toBe(true);
+  });
+});
+
+describe('signed chunks with a signed trailer (STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER)', () => {
+  const crc = (b: Buffer) => {
+    const out = Buffer.alloc(4);
+    out.writeUInt32BE(crc32(b));
+    return out.toString('base64');
+  };
+  /** PutObject with the body framed and signed by hand; `frame` may alter the framing after signing. */
+  const send = (key: string, trailerValue: string, frame: (framed: Buffer) => Buffer = (f) => f) => {
+    const c = g.client();
+    const trailer = { 'x-amz-checksum-crc32': trailerValue };
+    c.middlewareStack.addRelativeTo((next: any) => async (args: any) => {
+      const headers = args.request.headers as Record<string, string>;
+      for (const h of Object.keys(headers)) if (h.startsWith('x-amz-checksum-') || h === 'x-amz-sdk-checksum-algorithm') delete headers[h];
+      Object.assign(headers, {
+        'x-amz-content-sha256': 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER',
+        'x-amz-trailer': 'x-amz-checksum-crc32',
+        'x-amz-decoded-content-length': String(bytes.length),
+        'content-encoding': 'aws-chunked',
+        // Signatures and the CRC32 are fixed-width: the framed length is known before signing.
+        'content-length': String(awsChunked(bytes, '0'.repeat(64), '20260101T000000Z', 'x', false, trailer).length),
+      });
+      return next(args);
+    }, { relation: 'before', toMiddleware: 'httpSigningMiddleware', name: 'streaming-trailer-mode' });
+    c.middlewareStack.addRelativeTo((next: any) => async (args: any) => {
+      const headers = args.request.headers as Record<string, string>;
+      const seed = /Signature=([0-9a-f]{64})/.exec(headers.authorization!)![1]!;
+      args.request.body = frame(awsChunked(bytes, seed, headers['x-amz-date']!, g.key.secretAccessKey, false, trailer));
+      return next(args);
+    }, { relation: 'after', toMiddleware: 'httpSigningMiddleware', name: 'chunk-signer' });
+    return c.send(new PutObjectCommand({ Bucket: 'sums', Key: key, Body: bytes }));
+  };
+
+  it('accepts chunks and a trailer whose signatures and checksum hold', async () => {
+    await send('signed-trailer', crc(bytes));
+    expect((await readBack('signed-trailer')).equals(bytes)).toBe(true);
+  });
+
+  it('a trailer changed after signing → SignatureDoesNotMatch; a signed wrong checksum → BadDigest', async () => {
+    const right = crc(bytes);
+    const other = crc(Buffer.from('other'));
+    const swapped = (framed: Buffer) => Buffer.from(framed.toString('latin1').replace(`crc32:${right}`, `crc32:${other}`), 'latin1');
+    expect(await s3ErrorOf(send('swapped-trailer', right, swapped))).toEqual({ name: 'SignatureDoesNotMatch', status: 403 });
+    expect(await absent('swapped-trailer')).toBe(true);
+    expect(await s3ErrorOf(send('wrong-trailer', other))).toEqual({ name: 'BadDigest', status: 400 });
+    expect(await absent('wrong-trailer')).toBe(true);
   });
 });
 

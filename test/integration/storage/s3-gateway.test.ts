@@ -1,7 +1,6 @@
 // The /storage/v1/s3 gateway driven by the real AWS SDK (client-s3, the presigner and lib-storage's
 // multipart Upload), over the S3 backend on a loopback S3 server: every listed operation, objects
 // visible through REST and back, and each way a signature can be wrong.
-import { createHash, createHmac } from 'node:crypto';
 import { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateBucketCommand, CreateMultipartUploadCommand, DeleteBucketCommand,
@@ -14,7 +13,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { s3ErrorOf as s3Error, startS3Peer, type S3Peer } from '../../harness/s3-peer.js';
+import { awsChunked, s3ErrorOf as s3Error, startS3Peer, type S3Peer } from '../../harness/s3-peer.js';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
 
 let t: TestApp;
@@ -44,27 +43,6 @@ async function withServerTime(offsetMs: number, work: () => Promise<void>) {
   } finally {
     t.clock.advance(-shift);
   }
-}
-
-const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
-const hmac = (k: string | Buffer, data: string) => createHmac('sha256', k).update(data).digest();
-
-/** A body in aws-chunked framing with chained chunk signatures, as AWS documents it. */
-function awsChunked(content: Buffer, seed: string, amzDate: string, secret: string, corrupt: boolean): Buffer {
-  const date = amzDate.slice(0, 8);
-  const scope = `${date}/us-east-1/s3/aws4_request`;
-  const signingKey = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), 'us-east-1'), 's3'), 'aws4_request');
-  const parts: Buffer[] = [];
-  let previous = seed;
-  const chunks = [content.subarray(0, 65536), content.subarray(65536, 131072), content.subarray(131072), Buffer.alloc(0)];
-  chunks.forEach((chunk, i) => {
-    const stringToSign = ['AWS4-HMAC-SHA256-PAYLOAD', amzDate, scope, previous, sha256(''), sha256(chunk)].join('\n');
-    const signature = createHmac('sha256', signingKey).update(stringToSign).digest('hex');
-    const data = corrupt && i === 1 ? Buffer.from(chunk).fill(0) : chunk;
-    parts.push(Buffer.from(`${chunk.length.toString(16)};chunk-signature=${signature}\r\n`), data, Buffer.from('\r\n'));
-    previous = signature;
-  });
-  return Buffer.concat(parts);
 }
 
 beforeAll(async () => {

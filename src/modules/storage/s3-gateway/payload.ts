@@ -55,21 +55,18 @@ function chunked(auth: Verified | undefined, trailers: Map<string, string>, sign
   const readTrailer = () => {
     const lines = trailer.toString('latin1').split(/\r?\n/).filter((line) => line !== '');
     let signature: string | undefined;
-    let signed = '';
     for (const line of lines) {
       const colon = line.indexOf(':');
       if (colon <= 0) throw bad('A trailer line is malformed.');
       const name = line.slice(0, colon).trim().toLowerCase();
       const value = line.slice(colon + 1).trim();
-      if (name === 'x-amz-trailer-signature') {
-        signature = value;
-      } else {
-        trailers.set(name, value);
-        signed += `${name}:${value}\n`;
-      }
+      if (name === 'x-amz-trailer-signature') signature = value;
+      else trailers.set(name, value);
     }
     if (!signedTrailer || !auth) return;
-    const stringToSign = ['AWS4-HMAC-SHA256-TRAILER', auth.amzDate, auth.scope, previous, createHash('sha256').update(signed).digest('hex')].join('\n');
+    // Signed: the trailing headers in canonical form (sorted `name:value\n` lines).
+    const canonical = [...trailers].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}:${v}\n`).join('');
+    const stringToSign = ['AWS4-HMAC-SHA256-TRAILER', auth.amzDate, auth.scope, previous, createHash('sha256').update(canonical).digest('hex')].join('\n');
     if (signature !== createHmac('sha256', auth.signingKey).update(stringToSign).digest('hex')) {
       throw new S3Error('SignatureDoesNotMatch', 'The trailer signature does not match.');
     }
