@@ -12,6 +12,8 @@ const MAX_LINE = 4096;
 const MAX_TRAILER = 4 * MAX_LINE;
 
 type Headers = Record<string, string | string[] | undefined>;
+/** x-amz-checksum-* headers that carry no checksum value. */
+const NOT_CHECKSUMS = new Set(['x-amz-checksum-type', 'x-amz-checksum-mode', 'x-amz-checksum-algorithm']);
 
 function hashChecked(expected: string): Transform {
   const hash = createHash('sha256');
@@ -163,7 +165,7 @@ const single = (headers: Headers, name: string) => {
 /** The flexible checksum a request declares: a trailer it promises, or a header it carries. */
 function declaredChecksum(headers: Headers): { name: string; checksum: Checksum; inTrailer: boolean; value?: string } | undefined {
   const trailer = single(headers, 'x-amz-trailer')?.trim().toLowerCase();
-  const name = trailer || Object.keys(headers).find((h) => h.toLowerCase().startsWith('x-amz-checksum-') && h.toLowerCase() !== 'x-amz-checksum-type');
+  const name = trailer || Object.keys(headers).find((h) => h.startsWith('x-amz-checksum-') && !NOT_CHECKSUMS.has(h));
   if (!name) return undefined;
   const checksum = checksumFor(name);
   if (!checksum) throw new S3Error('InvalidRequest', `Unsupported checksum: ${name}. Use CRC32, CRC32C, SHA1 or SHA256.`);
