@@ -61,6 +61,19 @@ describe('private bucket', () => {
     expect(upload.json.error).toBe('STORAGE_PERMISSION_DENIED');
   });
 
+  it('the upload strategy (direct on local disk) probes the same rules first, writing nothing', async () => {
+    const strategy = (filename: string, headers: Record<string, string>) =>
+      t.request({ method: 'POST', url: '/api/storage/buckets/private/upload-strategy', headers, payload: { filename } });
+    expect((await strategy('alice/next.txt', bearer(alice))).json).toMatchObject({ method: 'direct', confirmRequired: false });
+    expect((await strategy('alice/notes.txt', bearer(bob))).json).toMatchObject({ error: 'STORAGE_PERMISSION_DENIED', statusCode: 403 });
+    expect((await strategy('anon.txt', bearer(t.anonKey))).statusCode).toBe(403);
+    expect((await get('private', 'alice/next.txt', bearer(alice))).statusCode).toBe(404);
+    expect((await get('private', 'alice/notes.txt', bearer(alice))).body).toBe('v2');
+    // Nothing to confirm on local disk: uploads are PUTs here.
+    const confirm = await t.request({ method: 'POST', url: '/api/storage/buckets/private/objects/alice/next.txt/confirm-upload', headers: bearer(alice), payload: { size: 1 } });
+    expect(confirm.statusCode).toBe(404);
+  });
+
   it('the API key sees everything', async () => {
     expect((await get('private', 'alice/notes.txt', { 'x-api-key': t.apiKey })).body).toBe('v2');
   });
