@@ -19,10 +19,12 @@ export interface SdkApp {
   close(): Promise<void>;
 }
 
-export async function startSdkApp(options: { smtp?: boolean; processor?: boolean; functions?: boolean } = {}): Promise<SdkApp> {
+export async function startSdkApp(
+  options: { smtp?: boolean; processor?: boolean; functions?: boolean; env?: Record<string, string> } = {},
+): Promise<SdkApp> {
   const smtp = options.smtp ? await startSmtpPeer() : undefined;
   const processor = options.processor ? await startProcessorPeer() : undefined;
-  const env = { ...smtp?.env, ...processor?.env };
+  const env = { ...smtp?.env, ...processor?.env, ...options.env };
   let t: TestApp;
   let baseUrl: string;
   let deploy: FunctionsApp['deploy'] | undefined;
