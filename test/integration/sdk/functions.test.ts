@@ -29,7 +29,8 @@ const WHOAMI = `export default async function (req: Request) {
 
 beforeAll(async () => {
   s = await startSdkApp({ functions: true });
-  for (const [slug, code] of [['echo', ECHO], ['whoami', WHOAMI], ['hello', 'export default () => new Response("hello, world")']]) {
+  const functions: [string, string][] = [['echo', ECHO], ['whoami', WHOAMI], ['hello', 'export default () => new Response("hello, world")']];
+  for (const [slug, code] of functions) {
     const res = await s.deploy!(slug, code);
     expect(res.statusCode, res.body).toBe(201);
   }
