@@ -2,7 +2,7 @@
 // /api/database/records and /api/database/rpc) against a listening Plinth, with row-level
 // security written on auth.uid(): each signed-in client sees and changes only its own rows.
 import { randomBytes } from 'node:crypto';
-import type { InsForgeClient } from '@insforge/sdk';
+import { createAdminClient, type InsForgeClient } from '@insforge/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSdkApp, type SdkApp } from './sdk-app.js';
 
@@ -32,6 +32,10 @@ beforeAll(async () => {
     create policy owner_all on public.todos for all to authenticated
       using (owner = auth.uid()) with check (owner = auth.uid());
     create policy shared_read on public.todos for select to anon, authenticated using (shared);
+    create table public.tags (id int primary key, todo_id bigint references public.todos (id) on delete cascade, label text not null);
+    create policy tags_via_todo on public.tags for all to authenticated
+      using (exists (select 1 from public.todos t where t.id = todo_id and t.owner = auth.uid()))
+      with check (exists (select 1 from public.todos t where t.id = todo_id and t.owner = auth.uid()));
     create function public.add_numbers(a int, b int) returns int language sql immutable as $$ select a + b $$;
     create function public.my_open_todos() returns setof public.todos language sql stable
       as $$ select * from public.todos where not done order by id $$;
@@ -143,6 +147,44 @@ describe('from(table)', () => {
     expect(data).toBeNull();
     expect(status).toBe(404);
     expect(error).toMatchObject({ code: 'PGRST205', message: expect.stringContaining('no_such_table') });
+  });
+});
+
+describe('more of the query builder', () => {
+  it('or / in / ilike / not / limit filters', async () => {
+    const db = alice.database;
+    expect((await db.from('todos').select('title').or('title.eq.ship,done.eq.true').order('id')).data).toEqual([{ title: 'write tests' }, { title: 'ship' }]);
+    expect((await db.from('todos').select('title').in('title', ['ship', 'nope'])).data).toEqual([{ title: 'ship' }]);
+    expect((await db.from('todos').select('title').ilike('title', 'WRITE%')).data).toEqual([{ title: 'write tests' }]);
+    expect((await db.from('todos').select('title').not('done', 'is', true).order('id')).data).toEqual([{ title: 'ship' }]);
+    expect((await db.from('todos').select('title').order('id').limit(1)).data).toEqual([{ title: 'write tests' }]);
+  });
+
+  it('upsert inserts, then merges on the primary key; embeds follow the foreign key', async () => {
+    const ship = await alice.database.from('todos').select('id').eq('title', 'ship').single();
+    const todoId = (ship.data as { id: number }).id;
+    const inserted = await alice.database.from('tags').upsert({ id: 1, todo_id: todoId, label: 'urgent' }).select();
+    expect(inserted.error).toBeNull();
+    expect(inserted.data).toEqual([{ id: 1, todo_id: todoId, label: 'urgent' }]);
+    const merged = await alice.database.from('tags').upsert({ id: 1, todo_id: todoId, label: 'later' }).select('label');
+    expect(merged.error).toBeNull();
+    expect(merged.data).toEqual([{ label: 'later' }]);
+
+    const embedded = await alice.database.from('todos').select('title, tags(label)').eq('id', todoId).single();
+    expect(embedded.error).toBeNull();
+    expect(embedded.data).toEqual({ title: 'ship', tags: [{ label: 'later' }] });
+    // Bob may read the shared todo but not its tags (the policy follows the todo's owner).
+    const bobView = await bob.database.from('todos').select('title, tags(label)').eq('id', todoId).single();
+    expect(bobView.data).toEqual({ title: 'ship', tags: [] });
+  });
+});
+
+describe('createAdminClient({ apiKey })', () => {
+  it('the API key reads every row, whoever owns it', async () => {
+    const admin = createAdminClient({ baseUrl: s.baseUrl, apiKey: s.t.apiKey, retryCount: 0 });
+    const { data, error } = await admin.database.from('todos').select('title').order('id');
+    expect(error).toBeNull();
+    expect(data).toEqual([{ title: 'write tests' }, { title: 'ship' }, { title: 'bob only' }]);
   });
 });
 
