@@ -141,6 +141,22 @@ describe('browser mode (cookie jar + document.cookie, the default createClient)'
     expect((await client.auth.setProfile({ theme: 'dark' })).error).toBeNull();
   });
 
+  it('after a page reload (a new client, same cookies) getCurrentUser restores the session by refreshing', async () => {
+    const address = email('reload');
+    await s.client({ fetch: browser.fetch }).auth.signUp({ email: address, password: PASSWORD });
+    const g = globalThis as { window?: unknown };
+    g.window = { location: { search: '', href: 'http://app.test/', protocol: 'http:' } };
+    try {
+      const reloaded = s.client({ fetch: browser.fetch });
+      const current = await reloaded.auth.getCurrentUser();
+      expect(current.error).toBeNull();
+      expect(current.data.user).toMatchObject({ email: address });
+      expect((await reloaded.auth.setProfile({ reloaded: true })).error).toBeNull();
+    } finally {
+      delete g.window;
+    }
+  });
+
   it('signOut revokes the cookie session and clears both cookies; refresh then fails', async () => {
     const client = s.client({ fetch: browser.fetch });
     await client.auth.signUp({ email: email('web'), password: PASSWORD });
