@@ -622,6 +622,12 @@ const routes: Row[] = [
     request: async () => ({ method: 'GET', url: `/api/storage/buckets/${await storageBucket()}/download-strategy/objects/shared/readme.txt` }),
   },
   {
+    route: 'POST /api/storage/buckets/:bucket/objects/*',
+    access: 'public',
+    ok: 200,
+    request: async () => ({ method: 'POST', url: `/api/storage/buckets/${await storageBucket()}/objects/shared/readme.txt/download-strategy`, payload: {} }),
+  },
+  {
     route: 'PUT /api/storage/buckets/:bucket/objects/*',
     access: 'client',
     ok: 200,

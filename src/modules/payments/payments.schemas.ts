@@ -185,13 +185,26 @@ export const portalSessionSchema = z.object({
   updatedAt: z.date(),
 });
 
+/**
+ * A checkout line: `processorPriceId` (the spec's name), or `priceId`, the name the official
+ * JavaScript client sends (its `/api/payments/stripe/…` path is served too); exactly one of them.
+ */
+const lineItemSchema = z
+  .strictObject({
+    processorPriceId: z.string().trim().min(1).optional(),
+    priceId: z.string().trim().min(1).optional(),
+    quantity: z.number().int().min(1).max(999).default(1),
+  })
+  .refine((l) => (l.processorPriceId === undefined) !== (l.priceId === undefined), {
+    message: 'give exactly one of processorPriceId or priceId',
+    path: ['processorPriceId'],
+  })
+  .transform(({ processorPriceId, priceId, quantity }) => ({ processorPriceId: (processorPriceId ?? priceId)!, quantity }));
+
 export const checkoutCreateSchema = z
   .strictObject({
     mode: z.enum(['payment', 'subscription']),
-    lineItems: z
-      .array(z.strictObject({ processorPriceId: z.string().trim().min(1), quantity: z.number().int().min(1).max(999).default(1) }))
-      .min(1)
-      .max(100),
+    lineItems: z.array(lineItemSchema).min(1).max(100),
     successUrl: z.url(),
     cancelUrl: z.url(),
     subject: subjectSchema.optional(),

@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
-import { principalOf } from '../../http/principal.js';
+import { principalOf, type Principal } from '../../http/principal.js';
 import { sendObject } from './download.js';
 import { assertObjectKey, encodeKey } from './keys.js';
 import { MAX_EXPIRES_IN, type UrlSigner } from './signed-urls.js';
@@ -14,6 +14,16 @@ const bucketParams = z.object({ bucket: z.string().min(1).max(256) });
 const objectParams = z.object({ bucket: z.string().min(1).max(256), '*': z.string().max(4096) });
 
 export function objectRoutes(storage: StorageService, signer: UrlSigner): FastifyPluginAsyncZod {
+  /** Where to download an object: its URL for a public bucket, else a signed, expiring one. */
+  async function downloadStrategy(bucket: string, key: string, principal: Principal | null, expiresInAsked: number | undefined) {
+    const found = await storage.head(bucket, key, principal);
+    const url = storage.toFile(found).url;
+    if ((await storage.bucketOf(bucket)).public) return { method: 'direct', url };
+    const expiresIn = Math.min(Math.max(expiresInAsked ?? 3600, 1), MAX_EXPIRES_IN);
+    const { expires, token } = signer.sign(bucket, key, expiresIn);
+    return { method: 'presigned', url: `${url}?expires=${expires}&token=${token}`, expiresAt: new Date(expires * 1000).toISOString() };
+  }
+
   return async (app) => {
     app.get('/api/storage/buckets/:bucket/objects', {
       config: { access: 'client' },
@@ -68,13 +78,28 @@ export function objectRoutes(storage: StorageService, signer: UrlSigner): Fastif
       },
     }, async (request, reply) => {
       const { bucket, '*': key } = request.params;
-      const found = await storage.head(bucket, key, request.principal);
       reply.header('cache-control', 'no-store');
-      const url = storage.toFile(found).url;
-      if ((await storage.bucketOf(bucket)).public) return { method: 'direct', url };
-      const expiresIn = Math.min(Math.max(request.query.expiresIn ?? 3600, 1), MAX_EXPIRES_IN);
-      const { expires, token } = signer.sign(bucket, key, expiresIn);
-      return { method: 'presigned', url: `${url}?expires=${expires}&token=${token}`, expiresAt: new Date(expires * 1000).toISOString() };
+      return downloadStrategy(bucket, key, request.principal, request.query.expiresIn);
+    });
+
+    // The reference platform's deprecated form, POST …/objects/{key}/download-strategy, which the
+    // JavaScript client falls back to whenever the GET form answers 404 (a missing object too).
+    app.post('/api/storage/buckets/:bucket/objects/*', {
+      config: { access: 'public' },
+      schema: {
+        tags: ['storage'],
+        summary: 'Deprecated form of GET …/download-strategy/objects/{key}: POST …/objects/{key}/download-strategy',
+        params: objectParams,
+        body: z.object({ expiresIn: z.coerce.number().int().optional() }).nullish(),
+      },
+    }, async (request, reply) => {
+      const { bucket, '*': path } = request.params;
+      const suffix = '/download-strategy';
+      if (!path.endsWith(suffix) || path.length === suffix.length) {
+        throw new AppError('NOT_FOUND', `Endpoint POST ${request.url.split('?')[0]} not found.`);
+      }
+      reply.header('cache-control', 'no-store');
+      return downloadStrategy(bucket, path.slice(0, -suffix.length), request.principal, request.body?.expiresIn);
     });
 
     app.delete('/api/storage/buckets/:bucket/objects/*', {
