@@ -1,5 +1,6 @@
 // Reads invoices, payment intents, charges, refunds and checkout sessions from processor events
-// into payment-history facts (old and new processor API shapes alike) and records them.
+// (or a sync's lists) into payment-history facts, old and new processor API shapes alike, and
+// records them.
 import type { Queryable } from '../../core/db.js';
 import { subjectOf } from './billing.repo.js';
 import * as history from './history.repo.js';
@@ -58,7 +59,7 @@ function invoiceFacts(inv: Obj, outcome: 'succeeded' | 'failed'): history.Paymen
   };
 }
 
-function intentFacts(pi: Obj, outcome: 'succeeded' | 'failed'): history.PaymentFacts {
+function intentFacts(pi: Obj, outcome: history.PaymentFacts['outcome']): history.PaymentFacts {
   const invoiceId = ref(pi.invoice);
   const error = pi.last_payment_error as Obj | null | undefined;
   return {
@@ -179,4 +180,32 @@ export async function recordHistory(db: Queryable, env: Environment, type: strin
     default:
       return false;
   }
+}
+
+export interface HistorySnapshot {
+  invoices: Obj[];
+  paymentIntents: Obj[];
+  refunds: Obj[];
+}
+
+/** Records what a sync read: settled invoices and payment intents, and every refund, as of `now`. */
+export async function recordSnapshot(db: Queryable, env: Environment, snap: HistorySnapshot, now: Date): Promise<number> {
+  let recorded = 0;
+  for (const inv of snap.invoices) {
+    const outcome = inv.status === 'paid' ? 'succeeded' : inv.status === 'open' && inv.attempted ? 'failed' : null;
+    if (!outcome) continue;
+    await history.recordPayment(db, env, invoiceFacts(inv, outcome), now, now);
+    recorded++;
+  }
+  for (const pi of snap.paymentIntents) {
+    const outcome = pi.status === 'succeeded' ? 'succeeded' : pi.last_payment_error ? 'failed' : pi.status === 'processing' ? 'pending' : null;
+    if (!outcome) continue;
+    await history.recordPayment(db, env, intentFacts(pi, outcome), now, now);
+    recorded++;
+  }
+  for (const r of snap.refunds) {
+    await history.recordRefund(db, env, refundFacts(r), now, now);
+    recorded++;
+  }
+  return recorded;
 }

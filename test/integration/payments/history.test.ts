@@ -128,6 +128,22 @@ describe('payment history from webhooks', () => {
     expect(rows.find((r) => r.processorRefundId === 're_4')).toMatchObject({ type: 'refund', status: 'failed' });
   });
 
+  it('a refunded charge with no earlier event records its payment as refunded, once', async () => {
+    const charge = {
+      id: 'ch_only', object: 'charge', amount: 800, amount_captured: 800, amount_refunded: 800, currency: 'gbp', paid: true,
+      customer: 'cus_h3', payment_intent: 'pi_only', created: 1_790_000_050, billing_details: { email: 'c@example.com', address: { country: 'GB' } },
+      payment_method_details: { card: { brand: 'amex', last4: '0005', country: null } }, refunds: { object: 'list', data: [] },
+    };
+    await send('charge.refunded', charge);
+    await send('payment_intent.succeeded', intent('pi_only', { amount: 800, amount_received: 800, currency: 'gbp', customer: 'cus_h3', metadata: {}, latest_charge: 'ch_only', receipt_email: null }));
+    const rows = await byObject('pi_only');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      type: 'one_time_payment', status: 'refunded', amount: 800, amountRefunded: 800, processorChargeId: 'ch_only',
+      customerEmailSnapshot: 'c@example.com', paymentMethodBrand: 'amex', paymentMethodLast4: '0005',
+    });
+  });
+
   it('a failed payment becomes a payment when it succeeds, and a late failure does not undo it', async () => {
     const now = epochSeconds(p.t.clock.now());
     const failing = intent('pi_3', { amount_received: 0, last_payment_error: { message: 'Your card was declined.', payment_method: { card } } });
@@ -195,17 +211,6 @@ describe('payment history from webhooks', () => {
     const [row] = await p.t.deps.sql`select count(*)::int as n from payments.payment_history where environment = 'live'`;
     expect(row!.n).toBe(1);
   });
-
-  it('the managed webhook endpoint subscribes to the 20 managed events', async () => {
-    const res = await p.t.request({ method: 'POST', url: '/api/payments/test/webhook', headers: p.admin });
-    const events = p.peer.get(TEST_KEY, res.json.connection.webhookEndpointId)!.enabled_events as string[];
-    expect(events).toHaveLength(20);
-    expect(events).toEqual(expect.arrayContaining([
-      'invoice.paid', 'invoice.payment_failed', 'payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded',
-      'refund.created', 'refund.updated', 'refund.failed', 'checkout.session.async_payment_succeeded',
-      'checkout.session.async_payment_failed', 'checkout.session.expired',
-    ]));
-  });
 });
 
 describe('GET payment-history', () => {
@@ -243,5 +248,51 @@ describe('GET payment-history', () => {
   it('rejects an unknown environment', async () => {
     const res = await p.t.request({ method: 'GET', url: '/api/payments/staging/payment-history', headers: p.admin });
     expect(res.statusCode).toBe(400);
+  });
+});
+
+describe('payment history from sync', () => {
+  it('reads invoices, payment intents and refunds from the processor, idempotently, without double counting', async () => {
+    p.peer.put(TEST_KEY, invoice('in_s1', 'pi_s1', { status: 'paid' }));
+    p.peer.put(TEST_KEY, { ...intent('pi_s1', { amount: 900, amount_received: 900, metadata: {} }), status: 'succeeded' });
+    p.peer.put(TEST_KEY, { ...intent('pi_s2', { latest_charge: 'ch_pi_s2' }), status: 'succeeded' });
+    p.peer.put(TEST_KEY, { ...intent('pi_s3', { amount_received: 0, last_payment_error: { message: 'Insufficient funds.' } }), status: 'requires_payment_method' });
+    p.peer.put(TEST_KEY, { ...intent('pi_s4'), status: 'requires_payment_method', last_payment_error: null });
+    p.peer.put(TEST_KEY, invoice('in_s2', null, { status: 'draft' }));
+    p.peer.put(TEST_KEY, refund('re_s1', 'pi_s2', 'succeeded', 100));
+
+    const first = await p.t.request({ method: 'POST', url: '/api/payments/test/sync', headers: p.admin });
+    expect(first.statusCode).toBe(200);
+    expect(first.json.results[0].connection.lastSyncCounts).toMatchObject({ paymentHistory: 5 }); // processor objects read into it (pi_s1 is in_s1's payment)
+    const after = await history('?limit=100');
+    const second = await p.t.request({ method: 'POST', url: '/api/payments/test/sync', headers: p.admin });
+    expect(second.statusCode).toBe(200);
+    expect((await history('?limit=100')).map(({ updatedAt: _u, ...r }) => r)).toEqual(after.map(({ updatedAt: _u, ...r }) => r));
+
+    expect(await byObject('pi_s1')).toMatchObject([{ type: 'subscription_invoice', status: 'succeeded', processorInvoiceId: 'in_s1', amount: 900 }]);
+    const s2 = await byObject('pi_s2');
+    expect(s2.find((r) => r.type === 'one_time_payment')).toMatchObject({ status: 'partially_refunded', amountRefunded: 100 });
+    expect(s2.filter((r) => r.type === 'refund')).toMatchObject([{ processorRefundId: 're_s1', status: 'succeeded', amount: 100 }]);
+    expect(await byObject('pi_s3')).toMatchObject([{ type: 'failed_payment', status: 'failed', failureMessage: 'Insufficient funds.' }]);
+    expect(await byObject('pi_s4')).toEqual([]);
+    expect(await byObject('in_s2')).toEqual([]);
+
+    // A webhook about an older state of a refund the sync already saw changes nothing.
+    await send('refund.created', refund('re_s1', 'pi_s2', 'pending', 100), { created: epochSeconds(p.t.clock.now()) - 60 });
+    expect((await byObject('re_s1'))[0]).toMatchObject({ status: 'succeeded' });
+  });
+});
+
+// Last: creating the managed endpoint replaces the webhook secret the tests above sign with.
+describe('managed webhook endpoint', () => {
+  it('the managed webhook endpoint subscribes to the 20 managed events', async () => {
+    const res = await p.t.request({ method: 'POST', url: '/api/payments/test/webhook', headers: p.admin });
+    const events = p.peer.get(TEST_KEY, res.json.connection.webhookEndpointId)!.enabled_events as string[];
+    expect(events).toHaveLength(20);
+    expect(events).toEqual(expect.arrayContaining([
+      'invoice.paid', 'invoice.payment_failed', 'payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded',
+      'refund.created', 'refund.updated', 'refund.failed', 'checkout.session.async_payment_succeeded',
+      'checkout.session.async_payment_failed', 'checkout.session.expired',
+    ]));
   });
 });
