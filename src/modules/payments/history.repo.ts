@@ -246,6 +246,19 @@ export async function recordPayment(db: Queryable, env: Environment, f: PaymentF
   if (!row.subjectType && !f.subject) f = { ...f, subject: await subjectFor(db, env, f) };
   row = mergePayment(row, f, at);
   await write(db, env, await settleRefunds(db, env, row, reported, at), now);
+  await adoptRefunds(db, env, row, now);
+}
+
+/** Refunds recorded before their payment take its subject and customer once it is known. */
+async function adoptRefunds(db: Queryable, env: Environment, payment: Row, now: Date): Promise<void> {
+  if (!payment.subjectType && !payment.processorCustomerId) return;
+  await db`
+    update payments.payment_history set subject_type = coalesce(subject_type, ${payment.subjectType}),
+      subject_id = coalesce(subject_id, ${payment.subjectId}),
+      processor_customer_id = coalesce(processor_customer_id, ${payment.processorCustomerId}),
+      processor_invoice_id = coalesce(processor_invoice_id, ${payment.processorInvoiceId}), updated_at = ${now}
+    where environment = ${env} and type = 'refund' and (subject_type is null or processor_customer_id is null)
+      and (processor_payment_intent_id = ${payment.processorPaymentIntentId ?? ''} or processor_charge_id = ${payment.processorChargeId ?? ''})`;
 }
 
 /** A row read back as the facts it holds (for folding an intent's row into its invoice's). */

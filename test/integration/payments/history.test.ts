@@ -122,10 +122,16 @@ describe('payment history from webhooks', () => {
   it('a refund that arrives before its payment is counted when the payment arrives', async () => {
     await send('refund.updated', refund('re_3', 'pi_2', 'succeeded', 250));
     await send('refund.failed', refund('re_4', 'pi_2', 'failed', 100));
-    await send('payment_intent.succeeded', intent('pi_2', { metadata: {} }));
+    await send('payment_intent.succeeded', intent('pi_2', { metadata: subject('t-3') }));
     const rows = await byObject('pi_2');
-    expect(rows.find((r) => r.type === 'one_time_payment')).toMatchObject({ status: 'partially_refunded', amountRefunded: 250, subjectId: null });
+    expect(rows.find((r) => r.type === 'one_time_payment')).toMatchObject({ status: 'partially_refunded', amountRefunded: 250, subjectId: 't-3' });
     expect(rows.find((r) => r.processorRefundId === 're_4')).toMatchObject({ type: 'refund', status: 'failed' });
+    // The refunds take the payment's subject and customer, so the subject filter finds them.
+    expect((await history('?subjectType=team&subjectId=t-3')).map((r) => [r.type, r.processorCustomerId]).sort()).toEqual([
+      ['one_time_payment', 'cus_h1'],
+      ['refund', 'cus_h1'],
+      ['refund', 'cus_h1'],
+    ]);
   });
 
   it('a refunded charge with no earlier event records its payment as refunded, once', async () => {
