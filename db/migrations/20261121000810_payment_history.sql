@@ -38,7 +38,11 @@ CREATE TABLE payments.payment_history (
   updated_at timestamptz NOT NULL DEFAULT now(),
   UNIQUE (environment, processor_object_id)
 );
-CREATE INDEX payment_history_subject ON payments.payment_history (environment, subject_type, subject_id, created_at DESC);
+-- The list's order (newest first), whole and per subject.
+CREATE INDEX payment_history_newest ON payments.payment_history
+  (environment, (coalesce(processor_created_at, created_at)) DESC, created_at DESC, processor_object_id DESC);
+CREATE INDEX payment_history_subject ON payments.payment_history
+  (environment, subject_type, subject_id, (coalesce(processor_created_at, created_at)) DESC);
 CREATE INDEX payment_history_customer ON payments.payment_history (environment, processor_customer_id);
 CREATE INDEX payment_history_intent ON payments.payment_history (environment, processor_payment_intent_id);
 CREATE INDEX payment_history_charge ON payments.payment_history (environment, processor_charge_id);
