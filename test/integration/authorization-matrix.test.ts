@@ -777,6 +777,9 @@ const routes: Row[] = [
       ['PATCH /api/payments/:environment/catalog/prices/:priceId', 400, '/api/payments/test/catalog/prices/price_matrix', { active: false }],
       ['DELETE /api/payments/:environment/catalog/prices/:priceId', 400, '/api/payments/test/catalog/prices/price_matrix'],
       ['GET /api/payments/:environment/subscriptions', 200, '/api/payments/test/subscriptions?limit=5'],
+      ['GET /api/payments/:environment/customers', 200, '/api/payments/test/customers?limit=5'],
+      ['GET /api/payments/:environment/payment-history', 200, '/api/payments/test/payment-history?limit=5'],
+      ['GET /api/payments/:environment/transactions', 200, '/api/payments/test/transactions?subjectType=user&subjectId=u'],
       ['POST /api/payments/sync', 200, '/api/payments/sync'],
       ['POST /api/payments/:environment/sync', 400, '/api/payments/test/sync'],
     ] as const
