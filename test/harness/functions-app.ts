@@ -9,7 +9,8 @@ export interface FunctionsApp extends TestApp {
   deploy(slug: string, code: string, extra?: Record<string, unknown>): Promise<Awaited<ReturnType<TestApp['request']>>>;
 }
 
-async function freePort(): Promise<number> {
+/** A loopback port nothing listens on at the moment of asking. */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };

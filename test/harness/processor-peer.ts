@@ -63,6 +63,9 @@ const prefixes: Record<string, string> = {
   'billing_portal/sessions': 'bps',
   'checkout/sessions': 'cs',
   webhook_endpoints: 'we',
+  invoices: 'in',
+  payment_intents: 'pi',
+  refunds: 're',
 };
 const objectNames: Record<string, string> = {
   products: 'product',
@@ -72,6 +75,9 @@ const objectNames: Record<string, string> = {
   'billing_portal/sessions': 'billing_portal.session',
   'checkout/sessions': 'checkout.session',
   webhook_endpoints: 'webhook_endpoint',
+  invoices: 'invoice',
+  payment_intents: 'payment_intent',
+  refunds: 'refund',
 };
 const newId = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
 const bool = (v: unknown) => (v === undefined ? undefined : v === 'true');
@@ -166,7 +172,7 @@ export async function startProcessorPeer(): Promise<ProcessorPeer> {
     if (method === 'GET' && path === '/v1/account') {
       return { status: 200, body: { id: account.id, object: 'account', email: `owner@${account.id}.test` } };
     }
-    const match = /^\/v1\/(products|prices|customers|subscriptions|billing_portal\/sessions|checkout\/sessions|webhook_endpoints)(?:\/([^/]+))?$/.exec(path);
+    const match = /^\/v1\/(products|prices|customers|subscriptions|billing_portal\/sessions|checkout\/sessions|webhook_endpoints|invoices|payment_intents|refunds)(?:\/([^/]+))?$/.exec(path);
     if (!match) return processorError(404, 'invalid_request_error', `Unrecognized request URL (${method}: ${path})`);
     const [, resource, id] = match as unknown as [string, string, string | undefined];
     const kind = objectNames[resource]!;

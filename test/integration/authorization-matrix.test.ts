@@ -622,6 +622,14 @@ const routes: Row[] = [
     request: async () => ({ method: 'GET', url: `/api/storage/buckets/${await storageBucket()}/download-strategy/objects/shared/readme.txt` }),
   },
   {
+    // The deprecated download-strategy form (public for a public bucket); the same route's
+    // confirm-upload demands a credential itself (test/integration/storage/direct-uploads.test.ts).
+    route: 'POST /api/storage/buckets/:bucket/objects/*',
+    access: 'public',
+    ok: 200,
+    request: async () => ({ method: 'POST', url: `/api/storage/buckets/${await storageBucket()}/objects/shared/readme.txt/download-strategy`, payload: {} }),
+  },
+  {
     route: 'PUT /api/storage/buckets/:bucket/objects/*',
     access: 'client',
     ok: 200,
@@ -660,14 +668,6 @@ const routes: Row[] = [
     access: 'client',
     ok: 200,
     request: async () => ({ method: 'POST', url: `/api/storage/buckets/${await storageBucket()}/upload-strategy`, payload: { filename: 'a.txt' } }),
-  },
-  {
-    // The deprecated download-strategy form (public for a public bucket); the same route's
-    // confirm-upload demands a credential itself (test/integration/storage/direct-uploads.test.ts).
-    route: 'POST /api/storage/buckets/:bucket/objects/*',
-    access: 'public',
-    ok: 200,
-    request: async () => ({ method: 'POST', url: `/api/storage/buckets/${await storageBucket()}/objects/shared/readme.txt/download-strategy` }),
   },
   { route: 'GET /api/storage/config', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/config' }) },
   {
@@ -779,6 +779,9 @@ const routes: Row[] = [
       ['PATCH /api/payments/:environment/catalog/prices/:priceId', 400, '/api/payments/test/catalog/prices/price_matrix', { active: false }],
       ['DELETE /api/payments/:environment/catalog/prices/:priceId', 400, '/api/payments/test/catalog/prices/price_matrix'],
       ['GET /api/payments/:environment/subscriptions', 200, '/api/payments/test/subscriptions?limit=5'],
+      ['GET /api/payments/:environment/customers', 200, '/api/payments/test/customers?limit=5'],
+      ['GET /api/payments/:environment/payment-history', 200, '/api/payments/test/payment-history?limit=5'],
+      ['GET /api/payments/:environment/transactions', 200, '/api/payments/test/transactions?subjectType=user&subjectId=u'],
       ['POST /api/payments/sync', 200, '/api/payments/sync'],
       ['POST /api/payments/:environment/sync', 400, '/api/payments/test/sync'],
     ] as const

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import * as billing from './billing.repo.js';
-import { envParams, subscriptionSchema, subscriptionsQuery, syncResultsSchema } from './payments.schemas.js';
+import { envParams, subscriptionSchema, subjectFilter, subscriptionsQuery, syncResultsSchema } from './payments.schemas.js';
 import type { createSyncService } from './sync.service.js';
 
 const tags = ['payments'];
@@ -29,9 +29,7 @@ export function billingRoutes(deps: Deps, sync: ReturnType<typeof createSyncServ
         response: { 200: z.object({ subscriptions: z.array(subscriptionSchema) }) },
       },
       handler: async (request) => {
-        const { subjectType, subjectId, limit } = request.query;
-        const subject = subjectType !== undefined && subjectId !== undefined ? { type: subjectType, id: subjectId } : null;
-        const rows = await billing.listSubscriptions(deps.sql, request.params.environment, subject, limit);
+        const rows = await billing.listSubscriptions(deps.sql, request.params.environment, subjectFilter(request.query), request.query.limit);
         return { subscriptions: rows.map((r) => withItemDates(r as never)) };
       },
     });

@@ -106,4 +106,5 @@ export async function clearMirror(db: Queryable, env: Environment): Promise<void
   await db`delete from payments.products where environment = ${env}`;
   await db`delete from payments.customers where environment = ${env}`;
   await db`delete from payments.customer_mappings where environment = ${env}`;
+  await db`delete from payments.payment_history where environment = ${env}`;
 }

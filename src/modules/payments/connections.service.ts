@@ -8,11 +8,13 @@ import { callProcessor, createProcessorClients, type Environment, type Processor
 
 export const ENVIRONMENTS: Environment[] = ['test', 'live'];
 
-/** The events the managed webhook endpoint subscribes to. */
+/** The 20 events the managed webhook endpoint subscribes to. */
 export const MANAGED_EVENTS = [
   'customer.created', 'customer.updated', 'customer.deleted',
   'checkout.session.completed', 'checkout.session.async_payment_succeeded', 'checkout.session.async_payment_failed', 'checkout.session.expired',
   'invoice.paid', 'invoice.payment_failed',
+  'payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded',
+  'refund.created', 'refund.updated', 'refund.failed',
   'customer.subscription.created', 'customer.subscription.updated', 'customer.subscription.deleted',
   'customer.subscription.paused', 'customer.subscription.resumed',
 ] as const;

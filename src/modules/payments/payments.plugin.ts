@@ -6,6 +6,7 @@ import { billingRoutes } from './billing.routes.js';
 import { catalogRoutes } from './catalog.routes.js';
 import { createCatalogService } from './catalog.service.js';
 import { createConnectionsService } from './connections.service.js';
+import { historyRoutes } from './history.routes.js';
 import { createSessionsService } from './sessions.service.js';
 import { sessionsRoutes } from './sessions.routes.js';
 import { createSyncService } from './sync.service.js';
@@ -29,6 +30,7 @@ export function paymentsPlugin(deps: Deps): FastifyPluginAsyncZod {
         await scope.register(catalogRoutes(connections, catalog, base));
         await scope.register(billingRoutes(deps, sync, base));
         await scope.register(sessionsRoutes(sessions, base));
+        await scope.register(historyRoutes(deps, base));
       });
     }
     await app.register(webhooksRoutes(deps, connections));

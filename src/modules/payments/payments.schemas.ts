@@ -118,6 +118,10 @@ export const subscriptionsQuery = z
   })
   .refine((q) => (q.subjectType === undefined) === (q.subjectId === undefined), 'subjectType and subjectId must be provided together');
 
+/** The billing subject a list is filtered by (both query parameters given), or null for all. */
+export const subjectFilter = (q: { subjectType?: string; subjectId?: string }) =>
+  q.subjectType !== undefined && q.subjectId !== undefined ? { type: q.subjectType, id: q.subjectId } : null;
+
 const subscriptionItemSchema = z.object({
   environment: environmentSchema,
   processorSubscriptionItemId: z.string(),
@@ -185,13 +189,26 @@ export const portalSessionSchema = z.object({
   updatedAt: z.date(),
 });
 
+/**
+ * A checkout line: `processorPriceId` (the spec's name), or `priceId`, the name the official
+ * JavaScript client sends (its `/api/payments/stripe/…` path is served too); exactly one of them.
+ */
+const lineItemSchema = z
+  .strictObject({
+    processorPriceId: z.string().trim().min(1).optional(),
+    priceId: z.string().trim().min(1).optional(),
+    quantity: z.number().int().min(1).max(999).default(1),
+  })
+  .refine((l) => (l.processorPriceId === undefined) !== (l.priceId === undefined), {
+    message: 'give exactly one of processorPriceId or priceId',
+    path: ['processorPriceId'],
+  })
+  .transform(({ processorPriceId, priceId, quantity }) => ({ processorPriceId: (processorPriceId ?? priceId)!, quantity }));
+
 export const checkoutCreateSchema = z
   .strictObject({
     mode: z.enum(['payment', 'subscription']),
-    lineItems: z
-      .array(z.strictObject({ processorPriceId: z.string().trim().min(1), quantity: z.number().int().min(1).max(999).default(1) }))
-      .min(1)
-      .max(100),
+    lineItems: z.array(lineItemSchema).min(1).max(100),
     successUrl: z.url(),
     cancelUrl: z.url(),
     subject: subjectSchema.optional(),
@@ -222,3 +239,57 @@ export const checkoutSessionSchema = z.object({
 
 export type PortalCreate = z.output<typeof portalCreateSchema>;
 export type CheckoutCreate = z.output<typeof checkoutCreateSchema>;
+
+export const customersQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(50) });
+export const customerSchema = z.object({
+  environment: environmentSchema,
+  processorCustomerId: z.string(),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+  subjectType: z.string().nullable(),
+  subjectId: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  syncedAt: z.date(),
+  paymentsCount: z.number().int(),
+  lastPaymentAt: timestamp,
+  totalSpend: z.number().int(),
+  totalSpendCurrency: z.string().nullable(),
+  paymentMethodBrand: z.string().nullable(),
+  paymentMethodLast4: z.string().nullable(),
+  countryCode: z.string().nullable(),
+});
+
+export const paymentHistorySchema = z.object({
+  id: z.string(),
+  environment: environmentSchema,
+  type: z.enum(['one_time_payment', 'subscription_invoice', 'refund', 'failed_payment']),
+  status: z.enum(['succeeded', 'failed', 'pending', 'refunded', 'partially_refunded']),
+  subjectType: z.string().nullable(),
+  subjectId: z.string().nullable(),
+  processorCustomerId: z.string().nullable(),
+  customerEmailSnapshot: z.string().nullable(),
+  processorCheckoutSessionId: z.string().nullable(),
+  processorPaymentIntentId: z.string().nullable(),
+  processorInvoiceId: z.string().nullable(),
+  processorChargeId: z.string().nullable(),
+  processorRefundId: z.string().nullable(),
+  processorSubscriptionId: z.string().nullable(),
+  processorProductId: z.string().nullable(),
+  processorPriceId: z.string().nullable(),
+  amount: z.number().int().nullable(),
+  amountRefunded: z.number().int(),
+  currency: z.string().nullable(),
+  description: z.string().nullable(),
+  failureMessage: z.string().nullable(),
+  paymentMethodBrand: z.string().nullable(),
+  paymentMethodLast4: z.string().nullable(),
+  paidAt: timestamp,
+  failedAt: timestamp,
+  refundedAt: timestamp,
+  processorCreatedAt: timestamp,
+  createdAt: z.date(),
+  updatedAt: z.date(),
+});
+
+export type CustomerOut = z.output<typeof customerSchema>;
+export type PaymentHistoryOut = z.output<typeof paymentHistorySchema>;

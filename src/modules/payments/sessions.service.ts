@@ -137,7 +137,8 @@ export function createSessionsService(deps: Deps, connections: ConnectionsServic
               customer: customerId,
               customer_email: customerId ? undefined : (input.customerEmail ?? undefined),
               metadata,
-              ...(input.mode === 'subscription' ? { subscription_data: { metadata } } : {}),
+              // The subscription or payment intent carries the subject too (for its history).
+              ...(input.mode === 'subscription' ? { subscription_data: { metadata } } : { payment_intent_data: { metadata } }),
             },
             { idempotencyKey: namespacedKey(env, 'checkout.sessions.create', idempotencyKey ?? id) },
           ),

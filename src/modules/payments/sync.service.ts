@@ -1,6 +1,7 @@
-// Sync: pulls the processor's products, prices, customers and subscriptions (with items) of an
-// environment into the mirror. Everything is read first, then written in one transaction, so a
-// processor failure half way leaves the mirror as it was; running it again changes nothing.
+// Sync: pulls the processor's products, prices, customers, subscriptions (with items) and the
+// payment history (invoices, payment intents, refunds) of an environment into the mirror.
+// Everything is read first, then written in one transaction, so a processor failure half way
+// leaves the mirror as it was; running it again changes nothing.
 import type Stripe from 'stripe';
 import { withTx } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
@@ -8,6 +9,7 @@ import type { Deps } from '../../deps.js';
 import * as billing from './billing.repo.js';
 import * as catalog from './catalog.repo.js';
 import * as config from './config.repo.js';
+import { recordSnapshot, type HistorySnapshot } from './history-events.js';
 import { ENVIRONMENTS, type ConnectionsService } from './connections.service.js';
 import { callProcessor, type Environment } from './processor.js';
 
@@ -16,6 +18,7 @@ interface Snapshot {
   prices: Stripe.Price[];
   customers: Stripe.Customer[];
   subscriptions: Stripe.Subscription[];
+  history: HistorySnapshot;
 }
 
 export function createSyncService(deps: Deps, connections: ConnectionsService) {
@@ -26,6 +29,11 @@ export function createSyncService(deps: Deps, connections: ConnectionsService) {
       prices: await processor.prices.list({ limit: 100 }).autoPagingToArray({ limit: 10_000 }),
       customers: await processor.customers.list({ limit: 100 }).autoPagingToArray({ limit: 10_000 }),
       subscriptions: await processor.subscriptions.list({ limit: 100, status: 'all' }).autoPagingToArray({ limit: 10_000 }),
+      history: {
+        invoices: await processor.invoices.list({ limit: 100 }).autoPagingToArray({ limit: 10_000 }),
+        paymentIntents: await processor.paymentIntents.list({ limit: 100 }).autoPagingToArray({ limit: 10_000 }),
+        refunds: await processor.refunds.list({ limit: 100 }).autoPagingToArray({ limit: 10_000 }),
+      } as unknown as HistorySnapshot,
     }));
   }
 
@@ -42,11 +50,13 @@ export function createSyncService(deps: Deps, connections: ConnectionsService) {
       await billing.pruneMappings(tx, env, snap.customers.map((c) => c.id));
       const deleted = await catalog.pruneMissing(tx, env, 'subscriptions', snap.subscriptions.map((s) => s.id));
       const unmapped = await billing.countUnmappedSubscriptions(tx, env);
+      const paymentHistory = await recordSnapshot(tx, env, snap.history, now);
       const counts = {
         products: snap.products.length,
         prices: snap.prices.length,
         customers: snap.customers.length,
         subscriptions: snap.subscriptions.length,
+        paymentHistory,
       };
       await config.recordSync(tx, env, { status: 'succeeded', error: null, counts }, now);
       return { environment: env, synced: snap.subscriptions.length, unmapped, deleted };

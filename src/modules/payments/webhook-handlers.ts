@@ -1,8 +1,9 @@
-// What each processor event does to the mirror, inside the event's transaction. Returns false
-// for events Plinth does not act on (recorded as ignored).
+// What each processor event does to the mirror and the payment history, inside the event's
+// transaction. Returns false for events Plinth does not act on (recorded as ignored).
 import type Stripe from 'stripe';
 import type { Queryable } from '../../core/db.js';
 import * as billing from './billing.repo.js';
+import { recordHistory } from './history-events.js';
 import { applyCheckoutState } from './sessions.repo.js';
 import { idOf, toDate, type Environment } from './processor.js';
 
@@ -56,6 +57,7 @@ export async function applyEvent(db: Queryable, env: Environment, event: Stripe.
         },
         now,
       );
+      await recordHistory(db, env, event.type, object, eventAt, now);
       return true;
     }
     case 'invoice.paid':
@@ -67,9 +69,11 @@ export async function applyEvent(db: Queryable, env: Environment, event: Stripe.
           update payments.subscriptions set latest_invoice_id = ${invoice.id}, updated_at = ${now}
           where environment = ${env} and processor_subscription_id = ${subscriptionId}`;
       }
+      await recordHistory(db, env, event.type, object, eventAt, now);
       return true;
     }
     default:
-      return false;
+      // Payment intents, charges and refunds only feed the payment history.
+      return recordHistory(db, env, event.type, object, eventAt, now);
   }
 }

@@ -1,5 +1,7 @@
 // A Plinth test app whose processor SDK talks to the loopback processor peer, with helpers to
-// configure an environment's keys as the admin.
+// configure an environment's keys as the admin and to deliver signed processor events.
+import Stripe from 'stripe';
+import { epochSeconds } from '../../../src/core/clock.js';
 import { startProcessorPeer, type ProcessorPeer } from '../../harness/processor-peer.js';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
 
@@ -73,4 +75,45 @@ export function subscriptionObject(id: string, customer: string, status: string,
     },
     ...extra,
   };
+}
+
+let counter = 0;
+
+/** A processor event of `type` about `object`, created now on the app's clock unless told. */
+export function processorEvent(p: PaymentsApp, type: string, object: object, options: { created?: number; id?: string; livemode?: boolean } = {}) {
+  return {
+    id: options.id ?? `evt_${++counter}_${Date.now()}`,
+    object: 'event',
+    api_version: '2026-01-01',
+    created: options.created ?? epochSeconds(p.t.clock.now()),
+    livemode: options.livemode ?? false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+    data: { object },
+  };
+}
+
+/** Posts an event to the webhook endpoint, signed as the processor does (or as told). */
+export function deliverEvent(
+  p: PaymentsApp,
+  body: object,
+  options: { env?: 'test' | 'live'; secret?: string; timestamp?: number; signature?: string | null } = {},
+) {
+  const env = options.env ?? 'test';
+  const payload = JSON.stringify(body);
+  const signature =
+    options.signature === undefined
+      ? Stripe.webhooks.generateTestHeaderString({
+          payload,
+          secret: options.secret ?? WEBHOOK_SECRETS[env],
+          timestamp: options.timestamp ?? epochSeconds(p.t.clock.now()),
+        })
+      : options.signature;
+  return p.t.request({
+    method: 'POST',
+    url: `/api/webhooks/processor/${env}`,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...(signature === null ? {} : { 'stripe-signature': signature }) },
+    payload,
+  });
 }

@@ -174,6 +174,17 @@ describe('checkout sessions', () => {
     expect(sent).toHaveLength(1);
   });
 
+  it("the JavaScript client's priceId names the same price: same request, same session", async () => {
+    const body = paymentBody({ idempotencyKey: 'order-alias' });
+    const first = await checkout(bearer(alice.token), body);
+    expect(first.statusCode).toBe(201);
+    const sent = p.peer.get(TEST_KEY, first.json.checkoutSession.processorCheckoutSessionId)!;
+    expect(sent.line_items_input).toEqual([{ price: 'price_1', quantity: '2' }]);
+    const aliased = await checkout(bearer(alice.token), { ...body, lineItems: [{ priceId: 'price_1', quantity: 2 }] });
+    expect(aliased.statusCode).toBe(201);
+    expect(aliased.json.checkoutSession).toEqual(first.json.checkoutSession);
+  });
+
   it('two concurrent requests with one key get one session', async () => {
     const body = paymentBody({ idempotencyKey: 'order-concurrent' });
     const [a, b] = await Promise.all([checkout(bearer(alice.token), body), checkout(bearer(alice.token), body)]);
@@ -201,6 +212,9 @@ describe('checkout sessions', () => {
     [{ lineItems: [{ processorPriceId: 'price_1', quantity: 0 }] }],
     [{ lineItems: [{ processorPriceId: 'price_1', quantity: 1000 }] }],
     [{ lineItems: [{ processorPriceId: '' }] }],
+    [{ lineItems: [{ quantity: 1 }] }],
+    [{ lineItems: [{ processorPriceId: 'price_1', priceId: 'price_1' }] }],
+    [{ lineItems: [{ priceId: '' }] }],
     [{ successUrl: 'nope' }],
     [{ cancelUrl: 'nope' }],
     [{ mode: 'subscription' }],

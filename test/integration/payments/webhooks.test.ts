@@ -1,9 +1,8 @@
 // Processor webhooks with real signatures: valid, wrong secret, stale, replayed, out of order
 // (the newest state wins), unknown events ignored, a failing event rolled back and retried.
-import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { epochSeconds } from '../../../src/core/clock.js';
-import { startPaymentsApp, subscriptionObject, WEBHOOK_SECRETS, type PaymentsApp } from './payments-app.js';
+import { deliverEvent, processorEvent, startPaymentsApp, subscriptionObject, WEBHOOK_SECRETS, type PaymentsApp } from './payments-app.js';
 
 let p: PaymentsApp;
 beforeAll(async () => {
@@ -12,39 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => p.close());
 
-let counter = 0;
-function event(type: string, object: object, options: { created?: number; id?: string; livemode?: boolean } = {}) {
-  return {
-    id: options.id ?? `evt_${++counter}_${Date.now()}`,
-    object: 'event',
-    api_version: '2026-01-01',
-    created: options.created ?? epochSeconds(p.t.clock.now()),
-    livemode: options.livemode ?? false,
-    pending_webhooks: 1,
-    request: { id: null, idempotency_key: null },
-    type,
-    data: { object },
-  };
-}
-
-function deliver(body: object, options: { env?: 'test' | 'live'; secret?: string; timestamp?: number; signature?: string | null } = {}) {
-  const env = options.env ?? 'test';
-  const payload = JSON.stringify(body);
-  const signature =
-    options.signature === undefined
-      ? Stripe.webhooks.generateTestHeaderString({
-          payload,
-          secret: options.secret ?? WEBHOOK_SECRETS[env],
-          timestamp: options.timestamp ?? epochSeconds(p.t.clock.now()),
-        })
-      : options.signature;
-  return p.t.request({
-    method: 'POST',
-    url: `/api/webhooks/processor/${env}`,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...(signature === null ? {} : { 'stripe-signature': signature }) },
-    payload,
-  });
-}
+const event = (type: string, object: object, options: Parameters<typeof processorEvent>[3] = {}) => processorEvent(p, type, object, options);
+const deliver = (body: object, options: Parameters<typeof deliverEvent>[2] = {}) => deliverEvent(p, body, options);
 
 const subscriptions = async (query = '') =>
   (await p.t.request({ method: 'GET', url: `/api/payments/test/subscriptions${query}`, headers: p.admin })).json.subscriptions;

@@ -133,4 +133,27 @@ describe('download strategy and signed URLs', () => {
     expect((await strategy('private', 'alice/notes.txt', bearer(bob))).statusCode).toBe(404);
     expect((await strategy('private', 'alice/notes.txt', bearer(alice), '?expiresIn=soon')).statusCode).toBe(400);
   });
+
+  it('the deprecated POST …/objects/{key}/download-strategy answers the same, expiresIn in the body', async () => {
+    const post = (bucket: string, key: string, headers: Record<string, string>, payload?: object) =>
+      t.request({ method: 'POST', url: `/api/storage/buckets/${bucket}/objects/${key}/download-strategy`, headers, ...(payload ? { payload } : {}) });
+    const signed = await post('private', 'alice/notes.txt', bearer(alice), { expiresIn: 60 });
+    expect(signed.statusCode).toBe(200);
+    expect(signed.headers['cache-control']).toBe('no-store');
+    expect(signed.json).toMatchObject({ method: 'presigned', expiresAt: expect.any(String) });
+    expect(Date.parse(signed.json.expiresAt) - t.clock.now().getTime()).toBeLessThanOrEqual(60_000);
+    const url = new URL(signed.json.url);
+    expect((await t.request({ method: 'GET', url: `${url.pathname}${url.search}` })).body).toBe('v2');
+    expect((await post('public', 'alice/avatar.txt', {})).json).toEqual({
+      method: 'direct',
+      url: `${t.config.apiBaseUrl}/api/storage/buckets/public/objects/alice/avatar.txt`,
+    });
+    const foreign = await post('private', 'alice/notes.txt', bearer(bob));
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json.error).toBe('OBJECT_NOT_FOUND');
+    // Any other POST under …/objects/{key} is an unknown route.
+    const other = await t.request({ method: 'POST', url: '/api/storage/buckets/private/objects/alice/notes.txt', headers: bearer(alice), payload: {} });
+    expect(other.statusCode).toBe(404);
+    expect(other.json.error).toBe('NOT_FOUND');
+  });
 });
