@@ -3,11 +3,11 @@
 // gateway over it, with SDK clients signed by a gateway access key.
 import { createHash, createHmac } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ListObjectsV2Command, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
+import { freePort } from './functions-app.js';
 import { startTestApp, type TestApp } from './test-app.js';
 
 export interface S3Peer {
@@ -61,7 +61,7 @@ export async function startS3Peer(bucket = 'plinth-objects'): Promise<S3Peer> {
   };
 }
 
-/** The app on the S3 backend (a fresh peer), listening, with one gateway access key and SDK clients for it. */
+/** The app on the S3 backend (a fresh peer), listening at API_BASE_URL, with one gateway access key and SDK clients for it. */
 export interface S3Gateway {
   t: TestApp;
   peer: S3Peer;
@@ -74,9 +74,11 @@ export interface S3Gateway {
 
 export async function startS3Gateway(): Promise<S3Gateway> {
   const peer = await startS3Peer();
-  const t = await startTestApp({ env: peer.env });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const endpoint = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/storage/v1/s3`;
+  // A known port, so that the URLs the app hands out (API_BASE_URL) reach it.
+  const port = await freePort();
+  const t = await startTestApp({ env: { ...peer.env, API_BASE_URL: `http://127.0.0.1:${port}` } });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  const endpoint = `http://127.0.0.1:${port}/storage/v1/s3`;
   const created = await t.request({ method: 'POST', url: '/api/storage/s3/access-keys', headers: { 'x-api-key': t.apiKey }, payload: { description: 'sdk' } });
   const key = { accessKeyId: created.json.accessKeyId as string, secretAccessKey: created.json.secretAccessKey as string };
   const clients: S3Client[] = [];
