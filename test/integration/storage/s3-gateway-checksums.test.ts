@@ -63,6 +63,17 @@ describe('trailing checksums (STREAMING-UNSIGNED-PAYLOAD-TRAILER)', () => {
     expect(await absent('flipped')).toBe(true);
   });
 
+  it('chunks that carry other than x-amz-decoded-content-length bytes are refused', async () => {
+    const c = g.client();
+    c.middlewareStack.addRelativeTo((next: any) => async (args: any) => {
+      args.request.headers['x-amz-decoded-content-length'] = String(bytes.length - 1);
+      return next(args);
+    }, { relation: 'before', toMiddleware: 'httpSigningMiddleware', name: 'short-length' });
+    expect(await s3ErrorOf(c.send(new PutObjectCommand({ Bucket: 'sums', Key: 'long', Body: stream(), ContentLength: bytes.length }))))
+      .toEqual({ name: 'IncompleteBody', status: 400 });
+    expect(await absent('long')).toBe(true);
+  });
+
   it('a declared trailer that never comes is refused', async () => {
     const c = clientWith(async (request) => {
       const framed = (await collect(request.body)).toString('latin1').replace(/x-amz-checksum-crc32:[^\r]*\r\n/, '');

@@ -35,8 +35,9 @@ function hashChecked(expected: string): Transform {
  * Decodes aws-chunked framing; with `auth`, every chunk's signature is checked in a chain. The
  * trailer after the final chunk goes into `trailers` (its signature checked when `signedTrailer`).
  */
-function chunked(auth: Verified | undefined, trailers: Map<string, string>, signedTrailer: boolean): Transform {
+function chunked(auth: Verified | undefined, trailers: Map<string, string>, signedTrailer: boolean, decodedLength?: number): Transform {
   let buffer: Buffer = Buffer.alloc(0);
+  let decoded = 0;
   let trailer: Buffer = Buffer.alloc(0);
   let remaining = 0;
   let inData = false;
@@ -89,6 +90,7 @@ function chunked(auth: Verified | undefined, trailers: Map<string, string>, sign
               const take = buffer.subarray(0, Math.min(remaining, buffer.length));
               hash?.update(take);
               this.push(take);
+              decoded += take.length;
               remaining -= take.length;
               buffer = buffer.subarray(take.length);
               continue;
@@ -130,6 +132,9 @@ function chunked(auth: Verified | undefined, trailers: Map<string, string>, sign
     flush(done) {
       try {
         if (!finished) throw bad('The body ended before its final chunk.');
+        if (decodedLength !== undefined && decoded !== decodedLength) {
+          throw bad(`The chunks carry ${decoded} bytes, not the ${decodedLength} of x-amz-decoded-content-length.`);
+        }
         readTrailer();
         done();
       } catch (err) {
@@ -172,6 +177,14 @@ function declaredChecksum(headers: Headers): { name: string; checksum: Checksum;
   return { name, checksum, inTrailer: Boolean(trailer), value: trailer ? undefined : single(headers, name) };
 }
 
+/** x-amz-decoded-content-length, when sent: the content bytes aws-chunked framing must carry. */
+function decodedLength(headers: Headers): number | undefined {
+  const value = single(headers, 'x-amz-decoded-content-length');
+  if (value === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(value.trim())) throw new S3Error('InvalidArgument', 'x-amz-decoded-content-length must be a number of bytes.');
+  return Number(value);
+}
+
 /** The request body as its content bytes, verified as the signature and checksum say it must be. */
 export function payloadOf(raw: Readable, auth: Verified, headers: Headers = {}): Readable {
   const mode = auth.payloadHash;
@@ -183,9 +196,9 @@ export function payloadOf(raw: Readable, auth: Verified, headers: Headers = {}):
   } else if (/^[0-9a-f]{64}$/.test(mode)) {
     stages.push(hashChecked(mode));
   } else if (mode === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD' || mode === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER') {
-    stages.push(chunked(auth, trailers, mode.endsWith('-TRAILER')));
+    stages.push(chunked(auth, trailers, mode.endsWith('-TRAILER'), decodedLength(headers)));
   } else if (mode === 'STREAMING-UNSIGNED-PAYLOAD-TRAILER') {
-    stages.push(chunked(undefined, trailers, false));
+    stages.push(chunked(undefined, trailers, false, decodedLength(headers)));
   } else {
     throw new S3Error('InvalidArgument', `Unsupported x-amz-content-sha256 value: ${mode}.`);
   }
