@@ -1,6 +1,6 @@
 // CPU time, in seconds, of the parts that share this machine during a run: this process (the
-// servers and their thread pool: argon2, RSA) and PostgreSQL (the postmaster and its backends).
-// The load generator reports its own; whatever else the machine did is "other" (noise). Linux
+// servers and their thread pool: argon2, RSA), PostgreSQL (the postmaster and its backends) and the
+// Deno function runtime the servers start. The load generator reports its own; whatever else the machine did is "other" (noise). Linux
 // only (/proc); elsewhere those shares are NaN.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,14 +12,30 @@ export const processCpuSeconds = (): number => {
   return (user + system) / 1e6;
 };
 
-/** pid, parent pid and CPU ticks (own; own + reaped children) from /proc/<pid>/stat. */
-async function statOf(pid: string): Promise<{ ppid: string; own: number; withChildren: number } | undefined> {
+/** Command name, parent pid and CPU ticks (own; own + reaped children) from /proc/<pid>/stat. */
+async function statOf(pid: string): Promise<{ name: string; ppid: string; own: number; withChildren: number } | undefined> {
   const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
   if (!text) return undefined;
   // Fields after the command name, which is in parentheses and may contain spaces.
   const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
   const [utime, stime, cutime, cstime] = [11, 12, 13, 14].map((i) => Number(f[i]));
-  return { ppid: f[1]!, own: utime! + stime!, withChildren: utime! + stime! + cutime! + cstime! };
+  const name = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'));
+  return { name, ppid: f[1]!, own: utime! + stime!, withChildren: utime! + stime! + cutime! + cstime! };
+}
+
+/** CPU seconds used so far by the Deno runtimes this process started (0 when there are none). */
+export async function runtimeCpuSeconds(): Promise<number> {
+  try {
+    let ticks = 0;
+    for (const pid of await readdir('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      const stat = await statOf(pid);
+      if (stat?.ppid === String(process.pid) && stat.name === 'deno') ticks += stat.withChildren;
+    }
+    return ticks / TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
 }
 
 /** CPU seconds used so far by the PostgreSQL server whose data directory is `pgDataDir`. */

@@ -1,7 +1,7 @@
 // Measures one side of a scenario: a warm-up, then the measured load run, with failures counted
-// and the CPU the run cost split by who spent it (server, PostgreSQL, load generator, others).
+// and the CPU the run cost split by who spent it (server, PostgreSQL, function runtime, load generator, others).
 import { availableParallelism } from 'node:os';
-import { machineBusySeconds, postgresCpuSeconds, processCpuSeconds } from './cpu.js';
+import { machineBusySeconds, postgresCpuSeconds, processCpuSeconds, runtimeCpuSeconds } from './cpu.js';
 import { failuresOf, runLoad, startLoadGenerator, type LoadResult, type LoadSpec } from './load.js';
 
 export interface Measurement {
@@ -21,6 +21,8 @@ export interface CpuShare {
   /** This process: the server under test and its thread pool (argon2, RSA signing). */
   server: number;
   postgres: number;
+  /** The Deno function runtime the server started (0 in scenarios without functions). */
+  runtime: number;
   /** The autocannon process (NaN where there is none). */
   load: number;
   /** Share of the machine's CPU capacity that processes outside the benchmark took (0..1). */
@@ -36,12 +38,14 @@ export interface MeasureSettings {
 interface CpuUse {
   server: number;
   postgres: number;
+  runtime: number;
   machine: number;
 }
 
 const cpuNow = async (pgDataDir: string): Promise<CpuUse> => ({
   server: processCpuSeconds(),
   postgres: await postgresCpuSeconds(pgDataDir),
+  runtime: await runtimeCpuSeconds(),
   machine: await machineBusySeconds(),
 });
 
@@ -50,17 +54,24 @@ export async function withCpu<T>(pgDataDir: string, work: () => Promise<T>): Pro
   const before = await cpuNow(pgDataDir);
   const value = await work();
   const after = await cpuNow(pgDataDir);
-  const used = { server: after.server - before.server, postgres: after.postgres - before.postgres, machine: after.machine - before.machine };
+  const used = {
+    server: after.server - before.server,
+    postgres: after.postgres - before.postgres,
+    runtime: after.runtime - before.runtime,
+    machine: after.machine - before.machine,
+  };
   return { value, used };
 }
 
 /** CPU per unit of work; `loadSeconds` is the load generator's own CPU (NaN when none). */
 export function cpuShare(used: CpuUse, units: number, seconds: number, loadSeconds: number): CpuShare {
   const per = (cpuSeconds: number) => (cpuSeconds * 1000) / units;
-  const other = used.machine - used.server - used.postgres - (Number.isNaN(loadSeconds) ? 0 : loadSeconds);
+  const runtime = Number.isNaN(used.runtime) ? 0 : used.runtime;
+  const other = used.machine - used.server - used.postgres - runtime - (Number.isNaN(loadSeconds) ? 0 : loadSeconds);
   return {
     server: per(used.server),
     postgres: per(used.postgres),
+    runtime: per(runtime),
     load: per(loadSeconds),
     otherShare: Math.max(0, other) / (availableParallelism() * seconds),
   };

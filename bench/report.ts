@@ -97,7 +97,7 @@ function alarms(entries: Entry[], envelopes?: EnvelopeComparison): string[] {
   return lines;
 }
 
-const CPU_HEADER = ['scenario', 'side', 'server', 'postgres', 'load gen', 'bench total', 'req/s if CPU-bound', 'other processes'];
+const CPU_HEADER = ['scenario', 'side', 'server', 'postgres', 'deno', 'load gen', 'bench total', 'req/s if CPU-bound', 'other processes'];
 
 /** Where the machine's CPU went per successful request, and the rate that caps at all cores busy. */
 function cpuRows(entries: Entry[]): string[][] {
@@ -105,9 +105,9 @@ function cpuRows(entries: Entry[]): string[][] {
   return outcomesOf(entries).flatMap((o) =>
     (['plinth', 'limit'] as const).map((side) => {
       const c = o[side].cpu;
-      const total = c.server + c.postgres + (Number.isFinite(c.load) ? c.load : 0);
+      const total = c.server + c.postgres + c.runtime + (Number.isFinite(c.load) ? c.load : 0);
       const other = Number.isFinite(c.otherShare) ? `${Math.round(c.otherShare * 100)}% of CPU` : '–';
-      return [o.name, side, cpuMs(c.server), cpuMs(c.postgres), cpuMs(c.load), cpuMs(total), rps((availableParallelism() * 1000) / total), other];
+      return [o.name, side, cpuMs(c.server), cpuMs(c.postgres), cpuMs(c.runtime), cpuMs(c.load), cpuMs(total), rps((availableParallelism() * 1000) / total), other];
     }),
   );
 }
@@ -183,7 +183,7 @@ export async function writeResults(info: RunInfo, entries: Entry[], envelopes?: 
     ...entries.map(row).map(md),
     '',
     ...(alarm.length ? ['**Problems:**', '', ...alarm.map((a) => `- **${a}**`), ''] : []),
-    `CPU ms per successful request (all ${availableParallelism()} cores busy = ${availableParallelism() * 1000} ms of CPU per second; "server" is the process under test with its thread pool):`,
+    `CPU ms per successful request (all ${availableParallelism()} cores busy = ${availableParallelism() * 1000} ms of CPU per second; "server" is the process under test with its thread pool, "deno" the function runtime it started):`,
     '',
     md(CPU_HEADER),
     md(CPU_HEADER.map(() => '---')),
