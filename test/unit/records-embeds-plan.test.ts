@@ -79,6 +79,21 @@ describe('filters on the embed itself', () => {
       `where not exists (select 1 from "public"."countries" t1 where t1."id" = t0."country_id" and t1."name" = $1::text::integer) limit $2`,
     ],
     ['many-to-many', 'select=name,teams(name)&teams=not.is.null', `where exists (select 1 from "public"."teams" t1 where ${junction}) limit $1`],
+    [
+      'inside or=(…)',
+      'select=name,countries(name)&or=(countries.is.null,name.eq.x)',
+      `where ((not exists (select 1 from "public"."countries" t1 where t1."id" = t0."country_id")) or (t0."name" = $1::text::integer)) limit $2`,
+    ],
+    [
+      'negated, nested in and(…), by alias',
+      'select=name,c:countries(name)&or=(name.eq.x,and(c.not.is.null,name.neq.y))',
+      `where ((t0."name" = $1::text::integer) or (((exists (select 1 from "public"."countries" t1 where t1."id" = t0."country_id")) and (t0."name" <> $2::text::integer)))) limit $3`,
+    ],
+    [
+      'inside an embed\'s own logic tree',
+      'select=name,teams(name,users(name))&teams.or=(users.is.null,name.eq.x)',
+      `(not exists (select 1 from "public"."users"`,
+    ],
   ])('%s', (_label, qs, fragment) => {
     expect(read(users, qs).sql).toContain(fragment);
   });

@@ -55,6 +55,14 @@ describe('embeds', () => {
       { name: 'blue', users: [] },
       { name: 'empty', users: [] },
     ]],
+    ['rel.is.null inside or=(…): no country, or named Bob', 'users?select=name,countries(name)&or=(countries.is.null,name.eq.Bob)&order=id', [
+      { name: 'Bob', countries: { name: 'France' } },
+      { name: 'Cy', countries: null },
+    ]],
+    ['rel.not.is.null inside and(…) under or=(…)', 'users?select=name,teams(name)&or=(name.eq.Cy,and(teams.not.is.null,name.neq.Bob))&order=id&teams.order=id', [
+      { name: 'Ann', teams: [{ name: 'red' }, { name: 'blue' }] },
+      { name: 'Cy', teams: [] },
+    ]],
     ['a to-one embed filtered to null', 'users?select=name,countries(name)&countries=is.null', [{ name: 'Cy', countries: null }]],
     ['order=rel(col) orders the parent by a to-one embed', 'users?select=name,countries(name)&order=countries(name).desc.nullslast', [
       { name: 'Ann', countries: { name: 'Japan' } },

@@ -91,11 +91,14 @@ function conditionSql(table: Table, alias: string, c: Condition, params: Params)
   return c.negated ? `not (${sql})` : sql;
 }
 
-/** The SQL of a filter expression on `table` (aliased `alias`). */
-export function expressionSql(table: Table, alias: string, e: Expression, params: Params): string {
-  if (e.kind === 'condition') return conditionSql(table, alias, e, params);
+/**
+ * The SQL of a filter expression on `table` (aliased `alias`). `special` may render a condition
+ * itself (an embed's `rel.is.null`, at any depth of a logic tree); undefined falls through.
+ */
+export function expressionSql(table: Table, alias: string, e: Expression, params: Params, special?: (c: Condition) => string | undefined): string {
+  if (e.kind === 'condition') return special?.(e) ?? conditionSql(table, alias, e, params);
   if (e.children.length === 0) return e.negated ? 'false' : 'true';
   // Parenthesised whole: the caller joins filters with `and`, which binds tighter than `or`.
-  const joined = e.children.map((child) => `(${expressionSql(table, alias, child, params)})`).join(` ${e.op} `);
+  const joined = e.children.map((child) => `(${expressionSql(table, alias, child, params, special)})`).join(` ${e.op} `);
   return e.negated ? `not (${joined})` : `(${joined})`;
 }

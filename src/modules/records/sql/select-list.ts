@@ -1,7 +1,7 @@
 // The `select=` of a read (or of a write's returned rows) as SQL: columns, renames, casts, JSON
 // paths, and embedded resources as correlated subqueries over foreign keys, each carrying its own
 // filters, order and paging.
-import type { FieldRef, Filter, Ordering, Paging, SelectItem } from '../grammar/ast.js';
+import type { Condition, FieldRef, Filter, Ordering, Paging, SelectItem } from '../grammar/ast.js';
 import { recordsError } from '../records-errors.js';
 import type { SchemaSnapshot, Table } from '../schema-cache.js';
 import { expressionSql, fieldSql } from './conditions.js';
@@ -51,18 +51,16 @@ export class SelectBuilder {
 
   /** The WHERE conditions of the resource at `path` (root: []). */
   conditions(table: Table, alias: string, path: string[]): string[] {
-    return this.shape.filters
-      .filter((f) => samePath(f.path, path))
-      .map((f) => {
-        const e = f.expression;
-        // `rel=is.null` / `rel=not.is.null` on an embedded resource: rows without / with a match.
-        const embed = e.kind === 'condition' && !table.columns.has(e.field.column) ? this.embedAt(path, e.field.column) : undefined;
-        if (embed && e.kind === 'condition' && e.operator === 'is' && e.value === 'null' && e.field.json.length === 0) {
-          const exists = this.existsOf(table, alias, embed, [...path, e.field.column]);
-          return e.negated ? exists : `not ${exists}`;
-        }
-        return expressionSql(table, alias, e, this.params);
-      });
+    // `rel=is.null` / `rel=not.is.null` on an embedded resource (also inside `or=(…)`): rows
+    // without / with a match.
+    const embedNull = (c: Condition): string | undefined => {
+      if (c.operator !== 'is' || c.value !== 'null' || c.field.json.length > 0 || table.columns.has(c.field.column)) return undefined;
+      const embed = this.embedAt(path, c.field.column);
+      if (!embed) return undefined;
+      const exists = this.existsOf(table, alias, embed, [...path, c.field.column]);
+      return c.negated ? exists : `not ${exists}`;
+    };
+    return this.shape.filters.filter((f) => samePath(f.path, path)).map((f) => expressionSql(table, alias, f.expression, this.params, embedNull));
   }
 
   /** The embed named `name` (alias or relation) in the select of the resource at `path`. */
