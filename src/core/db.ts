@@ -26,6 +26,16 @@ export function withTx<T>(sql: Sql, work: (tx: postgres.TransactionSql) => Promi
 export interface RequestScope {
   role: 'anon' | 'authenticated' | 'project_admin';
   claims: Record<string, unknown>;
+  /** `Prefer: timezone=…` (already checked against pg_timezone_names): the transaction's TimeZone. */
+  timezone?: string;
+}
+
+/** The scope statement: role and claims, and the TimeZone only when one is asked for. */
+function scopeStatement(conn: postgres.Sql, scope: RequestScope) {
+  const claims = JSON.stringify(scope.claims);
+  return scope.timezone === undefined
+    ? conn`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${claims}, true)`
+    : conn`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${claims}, true), set_config('timezone', ${scope.timezone}, true)`;
 }
 
 /**
@@ -44,7 +54,7 @@ export async function withRequestScope<T>(
   try {
     const opened = Promise.all([
       conn`begin`.execute(),
-      conn`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${JSON.stringify(scope.claims)}, true)`.execute(),
+      scopeStatement(conn, scope).execute(),
     ]);
     let result: T;
     try {
@@ -77,7 +87,7 @@ export async function runScoped(
   try {
     const [begin, scoped, statement, commit] = await Promise.allSettled([
       conn`begin`.execute(),
-      conn`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${JSON.stringify(scope.claims)}, true)`.execute(),
+      scopeStatement(conn, scope).execute(),
       conn.unsafe(text, params as never[], { prepare: true }).execute(),
       conn`commit`.execute(),
     ]);

@@ -10,6 +10,7 @@ import { putRow } from './put.js';
 import { execute, notOneRow, type AnswerRow, type ExecuteOptions } from './records-execute.js';
 import { fromPostgresError, recordsError } from './records-errors.js';
 import { qualified, type SchemaCache, type Table } from './schema-cache.js';
+import { timezoneCheck } from './timezone.js';
 import { deleteStatement, insertStatement, plannedCountStatement, readStatement, updateStatement, type Statement } from './sql/statements.js';
 
 export type RecordsMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -37,6 +38,7 @@ function preferenceApplied(prefs: Preferences, method: RecordsMethod): string {
     prefs.handling && `handling=${prefs.handling}`,
     strictLimit && `max-affected=${prefs.maxAffected}`,
     prefs.tx && `tx=${prefs.tx}`,
+    prefs.timezone && `timezone=${prefs.timezone}`,
   ]
     .filter(Boolean)
     .join(', ');
@@ -65,6 +67,7 @@ function bodyKeys(rows: object[]): string[] {
 export type RecordsService = ReturnType<typeof createRecordsService>;
 
 export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: SchemaCache, options: { maxRows: number; schemas: string[] }) {
+  const timezones = timezoneCheck(deps.sql);
   async function tableOf(schema: string, name: string): Promise<Table> {
     if (!options.schemas.includes(schema)) {
       throw recordsError('NOT_ACCEPTABLE', 'PGRST106', `The schema must be one of the following: ${options.schemas.join(', ')}`);
@@ -152,14 +155,14 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
         options.schemas[0]!;
       const table = await tableOf(schema, req.table);
       const media = negotiate(req.headers.accept);
-      const prefs = preferencesOf(req.headers.prefer);
+      const { scope, prefs } = await timezones.apply(scopeOf(req.principal), preferencesOf(req.headers.prefer));
       const query = applyRange(parse(req.query), reading ? req.headers.range : undefined);
       const statement = statementFor(req, table, query, prefs);
 
       let rows: AnswerRow[];
       let affected: number;
       try {
-        ({ rows, affected } = await execute(deps.sql, scopeOf(req.principal), statement, executeOptions(req, table, query, prefs, media)));
+        ({ rows, affected } = await execute(deps.sql, scope, statement, executeOptions(req, table, query, prefs, media)));
       } catch (err) {
         throw fromPostgresError(err, req.principal.kind === 'anon') ?? err;
       }

@@ -109,7 +109,7 @@ export interface Preferences {
   handling?: 'strict' | 'lenient';
   /** `max-affected=n`: with handling=strict, a write changing more rows fails (PGRST124). */
   maxAffected?: number;
-  /** `timezone=…`: understood, not applied (values are JSON, not rendered in a time zone). */
+  /** `timezone=…`: the transaction's TimeZone (timestamptz values in JSON carry its offset). */
   timezone?: string;
   /** The preferences that were not understood, as sent (only when there are some). */
   invalid?: string[];
