@@ -11,6 +11,7 @@ import {
   updateFunctionBody,
   writeResponse,
 } from './functions.schemas.js';
+import { functionsWriteLimit } from './functions-rate-limit.js';
 import type { FunctionsService } from './functions.service.js';
 
 const tags = ['functions'];
@@ -19,6 +20,7 @@ const security = [{ bearerAuth: [] }];
 
 export function functionsRoutes(deps: Deps, functions: FunctionsService): FastifyPluginAsyncZod {
   return async (app) => {
+    const limited = { config: admin, onRequest: functionsWriteLimit(deps) };
     app.get('/api/functions', {
       config: admin,
       schema: { tags, summary: 'Functions and the runtime status', security, response: { 200: listResponse } },
@@ -36,7 +38,7 @@ export function functionsRoutes(deps: Deps, functions: FunctionsService): Fastif
     });
 
     app.post('/api/functions', {
-      config: admin,
+      ...limited,
       schema: { tags, summary: 'Create and deploy a function', security, body: createFunctionBody, response: { 201: writeResponse } },
       handler: async (request, reply) => {
         const { row, deployment } = await functions.create({ ...request.body, description: request.body.description ?? null });
@@ -45,7 +47,7 @@ export function functionsRoutes(deps: Deps, functions: FunctionsService): Fastif
     });
 
     app.put('/api/functions/:slug', {
-      config: admin,
+      ...limited,
       schema: { tags, summary: 'Update and redeploy a function', security, params: slugParams, body: updateFunctionBody, response: { 200: writeResponse } },
       handler: async (request) => {
         const { row, deployment } = await functions.update(request.params.slug, request.body);
@@ -54,7 +56,7 @@ export function functionsRoutes(deps: Deps, functions: FunctionsService): Fastif
     });
 
     app.delete('/api/functions/:slug', {
-      config: admin,
+      ...limited,
       schema: { tags, summary: 'Delete a function permanently', security, params: slugParams, response: { 200: deleteResponse } },
       handler: async (request) => {
         await functions.remove(request.params.slug);
