@@ -122,6 +122,8 @@ export function createTableAdminService(deps: Pick<Deps, 'sql'>, onSchemaChanged
           throw new AppError('CONFLICT', `Table "${input.tableName}" already exists.`, { nextActions: 'Choose another name, or change the table with PATCH …/schema.' });
         }
         await tx.unsafe(ddl);
+        // updated_at moves on every UPDATE (db/migrations/20261121000950_updated_at_trigger.sql).
+        await tx.unsafe(`create trigger touch_updated_at before update on ${tableRef(input.tableName)} for each row execute function system.touch_updated_at()`);
         await applyRls(tx, input.tableName, input.rlsEnabled);
         return schemaOf(tx, input.tableName);
       });
