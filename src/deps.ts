@@ -93,7 +93,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     );
     const migrations = await readMigrationFiles();
     await migrate(sql, migrations);
-    const keys = await loadPlatformKeys(sql, keyring);
+    const keys = await loadPlatformKeys(sql, keyring, (options.clock ?? systemClock).now());
     const hasher = await createPasswordHasher(config.passwordHashConcurrency);
     const functions = await createFunctionsHost(config, sql, keyring);
     const blobStore = await createBlobStore(config.storage);

@@ -5,6 +5,7 @@ import { withTx } from '../../core/db.js';
 import { randomHex } from '../../core/ids.js';
 import type { Deps } from '../../deps.js';
 import { accessKeysFrom, lockPlatformKeys, RESERVED } from './platform-keys.js';
+import { purgeExpiredRetiredKeys } from './retired-keys.js';
 import {
   insertReservedSecrets,
   keyExists,
@@ -54,6 +55,7 @@ export function createAccessKeyService(deps: KeyDeps): AccessKeyService {
       const key = `${PREFIXES[kind]}${randomHex(32)}`;
       await withTx(deps.sql, async (tx) => {
         await lockPlatformKeys(tx);
+        await purgeExpiredRetiredKeys(tx, now);
         let stamp = now.getTime();
         while (await keyExists(tx, `${name}_OLD_${stamp}`)) stamp += 1;
         if (!(await retireSecret(tx, name, `${name}_OLD_${stamp}`, oldKeyExpiresAt))) {

@@ -8,6 +8,7 @@ import { randomHex, randomToken, sha256 } from '../../core/ids.js';
 import { generateSigningKey, signingKeyFromPem, type SigningKey } from '../../core/jwt.js';
 import type { Keyring } from '../../core/keyring.js';
 import { resealWithPrimaryKey } from './master-key.js';
+import { purgeExpiredRetiredKeys } from './retired-keys.js';
 import { insertReservedSecrets, readAccessKeyRows, readActiveSecrets, type SecretRow } from './secrets.repo.js';
 
 export const RESERVED = {
@@ -46,10 +47,12 @@ function generateMissing(present: Set<string>, keyring: Keyring) {
   return Object.entries(fresh).map(([key, value]) => ({ key, valueCiphertext: keyring.seal(value) }));
 }
 
-export async function loadPlatformKeys(sql: Sql, keyring: Keyring): Promise<PlatformKeys> {
+/** `now`: retired keys expired by then are deleted. */
+export async function loadPlatformKeys(sql: Sql, keyring: Keyring, now: Date): Promise<PlatformKeys> {
   const names = Object.values(RESERVED);
   const { rows, created } = await sql.begin(async (tx) => {
     await lockPlatformKeys(tx);
+    await purgeExpiredRetiredKeys(tx, now);
     await resealWithPrimaryKey(tx, keyring);
     const existing = await readActiveSecrets(tx, names);
     const missing = generateMissing(new Set(existing.map((r) => r.key)), keyring);
