@@ -3,7 +3,7 @@
 // cache) → one SQL statement → run it in the caller's RLS-scoped transaction, read-only for GET
 // and HEAD and for functions that are not volatile → answer as PostgREST would.
 import { AppError } from '../../core/errors.js';
-import { withRequestScope } from '../../core/db.js';
+import { withRequestScope, type RequestScope } from '../../core/db.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import type { ParsedQuery, Preferences } from './grammar/ast.js';
@@ -11,6 +11,7 @@ import { CONTENT_TYPES, negotiate, toCsv, type Media } from './media.js';
 import { maxAffectedError, notOneRow, RolledBack } from './records-execute.js';
 import { fromPostgresError, recordsError } from './records-errors.js';
 import { applyRange, contentRange, parse, preferencesOf, scopeOf, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
+import { timezoneCheck } from './timezone.js';
 import { callStatement, findRoutine, splitCallQuery, type RpcArguments, type RpcResultShape } from './rpc-plan.js';
 import type { Routine, SchemaCache } from './schema-cache.js';
 
@@ -67,7 +68,7 @@ interface CallAnswer {
 /** PostgREST's response to a call: 204 for void, the value for a scalar, an object or an array. */
 function respond(req: RpcRequest, shape: RpcResultShape, query: ParsedQuery, prefs: Preferences, media: Media, result: CallAnswer | undefined): RpcResponse {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-  const applied = [prefs.count && `count=${prefs.count}`, prefs.handling && `handling=${prefs.handling}`, prefs.tx && `tx=${prefs.tx}`].filter(Boolean);
+  const applied = [prefs.count && `count=${prefs.count}`, prefs.handling && `handling=${prefs.handling}`, prefs.tx && `tx=${prefs.tx}`, prefs.timezone && `timezone=${prefs.timezone}`].filter(Boolean);
   if (applied.length > 0) headers['preference-applied'] = applied.join(', ');
   const withBody = (body: string) => (req.method === 'HEAD' ? undefined : body);
   if (shape === 'void') return { status: 204, headers: { 'content-range': '0-0/*' } };
@@ -100,6 +101,7 @@ function respond(req: RpcRequest, shape: RpcResultShape, query: ParsedQuery, pre
 export type RpcService = ReturnType<typeof createRpcService>;
 
 export function createRpcService(deps: Pick<Deps, 'sql'>, cache: SchemaCache, options: { maxRows: number; schemas: string[] }) {
+  const timezones = timezoneCheck(deps.sql);
   /** The overload called; a function created a moment ago may need a fresher snapshot. */
   async function routineOf(schema: string, name: string, names: Set<string>, jsonBody: boolean): Promise<Routine> {
     try {
@@ -113,9 +115,9 @@ export function createRpcService(deps: Pick<Deps, 'sql'>, cache: SchemaCache, op
   }
 
   /** The call in the caller's scope; read-only when it may not write; max-affected and tx=rollback checked before COMMIT. */
-  async function execute(req: RpcRequest, text: string, params: unknown[], run: { readOnly: boolean; maxAffected?: number; rollback: boolean }) {
+  async function execute(req: RpcRequest, scope: RequestScope, text: string, params: unknown[], run: { readOnly: boolean; maxAffected?: number; rollback: boolean }) {
     try {
-      return await withRequestScope(deps.sql, scopeOf(req.principal), async (tx) => {
+      return await withRequestScope(deps.sql, scope, async (tx) => {
         // Sent first and pipelined with the call: a transaction may turn read-only at any point.
         const readOnlyMode = run.readOnly ? tx.unsafe('set transaction read only') : undefined;
         const [, rows] = await Promise.all([readOnlyMode, tx.unsafe(text, params as never[], { prepare: true })]);
@@ -153,14 +155,14 @@ export function createRpcService(deps: Pick<Deps, 'sql'>, cache: SchemaCache, op
       const split = reading ? splitCallQuery(req.query) : { args: new Map<string, string[]>(), grammar: req.query };
       const names = reading ? new Set(split.args.keys()) : new Set(isPlainObject(req.body) ? Object.keys(req.body) : []);
       const media = negotiate(req.headers.accept);
-      const prefs: Preferences = preferencesOf(req.headers.prefer);
+      const { scope, prefs } = await timezones.apply(scopeOf(req.principal), preferencesOf(req.headers.prefer));
       const query = applyRange(parse(split.grammar), reading ? req.headers.range : undefined);
       const routine = await routineOf(schema, req.functionName, names, !reading);
       const args = reading ? getArguments(routine, split.args) : postArguments(routine, req.body);
       const statement = callStatement(cache.current(), routine, args, query, { maxRows: options.maxRows, count: prefs.count !== undefined });
 
       const limit = prefs.handling === 'strict' && !reading ? prefs.maxAffected : undefined;
-      const rows = await execute(req, statement.text, statement.params, { readOnly: reading || !routine.volatile, maxAffected: limit, rollback: prefs.tx === 'rollback' });
+      const rows = await execute(req, scope, statement.text, statement.params, { readOnly: reading || !routine.volatile, maxAffected: limit, rollback: prefs.tx === 'rollback' });
       return respond(req, statement.shape, query, prefs, media, (rows as unknown as CallAnswer[])[0]);
     },
   };

@@ -11,6 +11,7 @@ beforeAll(async () => {
   await t.deps.sql.unsafe(`
     create table public.events (id int primary key, at timestamptz not null);
     insert into public.events values (1, '2026-01-15 12:00:00+00');
+    create function public.first_event() returns timestamptz language sql stable as $$ select at from public.events where id = 1 $$;
   `);
 });
 afterAll(() => t.close());
@@ -44,6 +45,13 @@ describe('Prefer: timezone', () => {
     const patched = await send('PATCH', 'events?id=eq.2', 'return=representation, handling=strict, max-affected=1, timezone=Asia/Kolkata', { at: '2026-07-01T00:00:00Z' });
     expect(patched.statusCode).toBe(200);
     expect(patched.json).toEqual([{ id: 2, at: '2026-07-01T05:30:00+05:30' }]);
+  });
+
+  it('a function call answers in the zone too', async () => {
+    const res = await t.request({ method: 'GET', url: '/api/database/rpc/first_event', headers: { ...bearer(t.apiKey), prefer: 'timezone=Asia/Tokyo' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json).toBe('2026-01-15T21:00:00+09:00');
+    expect(res.headers['preference-applied']).toBe('timezone=Asia/Tokyo');
   });
 
   it('the zone ends with its transaction', async () => {
