@@ -1,0 +1,72 @@
+// Hostile input against storage over a real socket: the REST routes and the S3 gateway answer a
+// clear 4xx (never a 500) for malformed names, keys, prefixes, tokens and signatures.
+import type { AddressInfo } from 'node:net';
+import { ListObjectsV2Command, PutObjectCommand, PutObjectTaggingCommand, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { s3ErrorOf, startS3Peer, type S3Peer } from '../../harness/s3-peer.js';
+import { startTestApp, type TestApp } from '../../harness/test-app.js';
+
+let t: TestApp;
+let peer: S3Peer;
+let base: string;
+let s3: S3Client;
+let key: { accessKeyId: string; secretAccessKey: string };
+const admin = () => ({ 'x-api-key': t.apiKey });
+
+beforeAll(async () => {
+  peer = await startS3Peer();
+  t = await startTestApp({ env: peer.env });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  key = (await t.request({ method: 'POST', url: '/api/storage/s3/access-keys', headers: admin(), payload: {} })).json;
+  s3 = new S3Client({ endpoint: `${base}/storage/v1/s3`, region: 'us-east-1', forcePathStyle: true, credentials: key });
+  await t.request({ method: 'POST', url: '/api/storage/buckets', headers: admin(), payload: { bucketName: 'sec', isPublic: false } });
+  t.clock.advance(Date.now() - t.clock.now().getTime());
+  await s3.send(new PutObjectCommand({ Bucket: 'sec', Key: 'a/b.txt', Body: 'hello' }));
+});
+afterAll(async () => {
+  s3?.destroy();
+  await t?.close();
+  await peer?.close();
+});
+
+const amzDate = () => t.clock.now().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+
+describe('REST storage with hostile input', () => {
+  it('answers 400 for a NUL byte in a list prefix or search', async () => {
+    for (const q of ['prefix=%00', 'search=a%00b']) {
+      const res = await fetch(`${base}/api/storage/buckets/sec/objects?${q}`, { headers: admin() });
+      expect(res.status).toBe(400);
+      expect((await res.json()).statusCode).toBe(400);
+    }
+  });
+});
+
+describe('S3 gateway with hostile input', () => {
+  it('answers 403, not 500, for a signed header name that is an Object property', async () => {
+    const date = amzDate();
+    for (const name of ['constructor', '__proto__', 'tostring']) {
+      const res = await fetch(`${base}/storage/v1/s3/sec/a/b.txt`, {
+        headers: {
+          'x-amz-date': date,
+          'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+          authorization: `AWS4-HMAC-SHA256 Credential=${key.accessKeyId}/${date.slice(0, 8)}/us-east-1/s3/aws4_request, SignedHeaders=${name};host, Signature=${'0'.repeat(64)}`,
+        },
+      });
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain('<Code>AccessDenied</Code>');
+    }
+  });
+
+  it('answers 400, not 500, for NUL bytes in a list prefix, start-after or continuation token', async () => {
+    for (const input of [{ Prefix: '\u0000' }, { StartAfter: 'a\u0000' }, { ContinuationToken: Buffer.from('a\u0000').toString('base64url') }]) {
+      expect(await s3ErrorOf(s3.send(new ListObjectsV2Command({ Bucket: 'sec', ...input })))).toMatchObject({ status: 400 });
+    }
+  });
+
+  it('answers 400, not 500, for a NUL in object tags (header or document)', async () => {
+    expect(await s3ErrorOf(s3.send(new PutObjectCommand({ Bucket: 'sec', Key: 'tagged', Body: 'x', Tagging: 'k=%00' })))).toMatchObject({ status: 400 });
+    const tagging = { TagSet: [{ Key: 'k', Value: 'a\u0000b' }] };
+    expect(await s3ErrorOf(s3.send(new PutObjectTaggingCommand({ Bucket: 'sec', Key: 'a/b.txt', Tagging: tagging })))).toMatchObject({ status: 400 });
+  });
+});
