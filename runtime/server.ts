@@ -50,6 +50,21 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 const failure = (status: number, error: string, message: string) =>
   json(status, { error, message, statusCode: status });
 
+/**
+ * The name of the first header a response may not carry, or null. Fetch's Headers accept control
+ * characters that HTTP/1.1 does not (Deno.serve then panics, ending every function): values may
+ * hold tab, visible ASCII and obs-text only; names must be tokens.
+ */
+function invalidHeader(headers: unknown): string | null {
+  if (!Array.isArray(headers)) return '(not a header list)';
+  for (const pair of headers) {
+    const [name, value] = Array.isArray(pair) ? pair : [];
+    if (typeof name !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return '(an invalid name)';
+    if (typeof value !== 'string' || /[^\t\x20-\x7e\x80-\xff]/.test(value)) return name;
+  }
+  return null;
+}
+
 /** One function version in its own worker; recreated from the cached code after a termination. */
 class FunctionWorker {
   private worker: Worker | null = null;
@@ -103,6 +118,13 @@ class FunctionWorker {
     const p = this.pending.get(msg.id);
     if (!p) return;
     if (msg.type === 'response') {
+      const invalid = invalidHeader(msg.headers);
+      if (invalid !== null) {
+        this.worker?.postMessage({ type: 'abort', id: msg.id });
+        p.fail(502, 'FUNCTION_ERROR', `The function answered a header HTTP cannot carry: ${invalid}.`);
+        this.pending.delete(msg.id);
+        return;
+      }
       const status = msg.status as number;
       const noBody = !msg.hasBody || status === 204 || status === 304;
       const body = noBody
@@ -117,7 +139,17 @@ class FunctionWorker {
               this.worker?.postMessage({ type: 'abort', id: msg.id });
             },
           });
-      p.onResponse(new Response(body, { status, statusText: msg.statusText as string, headers: msg.headers as [string, string][] }));
+      let res: Response;
+      try {
+        res = new Response(body, { status, statusText: msg.statusText as string, headers: msg.headers as [string, string][] });
+      } catch (err) {
+        // A function can post any message: one Response cannot make must not end the runtime.
+        this.worker?.postMessage({ type: 'abort', id: msg.id });
+        p.fail(502, 'FUNCTION_ERROR', `The function's answer is not a valid response: ${(err as Error).message}`);
+        this.pending.delete(msg.id);
+        return;
+      }
+      p.onResponse(res);
     } else if (msg.type === 'body-pull') {
       p.bodyCredit.credit++;
       p.bodyCredit.wake?.();

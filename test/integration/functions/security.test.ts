@@ -1,0 +1,50 @@
+// Hostile traffic through the functions proxy over a real socket: what a client may not smuggle
+// to a function (runtime token, spoofed forwarding headers), and what a function may not send back.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFunctionsApp, type FunctionsApp } from '../../harness/functions-app.js';
+import { bearer } from '../../harness/test-app.js';
+
+let t: FunctionsApp;
+
+beforeAll(async () => {
+  t = await startFunctionsApp();
+  await t.deploy('echo', 'export default (req) => Response.json({ url: req.url, headers: Object.fromEntries(req.headers) });');
+  // Reflects ?n= into a response header, as functions do with a client's input.
+  await t.deploy('reflect', `export default (req) => {
+    const n = new URL(req.url).searchParams.get('n') ?? '';
+    return new Response('ok', { headers: { 'x-name': String.fromCharCode(...new TextEncoder().encode(n)) } });
+  };`);
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const invoke = (slug: string, init: RequestInit = {}) =>
+  fetch(`${t.baseUrl}/functions/${slug}`, { ...init, headers: { ...bearer(t.anonKey), ...(init.headers as Record<string, string>) } });
+
+describe('what a function receives', () => {
+  it('never sees the runtime token or spoofed forwarding headers', async () => {
+    const res = await invoke('echo?a=1', {
+      headers: { 'x-plinth-runtime-token': 'guess', 'x-plinth-url': 'http://evil/', 'x-forwarded-for': '6.6.6.6', 'x-forwarded-proto': 'https' },
+    });
+    expect(res.status).toBe(200);
+    const { url, headers } = await res.json();
+    expect(url).toBe(`${t.baseUrl}/functions/echo?a=1`);
+    expect(Object.keys(headers).filter((h) => h.startsWith('x-plinth-'))).toEqual([]);
+    expect(headers['x-forwarded-for']).toBe('127.0.0.1');
+    expect(headers['x-forwarded-proto']).toBe('http');
+  });
+});
+
+describe('what a function sends back', () => {
+  it('a header value HTTP cannot carry (reflected from a client) is a 502 for that call, and the runtime lives on', async () => {
+    const res = await invoke('reflect?n=a%01b', { signal: AbortSignal.timeout(5000) });
+    expect(res.status).toBe(502);
+    expect(await res.json()).toMatchObject({ error: 'FUNCTION_ERROR', statusCode: 502 });
+    const after = await invoke('echo', { signal: AbortSignal.timeout(5000) });
+    expect(after.status).toBe(200);
+    const fine = await invoke('reflect?n=caf%C3%A9%20ok', { signal: AbortSignal.timeout(5000) });
+    expect(fine.status).toBe(200);
+    expect(fine.headers.get('x-name')).toBe('cafÃ© ok');
+  });
+});
