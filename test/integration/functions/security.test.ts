@@ -1,5 +1,6 @@
 // Hostile traffic through the functions proxy over a real socket: what a client may not smuggle
 // to a function (runtime token, spoofed forwarding headers), and what a function may not send back.
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFunctionsApp, type FunctionsApp } from '../../harness/functions-app.js';
 import { bearer } from '../../harness/test-app.js';
@@ -34,6 +35,34 @@ describe('what a function receives', () => {
     expect(headers['x-forwarded-for']).toBe('127.0.0.1');
     expect(headers['x-forwarded-proto']).toBe('http');
   });
+});
+
+/** Writes `head` and `body` on a fresh connection; resolves with the first response's status line. */
+async function rawStatus(head: string, body = ''): Promise<string> {
+  const { port } = new URL(t.baseUrl);
+  const socket = connect(Number(port), '127.0.0.1');
+  socket.write(head + body);
+  let text = '';
+  for await (const chunk of socket) {
+    text += chunk;
+    if (text.includes('\r\n')) break;
+  }
+  socket.destroy();
+  return text.split('\r\n')[0]!;
+}
+
+describe('request framing through the proxy', () => {
+  it('a GET with a body answers, with no hang and no desync', async () => {
+    const auth = `Authorization: Bearer ${t.anonKey}\r\n`;
+    const status = await rawStatus(`GET /functions/echo HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 5\r\n\r\n`, 'hello');
+    expect(status).toBe('HTTP/1.1 200 OK');
+  }, 10_000);
+
+  it('Transfer-Encoding and Content-Length together are refused (400)', async () => {
+    const auth = `Authorization: Bearer ${t.anonKey}\r\n`;
+    const status = await rawStatus(`POST /functions/echo HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n`, '0\r\n\r\n');
+    expect(status).toMatch(/^HTTP\/1.1 400/);
+  }, 10_000);
 });
 
 describe('what a function sends back', () => {
