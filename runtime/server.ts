@@ -276,6 +276,16 @@ async function control(req: Request, path: string): Promise<Response> {
   return failure(404, 'NOT_FOUND', 'Unknown control route.');
 }
 
+const expectedToken = new TextEncoder().encode(config.token);
+
+/** Compares in constant time: functions share loopback with this port and could time a guess. */
+function isControlToken(given: string | null): boolean {
+  const bytes = new TextEncoder().encode(given ?? '');
+  let diff = bytes.length ^ expectedToken.length;
+  for (let i = 0; i < expectedToken.length; i++) diff |= (bytes[i] ?? 0) ^ expectedToken[i]!;
+  return diff === 0;
+}
+
 Deno.serve(
   {
     hostname: '127.0.0.1',
@@ -285,7 +295,7 @@ Deno.serve(
   async (req) => {
     const url = new URL(req.url);
     if (url.pathname === '/health') return json(200, { status: 'ok', functions: deployed.size });
-    if (req.headers.get('x-plinth-runtime-token') !== config.token) {
+    if (!isControlToken(req.headers.get('x-plinth-runtime-token'))) {
       return failure(401, 'UNAUTHORIZED', 'Only the Plinth server may call this runtime.');
     }
     if (url.pathname.startsWith('/_plinth/')) return control(req, url.pathname);

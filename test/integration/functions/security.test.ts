@@ -10,6 +10,12 @@ let t: FunctionsApp;
 beforeAll(async () => {
   t = await startFunctionsApp();
   await t.deploy('echo', 'export default (req) => Response.json({ url: req.url, headers: Object.fromEntries(req.headers) });');
+  // Calls the runtime's control API from inside a function, with the token it guesses.
+  await t.deploy('prober', `export default async (req) => {
+    const q = new URL(req.url).searchParams;
+    const res = await fetch('http://127.0.0.1:' + q.get('port') + '/_plinth/functions', { headers: { 'x-plinth-runtime-token': q.get('token') ?? '' } });
+    return new Response(String(res.status));
+  };`);
   // Reflects ?n= into a response header, as functions do with a client's input.
   await t.deploy('reflect', `export default (req) => {
     const n = new URL(req.url).searchParams.get('n') ?? '';
@@ -50,6 +56,16 @@ async function rawStatus(head: string, body = ''): Promise<string> {
   socket.destroy();
   return text.split('\r\n')[0]!;
 }
+
+describe('what a function can reach', () => {
+  it("not the runtime's control API, without its token", async () => {
+    const port = t.deps.functions.runtime.port;
+    for (const token of ['', 'x', '0'.repeat(64)]) {
+      const res = await invoke(`prober?port=${port}&token=${token}`);
+      expect(await res.text()).toBe('401');
+    }
+  });
+});
 
 describe('request framing through the proxy', () => {
   it('a GET with a body answers, with no hang and no desync', async () => {
