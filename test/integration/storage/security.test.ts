@@ -42,6 +42,26 @@ describe('REST storage with hostile input', () => {
   });
 });
 
+/** What a browser form does: the policy's fields, then the file. */
+async function postForm(plan: { uploadUrl: string; fields: Record<string, string> }, bytes: string) {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(plan.fields)) form.append(name, value);
+  form.append('file', new Blob([bytes]), 'f.txt');
+  return fetch(plan.uploadUrl, { method: 'POST', body: form });
+}
+
+describe('direct uploads', () => {
+  it('a confirmed object cannot be rewritten by posting its policy again', async () => {
+    const plan = (await t.request({ method: 'POST', url: '/api/storage/buckets/sec/upload-strategy', headers: admin(), payload: { filename: 'once.txt' } })).json;
+    expect((await postForm(plan, 'hello')).status).toBeLessThan(300);
+    expect((await t.request({ method: 'POST', url: plan.confirmUrl, headers: admin(), payload: { size: 5 } })).statusCode).toBe(200);
+    await postForm(plan, 'rewritten, and longer');
+    const res = await fetch(`${base}/api/storage/buckets/sec/objects/once.txt`, { headers: admin() });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('hello');
+  });
+});
+
 describe('REST storage fuzzed', () => {
   it('answers every hostile request below 500, refusals in the error shape', async () => {
     const paths = [
