@@ -50,6 +50,21 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 const failure = (status: number, error: string, message: string) =>
   json(status, { error, message, statusCode: status });
 
+/**
+ * The name of the first header a response may not carry, or null. Fetch's Headers accept control
+ * characters that HTTP/1.1 does not (Deno.serve then panics, ending every function): values may
+ * hold tab, visible ASCII and obs-text only; names must be tokens.
+ */
+function invalidHeader(headers: unknown): string | null {
+  if (!Array.isArray(headers)) return '(not a header list)';
+  for (const pair of headers) {
+    const [name, value] = Array.isArray(pair) ? pair : [];
+    if (typeof name !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return '(an invalid name)';
+    if (typeof value !== 'string' || /[^\t\x20-\x7e\x80-\xff]/.test(value)) return name;
+  }
+  return null;
+}
+
 /** One function version in its own worker; recreated from the cached code after a termination. */
 class FunctionWorker {
   private worker: Worker | null = null;
@@ -103,6 +118,13 @@ class FunctionWorker {
     const p = this.pending.get(msg.id);
     if (!p) return;
     if (msg.type === 'response') {
+      const invalid = invalidHeader(msg.headers);
+      if (invalid !== null) {
+        this.worker?.postMessage({ type: 'abort', id: msg.id });
+        p.fail(502, 'FUNCTION_ERROR', `The function answered a header HTTP cannot carry: ${invalid}.`);
+        this.pending.delete(msg.id);
+        return;
+      }
       const status = msg.status as number;
       const noBody = !msg.hasBody || status === 204 || status === 304;
       const body = noBody
@@ -117,7 +139,17 @@ class FunctionWorker {
               this.worker?.postMessage({ type: 'abort', id: msg.id });
             },
           });
-      p.onResponse(new Response(body, { status, statusText: msg.statusText as string, headers: msg.headers as [string, string][] }));
+      let res: Response;
+      try {
+        res = new Response(body, { status, statusText: msg.statusText as string, headers: msg.headers as [string, string][] });
+      } catch (err) {
+        // A function can post any message: one Response cannot make must not end the runtime.
+        this.worker?.postMessage({ type: 'abort', id: msg.id });
+        p.fail(502, 'FUNCTION_ERROR', `The function's answer is not a valid response: ${(err as Error).message}`);
+        this.pending.delete(msg.id);
+        return;
+      }
+      p.onResponse(res);
     } else if (msg.type === 'body-pull') {
       p.bodyCredit.credit++;
       p.bodyCredit.wake?.();
@@ -244,6 +276,16 @@ async function control(req: Request, path: string): Promise<Response> {
   return failure(404, 'NOT_FOUND', 'Unknown control route.');
 }
 
+const expectedToken = new TextEncoder().encode(config.token);
+
+/** Compares in constant time: functions share loopback with this port and could time a guess. */
+function isControlToken(given: string | null): boolean {
+  const bytes = new TextEncoder().encode(given ?? '');
+  let diff = bytes.length ^ expectedToken.length;
+  for (let i = 0; i < expectedToken.length; i++) diff |= (bytes[i] ?? 0) ^ expectedToken[i]!;
+  return diff === 0;
+}
+
 Deno.serve(
   {
     hostname: '127.0.0.1',
@@ -253,7 +295,7 @@ Deno.serve(
   async (req) => {
     const url = new URL(req.url);
     if (url.pathname === '/health') return json(200, { status: 'ok', functions: deployed.size });
-    if (req.headers.get('x-plinth-runtime-token') !== config.token) {
+    if (!isControlToken(req.headers.get('x-plinth-runtime-token'))) {
       return failure(401, 'UNAUTHORIZED', 'Only the Plinth server may call this runtime.');
     }
     if (url.pathname.startsWith('/_plinth/')) return control(req, url.pathname);

@@ -1,7 +1,7 @@
 // Blobs as objects of one S3 bucket (under a prefix), through @aws-sdk/client-s3. Uploads stream
 // in parts (lib-storage), so memory stays bounded; S3 writes are atomic, so a staged blob is
 // already in place and promotion has nothing left to do. Clients may also POST blobs directly.
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -42,6 +42,21 @@ function directWrites(client: S3Client, s3: S3Settings, region: string, keyOf: (
         return { size: head.ContentLength ?? 0, etag: (head.ETag ?? '').replace(/"/g, ''), contentType: head.ContentType };
       } catch (err) {
         if (isMissing(err)) return null;
+        throw err;
+      }
+    },
+    async copy(from, to, etag) {
+      try {
+        await client.send(new CopyObjectCommand({
+          Bucket: s3.bucket,
+          Key: keyOf(to),
+          CopySource: `${s3.bucket}/${keyOf(from).split('/').map(encodeURIComponent).join('/')}`,
+          CopySourceIfMatch: `"${etag}"`,
+        }));
+        return true;
+      } catch (err) {
+        const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        if (status === 412 || isMissing(err)) return false;
         throw err;
       }
     },

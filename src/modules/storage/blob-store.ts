@@ -37,6 +37,11 @@ export interface DirectWrites {
   presignPost(id: string, options: { maxBytes: number; contentType?: string; now: Date; expires: Date }): Promise<{ url: string; fields: Record<string, string> }>;
   /** What the backend holds as blob `id`, or null when nothing was written. */
   stat(id: string): Promise<{ size: number; etag: string; contentType?: string } | null>;
+  /**
+   * Copies blob `from` to `to` inside the backend if it still has ETag `etag`; false when it
+   * changed. The copy is out of reach of `from`'s still-valid POST policy.
+   */
+  copy(from: string, to: string, etag: string): Promise<boolean>;
 }
 
 export const tooLarge = (maxBytes: number) =>

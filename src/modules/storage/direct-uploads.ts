@@ -108,18 +108,28 @@ export function createDirectUploads(deps: Pick<Deps, 'sql' | 'blobStore' | 'cloc
       }
       if (req.size !== found.size) throw mismatch(`The uploaded object has ${found.size} bytes, not ${req.size}.`);
       if (req.etag !== undefined && req.etag.replace(/"/g, '') !== found.etag) throw mismatch('The ETag does not match the uploaded object.');
-      return storage.adoptBlob(
-        {
-          bucket,
-          key,
-          blobId: found.blobId,
-          size: found.size,
-          etag: found.etag,
-          mimeType: normaliseMimeType(req.contentType ?? found.contentType),
-          principal,
-        },
-        async (tx) => (await tx<{ claimed: boolean }[]>`select storage.claim_direct_upload(${found.blobId}) as claimed`)[0]!.claimed,
-      );
+      // The posted blob stays writable while its policy lasts: the object gets a copy of it that
+      // no policy names (noted as pending until its row is written), and the posted one goes.
+      const posted = found.blobId;
+      const sealed = randomUUID();
+      await sql`insert into storage.pending_blobs (blob_id) values (${sealed})`;
+      let file: StoredFile;
+      try {
+        if (!(await direct.copy(posted, sealed, found.etag))) throw mismatch('The uploaded object changed while it was confirmed; confirm again.');
+        file = await storage.adoptBlob(
+          { bucket, key, blobId: sealed, size: found.size, etag: found.etag, mimeType: normaliseMimeType(req.contentType ?? found.contentType), principal },
+          async (tx) => {
+            await tx`select storage.claim_blob(${sealed})`;
+            return (await tx<{ claimed: boolean }[]>`select storage.claim_direct_upload(${posted}) as claimed`)[0]!.claimed;
+          },
+        );
+      } catch (err) {
+        await blobStore.remove(sealed);
+        await sql`delete from storage.pending_blobs where blob_id = ${sealed}`;
+        throw err;
+      }
+      await blobStore.remove(posted);
+      return file;
     },
 
     /** Removes uploads nobody confirmed in time, with any bytes they left in the backend. */

@@ -106,6 +106,10 @@ export function gatewayRoutes(deps: Deps, storage: StorageService, keys: AccessK
         );
         const q = rawUrl.indexOf('?');
         const query = new URLSearchParams(q < 0 ? '' : rawUrl.slice(q + 1));
+        // PostgreSQL text cannot hold NUL: such a prefix, marker or id could never match anything.
+        if ([...query].some(([k, v]) => k.includes('\0') || v.includes('\0'))) {
+          throw new S3Error('InvalidArgument', 'Query parameters must not contain NUL characters.');
+        }
         const { bucket, key } = target(rawUrl);
         if ([...query.keys()].some((k) => UNSUPPORTED.has(k))) {
           throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');

@@ -13,6 +13,13 @@ interface Listed {
   updated_at: Date;
 }
 
+/** The key a continuation token (base64url of the last key) stands for; 400 for one no listing made. */
+function tokenKey(token: string): string {
+  const key = Buffer.from(token, 'base64url').toString('utf8');
+  if (key.includes('\0') || key.includes('\uFFFD')) throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect.');
+  return key;
+}
+
 export const listObjects: Operation = async ({ deps, storage, bucket, query, reply }) => {
   await storage.bucketOf(bucket);
   const v2 = query.get('list-type') === '2';
@@ -20,7 +27,7 @@ export const listObjects: Operation = async ({ deps, storage, bucket, query, rep
   const delimiter = query.get('delimiter') ?? '';
   const maxKeys = Math.min(Math.max(Number(query.get('max-keys') ?? 1000) || 0, 0), 1000);
   const token = query.get('continuation-token');
-  let cursor = v2 ? (token ? Buffer.from(token, 'base64url').toString('utf8') : (query.get('start-after') ?? '')) : (query.get('marker') ?? '');
+  let cursor = v2 ? (token ? tokenKey(token) : (query.get('start-after') ?? '')) : (query.get('marker') ?? '');
   const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
   const contents: Listed[] = [];

@@ -48,9 +48,10 @@ export function signingKeyOf(secret: string, date: string, region: string): Buff
   return hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), 's3'), 'aws4_request');
 }
 
+/** A request header by its lower-case name; names like `constructor` are headers too, never Object's. */
 const header = (headers: SignedRequest['headers'], name: string): string | undefined => {
-  const v = headers[name];
-  return Array.isArray(v) ? v.join(',') : v;
+  const v = Object.hasOwn(headers, name) ? headers[name] : undefined;
+  return Array.isArray(v) ? v.join(',') : typeof v === 'string' ? v : undefined;
 };
 
 /** decodeURIComponent, with malformed percent-encoding as a 400. */

@@ -9,6 +9,10 @@ export function assertTags(tags: ObjectTag[]): ObjectTag[] {
   if (tags.length > 10 || keys.size !== tags.length || tags.some((t) => t.Key.length === 0 || t.Key.length > 128 || t.Value.length > 256)) {
     throw new S3Error('InvalidArgument', 'An object may have up to 10 tags with distinct keys of 1 to 128 and values of up to 256 characters.');
   }
+  // A NUL (which stored JSON cannot hold) or a lone surrogate is no tag text.
+  if (tags.some((t) => /[\0\p{Cs}]/u.test(t.Key + t.Value))) {
+    throw new S3Error('InvalidArgument', 'Tag keys and values must be valid text without NUL characters.');
+  }
   return tags;
 }
 
