@@ -1,0 +1,59 @@
+// The admin SQL guard against escapes: SQL hidden in DO blocks and function bodies, dynamic
+// EXECUTE, and the server-file, program and large-object functions. Each is a 403 that names the
+// reason, nothing runs, and ordinary DO blocks and functions still work.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../harness/test-app.js';
+
+let t: TestApp;
+const rawSql = (query: string, unrestricted = false) =>
+  t.request({ method: 'POST', url: `/api/database/advance/rawsql${unrestricted ? '/unrestricted' : ''}`, headers: { 'x-api-key': t.apiKey }, payload: { query } });
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+const refused: [string, string, RegExp][] = [
+  ['RESET role through EXECUTE in a DO block', "do $$ begin execute 'reset role'; end $$; select current_user::text as who", /EXECUTE/],
+  ['set_config inside a DO block', "do $$ begin perform set_config('role', session_user, true); end $$; select current_user::text as who", /set_config/],
+  ['COPY … PROGRAM through EXECUTE', "do $$ begin execute 'copy (select 1) to program ''true'''; end $$", /EXECUTE/],
+  ['set_config inside a SQL function body', "create function public.esc() returns text language sql as $$ select set_config('role', session_user, true) $$", /set_config/],
+  ['RESET role inside a plpgsql function body', "create function public.esc2() returns void language plpgsql as $$ begin reset role; end $$", /role/],
+  ['pg_read_file', "select pg_read_file('/etc/hostname')", /pg_read_file/],
+  ['lo_import', "select lo_import('/etc/hostname')", /lo_import/],
+  ['query_to_xml (runs SQL from a string)', "select query_to_xml('select 1', true, true, '')", /query_to_xml/],
+  ['an untrusted procedural language', "do language plperlu $$ system('true') $$", /language/i],
+];
+
+describe('the guard sees into DO blocks and function bodies', () => {
+  for (const unrestricted of [false, true]) {
+    for (const [what, sql, reason] of refused) {
+      it(`${unrestricted ? 'unrestricted' : 'project_admin'}: refuses ${what} with a 403`, async () => {
+        const res = await rawSql(sql, unrestricted);
+        expect(res.statusCode, res.body).toBe(403);
+        expect(res.json).toMatchObject({ error: 'FORBIDDEN', statusCode: 403 });
+        expect(res.json.message).toMatch(reason);
+      });
+    }
+  }
+
+  it('nothing of a refused request ran', async () => {
+    const [row] = await t.deps.sql`select to_regprocedure('public.esc()') as esc, to_regprocedure('public.esc2()') as esc2`;
+    expect(row).toEqual({ esc: null, esc2: null });
+  });
+
+  it('ordinary DO blocks and functions still run', async () => {
+    const created = await rawSql(
+      'create function public.plus_one(x int) returns int language plpgsql as $$ declare y int; begin y := x + 1; return y; end $$;' +
+        ' create function public.twice(x int) returns int language sql as $$ select x * 2 $$',
+      true,
+    );
+    expect(created.statusCode, created.body).toBe(200);
+    const res = await rawSql(
+      "do $$ declare n int; begin select count(*) into n from pg_class; if n < 0 then raise exception 'no'; end if; end $$;" +
+        ' select public.plus_one(1) as a, public.twice(2) as b, current_user::text as who',
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json.rows).toEqual([{ a: 2, b: 4, who: 'project_admin' }]);
+  });
+});
