@@ -107,9 +107,18 @@ function refusal(statement: ParsedStatement): string | undefined {
   if (statement.kind === 'CreateExtensionStmt' && REFUSED_EXTENSIONS.has(String(body?.extname).toLowerCase())) {
     return `The ${String(body?.extname)} extension is not allowed.`;
   }
+  if (updatesSettings(statement.node)) return 'Updating pg_settings is not allowed (it is SET in disguise).';
   const called = refusedCall(statement.node);
   if (called) return `${called}() is not allowed.`;
   return body ? bodyRefusal(statement.kind, body, statement.text, refusal, REFUSED_FUNCTIONS) : undefined;
+}
+
+/** Whether an UPDATE anywhere in the tree targets pg_settings. */
+function updatesSettings(node: unknown): boolean {
+  if (typeof node !== 'object' || node === null) return false;
+  const update = (node as { UpdateStmt?: { relation?: { relname?: string } } }).UpdateStmt;
+  if (update?.relation?.relname?.toLowerCase() === 'pg_settings') return true;
+  return Object.values(node).some(updatesSettings);
 }
 
 /** The first refused function the statement calls anywhere in its tree. */

@@ -19,6 +19,8 @@ const refused: [string, string, RegExp][] = [
   ['COPY … PROGRAM through EXECUTE', "do $$ begin execute 'copy (select 1) to program ''true'''; end $$", /EXECUTE/],
   ['set_config inside a SQL function body', "create function public.esc() returns text language sql as $$ select set_config('role', session_user, true) $$", /set_config/],
   ['RESET role inside a plpgsql function body', "create function public.esc2() returns void language plpgsql as $$ begin reset role; end $$", /role/],
+  ['UPDATE pg_settings (the same as SET role)', "update pg_settings set setting = 'none' where name = 'role'; select current_user::text as who", /pg_settings/],
+  ['UPDATE pg_settings inside a SQL function body', "create function public.esc3() returns void language sql as $$ update pg_settings set setting = '0' where name = 'statement_timeout' $$", /pg_settings/],
   ['pg_read_file', "select pg_read_file('/etc/hostname')", /pg_read_file/],
   ['lo_import', "select lo_import('/etc/hostname')", /lo_import/],
   ['query_to_xml (runs SQL from a string)', "select query_to_xml('select 1', true, true, '')", /query_to_xml/],
