@@ -70,6 +70,7 @@ const REFUSED_KINDS: Record<string, string> = {
   LoadStmt: 'LOAD is not allowed.',
   DiscardStmt: 'DISCARD is not allowed (it would break the server\'s connection).',
   DeallocateStmt: 'DEALLOCATE is not allowed (it would break the server\'s connection).',
+  PrepareStmt: 'PREPARE is not allowed (a prepared statement would outlive the request on the server\'s connection).',
   CreatePLangStmt: 'Creating procedural languages is not allowed.',
   CreateFdwStmt: 'Creating foreign-data wrappers is not allowed.',
 };

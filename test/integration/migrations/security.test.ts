@@ -59,3 +59,26 @@ describe('the guard sees into DO blocks and function bodies', () => {
     expect(res.json.rows).toEqual([{ a: 2, b: 4, who: 'project_admin' }]);
   });
 });
+
+describe('nothing of an admin request outlives it on the server connection it used', () => {
+  it('a session advisory lock is released: key rotation (same lock) still answers', async () => {
+    const locked = await rawSql("select pg_advisory_lock(hashtext('plinth.platform_keys'))", true);
+    expect(locked.statusCode, locked.body).toBe(200);
+    expect((await t.deps.sql`select count(*)::int as n from pg_locks l join pg_database d on d.oid = l.database
+      where l.locktype = 'advisory' and d.datname = current_database() and l.pid <> pg_backend_pid()`)[0]!.n).toBe(0);
+    const rotated = await t.request({ method: 'POST', url: '/api/secrets/anon-key/rotate', headers: { 'x-api-key': t.apiKey }, payload: {} });
+    expect(rotated.statusCode, rotated.body).toBe(200);
+  }, 15_000);
+
+  it('temporary tables are dropped (they would shadow public tables on later requests)', async () => {
+    const res = await rawSql('create temp table books (id int); select 1 as ok', true);
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await t.deps.sql`select count(*)::int as n from pg_class where relname = 'books' and relpersistence = 't'`)[0]!.n).toBe(0);
+  });
+
+  it('PREPARE is refused (a prepared statement would outlive the request)', async () => {
+    const res = await rawSql('prepare leaked as select 1');
+    expect(res.statusCode, res.body).toBe(403);
+    expect(res.json.message).toMatch(/PREPARE/);
+  });
+});
