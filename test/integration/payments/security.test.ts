@@ -2,7 +2,7 @@
 // svc_ keys are the platform's (the webhook maps customers and subscriptions by them).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../../harness/test-app.js';
-import { startPaymentsApp, TEST_KEY, type PaymentsApp } from './payments-app.js';
+import { deliverEvent, startPaymentsApp, TEST_KEY, type PaymentsApp } from './payments-app.js';
 
 let p: PaymentsApp;
 let alice: { id: string; token: string };
@@ -50,5 +50,17 @@ describe('checkout metadata cannot name a subject', () => {
     expect(res.statusCode, res.body).toBe(201);
     const sent = p.peer.get(TEST_KEY, res.json.checkoutSession.processorCheckoutSessionId)!;
     expect(sent.metadata).toMatchObject({ plan: 'pro', svc_subject_id: alice.id });
+  });
+});
+
+describe('signed but malformed webhook events', () => {
+  it('an event without data.object or without an id is a 400, recorded nowhere', async () => {
+    const base = { object: 'event', type: 'customer.subscription.updated', livemode: false, created: 1 };
+    for (const body of [{ id: 'evt_nodata', ...base }, { id: 'evt_noobject', ...base, data: {} }, { ...base, data: { object: { id: 'sub_1', object: 'subscription' } } }]) {
+      const res = await deliverEvent(p, body);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json).toMatchObject({ error: 'VALIDATION_ERROR', statusCode: 400 });
+    }
+    expect(await p.t.deps.sql`select processor_event_id from payments.webhook_events`).toEqual([]);
   });
 });
