@@ -122,7 +122,7 @@ function updatesSettings(node: unknown): boolean {
   return Object.values(node).some(updatesSettings);
 }
 
-/** The first refused function the statement calls anywhere in its tree. */
+/** The first refused function the statement names anywhere in its tree (calls and references). */
 function refusedCall(node: unknown): string | undefined {
   if (typeof node !== 'object' || node === null) return undefined;
   if (Array.isArray(node)) {
@@ -132,8 +132,9 @@ function refusedCall(node: unknown): string | undefined {
     }
     return undefined;
   }
-  const call = (node as { FuncCall?: { funcname?: { String?: { sval?: string } }[] } }).FuncCall;
-  const name = call?.funcname?.at(-1)?.String?.sval?.toLowerCase();
+  // Any name node, not only calls: CREATE AGGREGATE (sfunc = set_config) or CREATE OPERATOR
+  // (function = …) reach a function by name. String constants are A_Const nodes, not names.
+  const name = (node as { String?: { sval?: string } }).String?.sval?.toLowerCase();
   if (name && REFUSED_FUNCTIONS.has(name)) return name;
   return refusedCall(Object.values(node));
 }

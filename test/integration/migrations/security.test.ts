@@ -82,3 +82,16 @@ describe('nothing of an admin request outlives it on the server connection it us
     expect(res.json.message).toMatch(/PREPARE/);
   });
 });
+
+describe('refused functions reached by reference, not by a call', () => {
+  it('an aggregate whose state function is set_config is refused (it would reset the role)', async () => {
+    for (const unrestricted of [false, true]) {
+      const res = await rawSql(
+        "create aggregate pg_temp.esc_agg(text, boolean) (sfunc = set_config, stype = text, initcond = 'role'); select pg_temp.esc_agg('none', true), current_user::text as who",
+        unrestricted,
+      );
+      expect(res.statusCode, res.body).toBe(403);
+      expect(res.json.message).toMatch(/set_config/);
+    }
+  });
+});
