@@ -73,6 +73,13 @@ const REFUSED_KINDS: Record<string, string> = {
   PrepareStmt: 'PREPARE is not allowed (a prepared statement would outlive the request on the server\'s connection).',
   CreatePLangStmt: 'Creating procedural languages is not allowed.',
   CreateFdwStmt: 'Creating foreign-data wrappers is not allowed.',
+  AlterFdwStmt: 'Altering foreign-data wrappers is not allowed.',
+  CreateForeignServerStmt: 'Foreign servers (connections out of the database) are not allowed.',
+  AlterForeignServerStmt: 'Foreign servers (connections out of the database) are not allowed.',
+  CreateUserMappingStmt: 'Foreign servers (connections out of the database) are not allowed.',
+  AlterUserMappingStmt: 'Foreign servers (connections out of the database) are not allowed.',
+  CreateSubscriptionStmt: 'Subscriptions (connections out of the database) are not allowed.',
+  AlterSubscriptionStmt: 'Subscriptions (connections out of the database) are not allowed.',
 };
 
 /** Functions that reach the server's files, programs, other databases or other sessions, or run SQL from a string. */

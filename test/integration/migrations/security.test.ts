@@ -24,6 +24,8 @@ const refused: [string, string, RegExp][] = [
   ['pg_read_file', "select pg_read_file('/etc/hostname')", /pg_read_file/],
   ['lo_import', "select lo_import('/etc/hostname')", /lo_import/],
   ['query_to_xml (runs SQL from a string)', "select query_to_xml('select 1', true, true, '')", /query_to_xml/],
+  ['CREATE SUBSCRIPTION (outbound connections)', "create subscription esc_sub connection 'host=127.0.0.1 dbname=x' publication p with (connect = false)", /subscription/i],
+  ['CREATE SERVER (foreign data)', "create server esc_srv foreign data wrapper postgres_fdw options (host '127.0.0.1')", /foreign/i],
   ['an untrusted procedural language', "do language plperlu $$ system('true') $$", /language/i],
 ];
 
