@@ -1,10 +1,10 @@
 // `plinth db migrations fetch`: one file per applied migration, skipping exact filenames that
-// exist already (a local file is never overwritten).
+// exist already (a local file is never overwritten) and remote names that could not be a file name.
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { MIGRATIONS_DIR, VERSION } from '../migration-files.js';
+import { MIGRATIONS_DIR, NAME, VERSION } from '../migration-files.js';
 import type { CommandContext } from '../main.js';
 
 export function registerFetch(migrations: Command, ctx: CommandContext): void {
@@ -20,7 +20,11 @@ export function registerFetch(migrations: Command, ctx: CommandContext): void {
       for (const m of [...history].reverse()) {
         const filename = `${m.version}_${m.name}.sql`;
         if (!VERSION.test(m.version)) {
-          ctx.out(`Skipped version ${m.version} (${m.name}): not a 14-digit timestamp version, so it cannot be a local file.`);
+          ctx.out(`Skipped version ${JSON.stringify(m.version)} (${JSON.stringify(m.name)}): not a 14-digit timestamp version, so it cannot be a local file.`);
+          skipped++;
+        } else if (!NAME.test(m.name)) {
+          // The name becomes part of a path: a server must not steer a write outside migrations/.
+          ctx.out(`Skipped version ${m.version} (${JSON.stringify(m.name)}): not a valid migration name (lowercase letters, digits, hyphens), so it cannot be a local file.`);
           skipped++;
         } else if (existsSync(path.join(dir, filename))) {
           ctx.out(`Skipped ${MIGRATIONS_DIR}/${filename} (exists)`);

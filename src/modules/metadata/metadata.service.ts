@@ -48,7 +48,8 @@ export function createMetadataService(deps: Pick<Deps, 'sql'>) {
 export type MetadataService = ReturnType<typeof createMetadataService>;
 export type Overview = Awaited<ReturnType<MetadataService['overview']>>;
 
-const cell = (value: unknown) => String(value).replaceAll('|', '\\|').replaceAll('\n', ' ');
+/** A table cell: backslashes and pipes escaped, line breaks (CR, LF) flattened to spaces. */
+const cell = (value: unknown) => String(value).replaceAll('\\', '\\\\').replaceAll('|', '\\|').replace(/[\r\n]+/g, ' ');
 
 /** The overview as a Markdown document (for pasting into notes or an AI assistant's context). */
 export function overviewMarkdown(o: Overview): string {

@@ -1,6 +1,6 @@
 // Runs an admin's SQL in one transaction on a connection of its own, and hands the connection
-// back to the pool with every session setting reset, so nothing the SQL SET leaks into the
-// requests that use the connection next. SQL failures become 400s naming the statement.
+// back to the pool with its session state reset (settings, locks, temporary tables…), so nothing
+// the SQL left behind leaks into the requests that use the connection next. SQL failures become 400s naming the statement.
 import type postgres from 'postgres';
 import type { Sql } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
@@ -21,7 +21,12 @@ export async function inAdminTransaction<T>(sql: Sql, work: (conn: Conn) => Prom
     await (options.rollback ? conn`rollback` : conn`commit`);
     return result;
   } finally {
-    await conn`reset all`.catch(() => {});
+    // DISCARD ALL without its DEALLOCATE ALL (the driver's own prepared statements must survive):
+    // settings, cursors, LISTENs, session advisory locks, temporary tables and sequences.
+    await conn
+      .unsafe('reset all; close all; unlisten *; select pg_advisory_unlock_all(); discard temp; discard sequences')
+      .simple()
+      .catch(() => {});
     conn.release();
   }
 }

@@ -4,6 +4,7 @@
 // Refusals are 403 FORBIDDEN, as the reference platform answers (api-contract.md §3.2).
 import { parse } from 'libpg-query';
 import { AppError } from '../../core/errors.js';
+import { bodyRefusal } from './sql-bodies.js';
 
 export interface ParsedStatement {
   /** The statement's text exactly as written, without the separating semicolon. */
@@ -69,7 +70,31 @@ const REFUSED_KINDS: Record<string, string> = {
   LoadStmt: 'LOAD is not allowed.',
   DiscardStmt: 'DISCARD is not allowed (it would break the server\'s connection).',
   DeallocateStmt: 'DEALLOCATE is not allowed (it would break the server\'s connection).',
+  PrepareStmt: 'PREPARE is not allowed (a prepared statement would outlive the request on the server\'s connection).',
+  CreatePLangStmt: 'Creating procedural languages is not allowed.',
+  CreateFdwStmt: 'Creating foreign-data wrappers is not allowed.',
+  AlterFdwStmt: 'Altering foreign-data wrappers is not allowed.',
+  CreateForeignServerStmt: 'Foreign servers (connections out of the database) are not allowed.',
+  AlterForeignServerStmt: 'Foreign servers (connections out of the database) are not allowed.',
+  CreateUserMappingStmt: 'Foreign servers (connections out of the database) are not allowed.',
+  AlterUserMappingStmt: 'Foreign servers (connections out of the database) are not allowed.',
+  CreateSubscriptionStmt: 'Subscriptions (connections out of the database) are not allowed.',
+  AlterSubscriptionStmt: 'Subscriptions (connections out of the database) are not allowed.',
 };
+
+/** Functions that reach the server's files, programs, other databases or other sessions, or run SQL from a string. */
+const REFUSED_FUNCTIONS = new Set([
+  'set_config',
+  'pg_read_file', 'pg_read_binary_file', 'pg_stat_file', 'pg_ls_dir', 'pg_ls_logdir', 'pg_ls_waldir', 'pg_ls_tmpdir',
+  'pg_ls_archive_statusdir', 'pg_ls_logicalsnapdir', 'pg_ls_logicalmapdir', 'pg_ls_replslotdir',
+  'pg_file_write', 'pg_file_rename', 'pg_file_unlink', 'pg_file_sync', 'pg_logdir_ls',
+  'lo_import', 'lo_export', 'pg_reload_conf', 'pg_rotate_logfile', 'pg_promote', 'pg_terminate_backend', 'pg_cancel_backend',
+  'query_to_xml', 'query_to_xmlschema', 'query_to_xml_and_xmlschema', 'ts_stat',
+  'dblink', 'dblink_exec', 'dblink_connect', 'dblink_connect_u', 'dblink_open', 'dblink_send_query',
+]);
+
+/** Extensions that reach outside the database (files, other servers, untrusted languages). */
+const REFUSED_EXTENSIONS = new Set(['dblink', 'postgres_fdw', 'file_fdw', 'adminpack', 'plperlu', 'plpythonu', 'plpython3u', 'pltclu', 'plsh']);
 
 const REFUSED_SETTINGS = new Set(['role', 'session_authorization', 'search_path', 'statement_timeout']);
 
@@ -87,16 +112,38 @@ function refusal(statement: ParsedStatement): string | undefined {
     const name = String(body?.name ?? '').toLowerCase();
     if (REFUSED_SETTINGS.has(name)) return `Changing ${name} is not allowed.`;
   }
-  if (callsSetConfig(statement.node)) return 'set_config() is not allowed.';
-  return undefined;
+  if (statement.kind === 'CreateExtensionStmt' && REFUSED_EXTENSIONS.has(String(body?.extname).toLowerCase())) {
+    return `The ${String(body?.extname)} extension is not allowed.`;
+  }
+  if (updatesSettings(statement.node)) return 'Updating pg_settings is not allowed (it is SET in disguise).';
+  const called = refusedCall(statement.node);
+  if (called) return `${called}() is not allowed.`;
+  return body ? bodyRefusal(statement.kind, body, statement.text, refusal, REFUSED_FUNCTIONS) : undefined;
 }
 
-function callsSetConfig(node: unknown): boolean {
-  if (Array.isArray(node)) return node.some(callsSetConfig);
+/** Whether an UPDATE anywhere in the tree targets pg_settings. */
+function updatesSettings(node: unknown): boolean {
   if (typeof node !== 'object' || node === null) return false;
-  const call = (node as { FuncCall?: { funcname?: { String?: { sval?: string } }[] } }).FuncCall;
-  if (call?.funcname?.at(-1)?.String?.sval?.toLowerCase() === 'set_config') return true;
-  return Object.values(node).some(callsSetConfig);
+  const update = (node as { UpdateStmt?: { relation?: { relname?: string } } }).UpdateStmt;
+  if (update?.relation?.relname?.toLowerCase() === 'pg_settings') return true;
+  return Object.values(node).some(updatesSettings);
+}
+
+/** The first refused function the statement names anywhere in its tree (calls and references). */
+function refusedCall(node: unknown): string | undefined {
+  if (typeof node !== 'object' || node === null) return undefined;
+  if (Array.isArray(node)) {
+    for (const item of node) {
+      const found = refusedCall(item);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  // Any name node, not only calls: CREATE AGGREGATE (sfunc = set_config) or CREATE OPERATOR
+  // (function = …) reach a function by name. String constants are A_Const nodes, not names.
+  const name = (node as { String?: { sval?: string } }).String?.sval?.toLowerCase();
+  if (name && REFUSED_FUNCTIONS.has(name)) return name;
+  return refusedCall(Object.values(node));
 }
 
 export interface GuardViolation {

@@ -15,6 +15,14 @@ import * as repo from './webhooks.repo.js';
 
 const TOLERANCE_SECONDS = 300;
 
+/** What the handlers rely on in a signed event before they read it. */
+const signedEventShape = z.object({
+  id: z.string().min(1),
+  type: z.string().min(1),
+  livemode: z.boolean(),
+  data: z.object({ object: z.looseObject({}) }),
+});
+
 const eventSchema = z.object({
   environment: environmentSchema,
   processorEventId: z.string(),
@@ -44,6 +52,12 @@ export function webhooksRoutes(deps: Deps, connections: ConnectionsService): Fas
       throw new AppError('VALIDATION_ERROR', 'Invalid webhook signature.', {
         cause: err,
         details: (err as Error).message,
+      });
+    }
+    const shape = signedEventShape.safeParse(event);
+    if (!shape.success) {
+      throw new AppError('VALIDATION_ERROR', 'The signed event is not a processor event (it needs an id, a type, livemode and data.object).', {
+        details: shape.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
       });
     }
     if (event.livemode !== (env === 'live')) {

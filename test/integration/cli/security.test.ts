@@ -1,0 +1,48 @@
+// The CLI against a hostile or broken server: `fetch` writes only inside migrations/, whatever
+// names the server's migration history carries (a real HTTP peer on loopback answers them).
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectDir, runCli } from './cli-runner.js';
+
+const history = [
+  { version: '20260101000001', name: '../../escaped', statements: ['select 1'], createdAt: '2026-01-01T00:00:01.000Z' },
+  { version: '20260101000002', name: 'x/../../../escaped-too', statements: ['select 2'], createdAt: '2026-01-01T00:00:02.000Z' },
+  { version: '2026\u001b[2J', name: 'clear\u001b]0;owned\u0007', statements: ['select 0'], createdAt: '2026-01-01T00:00:00.000Z' },
+  { version: '20260101000003', name: 'fine', statements: ['select 3'], createdAt: '2026-01-01T00:00:03.000Z' },
+];
+let server: Server;
+let url: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    if (req.url?.startsWith('/api/database/migrations')) res.end(JSON.stringify({ migrations: [...history].reverse() }));
+    else res.end(JSON.stringify({}));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe('fetch never writes outside migrations/', () => {
+  it('skips remote names that are not valid migration names (path traversal) and writes the rest', async () => {
+    const dir = await projectDir();
+    const res = await runCli(dir, ['db', 'migrations', 'fetch'], { PLINTH_URL: url, PLINTH_API_KEY: 'ik_whatever' });
+    expect(res.code, res.stderr).toBe(0);
+    expect(existsSync(path.join(path.dirname(dir), 'escaped-too.sql'))).toBe(false);
+    expect(await readdir(path.join(dir, 'migrations'))).toEqual(['20260101000003_fine.sql']);
+    expect(res.stdout).toContain('Skipped version 20260101000001 ("../../escaped"): not a valid migration name');
+    expect(res.stdout.trim().split('\n').at(-1)).toBe('Fetched 4 applied migrations: 1 written, 3 skipped.');
+  });
+
+  it('prints remote names and versions escaped, so a server cannot send terminal control sequences', async () => {
+    const res = await runCli(await projectDir(), ['db', 'migrations', 'fetch'], { PLINTH_URL: url, PLINTH_API_KEY: 'ik_whatever' });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    expect(res.stdout).toContain('Skipped version "2026\\u001b[2J" ("clear\\u001b]0;owned\\u0007")');
+  });
+});
