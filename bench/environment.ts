@@ -2,11 +2,11 @@
 // one fresh database for the run; stop() removes every trace of it.
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { startEmbeddedPostgres } from '../src/core/embedded-postgres.js';
+import { freePort } from '../test/harness/free-port.js';
 
 export interface BenchDatabase {
   /** URL of the run's own database. */
@@ -16,20 +16,6 @@ export interface BenchDatabase {
   /** PostgreSQL's data directory (inside dir). */
   pgDataDir: string;
   stop(): Promise<void>;
-}
-
-/** A TCP port on loopback that nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port')),
-      );
-    });
-  });
 }
 
 const DB_NAME = 'plinth_bench';

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps, type Deps } from '../src/deps.js';
-import { freePort } from './environment.js';
+import { freePort } from '../test/harness/free-port.js';
 
 export interface RunningPlinth {
   url: string;

@@ -5,6 +5,7 @@
 // the live schema, so the limit server issues the same text with the same parameters.
 import postgres from 'postgres';
 import type { Config } from '../src/config.js';
+import { timezoneCheck } from '../src/modules/records/timezone.js';
 import { createRecordsService, type RecordsRequest, type RecordsResponse } from '../src/modules/records/records.service.js';
 import { createSchemaCache, qualified } from '../src/modules/records/schema-cache.js';
 import type { BenchUser } from './fixtures.js';
@@ -87,7 +88,11 @@ export async function captureRecordsStatements(databaseUrl: string, config: Conf
     try {
       await cache.refreshIfChanged();
       if (!cache.current().tables.has(qualified('public', RECORDS_TABLE))) throw new Error(`the schema cache has no public.${RECORDS_TABLE}`);
-      const service = createRecordsService({ sql, config }, cache, { maxRows: config.recordsMaxRows, schemas: config.recordsSchemas });
+      const service = createRecordsService({ sql, config }, cache, {
+        maxRows: config.recordsMaxRows,
+        schemas: config.recordsSchemas,
+        timezones: timezoneCheck(sql),
+      });
       const claims = claimsOf(user.accessToken);
       const principal = { kind: 'user', userId: user.id, email: user.email, sessionId: String(claims.sid) } as const;
 

@@ -5,7 +5,8 @@
 // BENCH_ENVELOPES=1: afterwards, the records scenarios on every transaction envelope the limit
 // knows (bench/limit-records.ts), to see where the time between Plinth and its limit goes.
 import { availableParallelism } from 'node:os';
-import { startBenchDatabase, freePort, type BenchDatabase } from './environment.js';
+import { freePort } from '../test/harness/free-port.js';
+import { startBenchDatabase, type BenchDatabase } from './environment.js';
 import { registerUser, storedPasswordHash } from './fixtures.js';
 import { compareEnvelopes, type EnvelopeComparison } from './envelopes.js';
 import { startLimitServer, type LimitServer } from './limit.js';

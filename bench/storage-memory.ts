@@ -8,7 +8,8 @@ import { Readable } from 'node:stream';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
-import { freePort, startBenchDatabase } from './environment.js';
+import { freePort } from '../test/harness/free-port.js';
+import { startBenchDatabase } from './environment.js';
 
 const MiB = 1024 * 1024;
 const sizeMiB = Number(process.argv[2] ?? 1024);

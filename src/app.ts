@@ -51,6 +51,7 @@ import { createRecordsService } from './modules/records/records.service.js';
 import { rpcRoutes } from './modules/records/rpc.routes.js';
 import { createRpcService } from './modules/records/rpc.service.js';
 import { createSchemaCache } from './modules/records/schema-cache.js';
+import { timezoneCheck } from './modules/records/timezone.js';
 import { createAccessKeyService } from './modules/secrets/access-keys.js';
 import { secretsRoutes } from './modules/secrets/secrets.routes.js';
 import { storageRoutes } from './modules/storage/storage.routes.js';
@@ -146,12 +147,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
 
   const schemaCache = await createSchemaCache(deps.sql, deps.config.recordsSchemas);
   app.addHook('onClose', () => schemaCache.close());
-  const records = createRecordsService(deps, schemaCache, {
-    maxRows: deps.config.recordsMaxRows,
-    schemas: deps.config.recordsSchemas,
-  });
-  await app.register(recordsRoutes(records));
-  const rpc = createRpcService(deps, schemaCache, { maxRows: deps.config.recordsMaxRows, schemas: deps.config.recordsSchemas });
+  const pgrstOptions = { maxRows: deps.config.recordsMaxRows, schemas: deps.config.recordsSchemas, timezones: timezoneCheck(deps.sql) };
+  await app.register(recordsRoutes(createRecordsService(deps, schemaCache, pgrstOptions)));
+  const rpc = createRpcService(deps, schemaCache, pgrstOptions);
   await app.register(rpcRoutes(rpc));
   await app.register(migrationsRoutes(createMigrationsService(deps, () => schemaCache.refreshIfChanged())));
   await app.register(rawSqlRoutes(createRawSqlService(deps, () => schemaCache.refreshIfChanged())));

@@ -1,21 +1,12 @@
 // Plinth with its real Deno function runtime started, listening on a loopback port (streaming
 // tests need a real socket), and a helper to deploy a function as the admin.
-import { createServer } from 'node:net';
+import { freePort } from './free-port.js';
 import { startTestApp, type TestApp } from './test-app.js';
 
 export interface FunctionsApp extends TestApp {
   baseUrl: string;
   /** Creates (or replaces) an active function; returns the API's answer. */
   deploy(slug: string, code: string, extra?: Record<string, unknown>): Promise<Awaited<ReturnType<TestApp['request']>>>;
-}
-
-/** A loopback port nothing listens on at the moment of asking. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export async function startFunctionsApp(env: Record<string, string> = {}): Promise<FunctionsApp> {

@@ -2,7 +2,6 @@
 // TEST_DATABASE_URL) and a template database with the system schema applied. Each test file
 // clones the template into a database of its own.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
@@ -11,6 +10,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/core/emb
 import { createPool } from '../../src/core/db.js';
 import { migrate } from '../../src/core/migrator.js';
 import { withDatabase } from './database-url.js';
+import { freePort } from './free-port.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -18,16 +18,6 @@ declare module 'vitest' {
     templateDb: string;
     runId: string;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 export default async function setup(project: TestProject) {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ListObjectsV2Command, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
-import { freePort } from './functions-app.js';
+import { freePort } from './free-port.js';
 import { startTestApp, type TestApp } from './test-app.js';
 
 export interface S3Peer {

@@ -6,13 +6,13 @@ import type { Sql } from '../../core/db.js';
 import type { Keyring } from '../../core/keyring.js';
 import type { Config } from '../../config.js';
 import { RESERVED } from '../secrets/platform-keys.js';
+import { SECRETS_CHANNEL } from '../secrets/secrets.repo.js';
 import { findFunction, listActiveFunctions, readFunctionSecrets, type FunctionRow } from './functions.repo.js';
 import { createRuntimeClient, type DeployResult, type RuntimeClient } from './runtime-client.js';
 import { createRuntimeSupervisor, type RuntimeSupervisor } from './runtime-supervisor.js';
 import path from 'node:path';
 
 export const FUNCTIONS_CHANNEL = 'plinth_functions';
-export const SECRETS_CHANNEL = 'plinth_secrets';
 
 export interface ActiveFunction {
   verifyJwt: boolean;

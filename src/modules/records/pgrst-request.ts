@@ -69,3 +69,25 @@ export function preferencesOf(header: string | undefined): Preferences {
   }
   return prefs;
 }
+
+/**
+ * The Preference-Applied header: the preferences this request honoured. Every request honours
+ * count, handling, tx and timezone; `also` names what its kind of request honours besides.
+ */
+export function preferenceApplied(
+  prefs: Preferences,
+  also: { return?: boolean; resolution?: boolean; missing?: boolean; maxAffected?: boolean },
+): string {
+  return [
+    also.return && prefs.return && `return=${prefs.return}`,
+    prefs.count && `count=${prefs.count}`,
+    also.resolution && prefs.resolution && `resolution=${prefs.resolution}`,
+    also.missing && prefs.missing && `missing=${prefs.missing}`,
+    prefs.handling && `handling=${prefs.handling}`,
+    also.maxAffected && prefs.maxAffected !== undefined && `max-affected=${prefs.maxAffected}`,
+    prefs.tx && `tx=${prefs.tx}`,
+    prefs.timezone && `timezone=${prefs.timezone}`,
+  ]
+    .filter(Boolean)
+    .join(', ');
+}

@@ -4,13 +4,13 @@
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import type { ParsedQuery, Preferences, SelectItem } from './grammar/ast.js';
-import { applyRange, contentRange, parse, preferencesOf, scopeOf, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
+import { applyRange, contentRange, parse, preferenceApplied, preferencesOf, scopeOf, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
 import { CONTENT_TYPES, negotiate, toCsv, type Media } from './media.js';
 import { putRow } from './put.js';
 import { execute, notOneRow, type AnswerRow, type ExecuteOptions } from './records-execute.js';
 import { fromPostgresError, recordsError } from './records-errors.js';
 import { qualified, type SchemaCache, type Table } from './schema-cache.js';
-import { timezoneCheck } from './timezone.js';
+import type { TimezoneCheck } from './timezone.js';
 import { deleteStatement, insertStatement, plannedCountStatement, readStatement, updateStatement, type Statement } from './sql/statements.js';
 
 export type RecordsMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -27,21 +27,11 @@ export interface RecordsRequest {
 export type RecordsResponse = PgrstResponse;
 
 /** The preferences this request honoured, as PostgREST lists them in Preference-Applied. */
-function preferenceApplied(prefs: Preferences, method: RecordsMethod): string {
+/** What a records request honours besides the preferences every request honours. */
+function honoured(prefs: Preferences, method: RecordsMethod) {
   const writing = method !== 'GET' && method !== 'HEAD';
-  const strictLimit = prefs.handling === 'strict' && (method === 'PATCH' || method === 'DELETE') && prefs.maxAffected !== undefined;
-  return [
-    prefs.return && `return=${prefs.return}`,
-    prefs.count && `count=${prefs.count}`,
-    prefs.resolution && `resolution=${prefs.resolution}`,
-    writing && prefs.missing && `missing=${prefs.missing}`,
-    prefs.handling && `handling=${prefs.handling}`,
-    strictLimit && `max-affected=${prefs.maxAffected}`,
-    prefs.tx && `tx=${prefs.tx}`,
-    prefs.timezone && `timezone=${prefs.timezone}`,
-  ]
-    .filter(Boolean)
-    .join(', ');
+  const strictLimit = prefs.handling === 'strict' && (method === 'PATCH' || method === 'DELETE');
+  return { return: true, resolution: true, missing: writing, maxAffected: strictLimit };
 }
 
 /** `/table?pk=eq.value`: where the one row a POST created is read (return=headers-only). */
@@ -66,8 +56,8 @@ function bodyKeys(rows: object[]): string[] {
 
 export type RecordsService = ReturnType<typeof createRecordsService>;
 
-export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: SchemaCache, options: { maxRows: number; schemas: string[] }) {
-  const timezones = timezoneCheck(deps.sql);
+export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: SchemaCache, options: { maxRows: number; schemas: string[]; timezones: TimezoneCheck }) {
+  const { timezones } = options;
   async function tableOf(schema: string, name: string): Promise<Table> {
     if (!options.schemas.includes(schema)) {
       throw recordsError('NOT_ACCEPTABLE', 'PGRST106', `The schema must be one of the following: ${options.schemas.join(', ')}`);
@@ -168,7 +158,7 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
       }
 
       const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-      const applied = preferenceApplied(prefs, req.method);
+      const applied = preferenceApplied(prefs, honoured(prefs, req.method));
       if (applied) headers['preference-applied'] = applied;
       const result = rows[0];
       const pageRows = statement.returnsBody || statement.reportsInserted ? (result?.page_rows ?? 0) : affected;

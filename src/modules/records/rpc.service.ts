@@ -10,8 +10,8 @@ import type { ParsedQuery, Preferences } from './grammar/ast.js';
 import { CONTENT_TYPES, negotiate, toCsv, type Media } from './media.js';
 import { maxAffectedError, notOneRow, RolledBack } from './records-execute.js';
 import { fromPostgresError, recordsError } from './records-errors.js';
-import { applyRange, contentRange, parse, preferencesOf, scopeOf, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
-import { timezoneCheck } from './timezone.js';
+import { applyRange, contentRange, parse, preferenceApplied, preferencesOf, scopeOf, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
+import type { TimezoneCheck } from './timezone.js';
 import { callStatement, findRoutine, splitCallQuery, type RpcArguments, type RpcResultShape } from './rpc-plan.js';
 import type { Routine, SchemaCache } from './schema-cache.js';
 
@@ -68,8 +68,8 @@ interface CallAnswer {
 /** PostgREST's response to a call: 204 for void, the value for a scalar, an object or an array. */
 function respond(req: RpcRequest, shape: RpcResultShape, query: ParsedQuery, prefs: Preferences, media: Media, result: CallAnswer | undefined): RpcResponse {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-  const applied = [prefs.count && `count=${prefs.count}`, prefs.handling && `handling=${prefs.handling}`, prefs.tx && `tx=${prefs.tx}`, prefs.timezone && `timezone=${prefs.timezone}`].filter(Boolean);
-  if (applied.length > 0) headers['preference-applied'] = applied.join(', ');
+  const applied = preferenceApplied(prefs, {});
+  if (applied) headers['preference-applied'] = applied;
   const withBody = (body: string) => (req.method === 'HEAD' ? undefined : body);
   if (shape === 'void') return { status: 204, headers: { 'content-range': '0-0/*' } };
   if (shape === 'scalar') return { status: 200, headers: { ...headers, 'content-range': '0-0/*' }, body: withBody(result?.body ?? 'null') };
@@ -100,8 +100,8 @@ function respond(req: RpcRequest, shape: RpcResultShape, query: ParsedQuery, pre
 
 export type RpcService = ReturnType<typeof createRpcService>;
 
-export function createRpcService(deps: Pick<Deps, 'sql'>, cache: SchemaCache, options: { maxRows: number; schemas: string[] }) {
-  const timezones = timezoneCheck(deps.sql);
+export function createRpcService(deps: Pick<Deps, 'sql'>, cache: SchemaCache, options: { maxRows: number; schemas: string[]; timezones: TimezoneCheck }) {
+  const { timezones } = options;
   /** The overload called; a function created a moment ago may need a fresher snapshot. */
   async function routineOf(schema: string, name: string, names: Set<string>, jsonBody: boolean): Promise<Routine> {
     try {

@@ -4,6 +4,9 @@ import type { RequestScope, Sql } from '../../core/db.js';
 import type { Preferences } from './grammar/ast.js';
 import { recordsError } from './records-errors.js';
 
+export type TimezoneCheck = ReturnType<typeof timezoneCheck>;
+
+/** One per app: the records and RPC services share it, so the zone list is read once. */
 export function timezoneCheck(sql: Sql) {
   let names: Promise<Set<string>> | undefined;
   const load = () =>

@@ -2,7 +2,8 @@
 // peers a file asks for (SMTP, processor, the Deno function runtime), SDK clients as apps build
 // them, and a browser stand-in (cookie jar + document.cookie) for the client's web mode.
 import { createClient, type InsForgeClient } from '@insforge/sdk';
-import { startFunctionsApp, freePort, type FunctionsApp } from '../../harness/functions-app.js';
+import { freePort } from '../../harness/free-port.js';
+import { startFunctionsApp, type FunctionsApp } from '../../harness/functions-app.js';
 import { startProcessorPeer, type ProcessorPeer } from '../../harness/processor-peer.js';
 import { startSmtpPeer, type SmtpPeer } from '../../harness/smtp-peer.js';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
