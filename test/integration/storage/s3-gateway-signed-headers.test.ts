@@ -87,6 +87,14 @@ describe('unsigned x-amz-* headers are refused', () => {
     await s3.send(new PutObjectCommand({ Bucket: 'inbox', Key: 'meta.txt', Body: 'm', Metadata: { foo: 'bar' } }));
   });
 
+  it('headers outside x-amz-* may stay unsigned: x-amzn-trace-id, Content-Type, Range', async () => {
+    await addingAfterSigning({ 'x-amzn-trace-id': 'Root=1-00000000-000000000000000000000000' }).send(new PutObjectCommand({ Bucket: 'inbox', Key: 'trace.txt', Body: 'traced' }));
+    const put = await fetch(await presignPut('typed.txt'), { method: 'PUT', body: 'typed body', headers: { 'content-type': 'text/plain' } });
+    expect(put.status).toBe(200);
+    const get = await fetch(await getSignedUrl(presigner, new GetObjectCommand({ Bucket: 'inbox', Key: 'typed.txt' }), { expiresIn: 300 }), { headers: { range: 'bytes=0-4' } });
+    expect([get.status, get.headers.get('content-type'), await get.text()]).toEqual([206, 'text/plain', 'typed']);
+  });
+
   it('a header-signed copy whose x-amz-copy-source was added after signing is refused', async () => {
     const c = addingAfterSigning({ 'x-amz-copy-source': '/vault/secret.txt' });
     expect(await s3ErrorOf(c.send(new PutObjectCommand({ Bucket: 'inbox', Key: 'header-copy.txt', Body: '' })))).toEqual({ name: 'AccessDenied', status: 403 });
@@ -107,6 +115,9 @@ describe('unsigned x-amz-* headers are refused', () => {
     const res = await fetch(url, { method: 'PUT', body: 'xyz', headers: { 'x-amz-content-sha256': hash } });
     expect(await xmlError(res)).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
     expect(await read('inbox', 'sha.txt')).toBe('abc');
+    // A second X-Amz-Content-Sha256 parameter (in other letters) is refused, not one of the two picked.
+    const twice = await fetch(`${url}&x-amz-content-sha256=${hash}`, { method: 'PUT', body: 'xyz' });
+    expect(await xmlError(twice)).toMatchObject({ status: 400, code: 'AuthorizationQueryParametersError' });
   });
 });
 

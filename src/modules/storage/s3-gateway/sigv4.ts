@@ -116,12 +116,19 @@ function parse(req: SignedRequest): Parsed {
       signedHeaders: signedHeaders.split(';'),
       signature,
       amzDate,
-      payloadHash: presignedPayloadHash(params.get('X-Amz-Content-Sha256'), header(req.headers, 'x-amz-content-sha256')),
+      payloadHash: presignedPayloadHash(signedContentSha256(query), header(req.headers, 'x-amz-content-sha256')),
       presigned: { expiresSeconds: expires },
       query: query.filter(([k]) => k !== 'X-Amz-Signature'),
     };
   }
   throw new S3Error('AccessDenied', 'Requests to the S3 gateway must be signed with AWS Signature Version 4.');
+}
+
+/** X-Amz-Content-Sha256 in a presigned URL, in any letter case: signed, so never left unused. */
+function signedContentSha256(query: [string, string][]): string | undefined {
+  const values = new Set(query.filter(([k]) => k.toLowerCase() === 'x-amz-content-sha256').map(([, v]) => v));
+  if (values.size > 1) throw new S3Error('AuthorizationQueryParametersError', 'X-Amz-Content-Sha256 is given more than once.');
+  return [...values][0];
 }
 
 /**
