@@ -1,7 +1,5 @@
-// /storage/v1/s3: the path-style S3 protocol over Plinth's storage, for any S3 client. Requests
-// are verified with SigV4 against the gateway's access keys, then routed by method, path depth
-// and sub-resource to an operation that acts only on what the signature covered; every failure
-// answers S3's XML error.
+// /storage/v1/s3: the path-style S3 protocol over Plinth's storage, for any S3 client: SigV4-verified
+// requests routed to operations that act only on what the signature covered; failures in S3's XML.
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../../deps.js';

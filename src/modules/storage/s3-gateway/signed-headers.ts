@@ -1,6 +1,5 @@
-// Which request headers a SigV4 signature must cover (as AWS enforces it), and the headers a
-// verified request acts with: its own, plus the x-amz-* parameters a presigner hoisted into the
-// (signed) URL, which S3 honours as the headers they stand for.
+// Which headers a SigV4 signature must cover (as S3 enforces it), and the headers a verified request
+// acts with: its own plus the x-amz-* parameters a presigner hoisted into the signed URL.
 import type { IncomingHttpHeaders } from 'node:http';
 import { S3Error } from './s3-error.js';
 

@@ -1,6 +1,5 @@
-// AWS Signature Version 4 for the gateway: the Authorization header and presigned query forms,
-// checked against the access key's secret, the configured region and a 15-minute clock skew. Every
-// x-amz-* header must be signed, and the query the request acts on is the one that was signed.
+// AWS Signature Version 4 for the gateway: the Authorization header and presigned query forms, checked
+// against the key's secret, region and a 15-minute skew; every x-amz-* header present must be signed.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { S3Error } from './s3-error.js';
 import { assertHeadersSigned } from './signed-headers.js';
