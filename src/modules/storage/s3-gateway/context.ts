@@ -6,6 +6,7 @@ import { AppError } from '../../../core/errors.js';
 import type { Deps } from '../../../deps.js';
 import { SERVICE_PRINCIPAL, type StorageService } from '../storage.service.js';
 import { S3Error, toXml, type S3ErrorCode } from './s3-error.js';
+import type { Headers } from './signed-headers.js';
 
 /** Access keys act with the API key's rights: they bypass row-level security. */
 export const GATEWAY_PRINCIPAL = SERVICE_PRINCIPAL;
@@ -17,7 +18,10 @@ export interface GatewayContext {
   reply: FastifyReply;
   bucket: string;
   key: string;
+  /** The query as the signature covered it. */
   query: URLSearchParams;
+  /** The headers to act on: the request's, with a presigned URL's x-amz-* parameters among them. */
+  headers: Headers;
   /** The request body's content bytes, verified against the signature. */
   body(): Readable;
   /** The whole (small) body as text, for XML documents. */

@@ -1,6 +1,5 @@
-// /storage/v1/s3: the path-style S3 protocol over Plinth's storage, for any S3 client. Requests
-// are verified with SigV4 against the gateway's access keys, then routed by method, path depth
-// and sub-resource to an operation; every failure answers S3's XML error.
+// /storage/v1/s3: the path-style S3 protocol over Plinth's storage, for any S3 client: SigV4-verified
+// requests routed to operations that act only on what the signature covered; failures in S3's XML.
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../../deps.js';
@@ -14,6 +13,7 @@ import * as multipartOps from './multipart-ops.js';
 import * as objectOps from './object-ops.js';
 import { payloadOf } from './payload.js';
 import { errorXml, S3Error } from './s3-error.js';
+import { actingHeaders } from './signed-headers.js';
 import { decodeComponent, verifySignature } from './sigv4.js';
 
 export const GATEWAY_PREFIX = '/storage/v1/s3';
@@ -104,8 +104,9 @@ export function gatewayRoutes(deps: Deps, storage: StorageService, keys: AccessK
           { method: request.method, rawUrl, headers: request.headers },
           { region: deps.config.storage.region, now: deps.clock.now(), secretOf: (id) => keys.secretOf(id) },
         );
-        const q = rawUrl.indexOf('?');
-        const query = new URLSearchParams(q < 0 ? '' : rawUrl.slice(q + 1));
+        // The pairs the signature was computed over, decoded the same way (a '+' stays a '+').
+        const query = new URLSearchParams(verified.query);
+        const headers = actingHeaders(request.headers, verified.query, verified.presigned);
         // PostgreSQL text cannot hold NUL: such a prefix, marker or id could never match anything.
         if ([...query].some(([k, v]) => k.includes('\0') || v.includes('\0'))) {
           throw new S3Error('InvalidArgument', 'Query parameters must not contain NUL characters.');
@@ -114,12 +115,14 @@ export function gatewayRoutes(deps: Deps, storage: StorageService, keys: AccessK
         if ([...query.keys()].some((k) => UNSUPPORTED.has(k))) {
           throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
         }
+        // Versioning is never on: only the "null" version exists, never another one answered as the current.
+        if (query.has('versionId') && query.get('versionId') !== 'null') throw new S3Error('InvalidArgument', 'Invalid version id specified');
         const operation = route(request.method, bucket !== '', key !== '', query);
         if (!operation) throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
         const raw = request.body instanceof Readable ? request.body : Readable.from([]);
         let body: Readable | undefined;
         // CompleteMultipartUpload's checksum headers describe the whole object, not its XML body.
-        const checksummed = operation === multipartOps.completeMultipartUpload ? {} : request.headers;
+        const checksummed = operation === multipartOps.completeMultipartUpload ? { 'content-md5': headers['content-md5'] } : headers;
         const ctx: GatewayContext = {
           deps,
           storage,
@@ -128,6 +131,7 @@ export function gatewayRoutes(deps: Deps, storage: StorageService, keys: AccessK
           bucket,
           key,
           query,
+          headers,
           body: () => (body ??= payloadOf(raw, verified, checksummed)),
           text: () => readText(ctx.body()),
         };

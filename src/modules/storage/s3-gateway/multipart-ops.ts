@@ -38,13 +38,13 @@ async function uploadOf({ deps, bucket, key, query }: GatewayContext): Promise<U
   return upload;
 }
 
-export const createMultipartUpload: Operation = async ({ deps, storage, bucket, key, request, reply }) => {
+export const createMultipartUpload: Operation = async ({ deps, storage, bucket, key, headers, reply }) => {
   await storage.bucketOf(bucket);
   assertObjectKey(key);
   const uploadId = randomUUID();
-  const tags = tagsOfHeader(request.headers['x-amz-tagging']);
+  const tags = tagsOfHeader(headers['x-amz-tagging']);
   await deps.sql`insert into storage.s3_multipart_uploads (upload_id, bucket, key, mime_type, tags)
-    values (${uploadId}, ${bucket}, ${key}, ${normaliseMimeType(request.headers['content-type'])}, ${deps.sql.json(tags)})`;
+    values (${uploadId}, ${bucket}, ${key}, ${normaliseMimeType(headers['content-type'])}, ${deps.sql.json(tags)})`;
   return sendXml(reply, 'InitiateMultipartUploadResult', { Bucket: bucket, Key: key, UploadId: uploadId });
 };
 
@@ -77,20 +77,20 @@ function copyRange(header: string | string[] | undefined, size: number) {
 
 /** UploadPart, and UploadPartCopy when x-amz-copy-source names an object (or a byte range of it). */
 export const uploadPart: Operation = async (ctx) => {
-  const { query, reply, request, storage } = ctx;
+  const { query, reply, headers, storage } = ctx;
   const partNumber = Number(query.get('partNumber'));
   if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 10000) {
     throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
   }
   const upload = await uploadOf(ctx);
-  const source = request.headers['x-amz-copy-source'];
+  const source = headers['x-amz-copy-source'];
   if (typeof source !== 'string') {
     const staged = await storePart(ctx, upload, partNumber, ctx.body());
     return reply.header('etag', `"${staged.md5}"`).code(200).send();
   }
   const from = copySource(source);
   const found = await storage.head(from.bucket, from.key, GATEWAY_PRINCIPAL);
-  const range = copyRange(request.headers['x-amz-copy-source-range'], Number(found.size));
+  const range = copyRange(headers['x-amz-copy-source-range'], Number(found.size));
   const { body } = await storage.open(found, GATEWAY_PRINCIPAL, range);
   const staged = await storePart(ctx, upload, partNumber, body);
   return sendXml(reply, 'CopyPartResult', { ETag: `"${staged.md5}"`, LastModified: s3Date(ctx.deps.clock.now()) });

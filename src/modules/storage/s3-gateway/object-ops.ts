@@ -8,9 +8,10 @@ import { assertTags, tagsOf, tagsOfHeader } from './tagging.js';
 
 const quoted = (etag: string) => `"${etag}"`;
 
-/** `x-amz-copy-source: /bucket/key` (URL-encoded, optional leading slash, no versions). */
+/** `x-amz-copy-source: /bucket/key` (URL-encoded, optional leading slash; no version but "null"). */
 export function copySource(header: string): { bucket: string; key: string } {
-  const [path = ''] = header.split('?');
+  const [path = '', version] = header.split('?');
+  if (version !== undefined && version !== 'versionId=null') throw new S3Error('InvalidArgument', 'Invalid version id specified');
   let decoded: string;
   try {
     decoded = decodeURIComponent(path).replace(/^\//, '');
@@ -23,35 +24,35 @@ export function copySource(header: string): { bucket: string; key: string } {
 }
 
 export const putObject: Operation = async (ctx) => {
-  const { storage, bucket, key, request, reply } = ctx;
-  const source = request.headers['x-amz-copy-source'];
+  const { storage, bucket, key, headers, reply } = ctx;
+  const source = headers['x-amz-copy-source'];
   if (typeof source === 'string') return copyObject(ctx, copySource(source));
   const row = await storage.putRow({
     bucket,
     key,
     body: ctx.body(),
-    mimeType: normaliseMimeType(request.headers['content-type']),
+    mimeType: normaliseMimeType(headers['content-type']),
     principal: GATEWAY_PRINCIPAL,
     via: 's3',
     // A new object: its tags are the header's, never the replaced object's.
-    tags: tagsOfHeader(request.headers['x-amz-tagging']),
+    tags: tagsOfHeader(headers['x-amz-tagging']),
   });
   return reply.header('etag', quoted(row.etag)).code(200).send();
 };
 
 async function copyObject(ctx: GatewayContext, from: { bucket: string; key: string }) {
-  const { storage, bucket, key, reply, request } = ctx;
+  const { storage, bucket, key, reply, headers } = ctx;
   const found = await storage.head(from.bucket, from.key, GATEWAY_PRINCIPAL);
   const { row: source, body } = await storage.open(found, GATEWAY_PRINCIPAL);
-  const replace = request.headers['x-amz-metadata-directive'] === 'REPLACE';
-  const tags = request.headers['x-amz-tagging-directive'] === 'REPLACE'
-    ? tagsOfHeader(request.headers['x-amz-tagging'])
+  const replace = headers['x-amz-metadata-directive'] === 'REPLACE';
+  const tags = headers['x-amz-tagging-directive'] === 'REPLACE'
+    ? tagsOfHeader(headers['x-amz-tagging'])
     : await tagsOf(ctx.deps.sql, source.bucket, source.key);
   const row = await storage.putRow({
     bucket,
     key,
     body,
-    mimeType: replace ? normaliseMimeType(request.headers['content-type']) : source.mime_type,
+    mimeType: replace ? normaliseMimeType(headers['content-type']) : source.mime_type,
     principal: GATEWAY_PRINCIPAL,
     via: 's3',
     tags,
@@ -59,10 +60,10 @@ async function copyObject(ctx: GatewayContext, from: { bucket: string; key: stri
   return sendXml(reply, 'CopyObjectResult', { ETag: quoted(row.etag), LastModified: s3Date(row.updated_at) });
 }
 
-export const getObject: Operation = async ({ storage, bucket, key, request, reply }) => {
+export const getObject: Operation = async ({ storage, bucket, key, request, headers, reply }) => {
   const found = await storage.head(bucket, key, GATEWAY_PRINCIPAL);
   const size = Number(found.size);
-  const range = parseRange(request.headers.range, size);
+  const range = parseRange(headers.range, size);
   const { row, body } = request.method === 'HEAD' ? { row: found, body: undefined } : await storage.open(found, GATEWAY_PRINCIPAL, range);
   reply.headers({
     etag: quoted(row.etag),

@@ -1,7 +1,7 @@
 // The body of a signed request as the bytes it carries, checked on the way through: a declared
 // SHA-256, aws-chunked framing (signed chunks or unsigned chunks with a trailer), and a flexible
-// checksum (x-amz-checksum-* header or trailer). A body that fails a check errors the stream,
-// so nothing it fed is kept.
+// checksum (x-amz-checksum-* header or trailer) and Content-MD5. A body that fails a check errors
+// the stream, so nothing it fed is kept.
 import { createHash, createHmac, type Hash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { algorithmLabel, checksumFor, type Checksum } from './checksums.js';
@@ -177,6 +177,26 @@ function declaredChecksum(headers: Headers): { name: string; checksum: Checksum;
   return { name, checksum, inTrailer: Boolean(trailer), value: trailer ? undefined : single(headers, name) };
 }
 
+/** Content-MD5 (base64 of 16 bytes), when sent: a check on the content bytes, as S3 makes it. */
+function md5Checked(headers: Headers): Transform | undefined {
+  const declared = single(headers, 'content-md5')?.trim();
+  if (declared === undefined) return undefined;
+  if (Buffer.from(declared, 'base64').length !== 16 || !/^[A-Za-z0-9+/]{22}==$/.test(declared)) {
+    throw new S3Error('InvalidDigest', 'The Content-MD5 you specified was invalid.');
+  }
+  const hash = createHash('md5');
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+    flush(done) {
+      if (hash.digest('base64') !== declared) return done(new S3Error('BadDigest', 'The Content-MD5 you specified did not match what we received.'));
+      done();
+    },
+  });
+}
+
 /** x-amz-decoded-content-length, when sent: the content bytes aws-chunked framing must carry. */
 function decodedLength(headers: Headers): number | undefined {
   const value = single(headers, 'x-amz-decoded-content-length');
@@ -206,6 +226,8 @@ export function payloadOf(raw: Readable, auth: Verified, headers: Headers = {}):
     if (declared.inTrailer && !mode.endsWith('-TRAILER')) throw new S3Error('InvalidRequest', 'x-amz-trailer needs a STREAMING-…-TRAILER payload.');
     stages.push(checksumChecked(declared.name, declared.checksum, () => (declared.inTrailer ? trailers.get(declared.name) : declared.value)));
   }
+  const md5 = md5Checked(headers);
+  if (md5) stages.push(md5);
   return stages.length === 0 ? raw : pipeWithErrors(raw, stages);
 }
 

@@ -11,6 +11,7 @@ const statusOf = {
   XAmzContentSHA256Mismatch: 400,
   IncompleteBody: 400,
   BadDigest: 400,
+  InvalidDigest: 400,
   NoSuchBucket: 404,
   NoSuchKey: 404,
   NoSuchUpload: 404,
@@ -35,7 +36,8 @@ export type S3ErrorCode = keyof typeof statusOf;
 
 export class S3Error extends Error {
   readonly status: number;
-  constructor(readonly code: S3ErrorCode, message: string) {
+  /** `extra` elements go into the XML error after Message (e.g. HeadersNotSigned). */
+  constructor(readonly code: S3ErrorCode, message: string, readonly extra: Record<string, string> = {}) {
     super(message);
     this.status = statusOf[code];
   }
@@ -50,7 +52,7 @@ export function toXml(root: string, body: Record<string, unknown>): string {
 }
 
 export function errorXml(err: S3Error, resource: string, requestId: string): string {
-  const body = builder.build({ Error: { Code: err.code, Message: err.message, Resource: resource, RequestId: requestId } });
+  const body = builder.build({ Error: { Code: err.code, Message: err.message, ...err.extra, Resource: resource, RequestId: requestId } });
   return `<?xml version="1.0" encoding="UTF-8"?>\n${body}`;
 }
 

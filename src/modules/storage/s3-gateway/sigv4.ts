@@ -1,7 +1,8 @@
-// AWS Signature Version 4 for the gateway: the Authorization header and presigned query forms,
-// checked against the access key's secret, the configured region and a 15-minute clock skew.
+// AWS Signature Version 4 for the gateway: the Authorization header and presigned query forms, checked
+// against the key's secret, region and a 15-minute skew; every x-amz-* header present must be signed.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { S3Error } from './s3-error.js';
+import { assertHeadersSigned } from './signed-headers.js';
 
 export const MAX_SKEW_MS = 15 * 60 * 1000;
 const ALGORITHM = 'AWS4-HMAC-SHA256';
@@ -23,6 +24,10 @@ export interface Verified {
   signature: string;
   amzDate: string;
   scope: string;
+  /** Whether the signature came in the query (a presigned URL) rather than the Authorization header. */
+  presigned: boolean;
+  /** The query parameters, decoded exactly as the signature was computed over them (X-Amz-Signature left out). */
+  query: [string, string][];
 }
 
 interface Parsed {
@@ -110,12 +115,31 @@ function parse(req: SignedRequest): Parsed {
       signedHeaders: signedHeaders.split(';'),
       signature,
       amzDate,
-      payloadHash: params.get('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD',
+      payloadHash: presignedPayloadHash(signedContentSha256(query), header(req.headers, 'x-amz-content-sha256')),
       presigned: { expiresSeconds: expires },
       query: query.filter(([k]) => k !== 'X-Amz-Signature'),
     };
   }
   throw new S3Error('AccessDenied', 'Requests to the S3 gateway must be signed with AWS Signature Version 4.');
+}
+
+/** X-Amz-Content-Sha256 in a presigned URL, in any letter case: signed, so never left unused. */
+function signedContentSha256(query: [string, string][]): string | undefined {
+  const values = new Set(query.filter(([k]) => k.toLowerCase() === 'x-amz-content-sha256').map(([, v]) => v));
+  if (values.size > 1) throw new S3Error('AuthorizationQueryParametersError', 'X-Amz-Content-Sha256 is given more than once.');
+  return [...values][0];
+}
+
+/**
+ * A presigned URL's payload hash: its X-Amz-Content-Sha256 parameter; else, as S3 does, an
+ * x-amz-content-sha256 header (unsigned, its value is signed this way); else UNSIGNED-PAYLOAD.
+ * A header that contradicts the signed parameter would change the body's checks: refused.
+ */
+function presignedPayloadHash(fromQuery: string | undefined, fromHeader: string | undefined): string {
+  if (fromQuery !== undefined && fromHeader !== undefined && fromHeader.trim() !== fromQuery) {
+    throw new S3Error('SignatureDoesNotMatch', 'The x-amz-content-sha256 header does not match the X-Amz-Content-Sha256 the URL was signed with.');
+  }
+  return fromQuery ?? fromHeader?.trim() ?? 'UNSIGNED-PAYLOAD';
 }
 
 function canonicalRequest(req: SignedRequest, p: Parsed): string {
@@ -162,6 +186,7 @@ export async function verifySignature(
     throw new S3Error('RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.');
   }
   if (!p.signedHeaders.includes('host')) throw new S3Error('AccessDenied', 'The host header must be signed.');
+  assertHeadersSigned(req.headers, p.signedHeaders, p.presigned !== undefined);
   const secret = await options.secretOf(p.accessKeyId);
   if (secret === null) throw new S3Error('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
   const scope = `${p.date}/${p.region}/s3/aws4_request`;
@@ -172,5 +197,14 @@ export async function verifySignature(
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     throw new S3Error('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
   }
-  return { accessKeyId: p.accessKeyId, payloadHash: p.payloadHash, signingKey, signature: p.signature, amzDate: p.amzDate, scope };
+  return {
+    accessKeyId: p.accessKeyId,
+    payloadHash: p.payloadHash,
+    signingKey,
+    signature: p.signature,
+    amzDate: p.amzDate,
+    scope,
+    presigned: p.presigned !== undefined,
+    query: p.query,
+  };
 }
