@@ -33,19 +33,25 @@ afterAll(async () => {
   await t?.close();
 });
 
-it('survives its backends being terminated under load, loses no acknowledged insert and recovers', async () => {
+it('survives its backends being terminated under load, loses no acknowledged insert and recovers', { timeout: 120_000 }, async () => {
   const load = driveLoad(baseUrl, 'items', t.anonKey, 8, REQUEST_TIMEOUT_MS + 3_000);
   let terminated = 0;
   try {
     for (let round = 0; round < 6; round++) {
       const before = load.outcomes.length;
-      await waitFor(() => load.outcomes.length >= before + 40, 20_000, 'requests to complete between faults');
+      await waitFor(() => load.outcomes.length >= before + 40, 20_000, 'requests to complete between faults').catch((err) => {
+        const recent = load.outcomes.slice(before).map((o) => `${o.kind}:${o.status}:${Math.round(o.ms)}${o.error ? `:${o.error}` : ''}`);
+        throw new Error(`${(err as Error).message} (round ${round}; since the last fault: ${recent.join(', ')})`);
+      });
       terminated += await terminateBackends(admin, database, 'plinth');
     }
   } finally {
     await load.stop();
   }
   expect(terminated).toBeGreaterThan(0);
+  const tally: Record<string, number> = {};
+  for (const o of load.outcomes) tally[`${o.kind} ${o.status}`] = (tally[`${o.kind} ${o.status}`] ?? 0) + 1;
+  console.log('DEBUG tally', terminated, JSON.stringify(tally), Math.max(...load.outcomes.map((o) => o.ms)));
 
   // Every request got an answer within its deadline, and a failure is a retryable 503.
   const unanswered = load.outcomes.filter((o) => o.status === 0);
