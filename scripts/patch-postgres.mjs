@@ -37,16 +37,40 @@ const patches = [
     `    clearImmediate(nextWriteTimer)
     nextWriteTimer = chunk = null // ${MARK}
     if (socket) {`],
-  // A reserve() handed a fresh connection as its first request was dropped (never settled).
+  // A query handed to a connection without a socket (closed, not yet reconnected) is refused at
+  // once; queued behind a stale active query it would have waited for an answer that never comes.
+  ['connection.js',
+    `    if (terminated)
+      return queryError(q, Errors.connection('CONNECTION_DESTROYED', options))
+`,
+    `    if (terminated)
+      return queryError(q, Errors.connection('CONNECTION_DESTROYED', options))
+
+    if (!socket) // ${MARK}
+      return (queryError(q, Errors.connection('CONNECTION_CLOSED', options)), true)
+`],
+  // On close every query still waiting is rejected, also after a socket error (queries written
+  // between the 'error' and the 'close' events stayed pending forever and poisoned the reconnect).
+  ['connection.js',
+    `    !hadError && (query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))`,
+    `    ;(query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket)) // ${MARK}
+    query = null`],
+  // A successful connection resets the reconnect back-off also when it fetched array types (the
+  // default); otherwise every reset connection made the next reconnect wait longer, up to 20 s.
   ['connection.js',
     `      if (needsTypes) {
-        initial.reserve && (initial = null)
+        initial.reserve && (initial = null)`,
+    `      if (needsTypes) {
+        options.shared.retries = retries = 0 // ${MARK}
+        initial.reserve && (initial = null)`],
+  // A reserve() handed a fresh connection as its first request was dropped (never settled).
+  ['connection.js',
+    `        initial.reserve && (initial = null)
         return fetchArrayTypes()
       }
 
       initial && !initial.reserve && execute(initial)`,
-    `      if (needsTypes) {
-        initial.reserve && (pendingReserve = initial, initial = null) // ${MARK}
+    `        initial.reserve && (pendingReserve = initial, initial = null) // ${MARK}
         return fetchArrayTypes()
       }
 
