@@ -49,9 +49,6 @@ it('survives its backends being terminated under load, loses no acknowledged ins
     await load.stop();
   }
   expect(terminated).toBeGreaterThan(0);
-  const tally: Record<string, number> = {};
-  for (const o of load.outcomes) tally[`${o.kind} ${o.status}`] = (tally[`${o.kind} ${o.status}`] ?? 0) + 1;
-  console.log('DEBUG tally', terminated, JSON.stringify(tally), Math.max(...load.outcomes.map((o) => o.ms)));
 
   // Every request got an answer within its deadline, and a failure is a retryable 503.
   const unanswered = load.outcomes.filter((o) => o.status === 0);
@@ -68,9 +65,9 @@ it('survives its backends being terminated under load, loses no acknowledged ins
   expect(load.acked.filter((id) => !stored.has(id))).toEqual([]);
   expect(load.acked.length).toBeGreaterThan(100);
 
-  // The server answers normally again.
-  const after = await fetch(`${baseUrl}/api/database/records/items?limit=1`, { headers: { authorization: `Bearer ${t.anonKey}` } });
-  expect(after.status).toBe(200);
-  const ready = await fetch(`${baseUrl}/api/health/ready`);
-  expect(ready.status).toBe(200);
+  // The server answers normally again within 5 s (a connection killed last may still fail one request).
+  const recovered = async () =>
+    (await fetch(`${baseUrl}/api/database/records/items?limit=1`, { headers: { authorization: `Bearer ${t.anonKey}` } })).status === 200 &&
+    (await fetch(`${baseUrl}/api/health/ready`)).status === 200;
+  await waitFor(recovered, 5_000, 'the server to answer normally again');
 });

@@ -42,8 +42,9 @@ export function driveLoad(baseUrl: string, table: string, token: string, workers
     const started = performance.now();
     try {
       const res = await fetch(init.url, { ...init, signal: AbortSignal.timeout(clientGiveUpMs) });
-      await res.arrayBuffer();
-      return { kind, id, status: res.status, retryAfter: res.headers.get('retry-after'), ms: performance.now() - started };
+      const body = await res.text();
+      const error = res.status >= 300 ? body.slice(0, 200) : undefined;
+      return { kind, id, status: res.status, retryAfter: res.headers.get('retry-after'), error, ms: performance.now() - started };
     } catch (err) {
       return { kind, id, status: 0, retryAfter: null, error: String(err), ms: performance.now() - started };
     }
