@@ -19,7 +19,7 @@ function arm(timers: WeakMap<FastifyRequest, NodeJS.Timeout>, request: FastifyRe
     request,
     setTimeout(() => {
       if (reply.sent || reply.raw.headersSent) return; // a streamed answer has begun: its own timeouts apply
-      if (!request.raw.complete) return arm(timers, request, reply, ms); // still receiving the body
+      if (request.raw.complete === false) return arm(timers, request, reply, ms); // still receiving the body
       request.log.warn({ deadlineMs: ms }, 'request passed its deadline');
       sendError(reply, unavailable(`The request did not complete within ${ms} ms.`));
     }, ms).unref(),
