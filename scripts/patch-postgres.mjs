@@ -63,14 +63,15 @@ const patches = [
     `      if (needsTypes) {
         options.shared.retries = retries = 0 // ${MARK}
         initial.reserve && (initial = null)`],
-  // A reserve() handed a fresh connection as its first request was dropped (never settled).
+  // A reserve() handed a fresh connection as its first request was dropped (never settled): one
+  // still in the pool's queue gets the connection from onopen, one taken off it (onclose) directly.
   ['connection.js',
     `        initial.reserve && (initial = null)
         return fetchArrayTypes()
       }
 
       initial && !initial.reserve && execute(initial)`,
-    `        initial.reserve && (pendingReserve = initial, initial = null) // ${MARK}
+    `        initial.reserve && (initial.shifted && (pendingReserve = initial), initial = null) // ${MARK}
         return fetchArrayTypes()
       }
 
@@ -78,7 +79,7 @@ const patches = [
         const r = initial
         options.shared.retries = retries = 0
         initial = null
-        return r.reserve(connection)
+        return r.shifted ? r.reserve(connection) : onopen(connection)
       }
       initial && !initial.reserve && execute(initial)`],
   ['connection.js',
@@ -104,6 +105,23 @@ const patches = [
     `    , final = null
     , pendingReserve = null // ${MARK}
 `],
+  // A reserve() that already failed (its connection could not open) is skipped when a connection
+  // opens later, instead of swallowing that connection; one taken off the queue by onclose says so.
+  ['index.js',
+    `        const query = { reserve: resolve, reject }`,
+    `        const query = { reserve: resolve, reject: (e) => (query.settled = true, reject(e)) } // ${MARK}`],
+  ['index.js',
+    `      if (query.reserve)
+        return query.reserve(c)`,
+    `      if (query.reserve && query.settled) // ${MARK}
+        continue
+      if (query.reserve)
+        return query.reserve(c)`],
+  ['index.js',
+    `    queries.length && connect(c, queries.shift())
+  }`,
+    `    queries.length && connect(c, (q => (q.reserve && (q.shifted = true), q))(queries.shift())) // ${MARK}
+  }`],
   // A reserved connection that closed: its queued queries reject, later queries reject at once
   // instead of being written to a dead (or since reconnected, someone else's) connection, and
   // release() leaves it with the pool's closed connections instead of marking it open.
