@@ -50,6 +50,7 @@ function fire(spec: LoadSpec, tokens: string[] | undefined): Promise<{ result: a
         url: spec.url + spec.path,
         connections: spec.connections,
         duration: spec.seconds,
+        ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
         timeout: 30,
         method: spec.method,
         headers: spec.headers,

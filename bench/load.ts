@@ -19,6 +19,8 @@ export interface LoadSpec {
   expectStatus?: number;
   connections: number;
   seconds: number;
+  /** Open-loop load: requests per second across all connections (autocannon's overallRate). */
+  overallRate?: number;
 }
 
 export interface LoadResult {

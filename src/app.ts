@@ -15,6 +15,8 @@ import {
 import type { Deps } from './deps.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerAccessControl } from './http/principal.js';
+import { registerRequestDeadline } from './http/request-deadline.js';
+import { guardOf } from './core/db.js';
 import { aiRoutes } from './modules/ai/ai.routes.js';
 import { adminSessionRoutes } from './modules/auth/admin-sessions.routes.js';
 import { createAuthServices } from './modules/auth/auth.services.js';
@@ -102,6 +104,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   });
 
   registerErrorHandling(app);
+  registerRequestDeadline(app, deps.config, guardOf(deps.sql));
   registerAccessControl(app, deps);
 
   const anyOrigin = deps.config.corsOrigins.includes('*');

@@ -46,6 +46,10 @@ const envSchema = z
     MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
     PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).default(availableParallelism()),
     DB_POOL_SIZE: z.coerce.number().int().min(1).default(20),
+    // Requests waiting for a database connection before new ones get 503 (default: 2 × the pool).
+    DB_POOL_QUEUE_MAX: z.coerce.number().int().min(0).optional(),
+    // Server-side deadline of a request (function calls and admin SQL get their own timeout + 1 s).
+    REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
     TRUST_PROXY: flag.default(false),
     // AI provider key: seeds the stored OpenRouter key once, when none is stored.
     OPENROUTER_API_KEY: z.string().min(1).max(4096).optional(),
@@ -119,6 +123,8 @@ const envSchema = z
     maxBodyBytes: env.MAX_BODY_BYTES,
     passwordHashConcurrency: env.PASSWORD_HASH_CONCURRENCY,
     dbPoolSize: env.DB_POOL_SIZE,
+    dbPoolQueueMax: env.DB_POOL_QUEUE_MAX ?? 2 * env.DB_POOL_SIZE,
+    requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     trustProxy: env.TRUST_PROXY,
     logLevel: env.LOG_LEVEL,
     openrouterApiKey: env.OPENROUTER_API_KEY,

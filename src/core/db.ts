@@ -1,5 +1,8 @@
 // The PostgreSQL pool, transactions, and the per-request scope that row-level security reads.
+import { createConnection } from 'node:net';
 import postgres from 'postgres';
+import { connectionFailure } from './pg-errors.js';
+import { createPoolGuard, startDeadline, type Deadline, type PoolGuard } from './pool-guard.js';
 
 export type Sql = postgres.Sql;
 /** Anything a repository can run SQL on: the pool or an open transaction. */
@@ -8,14 +11,37 @@ export type Queryable = postgres.Sql | postgres.TransactionSql;
 export interface PoolOptions {
   max?: number;
   applicationName?: string;
+  /** Bound on one scoped envelope (waiting for a connection plus its statements). */
+  deadlineMs?: number;
+  /** Envelopes that may wait for a connection before new ones are refused with 503. */
+  queueMax?: number;
 }
 
+const DEFAULT_DEADLINE_MS = 30_000;
+/** Where a pool keeps its guard: on the pool object itself, so nothing lives at module level. */
+const GUARD = Symbol.for('plinth.poolGuard');
+type Guarded = Sql & { [GUARD]?: PoolGuard };
+
 export function createPool(url: string, options: PoolOptions = {}): Sql {
-  return postgres(url, {
-    max: options.max ?? 10,
+  const max = options.max ?? 10;
+  const sql: Guarded = postgres(url, {
+    max,
     onnotice: () => {},
     connection: { application_name: options.applicationName ?? 'plinth' },
   });
+  sql[GUARD] = createPoolGuard({
+    max,
+    queueMax: options.queueMax ?? 2 * max,
+    deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
+  });
+  return sql;
+}
+
+/** The pool's admission guard (a pool made elsewhere gets the defaults on first use). */
+export function guardOf(sql: Sql): PoolGuard {
+  const guarded = sql as Guarded;
+  guarded[GUARD] ??= createPoolGuard({ max: sql.options.max, queueMax: 2 * sql.options.max, deadlineMs: DEFAULT_DEADLINE_MS });
+  return guarded[GUARD];
 }
 
 export function withTx<T>(sql: Sql, work: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
@@ -38,24 +64,113 @@ function scopeStatement(conn: postgres.Sql, scope: RequestScope) {
     : conn`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${claims}, true), set_config('timezone', ${scope.timezone}, true)`;
 }
 
+interface Reservation {
+  conn: postgres.ReservedSql;
+  /** Releases the connection and the permit; call once the envelope's queries all settled. */
+  done(): void;
+}
+
+/** A permit, then a connection, both within the deadline; a connection that arrives late goes back at once. */
+async function reserveWithin(sql: Sql, guard: PoolGuard, deadline: Deadline): Promise<Reservation> {
+  const releasePermit = await guard.acquire(deadline);
+  const reserving = sql.reserve();
+  try {
+    const conn = await Promise.race([reserving, deadline.expired]);
+    return {
+      conn,
+      done: () => {
+        conn.release(); // a connection that closed stays with the pool's closed ones (patched postgres.js)
+        releasePermit();
+      },
+    };
+  } catch (err) {
+    releasePermit();
+    reserving.then((late) => late.release(), () => {});
+    throw connectionFailure(err) ?? err;
+  }
+}
+
+interface BackendKey {
+  pid: number | null;
+  secret: number | null;
+}
+
+/** The key of the backend a query was written to, copied now: after a reconnect it is another backend's. */
+function backendKeyOf(query: postgres.PendingQuery<postgres.Row[]>): BackendKey | undefined {
+  const state = (query as unknown as { state?: BackendKey }).state;
+  return state ? { pid: state.pid, secret: state.secret } : undefined;
+}
+
+/**
+ * Asks PostgreSQL to cancel whatever the backend that ran `query` is running now: a CancelRequest
+ * with the backend's key on a connection of its own (postgres.js's query.cancel() drops the
+ * promise of its cancel connection, which would end as an unhandled rejection when the server is down).
+ */
+function cancelBackend(sql: Sql, key: BackendKey | undefined): void {
+  const { host, port } = sql.options as unknown as { host: string[]; port: number[] };
+  if (!key?.pid || key.secret === null || !host[0]) return;
+  const message = Buffer.alloc(16);
+  message.writeInt32BE(16, 0);
+  message.writeInt32BE(80877102, 4);
+  message.writeUInt32BE(key.pid, 8);
+  message.writeUInt32BE(key.secret, 12);
+  const socket = host[0].startsWith('/')
+    ? createConnection(`${host[0]}/.s.PGSQL.${port[0]}`)
+    : createConnection(port[0] ?? 5432, host[0]);
+  socket.setTimeout(5_000, () => socket.destroy());
+  socket.on('error', () => {});
+  socket.on('connect', () => socket.end(message));
+}
+
+/**
+ * Waits for an envelope's queries within its deadline. Past it the caller gets a 503 at once; the
+ * backend's running statement is cancelled and the connection goes back when the pipeline settles.
+ */
+async function settleWithin<T>(sql: Sql, guard: PoolGuard, deadline: Deadline, run: Promise<T>, backend: BackendKey | undefined): Promise<T> {
+  try {
+    return await Promise.race([run, deadline.expired]);
+  } catch (err) {
+    if (deadline.passed) {
+      guard.markOverdue(true);
+      run.then(
+        () => guard.markOverdue(false),
+        () => guard.markOverdue(false),
+      );
+      cancelBackend(sql, backend);
+    }
+    throw err;
+  } finally {
+    deadline.clear();
+  }
+}
+
 /**
  * Runs `work` in one transaction whose first statement switches to the request's role and
  * publishes its claims (read by auth.uid() and friends), both local to the transaction.
  *
  * BEGIN, the scope statement and the work's first query go out together on one reserved
  * connection (one round trip), then COMMIT: two round trips where `sql.begin` takes three.
+ * Bounded by the pool's deadline; a lost connection answers 503 and is never written to again.
  */
 export async function withRequestScope<T>(
   sql: Sql,
   scope: RequestScope,
   work: (tx: postgres.Sql) => Promise<T>,
 ): Promise<T> {
-  const conn = await sql.reserve();
+  const guard = guardOf(sql);
+  const deadline = startDeadline(guard.options.deadlineMs);
+  let reservation: Reservation;
   try {
-    const opened = Promise.all([
-      conn`begin`.execute(),
-      scopeStatement(conn, scope).execute(),
-    ]);
+    reservation = await reserveWithin(sql, guard, deadline);
+  } catch (err) {
+    deadline.clear();
+    throw err;
+  }
+  const { conn, done } = reservation;
+  const begin = conn`begin`.execute();
+  const backend = backendKeyOf(begin);
+  const opened = Promise.all([begin, scopeStatement(conn, scope).execute()]);
+  const run = (async () => {
     let result: T;
     try {
       result = await work(conn);
@@ -63,13 +178,17 @@ export async function withRequestScope<T>(
     } catch (err) {
       await opened.catch(() => {});
       await conn`rollback`.catch(() => {});
-      throw err;
+      throw connectionFailure(err) ?? err;
     }
-    await conn`commit`;
+    try {
+      await conn`commit`;
+    } catch (err) {
+      throw connectionFailure(err) ?? err;
+    }
     return result;
-  } finally {
-    conn.release();
-  }
+  })();
+  run.then(done, done);
+  return settleWithin(sql, guard, deadline, run, backend);
 }
 
 /**
@@ -83,17 +202,23 @@ export async function runScoped(
   text: string,
   params: unknown[],
 ): Promise<postgres.RowList<postgres.Row[]>> {
-  const conn = await sql.reserve();
+  const guard = guardOf(sql);
+  const deadline = startDeadline(guard.options.deadlineMs);
+  let reservation: Reservation;
   try {
-    const [begin, scoped, statement, commit] = await Promise.allSettled([
-      conn`begin`.execute(),
-      scopeStatement(conn, scope).execute(),
-      conn.unsafe(text, params as never[], { prepare: true }).execute(),
-      conn`commit`.execute(),
-    ]);
-    for (const step of [begin, scoped, statement, commit]) if (step.status === 'rejected') throw step.reason;
-    return (statement as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value;
-  } finally {
-    conn.release();
+    reservation = await reserveWithin(sql, guard, deadline);
+  } catch (err) {
+    deadline.clear();
+    throw err;
   }
+  const { conn, done } = reservation;
+  const begin = conn`begin`.execute();
+  const backend = backendKeyOf(begin);
+  const steps = [begin, scopeStatement(conn, scope).execute(), conn.unsafe(text, params as never[], { prepare: true }).execute(), conn`commit`.execute()];
+  const run = Promise.allSettled(steps).then((settled) => {
+    for (const step of settled) if (step.status === 'rejected') throw connectionFailure(step.reason) ?? step.reason;
+    return (settled[2] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value;
+  });
+  run.then(done, done);
+  return settleWithin(sql, guard, deadline, run, backend);
 }

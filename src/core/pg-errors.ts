@@ -1,6 +1,50 @@
 // Turns PostgreSQL errors raised by the platform's own queries into AppErrors with 4xx codes
-// where the cause is the caller's input; anything else stays an internal error.
+// where the cause is the caller's input, and a lost or refused database connection into a
+// retryable 503; anything else stays an internal error.
 import { AppError } from './errors.js';
+
+const RETRY_AFTER_SECONDS = '1';
+
+/** 503 for a database that cannot take this request now; clients retry after a second. */
+export function unavailable(message: string, cause?: unknown): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', message, {
+    cause,
+    headers: { 'retry-after': RETRY_AFTER_SECONDS },
+    nextActions: 'Retry the request after the number of seconds in the Retry-After header.',
+  });
+}
+
+/** postgres.js's own connection errors and the socket errors it passes on. */
+const DRIVER_CONNECTION_CODES = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_DESTROYED',
+  'CONNECTION_ENDED',
+  'CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+
+/** SQLSTATEs that say the server went away or will not take a connection, not that the query was wrong. */
+const isConnectionSqlState = (code: string): boolean =>
+  code.startsWith('08') || // connection_exception
+  code === '57P01' || // admin_shutdown (pg_terminate_backend, fast shutdown)
+  code === '57P02' || // crash_shutdown
+  code === '57P03' || // cannot_connect_now (starting up, recovering)
+  code === '53300'; // too_many_connections
+
+/** A failure of the database connection itself (retry later), or undefined for anything else. */
+export function connectionFailure(err: unknown): AppError | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { code, name } = err as { code?: unknown; name?: unknown };
+  if (typeof code !== 'string') return undefined;
+  const lost = name === 'PostgresError' ? isConnectionSqlState(code) : DRIVER_CONNECTION_CODES.has(code);
+  return lost ? unavailable('The database connection failed; the request was not completed.', err) : undefined;
+}
 
 interface PgError {
   code?: string;
@@ -15,6 +59,8 @@ const isPgError = (e: unknown): e is PgError =>
   (e as { name?: string }).name === 'PostgresError';
 
 export function fromPgError(err: unknown): AppError | undefined {
+  const lost = connectionFailure(err);
+  if (lost) return lost;
   if (!isPgError(err)) return undefined;
   switch (err.code) {
     case '23505':

@@ -1,0 +1,180 @@
+// Install step (npm postinstall): patches postgres.js 3.4.9 where a connection that closes under a
+// reserved or pending write crashes the process or strands its callers (upstream issues #1208,
+// #1199, #1195, #1186, still open in 3.4.9). Idempotent; fails the install if the source differs.
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'postgres');
+const MARK = 'plinth-patch';
+
+/** [file, what the release has, what Plinth runs]; each `from` must occur exactly once. */
+const patches = [
+  // A write scheduled for a socket that closed meanwhile settles its queries instead of throwing
+  // a TypeError from a setImmediate callback (uncatchable: it killed the process).
+  ['connection.js',
+    `  function nextWrite(fn) {
+    const x = socket.write(chunk, fn)`,
+    `  function nextWrite(fn) {
+    if (!socket) { // ${MARK}: the socket closed under a pending write
+      nextWriteTimer !== null && clearImmediate(nextWriteTimer)
+      chunk = nextWriteTimer = null
+      error(Errors.connection('CONNECTION_CLOSED', options))
+      return false
+    }
+    const x = socket.write(chunk, fn)`],
+  // A close cleared the pending flush but left its timer handle set, so every later write (the
+  // next start-up message included) waited for a flush that never came: the connection hung.
+  ['connection.js',
+    `    clearImmediate(nextWriteTimer)
+    socket.removeListener('data', data)`,
+    `    clearImmediate(nextWriteTimer)
+    nextWriteTimer = chunk = null // ${MARK}: bytes of a dead socket never reach the next one
+    socket.removeListener('data', data)`],
+  ['connection.js',
+    `    clearImmediate(nextWriteTimer)
+    if (socket) {`,
+    `    clearImmediate(nextWriteTimer)
+    nextWriteTimer = chunk = null // ${MARK}
+    if (socket) {`],
+  // A query handed to a connection without a socket (closed, not yet reconnected) is refused at
+  // once; queued behind a stale active query it would have waited for an answer that never comes.
+  ['connection.js',
+    `    if (terminated)
+      return queryError(q, Errors.connection('CONNECTION_DESTROYED', options))
+`,
+    `    if (terminated)
+      return queryError(q, Errors.connection('CONNECTION_DESTROYED', options))
+
+    if (!socket) // ${MARK}
+      return (queryError(q, Errors.connection('CONNECTION_CLOSED', options)), true)
+`],
+  // On close every query still waiting is rejected, also after a socket error (queries written
+  // between the 'error' and the 'close' events stayed pending forever and poisoned the reconnect).
+  ['connection.js',
+    `    !hadError && (query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))`,
+    `    ;(query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket)) // ${MARK}
+    query = null`],
+  // A successful connection resets the reconnect back-off also when it fetched array types (the
+  // default); otherwise every reset connection made the next reconnect wait longer, up to 20 s.
+  ['connection.js',
+    `      if (needsTypes) {
+        initial.reserve && (initial = null)`,
+    `      if (needsTypes) {
+        options.shared.retries = retries = 0 // ${MARK}
+        initial.reserve && (initial = null)`],
+  // A reserve() handed a fresh connection as its first request was dropped (never settled): one
+  // still in the pool's queue gets the connection from onopen, one taken off it (onclose) directly.
+  ['connection.js',
+    `        initial.reserve && (initial = null)
+        return fetchArrayTypes()
+      }
+
+      initial && !initial.reserve && execute(initial)`,
+    `        initial.reserve && (initial.shifted && (pendingReserve = initial), initial = null) // ${MARK}
+        return fetchArrayTypes()
+      }
+
+      if (initial && initial.reserve) { // ${MARK}: hand the new connection to its reserve()
+        const r = initial
+        options.shared.retries = retries = 0
+        initial = null
+        return r.shifted ? r.reserve(connection) : onopen(connection)
+      }
+      initial && !initial.reserve && execute(initial)`],
+  ['connection.js',
+    `      : ending
+        ? terminate()
+        : onopen(connection)
+  }`,
+    `      : ending
+        ? terminate()
+        : pendingReserve // ${MARK}: the reserve() that waited for this connection's types
+          ? (pendingReserve.reserve(connection), pendingReserve = null)
+          : onopen(connection)
+  }`],
+  ['connection.js',
+    `    initial && (queryError(initial, err), initial = null)
+  }`,
+    `    initial && (queryError(initial, err), initial = null)
+    pendingReserve && (queryError(pendingReserve, err), pendingReserve = null) // ${MARK}
+  }`],
+  ['connection.js',
+    `    , final = null
+`,
+    `    , final = null
+    , pendingReserve = null // ${MARK}
+`],
+  // A reserve() that already failed (its connection could not open) is skipped when a connection
+  // opens later, instead of swallowing that connection; one taken off the queue by onclose says so.
+  ['index.js',
+    `        const query = { reserve: resolve, reject }`,
+    `        const query = { reserve: resolve, reject: (e) => (query.settled = true, reject(e)) } // ${MARK}`],
+  ['index.js',
+    `      if (query.reserve)
+        return query.reserve(c)`,
+    `      if (query.reserve && query.settled) // ${MARK}
+        continue
+      if (query.reserve)
+        return query.reserve(c)`],
+  ['index.js',
+    `    queries.length && connect(c, queries.shift())
+  }`,
+    `    queries.length && connect(c, (q => (q.reserve && (q.shifted = true), q))(queries.shift())) // ${MARK}
+  }`],
+  // A reserved connection that closed: its queued queries reject, later queries reject at once
+  // instead of being written to a dead (or since reconnected, someone else's) connection, and
+  // release() leaves it with the pool's closed connections instead of marking it open.
+  ['index.js',
+    `    c.reserved.release = true
+
+    const sql = Sql(handler)
+    sql.release = () => {
+      c.reserved = null
+      onopen(c)
+    }
+
+    return sql
+
+    function handler(q) {
+      c.queue === full`,
+    `    c.reserved.release = true
+    let lost = null // ${MARK}
+    c.onclose = (e) => {
+      lost = e || Errors.connection('CONNECTION_CLOSED', options)
+      while (queue.length) queue.shift().reject(lost)
+    }
+
+    const sql = Sql(handler)
+    sql.release = () => {
+      if (lost) return
+      c.onclose = null
+      c.reserved = null
+      onopen(c)
+    }
+
+    return sql
+
+    function handler(q) {
+      if (lost) return q.reject(lost)
+      c.queue === full`],
+];
+
+let applied = 0;
+for (const dir of ['src', 'cjs/src']) {
+  for (const file of new Set(patches.map(([f]) => f))) {
+    const target = path.join(root, dir, file);
+    if (!existsSync(target)) throw new Error(`patch-postgres: ${target} is missing`);
+    let text = readFileSync(target, 'utf8');
+    if (text.includes(MARK)) continue;
+    for (const [f, from, to] of patches) {
+      if (f !== file) continue;
+      const count = text.split(from).length - 1;
+      if (count !== 1) throw new Error(`patch-postgres: ${dir}/${file} is not postgres.js 3.4.9 as expected (${count} matches for a patch)`);
+      text = text.replace(from, () => to);
+    }
+    writeFileSync(target, text);
+    applied++;
+  }
+}
+console.log(applied ? `patch-postgres: patched ${applied} files of postgres.js` : 'patch-postgres: already patched');

@@ -1,0 +1,117 @@
+// Admission and deadlines for the pool's scoped envelopes: at most `max` hold a connection, at
+// most `queueMax` wait for one (the next is refused with 503 at once), and none waits or runs
+// past its deadline. Also what health checks read: is the pool serving, is DB work stuck.
+import { unavailable } from './pg-errors.js';
+
+export interface PoolGuardOptions {
+  /** Envelopes holding a connection at once (the pool's size). */
+  max: number;
+  /** Envelopes that may wait for a connection; past it new ones get 503 at once. */
+  queueMax: number;
+  /** Bound on one envelope: waiting for a connection plus running its statements. */
+  deadlineMs: number;
+}
+
+export interface PoolStats {
+  active: number;
+  waiting: number;
+  /** Envelopes past their deadline that have not settled yet (their connection is held). */
+  overdue: number;
+  /** performance.now() of the last envelope that settled (committed or failed), or of creation. */
+  lastSettledAt: number;
+  /** Envelopes refused because the wait queue was full, since start. */
+  refused: number;
+}
+
+export interface PoolGuard {
+  readonly options: PoolGuardOptions;
+  /** Waits for a permit (bounded by `deadline`); throws 503 when the queue is full or time runs out. */
+  acquire(deadline: Deadline): Promise<() => void>;
+  stats(): PoolStats;
+  /** Called when an envelope passed its deadline (true) and when such an envelope settles (false). */
+  markOverdue(overdue: boolean): void;
+}
+
+/** One envelope's time bound: a promise that rejects when it passes. */
+export interface Deadline {
+  readonly expired: Promise<never>;
+  /** True once the bound passed. */
+  readonly passed: boolean;
+  clear(): void;
+}
+
+export function startDeadline(ms: number): Deadline {
+  let timer: NodeJS.Timeout | undefined;
+  let passed = false;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      passed = true;
+      reject(unavailable(`The database did not answer within ${ms} ms.`));
+    }, ms);
+  });
+  expired.catch(() => {}); // observed by whoever races it; never an unhandled rejection
+  return {
+    expired,
+    get passed() {
+      return passed;
+    },
+    clear: () => clearTimeout(timer),
+  };
+}
+
+export function createPoolGuard(options: PoolGuardOptions): PoolGuard {
+  let active = 0;
+  let overdue = 0;
+  let refused = 0;
+  let lastSettledAt = performance.now();
+  const waiters: Array<() => void> = [];
+
+  const release = () => {
+    lastSettledAt = performance.now();
+    const next = waiters.shift();
+    if (next) next();
+    else active--;
+  };
+
+  return {
+    options,
+    async acquire(deadline) {
+      if (active < options.max) {
+        active++;
+        return once(release);
+      }
+      if (waiters.length >= options.queueMax) {
+        refused++;
+        throw unavailable('The server is at capacity: too many requests are waiting for a database connection.');
+      }
+      let granted!: () => void;
+      const turn = new Promise<void>((resolve) => {
+        granted = resolve;
+        waiters.push(resolve);
+      });
+      try {
+        await Promise.race([turn, deadline.expired]);
+      } catch (err) {
+        const at = waiters.indexOf(granted);
+        if (at >= 0) waiters.splice(at, 1);
+        else release(); // granted in the same tick the deadline passed: hand the permit on
+        throw err;
+      }
+      return once(release);
+    },
+    stats: () => ({ active, waiting: waiters.length, overdue, lastSettledAt, refused }),
+    markOverdue(isOverdue) {
+      overdue += isOverdue ? 1 : -1;
+    },
+  };
+}
+
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (!done) {
+      done = true;
+      fn();
+    }
+  };
+}
