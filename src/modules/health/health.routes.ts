@@ -6,6 +6,13 @@ import type { Deps } from '../../deps.js';
 
 export const VERSION = '0.1.0';
 
+/** The function runtime as readiness reports it; it does not decide readiness (see README). */
+const functionsRuntime = z.object({
+  status: z.enum(['stopped', 'starting', 'running', 'unavailable']),
+  restarts: z.number(),
+  nextAttemptAt: z.string().nullable(),
+});
+
 export function healthRoutes(deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/health', {
@@ -24,17 +31,19 @@ export function healthRoutes(deps: Deps): FastifyPluginAsyncZod {
         tags: ['health'],
         summary: 'Readiness: the database answers and every system migration is applied',
         response: {
-          200: z.object({ status: z.literal('ready'), database: z.literal('ok'), pendingMigrations: z.array(z.string()) }),
-          503: z.object({ status: z.literal('unavailable'), database: z.string(), pendingMigrations: z.array(z.string()) }),
+          200: z.object({ status: z.literal('ready'), database: z.literal('ok'), pendingMigrations: z.array(z.string()), functionsRuntime }),
+          503: z.object({ status: z.literal('unavailable'), database: z.string(), pendingMigrations: z.array(z.string()), functionsRuntime }),
         },
       },
       handler: async (_request, reply) => {
+        const { status, restarts, nextAttemptAt } = deps.functions.runtime.health;
+        const runtime = { functionsRuntime: { status, restarts, nextAttemptAt } };
         try {
           const pending = await pendingMigrations(deps.sql, deps.migrations);
-          if (pending.length === 0) return { status: 'ready' as const, database: 'ok' as const, pendingMigrations: [] };
-          return reply.code(503).send({ status: 'unavailable', database: 'ok', pendingMigrations: pending });
+          if (pending.length === 0) return { status: 'ready' as const, database: 'ok' as const, pendingMigrations: [], ...runtime };
+          return reply.code(503).send({ status: 'unavailable', database: 'ok', pendingMigrations: pending, ...runtime });
         } catch {
-          return reply.code(503).send({ status: 'unavailable', database: 'unreachable', pendingMigrations: [] });
+          return reply.code(503).send({ status: 'unavailable', database: 'unreachable', pendingMigrations: [], ...runtime });
         }
       },
     });
