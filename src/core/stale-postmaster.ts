@@ -60,8 +60,10 @@ export async function clearStalePostmaster(pgDir: string, options: StaleOptions)
   if (!found) return;
   const { pid, status } = found;
   const file = path.join(pgDir, 'postmaster.pid');
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || !processAlive(pid) || !servesDataDir(pid, pgDir)) {
-    options.log(`removing a stale postmaster.pid (process ${pid} is not a PostgreSQL server of ${pgDir})`);
+  const valid = Number.isInteger(pid) && pid > 0 && pid !== process.pid;
+  if (!valid || !processAlive(pid) || !servesDataDir(pid, pgDir)) {
+    const why = !valid || !processAlive(pid) ? `process ${pid} is gone` : `process ${pid} is not a PostgreSQL server of ${pgDir}`;
+    options.log(`removing a stale postmaster.pid (${why})`);
     await rm(file, { force: true });
     return;
   }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { postgresOsUser } from '../../../src/core/postgres-binaries.js';
 import { freePort } from '../../harness/free-port.js';
 import { alive, cleanUp, postmasterPid, spawnServer, until, type ServerProcess } from './server-process.js';
 
@@ -25,7 +26,8 @@ async function start(): Promise<ServerProcess> {
 
 const readNotes = async (s: ServerProcess) => {
   try {
-    const res = await fetch(`${s.baseUrl}/api/database/records/notes`, { headers: { 'x-api-key': apiKey } });
+    // A read that takes longer than 5 s counts as not answered.
+    const res = await fetch(`${s.baseUrl}/api/database/records/notes`, { headers: { 'x-api-key': apiKey }, signal: AbortSignal.timeout(5_000) });
     return { status: res.status, body: await res.text() };
   } catch (err) {
     return { status: 0, body: String(err) };
@@ -103,8 +105,9 @@ describe('embedded PostgreSQL supervision', () => {
     const orphan = postmasterPid(dataDir)!;
     process.kill(orphan, 'SIGKILL');
     await until(() => !alive(orphan), 10_000, 'the postmaster to end');
-    // A pid reused by another program after a crash (not an ancestor: PostgreSQL ignores those).
-    const other = spawn('sleep', ['120'], { stdio: 'ignore' });
+    // A pid reused by another program after a crash. PostgreSQL ignores its ancestors and
+    // processes it may not signal, so this one is not an ancestor and runs as PostgreSQL's user.
+    const other = spawn('sleep', ['120'], { stdio: 'ignore', ...(await postgresOsUser()) });
     try {
       const file = path.join(dataDir, 'pg', 'postmaster.pid');
       const lines = readFileSync(file, 'utf8').split('\n');
