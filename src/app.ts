@@ -12,6 +12,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
+import { defaultMaxConnections } from './core/fd-limit.js';
 import type { Deps } from './deps.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerAccessControl } from './http/principal.js';
@@ -66,11 +67,18 @@ export interface AppOptions {
 }
 
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const limits = deps.config.http;
   const app = Fastify({
     logger: options.logger ?? { level: deps.config.logLevel },
     bodyLimit: deps.config.maxBodyBytes,
     trustProxy: deps.config.trustProxy,
     forceCloseConnections: 'idle',
+    // Slow or silent clients cannot hold a connection forever: headers within headersTimeout,
+    // the whole request body within requestTimeout, no silence past connectionTimeout.
+    connectionTimeout: limits.idleTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    http: { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: 1_000 },
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -79,6 +87,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors,
   }).withTypeProvider<ZodTypeProvider>();
+  // Connections past the cap are closed as soon as they are accepted, so a flood cannot use up
+  // the file descriptors the pool, uploads and the function runtime need.
+  app.server.maxConnections = limits.maxConnections ?? defaultMaxConnections();
 
   // Fastify parses text/plain bodies into strings by default, which turns a wrong content type
   // into a confusing "expected object" validation error. JSON routes answer 415 instead; a route

@@ -51,6 +51,14 @@ const envSchema = z
     // Server-side deadline of a request (function calls and admin SQL get their own timeout + 1 s).
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
     TRUST_PROXY: flag.default(false),
+    // Lifecycle and connections: how long SIGTERM waits for in-flight requests, the connection
+    // cap (default: from the open-file limit) and the HTTP timeouts.
+    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).default(20_000),
+    MAX_CONNECTIONS: z.coerce.number().int().min(1).optional(),
+    HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(15_000),
+    HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(300_000),
+    HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1_000).optional(),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(72_000),
     // AI provider key: seeds the stored OpenRouter key once, when none is stored.
     OPENROUTER_API_KEY: z.string().min(1).max(4096).optional(),
     // Functions: the Deno runtime the server starts (port 0: any free loopback port).
@@ -82,6 +90,9 @@ const envSchema = z
   .superRefine((env, ctx) => {
     if (env.SMTP_HOST && !env.SMTP_SENDER_EMAIL) {
       ctx.addIssue({ code: 'custom', path: ['SMTP_SENDER_EMAIL'], message: 'is required when SMTP_HOST is set' });
+    }
+    if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({ code: 'custom', path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS' });
     }
     if (env.STORAGE_BACKEND === 's3' && !env.STORAGE_S3_BUCKET) {
       ctx.addIssue({ code: 'custom', path: ['STORAGE_S3_BUCKET'], message: 'is required when STORAGE_BACKEND is s3' });
@@ -126,6 +137,17 @@ const envSchema = z
     dbPoolQueueMax: env.DB_POOL_QUEUE_MAX ?? 2 * env.DB_POOL_SIZE,
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     trustProxy: env.TRUST_PROXY,
+    shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    http: {
+      // Unset: derived from the open-file limit when the server starts (see core/fd-limit.ts).
+      maxConnections: env.MAX_CONNECTIONS,
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      // A socket silent this long is closed; by default longer than any request may legitimately
+      // stay silent (a function invocation, admin SQL).
+      idleTimeoutMs: env.HTTP_IDLE_TIMEOUT_MS ?? Math.max(120_000, env.FUNCTIONS_TIMEOUT_MS + 10_000, env.RAW_SQL_TIMEOUT_MS + 10_000),
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    },
     logLevel: env.LOG_LEVEL,
     openrouterApiKey: env.OPENROUTER_API_KEY,
     functions: {

@@ -39,25 +39,33 @@ export interface Deps {
 
 export interface DepsOptions {
   clock?: Clock;
+  /** The embedded PostgreSQL's own output. */
   onDatabaseLog?: (line: string) => void;
+  /** What the embedded database's supervisor does (stale servers stopped, restarts). */
+  onDatabaseEvent?: (message: string) => void;
 }
 
 const EMBEDDED_DB_NAME = 'plinth';
 
 async function resolveDatabase(
   config: Config,
-  onLog?: (line: string) => void,
+  options: DepsOptions,
 ): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
   if (config.databaseUrl) return { url: config.databaseUrl };
   const embedded = await startEmbeddedPostgres({
     dataDir: config.dataDir,
     port: config.embeddedPgPort,
-    onLog,
+    onLog: options.onDatabaseLog,
+    onEvent: options.onDatabaseEvent,
+    detached: true,
   });
   const admin = postgres(embedded.url, { max: 1, onnotice: () => {} });
   try {
     const [row] = await admin`select 1 from pg_database where datname = ${EMBEDDED_DB_NAME}`;
     if (!row) await admin.unsafe(`create database ${EMBEDDED_DB_NAME}`);
+  } catch (err) {
+    await embedded.stop();
+    throw err;
   } finally {
     await admin.end();
   }
@@ -83,7 +91,7 @@ const derive = (master: Buffer, purpose: string): Buffer =>
   Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `plinth ${purpose} v1`, 32));
 
 export async function createDeps(config: Config, options: DepsOptions = {}): Promise<Deps> {
-  const { url, embedded } = await resolveDatabase(config, options.onDatabaseLog);
+  const { url, embedded } = await resolveDatabase(config, options);
   const sql = createPool(url, { max: config.dbPoolSize, queueMax: config.dbPoolQueueMax, deadlineMs: config.requestTimeoutMs });
   try {
     const masterKey = await resolveMasterKey(config);
@@ -114,10 +122,16 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
       functions,
       blobStore,
       firstStart: keys.created.length > 0,
+      // The order matters: the runtime and the LISTEN connections, the pool, then the database
+      // they all talk to (main.ts drains the HTTP requests before calling this).
+      // Every step runs even when one before it failed; the first failure is then thrown.
       async close() {
-        await functions.close();
-        await sql.end({ timeout: 5 });
-        await embedded?.stop();
+        const failures: unknown[] = [];
+        const step = (work: () => Promise<unknown>) => work().catch((err: unknown) => void failures.push(err));
+        await step(() => functions.close());
+        await step(() => sql.end({ timeout: 5 }));
+        await step(async () => embedded?.stop());
+        if (failures.length > 0) throw failures[0];
       },
     };
   } catch (err) {

@@ -1,14 +1,26 @@
-// Entry point: configuration → dependencies → app → listen, and a graceful shutdown that
-// finishes in-flight requests before closing the pool and the embedded database.
-import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
-import { createDeps } from './deps.js';
-import { adminCredentials } from './modules/auth/admin-auth.service.js';
+// Entry point: configuration → free ports → dependencies → app → listen. Owns SIGINT/SIGTERM:
+// the first drains in-flight requests and stops everything in order (shutdown.ts), a second one
+// exits at once.
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { unavailablePorts, type PortClaim } from './core/port-check.js';
+import { clearStalePostmaster } from './core/stale-postmaster.js';
+import type { Deps } from './deps.js';
 
-async function main(): Promise<void> {
-  let config;
+/** Every port this server will take, with the setting that chose it. */
+function portClaims(config: Config): PortClaim[] {
+  const claims: PortClaim[] = [{ setting: 'PORT', host: config.host, port: config.port }];
+  if (!config.databaseUrl) claims.push({ setting: 'EMBEDDED_PG_PORT', host: '127.0.0.1', port: config.embeddedPgPort });
+  if (config.functions.runtimePort !== 0) {
+    claims.push({ setting: 'FUNCTIONS_RUNTIME_PORT', host: '127.0.0.1', port: config.functions.runtimePort });
+  }
+  return claims;
+}
+
+function readConfig(): Config {
   try {
-    config = loadConfig();
+    return loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);
@@ -16,24 +28,10 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const deps = await createDeps(config);
-  const app = await buildApp(deps);
+}
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info({ signal }, 'shutting down');
-    await app.close();
-    await deps.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-
-  // Functions answer 502 until their runtime is up; the rest of the API does not wait for it.
-  deps.functions.start().catch((err) => app.log.error({ err }, 'the function runtime could not be started'));
-  await app.listen({ port: config.port, host: config.host });
+async function printBanner(config: Config, deps: Deps): Promise<void> {
+  const { adminCredentials } = await import('./modules/auth/admin-auth.service.js');
   const admin = adminCredentials(deps);
   const lines = [
     `Plinth is listening on ${config.apiBaseUrl} (API docs: ${config.apiBaseUrl}/api/docs)`,
@@ -51,6 +49,58 @@ async function main(): Promise<void> {
     lines.push(`Admin email: ${admin.email} (GET /api/metadata/api-key as admin shows the API key)`);
   }
   console.log(lines.join('\n'));
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  // A postmaster left by a killed server would hold the database port: stop it before checking.
+  if (!config.databaseUrl) await clearStalePostmaster(path.join(config.dataDir, 'pg'), { log: (line) => console.log(line) });
+  const taken = await unavailablePorts(portClaims(config));
+  if (taken.length > 0) {
+    console.error(taken.join('\n'));
+    process.exit(1);
+  }
+
+  // The rest of the server is loaded only now: a taken port is reported in a moment, not after
+  // every module has been loaded.
+  const [{ buildApp }, { createDeps }, { stopServer }] = await Promise.all([
+    import('./app.js'),
+    import('./deps.js'),
+    import('./shutdown.js'),
+  ]);
+  let app: FastifyInstance | undefined;
+  let deps: Deps | undefined;
+  let stopping: string | undefined;
+  const stop = (signal: string) => {
+    if (stopping) {
+      console.error(`${signal} again while stopping: exiting without waiting for requests in flight`);
+      process.exit(1);
+    }
+    stopping = signal;
+    // Before the app exists the start itself checks `stopping` after each step.
+    if (app && deps) void stopServer(app, deps, signal).then((code) => process.exit(code));
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+
+  let dbEvent = (message: string) => console.log(message);
+  deps = await createDeps(config, { onDatabaseEvent: (message) => dbEvent(message) });
+  if (stopping) return void (await deps.close(), process.exit(0));
+  let built: FastifyInstance;
+  try {
+    built = await buildApp(deps);
+    dbEvent = (message) => built.log.warn(message);
+    // Functions answer 502 until their runtime is up; the rest of the API does not wait for it.
+    deps.functions.start().catch((err) => built.log.error({ err }, 'the function runtime could not be started'));
+    await built.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    // Nothing may outlive a failed start (the embedded database runs in its own process group).
+    await deps.close().catch(() => {});
+    throw err;
+  }
+  app = built;
+  if (stopping) return void stopServer(built, deps, stopping).then((code) => process.exit(code));
+  await printBanner(config, deps);
 }
 
 main().catch((err) => {

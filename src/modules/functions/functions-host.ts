@@ -115,8 +115,9 @@ export async function createFunctionsHost(config: Config, sql: Sql, keyring: Key
     start: () => runtime.start(),
     async close() {
       await runtime.stop();
-      await functionsListener.unlisten();
-      await secretsListener.unlisten();
+      // UNLISTEN on a connection the database already closed fails; the listener is gone anyway.
+      await functionsListener.unlisten().catch(() => {});
+      await secretsListener.unlisten().catch(() => {});
     },
   };
 }

@@ -22,8 +22,21 @@ export interface RuntimeOptions {
   log: (level: 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
 }
 
+/** What readiness and operators see of the runtime. */
+export interface RuntimeHealth {
+  status: RuntimeStatus;
+  /** Starts after the first one (crashes, failed health checks, failed spawns). */
+  restarts: number;
+  /** Failed starts in a row (the backoff grows with it, up to 10 s). */
+  consecutiveFailures: number;
+  lastExit: string | null;
+  /** When the next start is due while unavailable. */
+  nextAttemptAt: string | null;
+}
+
 export interface RuntimeSupervisor {
   readonly status: RuntimeStatus;
+  readonly health: RuntimeHealth;
   /** http://127.0.0.1:<port> of the running runtime, else null. */
   readonly baseUrl: string | null;
   readonly port: number | null;
@@ -72,6 +85,9 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
   let failures = 0;
   let runningSince = 0;
   let restartTimer: NodeJS.Timeout | null = null;
+  let restarts = 0;
+  let lastExit: string | null = null;
+  let nextAttemptAt: number | null = null;
   let healthTimer: NodeJS.Timeout | null = null;
 
   const setRunning = () => {
@@ -116,17 +132,35 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
     healthTimer.unref();
   }
 
+  /** Starts one runtime process. Never throws: a process that cannot start is a failed start. */
   function launch() {
     status = 'starting';
-    const proc = spawn(
-      options.denoPath ?? denoBinary(),
-      ['run', '--allow-net', '--no-prompt', `--v8-flags=--max-old-space-size=${options.memoryMb}`, path.join(RUNTIME_DIR, 'server.ts')],
-      { env: { DENO_DIR: options.cacheDir, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' }, stdio: ['pipe', 'pipe', 'pipe'] },
-    );
+    runningSince = 0;
+    let proc: ChildProcess;
+    try {
+      proc = spawn(
+        options.denoPath ?? denoBinary(),
+        ['run', '--allow-net', '--no-prompt', `--v8-flags=--max-old-space-size=${options.memoryMb}`, path.join(RUNTIME_DIR, 'server.ts')],
+        { env: { DENO_DIR: options.cacheDir, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' }, stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+    } catch (err) {
+      options.log('error', 'the function runtime could not be started', { err });
+      retryLater(`spawn failed: ${(err as Error).message}`);
+      return;
+    }
     child = proc;
-    proc.stdin!.on('error', () => {});
-    proc.stdin!.write(`${JSON.stringify({ port: options.port, token, timeoutMs: options.timeoutMs, workerSource })}\n`);
-    createInterface({ input: proc.stdout! }).on('line', (line) => {
+    proc.on('error', (err) => {
+      options.log('error', 'the function runtime could not be started', { err });
+      // A process that never started sends no exit event: retry as if it had exited.
+      if (proc.pid === undefined) gone(proc, `spawn failed: ${(err as NodeJS.ErrnoException).code ?? err.message}`);
+    });
+    proc.on('exit', (code, signal) => gone(proc, String(signal ?? code)));
+    // Out of file descriptors (EMFILE), spawn hands back a process without pipes (and emits
+    // 'error' above): nothing more to wire up.
+    if (!proc.stdin || !proc.stdout || !proc.stderr) return;
+    proc.stdin.on('error', () => {});
+    proc.stdin.write(`${JSON.stringify({ port: options.port, token, timeoutMs: options.timeoutMs, workerSource })}\n`);
+    createInterface({ input: proc.stdout }).on('line', (line) => {
       let msg: { ready?: boolean; port?: number } | undefined;
       try {
         msg = JSON.parse(line);
@@ -138,13 +172,7 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
         void onListening(proc);
       } else options.log('info', `function runtime: ${line}`);
     });
-    createInterface({ input: proc.stderr! }).on('line', (line) => options.log('warn', `function runtime: ${line}`));
-    proc.on('error', (err) => {
-      options.log('error', 'the function runtime could not be started', { err });
-      // A process that never started sends no exit event: retry as if it had exited.
-      if (proc.pid === undefined) gone(proc, 'spawn failed');
-    });
-    proc.on('exit', (code, signal) => gone(proc, String(signal ?? code)));
+    createInterface({ input: proc.stderr }).on('line', (line) => options.log('warn', `function runtime: ${line}`));
   }
 
   /** The runtime process ended (or never started): restart it with backoff unless stopping. */
@@ -153,22 +181,51 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
     child = null;
     port = null;
     if (healthTimer) clearInterval(healthTimer);
-    for (const listener of exitListeners) listener();
+    for (const listener of exitListeners) {
+      try {
+        listener();
+      } catch (err) {
+        options.log('error', 'a runtime exit listener failed', { err });
+      }
+    }
+    retryLater(reason);
+  }
+
+  /**
+   * Schedules the next start. A runtime that ran a while before dying starts again at once; one
+   * that never got running (a taken port, no file descriptors) or dies young backs off, to a cap.
+   */
+  function retryLater(reason: string) {
     if (status === 'stopped') return;
     status = 'unavailable';
-    // A runtime that ran a while before dying starts again at once; a crash loop backs off.
-    failures = Date.now() - runningSince > 30_000 ? 0 : failures + 1;
+    lastExit = reason;
+    failures = runningSince > 0 && Date.now() - runningSince > 30_000 ? 0 : failures + 1;
     const delay = Math.min(100 * 2 ** failures, MAX_BACKOFF_MS);
+    nextAttemptAt = Date.now() + delay;
     options.log('warn', `function runtime exited (${reason}); restarting in ${delay} ms`);
     restartTimer = setTimeout(() => {
       restartTimer = null;
-      if (status === 'unavailable') launch();
+      nextAttemptAt = null;
+      if (status === 'unavailable') {
+        restarts += 1;
+        launch();
+      }
     }, delay);
+    restartTimer.unref();
   }
 
   const supervisor: RuntimeSupervisor = {
     get status() {
       return status;
+    },
+    get health() {
+      return {
+        status,
+        restarts,
+        consecutiveFailures: status === 'running' ? 0 : failures,
+        lastExit,
+        nextAttemptAt: nextAttemptAt === null ? null : new Date(nextAttemptAt).toISOString(),
+      };
     },
     get baseUrl() {
       return status === 'running' && port !== null ? `http://127.0.0.1:${port}` : null;
@@ -193,7 +250,7 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
       if (restartTimer) clearTimeout(restartTimer);
       if (healthTimer) clearInterval(healthTimer);
       const proc = child;
-      if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+      if (!proc || proc.pid === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => proc.kill('SIGKILL'), 2_000);
         proc.once('exit', () => {

@@ -23,6 +23,13 @@ const withinBound = <T>(work: Promise<T>, ms: number): Promise<T> => {
   return Promise.race([work, bound]).finally(() => clearTimeout(timer));
 };
 
+/** The function runtime as readiness reports it; it does not decide readiness (see README). */
+const functionsRuntime = z.object({
+  status: z.enum(['stopped', 'starting', 'running', 'unavailable']),
+  restarts: z.number(),
+  nextAttemptAt: z.string().nullable(),
+});
+
 export function healthRoutes(deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     const liveness = startLivenessMonitor(guardOf(deps.sql));
@@ -35,6 +42,11 @@ export function healthRoutes(deps: Deps): FastifyPluginAsyncZod {
         } catch {
           return { ok: false, fields: { database: 'unreachable', pendingMigrations: [] } };
         }
+      },
+      // The rest of the API serves without the function runtime: reported, never failing readiness.
+      async () => {
+        const { status, restarts, nextAttemptAt } = deps.functions.runtime.health;
+        return { ok: true, fields: { functionsRuntime: { status, restarts, nextAttemptAt } } };
       },
     ];
 
@@ -60,13 +72,17 @@ export function healthRoutes(deps: Deps): FastifyPluginAsyncZod {
         tags: ['health'],
         summary: 'Readiness: the database answers and every system migration is applied',
         response: {
-          200: z.object({ status: z.literal('ready'), database: z.literal('ok'), pendingMigrations: z.array(z.string()) }),
-          503: z.object({ status: z.literal('unavailable'), database: z.string(), pendingMigrations: z.array(z.string()) }),
+          200: z.object({ status: z.literal('ready'), database: z.literal('ok'), pendingMigrations: z.array(z.string()), functionsRuntime }),
+          503: z.object({ status: z.literal('unavailable'), database: z.string(), pendingMigrations: z.array(z.string()), functionsRuntime }),
         },
       },
       handler: async (_request, reply) => {
         const results = await Promise.all(checks.map((check) => check()));
-        const fields = Object.assign({}, ...results.map((r) => r.fields)) as { database: string; pendingMigrations: string[] };
+        const fields = Object.assign({}, ...results.map((r) => r.fields)) as {
+          database: string;
+          pendingMigrations: string[];
+          functionsRuntime: z.infer<typeof functionsRuntime>;
+        };
         if (results.every((r) => r.ok)) return { ...fields, status: 'ready' as const, database: 'ok' as const };
         return reply.code(503).header('retry-after', '1').send({ ...fields, status: 'unavailable' });
       },
