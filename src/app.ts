@@ -14,6 +14,7 @@ import {
 } from 'fastify-type-provider-zod';
 import type { Deps } from './deps.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
+import { parseJsonBodies } from './http/json-body.js';
 import { registerAccessControl } from './http/principal.js';
 import { aiRoutes } from './modules/ai/ai.routes.js';
 import { adminSessionRoutes } from './modules/auth/admin-sessions.routes.js';
@@ -82,6 +83,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   // into a confusing "expected object" validation error. JSON routes answer 415 instead; a route
   // that takes other bodies registers its own parser in its own scope.
   app.removeContentTypeParser('text/plain');
+  // Nesting depth checked before any JSON body is parsed (stack-deep JSON freezes the driver).
+  parseJsonBodies(app, { maxDepth: deps.config.maxJsonDepth });
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -148,9 +151,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const schemaCache = await createSchemaCache(deps.sql, deps.config.recordsSchemas);
   app.addHook('onClose', () => schemaCache.close());
   const pgrstOptions = { maxRows: deps.config.recordsMaxRows, schemas: deps.config.recordsSchemas, timezones: timezoneCheck(deps.sql) };
-  await app.register(recordsRoutes(createRecordsService(deps, schemaCache, pgrstOptions)));
+  await app.register(recordsRoutes(createRecordsService(deps, schemaCache, pgrstOptions), deps.config));
   const rpc = createRpcService(deps, schemaCache, pgrstOptions);
-  await app.register(rpcRoutes(rpc));
+  await app.register(rpcRoutes(rpc, deps.config));
   await app.register(migrationsRoutes(createMigrationsService(deps, () => schemaCache.refreshIfChanged())));
   await app.register(rawSqlRoutes(createRawSqlService(deps, () => schemaCache.refreshIfChanged())));
   await app.register(databaseMetadataRoutes(deps));
