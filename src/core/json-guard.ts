@@ -10,26 +10,45 @@ import { AppError } from './errors.js';
 export const JSON_DEPTH_CEILING = 1000;
 
 /**
- * Whether JSON text nests (objects and arrays) deeper than `max`: one pass over the characters,
- * brackets inside strings ignored. Malformed text is left to the parser to refuse.
+ * Where JSON text first nests (objects and arrays) deeper than `max`: the top-level key it happens
+ * under (`body` when the text is not an object), or undefined when it never does. One pass over
+ * the characters, brackets inside strings ignored; malformed text is left to the parser to refuse.
  */
-export function textNestsDeeperThan(text: string, max: number): boolean {
+export function textTooDeepAt(text: string, max: number): string | undefined {
   let depth = 0;
   let inString = false;
+  let stringStart = -1;
+  let lastString: [number, number] | undefined;
+  let key: [number, number] | undefined;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
       if (c === 0x5c) i++; // a backslash escapes the next character
-      else if (c === 0x22) inString = false;
+      else if (c === 0x22) {
+        inString = false;
+        lastString = [stringStart, i + 1];
+      }
     } else if (c === 0x22) {
       inString = true;
+      stringStart = i;
+    } else if (c === 0x3a) {
+      if (depth === 1) key = lastString; // `"key":` of the top-level object
     } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return true;
+      if (++depth > max) return topLevelKey(text, key);
     } else if (c === 0x7d || c === 0x5d) {
       depth--;
     }
   }
-  return false;
+  return undefined;
+}
+
+function topLevelKey(text: string, key: [number, number] | undefined): string {
+  if (!text.trimStart().startsWith('{') || key === undefined) return 'body';
+  try {
+    return String(JSON.parse(text.slice(key[0], key[1])));
+  } catch {
+    return 'body';
+  }
 }
 
 /** Whether a value nests (objects and arrays) deeper than `max`, checked without recursion. */
@@ -46,10 +65,10 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
-/** The 400 for JSON nested deeper than `max` levels. */
-export function jsonTooDeepError(max: number, what = 'The JSON'): AppError {
+/** The 400 for JSON nested deeper than `max` levels (under `field`, a top-level key of the body). */
+export function jsonTooDeepError(max: number, what = 'The JSON', field = 'body'): AppError {
   return new AppError('VALIDATION_ERROR', `${what} nests deeper than ${max} levels of objects and arrays.`, {
-    details: [{ field: 'body', rule: 'max_depth', message: `must not nest deeper than ${max} levels` }],
+    details: [{ field, rule: 'max_depth', message: `must not nest deeper than ${max} levels` }],
     nextActions: `Flatten the JSON to at most ${max} levels of nested objects and arrays (MAX_JSON_DEPTH).`,
   });
 }

@@ -19,9 +19,9 @@ export function acceptEmptyJsonBodies(app: FastifyInstance<any, any, any, any, a
 }
 
 /** A body nested deeper than MAX_JSON_DEPTH: refused before it is parsed, in PostgREST's shape. */
-export const jsonTooDeep = (max: number) =>
+export const jsonTooDeep = (max: number, field: string) =>
   recordsError('VALIDATION_ERROR', 'PGRST102', `The JSON body nests deeper than ${max} levels of objects and arrays`, {
-    details: `At most ${max} levels of nested objects and arrays are accepted (MAX_JSON_DEPTH).`,
+    details: `${field === 'body' ? 'The body' : `'${field}'`} nests deeper than the ${max} levels of nested objects and arrays accepted (MAX_JSON_DEPTH).`,
     nextActions: `Flatten the JSON to at most ${max} levels, or store deeper documents as text.`,
   });
 

@@ -40,19 +40,20 @@ describe('deeply nested JSON', () => {
     expect(ready.statusCode).toBe(200);
   });
 
-  it.each<[string, string, () => string, string]>([
-    ['records insert (user)', '/api/database/records/docs', () => userToken, nested(5000)],
-    ['records bulk insert (user)', '/api/database/records/docs', () => userToken, `[${nested(3000)},${nested(3000)}]`],
-    ['records update (user)', '/api/database/records/docs?id=eq.1', () => userToken, nested(5000)],
-    ['rpc named argument (anon)', '/api/database/rpc/echo', () => t.anonKey, `{"payload":${nested(5000)}}`],
-    ['rpc whole body (anon)', '/api/database/rpc/whole', () => t.anonKey, nested(5000)],
-    ['rpc under the records path (user)', '/api/database/records/rpc/echo', () => userToken, `{"payload":${nested(5000)}}`],
-  ])('%s: 400 PGRST102 in the records shape', async (_label, url, token, payload) => {
+  it.each<[string, string, () => string, string, string]>([
+    ['records insert (user)', '/api/database/records/docs', () => userToken, nested(5000), "'data'"],
+    ['records bulk insert (user)', '/api/database/records/docs', () => userToken, `[${nested(3000)},${nested(3000)}]`, 'The body'],
+    ['records update (user)', '/api/database/records/docs?id=eq.1', () => userToken, nested(5000), "'data'"],
+    ['rpc named argument (anon)', '/api/database/rpc/echo', () => t.anonKey, `{"payload":${nested(5000)}}`, "'payload'"],
+    ['rpc whole body (anon)', '/api/database/rpc/whole', () => t.anonKey, nested(5000), "'data'"],
+    ['rpc under the records path (user)', '/api/database/records/rpc/echo', () => userToken, `{"payload":${nested(5000)}}`, "'payload'"],
+  ])('%s: 400 PGRST102 in the records shape', async (_label, url, token, payload, where) => {
     const method = url.includes('?id=') ? 'PATCH' : 'POST';
     const res = await t.request({ method, url, headers: { ...bearer(token()), 'content-type': 'application/json' }, payload });
     expect(res.statusCode, res.body).toBe(400);
     expect(res.json).toMatchObject({ error: 'VALIDATION_ERROR', code: 'PGRST102', statusCode: 400, details: expect.any(String), hint: null });
     expect(res.json.message).toContain('64 levels');
+    expect(res.json.details).toContain(where);
   });
 
   it('other JSON routes refuse it with 400 VALIDATION_ERROR and nextActions', async () => {
@@ -64,6 +65,7 @@ describe('deeply nested JSON', () => {
     });
     expect(res.statusCode, res.body).toBe(400);
     expect(res.json).toMatchObject({ error: 'VALIDATION_ERROR', statusCode: 400, nextActions: expect.any(String) });
+    expect(res.json.details).toEqual([{ field: 'profile', rule: 'max_depth', message: 'must not nest deeper than 64 levels' }]);
     const signIn = await t.request({ method: 'POST', url: '/api/auth/sessions', headers: { 'content-type': 'application/json' }, payload: nested(100) });
     expect(signIn.statusCode).toBe(400);
     expect(signIn.json.error).toBe('VALIDATION_ERROR');
