@@ -21,8 +21,8 @@ type Rows = postgres.RowList<postgres.Row[]>;
 /** Runs `statement` scoped to `claims` (role `authenticated`), all-or-nothing. */
 type Envelope = (sql: postgres.Sql, scope: CapturedStatement, claims: string, statement: CapturedStatement) => Promise<Rows>;
 
-/** The role and claims parameters of the scope statement, in its order. */
-const scopeParams = (claims: string) => ['authenticated', claims];
+/** The scope statement's parameters as Plinth bound them (role, then statement timeout…), with these claims. */
+const scopeParams = (scope: CapturedStatement, claims: string) => [scope.params[0], claims, ...scope.params.slice(2)] as string[];
 
 /** Awaits every step (so the connection is idle before it goes back), then fails with the first failure. */
 async function settled<T>(steps: Promise<T>[]): Promise<T[]> {
@@ -48,7 +48,7 @@ const pipelined =
       // Queries are written in the order they are executed.
       const steps = [
         tx.unsafe('begin').execute(),
-        tx.unsafe(scope.text, scopeParams(claims), { prepare: true }).execute(),
+        tx.unsafe(scope.text, scopeParams(scope, claims), { prepare: true }).execute(),
         tx.unsafe(statement.text, statement.params as never[], { prepare }).execute(),
         tx.unsafe('commit').execute(),
       ];
@@ -68,7 +68,7 @@ const commitAfter: Envelope = async (sql, scope, claims, statement) => {
   try {
     const steps = [
       tx.unsafe('begin').execute(),
-      tx.unsafe(scope.text, scopeParams(claims), { prepare: true }).execute(),
+      tx.unsafe(scope.text, scopeParams(scope, claims), { prepare: true }).execute(),
       tx.unsafe(statement.text, statement.params as never[], { prepare: true }).execute(),
     ];
     let rows: Rows;
@@ -93,7 +93,7 @@ const begin =
   (prepare: boolean): Envelope =>
   (sql, scope, claims, statement) =>
     sql.begin(async (tx) => {
-      const scoped = tx.unsafe(scope.text, scopeParams(claims), { prepare: true }).execute();
+      const scoped = tx.unsafe(scope.text, scopeParams(scope, claims), { prepare: true }).execute();
       const result = tx.unsafe(statement.text, statement.params as never[], { prepare }).execute();
       await scoped;
       return result;
@@ -118,7 +118,7 @@ const inlined = (statement: CapturedStatement, params: unknown[]) =>
  * not the limit.
  */
 const simple: Envelope = async (sql, scope, claims, statement) => {
-  const result = await sql.unsafe(`${inlined(scope, scopeParams(claims))}; ${inlined(statement, statement.params)}`);
+  const result = await sql.unsafe(`${inlined(scope, scopeParams(scope, claims))}; ${inlined(statement, statement.params)}`);
   // postgres.js answers one result per statement that returned rows, else one result whose count
   // is the last statement's (an insert without RETURNING).
   return (Array.isArray(result[0]) ? result[result.length - 1] : result) as Rows;
@@ -210,7 +210,7 @@ export function recordsRoutes(app: FastifyInstance, sql: postgres.Sql, o: Record
       if (!scope) return reply;
       const { insertOne } = scope.statements;
       const params = [...insertOne.params];
-      params[insertOne.bodyIndex] = [request.body];
+      params[insertOne.bodyIndex] = JSON.stringify([request.body]);
       await envelope(sql, scope.statements.scope, scope.claims, { text: insertOne.text, params });
       // Uncounted, as PostgREST answers a write without Prefer: count.
       return reply.code(201).header('content-type', 'application/json; charset=utf-8').header('content-range', '*/*').send();

@@ -28,7 +28,7 @@ export interface RecordsStatements {
   readOne: CapturedStatement & { idIndex: number };
   /** GET ?select=id,title,done&done=eq.false&order=id&limit=20: fixed parameters. */
   list: CapturedStatement;
-  /** POST one object: `params[bodyIndex]` is the array of rows (the body, wrapped). */
+  /** POST one object: `params[bodyIndex]` is the rows as JSON text (the body, wrapped in an array). */
   insertOne: CapturedStatement & { bodyIndex: number };
   /** The scope statement (withRequestScope, core/db.ts). */
   scope: CapturedStatement;
@@ -119,7 +119,7 @@ export async function captureRecordsStatements(databaseUrl: string, config: Conf
       const list = await capture('GET', LIST_QUERY, undefined, 200);
       const insertBody = JSON.parse(INSERT_BODY.replace('[<id>]', 'capture')) as Record<string, unknown>;
       const insert = await capture('POST', '', insertBody, 201);
-      const bodyIndex = insert.statement.params.findIndex((p) => Array.isArray(p) && p.length === 1 && p[0] === insertBody);
+      const bodyIndex = insert.statement.params.findIndex((p) => p === JSON.stringify([insertBody]));
       if (bodyIndex < 0) throw new Error(`cannot tell which parameter of the insert is the body: ${JSON.stringify(insert.statement.params)}`);
       return {
         readOne: { ...read.statement, idIndex },

@@ -308,7 +308,7 @@ const recordsInsertOne: Scenario = {
       connections: RECORDS_CONNECTIONS,
       plinth: await measureLoad(spec(ctx.plinthUrl), ctx),
       limit: await measureLoad(spec(ctx.limitUrl), ctx),
-      limitDoes: limitDoes(`the insert into ${RECORDS_TABLE} from json_populate_recordset (the body wrapped in an array, as Plinth binds it)`),
+      limitDoes: limitDoes(`the insert into ${RECORDS_TABLE} from json_populate_recordset (the body wrapped in an array, bound as JSON text, as Plinth binds it)`),
       target: { kind: 'ratio', min: 0.85 },
     };
   },

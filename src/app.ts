@@ -15,6 +15,7 @@ import {
 import { defaultMaxConnections } from './core/fd-limit.js';
 import type { Deps } from './deps.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
+import { parseJsonBodies } from './http/json-body.js';
 import { registerAccessControl } from './http/principal.js';
 import { registerRequestDeadline } from './http/request-deadline.js';
 import { guardOf } from './core/db.js';
@@ -95,6 +96,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   // into a confusing "expected object" validation error. JSON routes answer 415 instead; a route
   // that takes other bodies registers its own parser in its own scope.
   app.removeContentTypeParser('text/plain');
+  // Nesting depth checked before any JSON body is parsed (stack-deep JSON freezes the driver).
+  parseJsonBodies(app, { maxDepth: deps.config.maxJsonDepth });
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -162,9 +165,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const schemaCache = await createSchemaCache(deps.sql, deps.config.recordsSchemas);
   app.addHook('onClose', () => schemaCache.close());
   const pgrstOptions = { maxRows: deps.config.recordsMaxRows, schemas: deps.config.recordsSchemas, timezones: timezoneCheck(deps.sql) };
-  await app.register(recordsRoutes(createRecordsService(deps, schemaCache, pgrstOptions)));
+  await app.register(recordsRoutes(createRecordsService(deps, schemaCache, pgrstOptions), deps.config));
   const rpc = createRpcService(deps, schemaCache, pgrstOptions);
-  await app.register(rpcRoutes(rpc));
+  await app.register(rpcRoutes(rpc, deps.config));
   await app.register(migrationsRoutes(createMigrationsService(deps, () => schemaCache.refreshIfChanged())));
   await app.register(rawSqlRoutes(createRawSqlService(deps, () => schemaCache.refreshIfChanged())));
   await app.register(databaseMetadataRoutes(deps));

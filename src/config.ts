@@ -44,6 +44,11 @@ const envSchema = z
     CORS_ORIGINS: z.string().default('*'),
     COOKIE_SECURE: flag.optional(),
     MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+    // Nesting of objects/arrays in a JSON body (and any JSON value bound for SQL); 1000 at most.
+    MAX_JSON_DEPTH: z.coerce.number().int().min(2).max(1000).default(64),
+    // Statement timeouts of records, RPC and storage statements by role (0: none), as Supabase's.
+    ANON_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(3_000),
+    AUTHENTICATED_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(8_000),
     PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).default(availableParallelism()),
     DB_POOL_SIZE: z.coerce.number().int().min(1).default(20),
     // Requests waiting for a database connection before new ones get 503 (default: 2 × the pool).
@@ -132,6 +137,14 @@ const envSchema = z
     // Browsers only store SameSite=None cookies that are Secure; plain-http local dev gets Lax.
     cookieSecure: env.COOKIE_SECURE,
     maxBodyBytes: env.MAX_BODY_BYTES,
+    maxJsonDepth: env.MAX_JSON_DEPTH,
+    // The admin (project_admin) through the records API gets RAW_SQL_TIMEOUT_MS: no longer than
+    // it may run any statement through raw SQL, and never unbounded on a pooled connection.
+    statementTimeouts: {
+      anon: env.ANON_STATEMENT_TIMEOUT_MS,
+      authenticated: env.AUTHENTICATED_STATEMENT_TIMEOUT_MS,
+      projectAdmin: env.RAW_SQL_TIMEOUT_MS,
+    },
     passwordHashConcurrency: env.PASSWORD_HASH_CONCURRENCY,
     dbPoolSize: env.DB_POOL_SIZE,
     dbPoolQueueMax: env.DB_POOL_QUEUE_MAX ?? 2 * env.DB_POOL_SIZE,

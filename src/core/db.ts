@@ -54,14 +54,28 @@ export interface RequestScope {
   claims: Record<string, unknown>;
   /** `Prefer: timezone=…` (already checked against pg_timezone_names): the transaction's TimeZone. */
   timezone?: string;
+  /** The statement_timeout of the transaction's statements (by role; 0: none); unset keeps the server's. */
+  statementTimeoutMs?: number;
 }
 
-/** The scope statement: role and claims, and the TimeZone only when one is asked for. */
+/**
+ * The scope statement: role, claims, the statement timeout and, only when one is asked for, the
+ * TimeZone, all set in one statement local to the transaction. Every value is bound as text, so
+ * the driver has nothing to serialise that could throw. The timeout binds the statements after
+ * this one (PostgreSQL arms it as each statement starts).
+ */
 function scopeStatement(conn: postgres.Sql, scope: RequestScope) {
-  const claims = JSON.stringify(scope.claims);
-  return scope.timezone === undefined
-    ? conn`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${claims}, true)`
-    : conn`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${claims}, true), set_config('timezone', ${scope.timezone}, true)`;
+  const params = [scope.role, JSON.stringify(scope.claims)];
+  let text = "select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)";
+  if (scope.statementTimeoutMs !== undefined) {
+    params.push(String(scope.statementTimeoutMs));
+    text += `, set_config('statement_timeout', $${params.length}, true)`;
+  }
+  if (scope.timezone !== undefined) {
+    params.push(scope.timezone);
+    text += `, set_config('timezone', $${params.length}, true)`;
+  }
+  return conn.unsafe(text, params, { prepare: true });
 }
 
 interface Reservation {

@@ -89,7 +89,11 @@ export function fromPgError(err: unknown): AppError | undefined {
     case '42501':
       return new AppError('FORBIDDEN', err.message, { cause: err });
     case '57014':
-      return new AppError('SERVICE_UNAVAILABLE', 'The query took too long and was cancelled.', { cause: err });
+      // statement_timeout (or a cancel): the statement, not the service, is the problem.
+      return new AppError('GATEWAY_TIMEOUT', 'The query took too long and was cancelled.', {
+        cause: err,
+        nextActions: 'Narrow the query (filters on indexed columns, fewer rows), or raise the statement timeout.',
+      });
     default:
       return undefined;
   }

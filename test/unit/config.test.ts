@@ -12,6 +12,9 @@ describe('loadConfig', () => {
       accessTokenTtlSeconds: 900,
       refreshTokenTtlSeconds: 604800,
       corsOrigins: ['*'],
+      maxJsonDepth: 64,
+      // As Supabase: a few seconds for anon, more for signed-in users; the admin as raw SQL.
+      statementTimeouts: { anon: 3000, authenticated: 8000, projectAdmin: 30000 },
     });
     expect(config.dataDir).toMatch(/\.plinth$/);
   });
@@ -31,6 +34,14 @@ describe('loadConfig', () => {
       corsOrigins: ['https://a.example', 'https://b.example'],
       databaseUrl: 'postgres://u@h/db',
     });
+  });
+
+  it('takes statement timeouts by role and a JSON depth up to the ceiling', () => {
+    const config = loadConfig({ ANON_STATEMENT_TIMEOUT_MS: '0', AUTHENTICATED_STATEMENT_TIMEOUT_MS: '2500', RAW_SQL_TIMEOUT_MS: '60000', MAX_JSON_DEPTH: '1000' });
+    expect(config.statementTimeouts).toEqual({ anon: 0, authenticated: 2500, projectAdmin: 60000 });
+    expect(config.maxJsonDepth).toBe(1000);
+    expect(() => loadConfig({ MAX_JSON_DEPTH: '5000' })).toThrow(/MAX_JSON_DEPTH/);
+    expect(() => loadConfig({ ANON_STATEMENT_TIMEOUT_MS: '-1' })).toThrow(/ANON_STATEMENT_TIMEOUT_MS/);
   });
 
   it('treats empty variables as unset', () => {

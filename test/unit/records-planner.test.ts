@@ -458,7 +458,7 @@ describe('insert', () => {
     return { sql: flat(s.text), params: s.params, returnsBody: s.returnsBody };
   };
   const into = (target = 'books', cols = '"id", "title", "price"') =>
-    `insert into "public"."${target}" as t0 (${cols}) select ${cols} from json_populate_recordset(null::"public"."${target}", $1::json)`;
+    `insert into "public"."${target}" as t0 (${cols}) select ${cols} from json_populate_recordset(null::"public"."${target}", $1::text::json)`;
 
   it.each<[string, () => ReturnType<typeof insert>, string, boolean]>([
     ['minimal: only a row count comes back', () => insert(books, ''), into(), false],
@@ -499,7 +499,7 @@ describe('insert', () => {
   ])('%s', (_label, run, sql, returnsBody) => {
     const s = run();
     expect(s.sql).toBe(sql);
-    expect(s.params).toEqual([rows]);
+    expect(s.params).toEqual([JSON.stringify(rows)]);
     expect(s.returnsBody).toBe(returnsBody);
   });
 
@@ -517,7 +517,7 @@ describe('insert', () => {
     const keys = qs.includes('on_conflict=title') ? '"title"' : '"id"';
     const sets = ['"id"', '"title"', '"price"'].filter((c) => c !== keys).map((c) => `${c} = excluded.${c}`).join(', ');
     expect(s.sql).toContain(`${into()} on conflict (${keys}) do update set ${sets}`);
-    expect(s.params).toEqual([rows]);
+    expect(s.params).toEqual([JSON.stringify(rows)]);
     expect(s.returnsBody).toBe(representation);
     if (representation) expect(s.sql).toContain(`select t0."id" as "id" from _changed t0`);
   });
@@ -538,7 +538,7 @@ describe('update', () => {
     return { sql: flat(s.text), params: s.params, returnsBody: s.returnsBody };
   };
   const set = (cols: string[], where: string) =>
-    `update "public"."books" as t0 set ${cols.map((c) => `"${c}" = _j."${c}"`).join(', ')} from json_populate_record(null::"public"."books", $1::json) _j where ${where}`;
+    `update "public"."books" as t0 set ${cols.map((c) => `"${c}" = _j."${c}"`).join(', ')} from json_populate_record(null::"public"."books", $1::text::json) _j where ${where}`;
 
   it.each<[string, string, Record<string, unknown>, boolean, string, unknown[]]>([
     ['one column, filtered', 'id=eq.1', { title: 'y' }, false, set(['title'], `t0."id" = $2::text::bigint`), ['1']],
@@ -559,7 +559,7 @@ describe('update', () => {
   ])('%s', (_label, qs, changes, representation, sql, filterParams) => {
     const s = update(qs, changes, representation);
     expect(s.sql).toBe(sql);
-    expect(s.params).toEqual([changes, ...filterParams]);
+    expect(s.params).toEqual([JSON.stringify(changes), ...filterParams]);
     expect(s.returnsBody).toBe(representation);
   });
 

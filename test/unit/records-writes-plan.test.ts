@@ -6,7 +6,9 @@ import { AppError } from '../../src/core/errors.js';
 import { parseQuery } from '../../src/modules/records/grammar/query.js';
 import { putRow } from '../../src/modules/records/put.js';
 import type { Column, SchemaSnapshot, Table } from '../../src/modules/records/schema-cache.js';
-import { insertStatement } from '../../src/modules/records/sql/statements.js';
+import { insertStatement, updateStatement, type InsertOptions } from '../../src/modules/records/sql/statements.js';
+
+type InsertOptionsPart = Omit<InsertOptions, 'columns'>;
 
 const col = (name: string, type: string, defaultSql?: string): [string, Column] => [
   name,
@@ -38,28 +40,28 @@ function codeOf(run: () => unknown): [number, unknown] {
 }
 
 describe('insert with missing=default', () => {
-  const populate = `from jsonb_array_elements($1::jsonb) _e(r) cross join lateral jsonb_populate_record(null::"public"."things", _e.r) _p`;
+  const populate = `from jsonb_array_elements($1::text::jsonb) _e(r) cross join lateral jsonb_populate_record(null::"public"."things", _e.r) _p`;
   it.each<[string, string[], boolean, string, unknown[]]>([
     [
       'columns with defaults: CASE on the key, else the default',
       ['id', 'name', 'color'],
       true,
       `insert into "public"."things" as t0 ("id", "name", "color") select case when _e.r ? $2::text then _p."id" else (nextval('things_id_seq'::regclass)) end, _p."name", case when _e.r ? $3::text then _p."color" else ('grey'::text) end ${populate}`,
-      [rows, 'id', 'color'],
+      [JSON.stringify(rows), 'id', 'color'],
     ],
     [
       'no column with a default among the columns: the plain form',
       ['name'],
       true,
-      `insert into "public"."things" as t0 ("name") select "name" from json_populate_recordset(null::"public"."things", $1::json)`,
-      [rows],
+      `insert into "public"."things" as t0 ("name") select "name" from json_populate_recordset(null::"public"."things", $1::text::json)`,
+      [JSON.stringify(rows)],
     ],
     [
       'missing=null (the default): the plain form',
       ['name', 'color'],
       false,
-      `insert into "public"."things" as t0 ("name", "color") select "name", "color" from json_populate_recordset(null::"public"."things", $1::json)`,
-      [rows],
+      `insert into "public"."things" as t0 ("name", "color") select "name", "color" from json_populate_recordset(null::"public"."things", $1::text::json)`,
+      [JSON.stringify(rows)],
     ],
   ])('%s', (_label, columns, missingDefault, sql, params) => {
     const s = insertStatement(snapshot, things, q(''), rows, { columns, representation: false, missingDefault });
@@ -70,6 +72,46 @@ describe('insert with missing=default', () => {
   it('with an upsert, the conflict clause follows the defaulted rows', () => {
     const s = insertStatement(snapshot, things, q(''), rows, { columns: ['id', 'color'], representation: false, missingDefault: true, resolution: 'ignore-duplicates' });
     expect(flat(s.text)).toMatch(/_e\.r\) _p on conflict \("id"\) do nothing$/);
+  });
+});
+
+describe('insert of objects without keys (all defaults)', () => {
+  it.each<[string, unknown[], InsertOptionsPart, string, unknown[]]>([
+    ['{}: one row of defaults', [{}], { representation: false }, `insert into "public"."things" as t0 select from generate_series(1, $1::int)`, [1]],
+    ['[{}, {}, {}]: one row of defaults each', [{}, {}, {}], { representation: false }, `insert into "public"."things" as t0 select from generate_series(1, $1::int)`, [3]],
+    [
+      'return=representation: the rows come back',
+      [{}],
+      { representation: true },
+      `with _changed as (insert into "public"."things" as t0 select from generate_series(1, $1::int) returning t0.*) select coalesce(json_agg(_r), '[]'::json)::text as body, count(_r)::int as page_rows, (null::bigint) as total from (select t0.* from _changed t0) _r`,
+      [1],
+    ],
+    [
+      'an upsert: nothing to merge, so duplicates are ignored',
+      [{}],
+      { representation: false, resolution: 'merge-duplicates' },
+      `insert into "public"."things" as t0 select from generate_series(1, $1::int) on conflict ("id") do nothing`,
+      [1],
+    ],
+    ['missing=default changes nothing', [{}, {}], { representation: false, missingDefault: true }, `insert into "public"."things" as t0 select from generate_series(1, $1::int)`, [2]],
+  ])('%s', (_label, body, options, sql, params) => {
+    const s = insertStatement(snapshot, things, q(''), body, { columns: [], ...options });
+    expect(flat(s.text)).toBe(sql);
+    expect(s.params).toEqual(params);
+  });
+});
+
+describe('JSON bound as text, nesting checked', () => {
+  it('a body nested past the ceiling (1000) is a 400 PGRST102 before any SQL runs', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 5000; i++) deep = [deep];
+    expect(codeOf(() => insertStatement(snapshot, things, q(''), [{ name: deep }], { columns: ['name'], representation: false }))).toEqual([400, 'PGRST102']);
+    expect(codeOf(() => updateStatement(snapshot, things, q('id=eq.1'), { name: deep }, false))).toEqual([400, 'PGRST102']);
+  });
+
+  it('every parameter is a scalar or a list of text: nothing for the driver to walk', () => {
+    const s = insertStatement(snapshot, things, q(''), [{ name: { a: [1, { b: 2 }] } }], { columns: ['name'], representation: false });
+    for (const p of s.params) expect(['string', 'number'].includes(typeof p) || p === null).toBe(true);
   });
 });
 

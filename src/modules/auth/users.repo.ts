@@ -1,6 +1,7 @@
 // SQL for auth.users and the user_records view.
 import type { Queryable } from '../../core/db.js';
 import type { User } from './auth.schemas.js';
+import { jsonText } from '../../core/json-guard.js';
 
 /** Selects a user_records row in the API's shape; `u` is the alias of auth.user_records. */
 export const userColumns = (db: Queryable) => db`
@@ -50,7 +51,7 @@ export interface NewUser {
 export async function insertUser(db: Queryable, user: NewUser): Promise<User | undefined> {
   const [inserted] = await db<{ id: string }[]>`
     insert into auth.users (email, password_hash, email_verified, profile)
-    values (${user.email}, ${user.passwordHash}, ${user.emailVerified}, ${db.json(user.profile as never)})
+    values (${user.email}, ${user.passwordHash}, ${user.emailVerified}, ${jsonText(user.profile)}::text::jsonb)
     on conflict (email) do nothing
     returning id`;
   return inserted && findUserById(db, inserted.id);
@@ -63,7 +64,7 @@ export async function mergeProfile(
   now: Date,
 ): Promise<{ id: string; profile: Record<string, unknown> } | undefined> {
   const [row] = await db<{ id: string; profile: Record<string, unknown> }[]>`
-    update auth.users set profile = profile || ${db.json(profile as never)}, updated_at = ${now}
+    update auth.users set profile = profile || ${jsonText(profile)}::text::jsonb, updated_at = ${now}
     where id = ${userId}
     returning id, profile`;
   return row;
@@ -111,7 +112,7 @@ export async function insertPasswordlessUser(db: Queryable, email: string, profi
   const [row] = await db<{ id: string }[]>`
     with created as (
       insert into auth.users (email, email_verified, profile)
-      values (${email}, true, ${db.json(profile as never)})
+      values (${email}, true, ${jsonText(profile)}::text::jsonb)
       on conflict (email) do nothing
       returning id
     ), provider as (

@@ -1,5 +1,6 @@
 // SQL of OAuth sign-in: provider accounts linked to users, and the single-use svc_codes.
 import type { Queryable } from '../../core/db.js';
+import { jsonText } from '../../core/json-guard.js';
 
 export async function findUserIdByProviderAccount(db: Queryable, provider: string, accountId: string) {
   const [row] = await db<{ userId: string }[]>`
@@ -14,7 +15,7 @@ export async function linkProviderAccount(
 ) {
   await db`
     insert into auth.user_providers (user_id, provider, provider_account_id, provider_data, created_at, updated_at)
-    values (${link.userId}, ${link.provider}, ${link.accountId}, ${db.json(link.data as never)}, ${link.now}, ${link.now})
+    values (${link.userId}, ${link.provider}, ${link.accountId}, ${jsonText(link.data)}::text::jsonb, ${link.now}, ${link.now})
     on conflict (provider, provider_account_id) do nothing`;
 }
 
@@ -25,7 +26,7 @@ export async function insertProviderUser(
 ) {
   const [row] = await db<{ id: string }[]>`
     insert into auth.users (email, email_verified, profile)
-    values (${user.email}, ${user.emailVerified}, ${db.json(user.profile as never)})
+    values (${user.email}, ${user.emailVerified}, ${jsonText(user.profile)}::text::jsonb)
     on conflict (email) do nothing
     returning id`;
   return row?.id;

@@ -4,6 +4,7 @@
 import type Stripe from 'stripe';
 import type { Queryable } from '../../core/db.js';
 import { idOf, toDate, type Environment } from './processor.js';
+import { jsonText } from '../../core/json-guard.js';
 
 export const SUBJECT_TYPE_KEY = 'svc_subject_type';
 export const SUBJECT_ID_KEY = 'svc_subject_id';
@@ -24,8 +25,8 @@ export async function upsertCustomer(db: Queryable, env: Environment, c: Stripe.
   const full = deleted ? null : (c as Stripe.Customer);
   await db`
     insert into payments.customers (environment, processor_customer_id, email, name, deleted, metadata, raw, synced_at)
-    values (${env}, ${c.id}, ${full?.email ?? null}, ${full?.name ?? null}, ${deleted}, ${db.json(full?.metadata ?? {})},
-      ${db.json(c as never)}, ${now})
+    values (${env}, ${c.id}, ${full?.email ?? null}, ${full?.name ?? null}, ${deleted}, ${jsonText(full?.metadata ?? {})}::text::jsonb,
+      ${jsonText(c)}::text::jsonb, ${now})
     on conflict (environment, processor_customer_id) do update set email = excluded.email, name = excluded.name,
       deleted = excluded.deleted, metadata = excluded.metadata, raw = excluded.raw, synced_at = excluded.synced_at`;
   const subject = subjectOf(full?.metadata);
@@ -79,7 +80,7 @@ export async function upsertSubscription(
     values (${env}, ${s.id}, ${customerId}, ${subject?.type ?? null}, ${subject?.id ?? null}, ${s.status},
       ${toDate(first?.current_period_start)}, ${toDate(first?.current_period_end)}, ${s.cancel_at_period_end ?? false},
       ${toDate(s.cancel_at)}, ${toDate(s.canceled_at)}, ${toDate(s.trial_start)}, ${toDate(s.trial_end)},
-      ${idOf(s.latest_invoice)}, ${db.json(s.metadata ?? {})}, ${db.json(s as never)}, ${stateAt}, ${now}, ${now}, ${now})
+      ${idOf(s.latest_invoice)}, ${jsonText(s.metadata ?? {})}::text::jsonb, ${jsonText(s)}::text::jsonb, ${stateAt}, ${now}, ${now}, ${now})
     on conflict (environment, processor_subscription_id) do update set processor_customer_id = excluded.processor_customer_id,
       subject_type = excluded.subject_type, subject_id = excluded.subject_id, status = excluded.status,
       current_period_start = excluded.current_period_start, current_period_end = excluded.current_period_end,
@@ -99,7 +100,7 @@ export async function upsertSubscription(
       insert into payments.subscription_items (environment, processor_subscription_item_id, processor_subscription_id,
         processor_product_id, processor_price_id, quantity, metadata, created_at, updated_at)
       values (${env}, ${item.id}, ${s.id}, ${idOf(item.price?.product as string | { id: string } | null)}, ${item.price?.id ?? null},
-        ${item.quantity ?? null}, ${db.json(item.metadata ?? {})}, ${now}, ${now})
+        ${item.quantity ?? null}, ${jsonText(item.metadata ?? {})}::text::jsonb, ${now}, ${now})
       on conflict (environment, processor_subscription_item_id) do update set processor_product_id = excluded.processor_product_id,
         processor_price_id = excluded.processor_price_id, quantity = excluded.quantity, metadata = excluded.metadata,
         updated_at = excluded.updated_at`;

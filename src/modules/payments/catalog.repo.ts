@@ -3,6 +3,7 @@
 import type Stripe from 'stripe';
 import type { Queryable } from '../../core/db.js';
 import { idOf, type Environment } from './processor.js';
+import { jsonText } from '../../core/json-guard.js';
 
 const productColumns = (db: Queryable) => db`
   environment, processor_product_id as "processorProductId", name, description, active,
@@ -47,7 +48,7 @@ export async function upsertProduct(db: Queryable, env: Environment, p: Stripe.P
   const [row] = await db<ProductRow[]>`
     insert into payments.products (environment, processor_product_id, name, description, active, default_price_id, metadata, raw, synced_at)
     values (${env}, ${p.id}, ${p.name}, ${p.description ?? null}, ${p.active}, ${idOf(p.default_price)},
-      ${db.json(p.metadata)}, ${db.json(p as never)}, ${now})
+      ${jsonText(p.metadata)}::text::jsonb, ${jsonText(p)}::text::jsonb, ${now})
     on conflict (environment, processor_product_id) do update set name = excluded.name,
       description = excluded.description, active = excluded.active, default_price_id = excluded.default_price_id,
       metadata = excluded.metadata, raw = excluded.raw, synced_at = excluded.synced_at
@@ -63,7 +64,7 @@ export async function upsertPrice(db: Queryable, env: Environment, p: Stripe.Pri
     values (${env}, ${p.id}, ${idOf(p.product)}, ${p.active}, ${p.currency}, ${p.unit_amount ?? null},
       ${p.unit_amount_decimal === null || p.unit_amount_decimal === undefined ? null : String(p.unit_amount_decimal)}, ${p.type}, ${p.lookup_key ?? null},
       ${p.billing_scheme ?? null}, ${p.tax_behavior ?? null}, ${p.recurring?.interval ?? null},
-      ${p.recurring?.interval_count ?? null}, ${db.json(p.metadata)}, ${db.json(p as never)}, ${now})
+      ${p.recurring?.interval_count ?? null}, ${jsonText(p.metadata)}::text::jsonb, ${jsonText(p)}::text::jsonb, ${now})
     on conflict (environment, processor_price_id) do update set processor_product_id = excluded.processor_product_id,
       active = excluded.active, currency = excluded.currency, unit_amount = excluded.unit_amount,
       unit_amount_decimal = excluded.unit_amount_decimal, type = excluded.type, lookup_key = excluded.lookup_key,

@@ -3,6 +3,7 @@
 import type { Queryable } from '../../core/db.js';
 import { notifySecretChange } from '../secrets/secrets.repo.js';
 import type { Environment } from './processor.js';
+import { jsonText } from '../../core/json-guard.js';
 
 export const secretKeyName = (env: Environment) => `PROCESSOR_${env.toUpperCase()}_SECRET_KEY`;
 export const webhookSecretName = (env: Environment) => `PROCESSOR_${env.toUpperCase()}_WEBHOOK_SECRET`;
@@ -90,7 +91,7 @@ export async function recordSync(
 ): Promise<void> {
   await db`
     update payments.connections set last_synced_at = ${now}, last_sync_status = ${outcome.status},
-      last_sync_error = ${outcome.error}, last_sync_counts = ${outcome.counts === null ? null : db.json(outcome.counts)},
+      last_sync_error = ${outcome.error}, last_sync_counts = ${outcome.counts === null ? null : jsonText(outcome.counts)}::text::jsonb,
       updated_at = ${now}
     where environment = ${env}`;
 }

@@ -5,6 +5,7 @@ import type { Queryable } from '../../core/db.js';
 import type { Subject } from './billing.repo.js';
 import type { PaymentHistoryOut } from './payments.schemas.js';
 import type { Environment } from './processor.js';
+import { jsonText } from '../../core/json-guard.js';
 
 export type PaymentKind = 'one_time_payment' | 'subscription_invoice';
 export type HistoryType = PaymentKind | 'refund' | 'failed_payment';
@@ -142,7 +143,7 @@ async function write(db: Queryable, env: Environment, r: Row, now: Date): Promis
       ${r.processorChargeId}, ${r.processorRefundId}, ${r.processorSubscriptionId}, ${r.processorProductId}, ${r.processorPriceId},
       ${r.amount}, ${r.amountRefunded}, ${r.currency}, ${r.description}, ${r.failureMessage}, ${r.paymentMethodBrand},
       ${r.paymentMethodLast4}, ${r.countryCode}, ${r.paidAt}, ${r.failedAt}, ${r.refundedAt}, ${r.processorCreatedAt},
-      ${r.stateAt}, ${db.json(r.raw as never)}, ${now}, ${now})
+      ${r.stateAt}, ${jsonText(r.raw)}::text::jsonb, ${now}, ${now})
     on conflict (environment, processor_object_id) do update set type = excluded.type, status = excluded.status,
       subject_type = excluded.subject_type, subject_id = excluded.subject_id, processor_customer_id = excluded.processor_customer_id,
       customer_email_snapshot = excluded.customer_email_snapshot, processor_checkout_session_id = excluded.processor_checkout_session_id,

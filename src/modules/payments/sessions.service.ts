@@ -20,7 +20,7 @@ const principalId = (p: Principal) => (p.kind === 'user' ? `user:${p.userId}` : 
 /** Inserts under the caller's role; a refusal by row-level security means "not your subject". */
 async function recordAsCaller<T>(deps: Deps, principal: Principal, insert: (db: Parameters<Parameters<typeof withRequestScope>[2]>[0]) => Promise<T>): Promise<T> {
   try {
-    return await withRequestScope(deps.sql, scopeOf(principal), insert);
+    return await withRequestScope(deps.sql, scopeOf(principal, deps.config.statementTimeouts), insert);
   } catch (err) {
     if ((err as { code?: string }).code === '42501') {
       throw new AppError('FORBIDDEN', 'You may not open a billing session for this subject.', {

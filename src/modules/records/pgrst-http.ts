@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ErrorCode } from '../../core/errors.js';
 import type { PgrstHeaders, PgrstResponse } from './pgrst-request.js';
+import { parseJsonBodies } from '../../http/json-body.js';
 import { fromCsv } from './media.js';
 import { recordsError } from './records-errors.js';
 
@@ -13,13 +14,16 @@ const header = (value: string | string[] | undefined) => (Array.isArray(value) ?
  * PostgREST clients send `Content-Type: application/json` on requests without a body (deletes,
  * argument-less calls); an empty body is then no body. (Scoped to the plugin that calls this.)
  */
-export function acceptEmptyJsonBodies(app: FastifyInstance<any, any, any, any, any>): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined);
-    else parseJson(request, body as string, done);
-  });
+export function acceptEmptyJsonBodies(app: FastifyInstance<any, any, any, any, any>, maxJsonDepth: number): void {
+  parseJsonBodies(app, { maxDepth: maxJsonDepth, emptyIsUndefined: true, tooDeep: jsonTooDeep });
 }
+
+/** A body nested deeper than MAX_JSON_DEPTH: refused before it is parsed, in PostgREST's shape. */
+export const jsonTooDeep = (max: number, field: string) =>
+  recordsError('VALIDATION_ERROR', 'PGRST102', `The JSON body nests deeper than ${max} levels of objects and arrays`, {
+    details: `${field === 'body' ? 'The body' : `'${field}'`} nests deeper than the ${max} levels of nested objects and arrays accepted (MAX_JSON_DEPTH).`,
+    nextActions: `Flatten the JSON to at most ${max} levels, or store deeper documents as text.`,
+  });
 
 /** `Content-Type: text/csv` bodies (bulk inserts, as PostgREST takes them) as an array of objects. */
 export function acceptCsvBodies(app: FastifyInstance<any, any, any, any, any>): void {

@@ -22,12 +22,24 @@ export interface PgrstResponse {
   body?: string;
 }
 
-export function scopeOf(principal: Principal): RequestScope {
-  if (principal.kind === 'anon') return { role: 'anon', claims: { role: 'anon' } };
+/** Statement timeouts by database role, in milliseconds (0: none): `config.statementTimeouts`. */
+export interface StatementTimeouts {
+  anon: number;
+  authenticated: number;
+  projectAdmin: number;
+}
+
+/** Who the caller runs as inside PostgreSQL, and for how long one statement may run. */
+export function scopeOf(principal: Principal, timeouts: StatementTimeouts): RequestScope {
+  if (principal.kind === 'anon') return { role: 'anon', claims: { role: 'anon' }, statementTimeoutMs: timeouts.anon };
   if (principal.kind === 'user') {
-    return { role: 'authenticated', claims: { sub: principal.userId, email: principal.email, role: 'authenticated', sid: principal.sessionId } };
+    return {
+      role: 'authenticated',
+      claims: { sub: principal.userId, email: principal.email, role: 'authenticated', sid: principal.sessionId },
+      statementTimeoutMs: timeouts.authenticated,
+    };
   }
-  return { role: 'project_admin', claims: { sub: principal.subject, role: 'project_admin' } };
+  return { role: 'project_admin', claims: { sub: principal.subject, role: 'project_admin' }, statementTimeoutMs: timeouts.projectAdmin };
 }
 
 /** The query string through the grammar; its errors as PostgREST's (400 PGRST1xx). */

@@ -35,6 +35,12 @@ function statusOf(sqlstate: string, anonymous: boolean): ErrorCode {
   return 'INTERNAL_ERROR';
 }
 
+const NEXT_ACTIONS: Record<string, string> = {
+  '42501': 'Row-level security or grants refuse this; check the policies of the table.',
+  '57014':
+    'The statement ran past the statement timeout of your role and was cancelled: narrow it (filters on indexed columns, simpler patterns, fewer rows), or raise ANON_STATEMENT_TIMEOUT_MS / AUTHENTICATED_STATEMENT_TIMEOUT_MS.',
+};
+
 /** A PostgreSQL error raised by a records query, as the client should see it. */
 export function fromPostgresError(err: unknown, anonymous: boolean): AppError | undefined {
   if (!isPgError(err)) return undefined;
@@ -42,7 +48,7 @@ export function fromPostgresError(err: unknown, anonymous: boolean): AppError | 
   if (code === 'INTERNAL_ERROR') return undefined;
   return new AppError(code, err.message ?? 'Database error', {
     cause: err,
-    nextActions: err.code === '42501' ? 'Row-level security or grants refuse this; check the policies of the table.' : undefined,
+    nextActions: NEXT_ACTIONS[err.code!],
     fields: { code: err.code, details: err.detail ?? null, hint: err.hint ?? null },
   });
 }

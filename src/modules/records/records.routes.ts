@@ -5,10 +5,10 @@ import { principalOf } from '../../http/principal.js';
 import { acceptCsvBodies, acceptEmptyJsonBodies, pgrstFrameworkErrors, pgrstParts, sendPgrst } from './pgrst-http.js';
 import type { RecordsMethod, RecordsService } from './records.service.js';
 
-export function recordsRoutes(records: RecordsService): FastifyPluginAsyncZod {
+export function recordsRoutes(records: RecordsService, limits: { maxJsonDepth: number }): FastifyPluginAsyncZod {
   return async (app) => {
     // PostgREST clients send Content-Type: application/json on DELETE without a body.
-    acceptEmptyJsonBodies(app);
+    acceptEmptyJsonBodies(app, limits.maxJsonDepth);
     pgrstFrameworkErrors(app);
     acceptCsvBodies(app);
 

@@ -145,7 +145,7 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
         options.schemas[0]!;
       const table = await tableOf(schema, req.table);
       const media = negotiate(req.headers.accept);
-      const { scope, prefs } = await timezones.apply(scopeOf(req.principal), preferencesOf(req.headers.prefer));
+      const { scope, prefs } = await timezones.apply(scopeOf(req.principal, deps.config.statementTimeouts), preferencesOf(req.headers.prefer));
       const query = applyRange(parse(req.query), reading ? req.headers.range : undefined);
       const statement = statementFor(req, table, query, prefs);
 

@@ -5,7 +5,7 @@
 import { OPERATORS, type ParsedQuery } from './grammar/ast.js';
 import { recordsError } from './records-errors.js';
 import { qualified, type Column, type Routine, type RoutineArg, type SchemaSnapshot, type Table } from './schema-cache.js';
-import { ident, Params } from './sql/params.js';
+import { ident, Params, recordsJsonText } from './sql/params.js';
 import { SelectBuilder } from './sql/select-list.js';
 
 /** How the statement's answer becomes the response body. */
@@ -100,9 +100,9 @@ export function findRoutine(snapshot: SchemaSnapshot, schema: string, name: stri
 /** A JSON value as the text PostgreSQL reads for `type` (arrays as array literals). */
 export function argumentText(value: unknown, type: string): string | null {
   if (value === null || value === undefined) return null;
-  if (isJsonType(type)) return JSON.stringify(value);
+  if (isJsonType(type)) return recordsJsonText(value);
   if (Array.isArray(value)) return arrayLiteral(value);
-  if (typeof value === 'object') return JSON.stringify(value);
+  if (typeof value === 'object') return recordsJsonText(value);
   return String(value);
 }
 
@@ -110,7 +110,7 @@ function arrayLiteral(items: unknown[]): string {
   const element = (item: unknown): string => {
     if (Array.isArray(item)) return arrayLiteral(item);
     if (item === null || item === undefined) return 'NULL';
-    const text = typeof item === 'object' ? JSON.stringify(item) : String(item);
+    const text = typeof item === 'object' ? recordsJsonText(item) : String(item);
     return `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
   };
   return `{${items.map(element).join(',')}}`;

@@ -8,10 +8,10 @@ import { principalOf } from '../../http/principal.js';
 import { acceptEmptyJsonBodies, pgrstFrameworkErrors, pgrstParts, sendPgrst } from './pgrst-http.js';
 import type { RpcMethod, RpcService } from './rpc.service.js';
 
-export function rpcRoutes(rpc: RpcService): FastifyPluginAsyncZod {
+export function rpcRoutes(rpc: RpcService, limits: { maxJsonDepth: number }): FastifyPluginAsyncZod {
   return async (app) => {
     // An empty JSON body is no arguments, as PostgREST reads it (`curl -X POST -H 'Content-Type: application/json'`).
-    acceptEmptyJsonBodies(app);
+    acceptEmptyJsonBodies(app, limits.maxJsonDepth);
     pgrstFrameworkErrors(app);
 
     for (const url of ['/api/database/rpc/:functionName', '/api/database/records/rpc/:functionName']) {

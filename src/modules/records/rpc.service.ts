@@ -100,7 +100,7 @@ function respond(req: RpcRequest, shape: RpcResultShape, query: ParsedQuery, pre
 
 export type RpcService = ReturnType<typeof createRpcService>;
 
-export function createRpcService(deps: Pick<Deps, 'sql'>, cache: SchemaCache, options: { maxRows: number; schemas: string[]; timezones: TimezoneCheck }) {
+export function createRpcService(deps: Pick<Deps, 'sql' | 'config'>, cache: SchemaCache, options: { maxRows: number; schemas: string[]; timezones: TimezoneCheck }) {
   const { timezones } = options;
   /** The overload called; a function created a moment ago may need a fresher snapshot. */
   async function routineOf(schema: string, name: string, names: Set<string>, jsonBody: boolean): Promise<Routine> {
@@ -155,7 +155,7 @@ export function createRpcService(deps: Pick<Deps, 'sql'>, cache: SchemaCache, op
       const split = reading ? splitCallQuery(req.query) : { args: new Map<string, string[]>(), grammar: req.query };
       const names = reading ? new Set(split.args.keys()) : new Set(isPlainObject(req.body) ? Object.keys(req.body) : []);
       const media = negotiate(req.headers.accept);
-      const { scope, prefs } = await timezones.apply(scopeOf(req.principal), preferencesOf(req.headers.prefer));
+      const { scope, prefs } = await timezones.apply(scopeOf(req.principal, deps.config.statementTimeouts), preferencesOf(req.headers.prefer));
       const query = applyRange(parse(split.grammar), reading ? req.headers.range : undefined);
       const routine = await routineOf(schema, req.functionName, names, !reading);
       const args = reading ? getArguments(routine, split.args) : postArguments(routine, req.body);

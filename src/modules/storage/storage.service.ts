@@ -136,7 +136,7 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
   /** Runs a scoped statement; row-level security refusals become 403. */
   async function scoped<T>(principal: Principal, work: (tx: Deps['sql']) => Promise<T>): Promise<T> {
     try {
-      return await withRequestScope(sql, scopeOf(principal), work);
+      return await withRequestScope(sql, scopeOf(principal, deps.config.statementTimeouts), work);
     } catch (err) {
       if (pgCode(err) === '42501') {
         throw new AppError('STORAGE_PERMISSION_DENIED', 'Row-level security on storage.objects does not allow this.', { cause: err });

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestApp, type TestApp } from '../../harness/test-app.js';
 
 let t: TestApp;
+let userId: string;
+let userToken: string;
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -19,7 +21,19 @@ beforeAll(async () => {
       note text
     );
     create table public.pairs (a int, b int, label text, primary key (a, b));
+    create table public.entries (
+      id bigserial primary key,
+      owner uuid default auth.uid(),
+      label text not null default 'untitled',
+      created_at timestamptz not null default now()
+    );
+    alter table public.entries enable row level security;
+    create policy entries_anon on public.entries for all to anon using (owner is null) with check (owner is null);
+    create policy entries_own on public.entries for all to authenticated using (owner = auth.uid()) with check (owner = auth.uid());
   `);
+  const user = await t.signUp();
+  userId = user.user.id;
+  userToken = user.accessToken;
 });
 afterAll(() => t.close());
 
@@ -137,5 +151,61 @@ describe('PUT: a single-row upsert on the primary key', () => {
     const res = await send('PUT', path, body);
     expect(res.statusCode).toBe(status);
     expect(res.json).toMatchObject({ code, statusCode: status });
+  });
+});
+
+describe('objects without keys: a row of column defaults each (as PostgREST, DEFAULT VALUES)', () => {
+  const as = (token: string) => (method: 'GET' | 'POST', path: string, payload?: unknown, headers: Record<string, string> = {}) =>
+    t.request({ method, url: `/api/database/records/${path}`, headers: { ...bearer(token), ...headers }, payload: payload as never });
+  const entry = (owner: string | null) => ({ id: expect.any(Number), owner, label: 'untitled', created_at: expect.any(String) });
+
+  it('a user posts {} with return=representation: 201 and the defaulted row', async () => {
+    const res = await as(userToken)('POST', 'entries', {}, { prefer: 'return=representation' });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json).toEqual([entry(userId)]);
+  });
+
+  it('a user posts [{}, {}]: one row each, with their own serial values', async () => {
+    const res = await as(userToken)('POST', 'entries?select=id,label', [{}, {}], { prefer: 'return=representation' });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json).toHaveLength(2);
+    expect(res.json[1].id).toBe(res.json[0].id + 1);
+    expect(res.json.map((r: { label: string }) => r.label)).toEqual(['untitled', 'untitled']);
+  });
+
+  it('anon posts {} (return=minimal): 201 without a body, and the row is there', async () => {
+    const anon = as(t.anonKey);
+    const before = (await anon('GET', 'entries?select=id')).json.length;
+    const res = await anon('POST', 'entries', {});
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.body).toBe('');
+    expect((await anon('GET', 'entries?select=id')).json).toHaveLength(before + 1);
+  });
+
+  it('an upsert of {} inserts a row (nothing to merge): 201', async () => {
+    const res = await as(userToken)('POST', 'entries', {}, { prefer: 'return=representation, resolution=merge-duplicates' });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json).toEqual([entry(userId)]);
+    expect(res.headers['preference-applied']).toContain('resolution=merge-duplicates');
+  });
+
+  it('{} as one object (Accept: vnd.pgrst.object+json), and return=headers-only gives its Location', async () => {
+    const one = await as(userToken)('POST', 'entries', {}, { prefer: 'return=representation', accept: 'application/vnd.pgrst.object+json' });
+    expect(one.statusCode, one.body).toBe(201);
+    expect(one.json).toEqual(entry(userId));
+    const located = await as(userToken)('POST', 'entries', {}, { prefer: 'return=headers-only' });
+    expect(located.statusCode).toBe(201);
+    expect(located.headers.location).toMatch(/^\/entries\?id=eq\.\d+$/);
+  });
+
+  it('row-level security still decides: a user cannot insert a default row owned by nobody', async () => {
+    await t.deps.sql.unsafe(`alter table public.entries alter column owner drop default`);
+    try {
+      const res = await as(userToken)('POST', 'entries', {});
+      expect(res.statusCode).toBe(403);
+      expect(res.json).toMatchObject({ code: '42501' });
+    } finally {
+      await t.deps.sql.unsafe(`alter table public.entries alter column owner set default auth.uid()`);
+    }
   });
 });

@@ -1,13 +1,37 @@
-// Collects the bound parameters of one statement; every request value goes through here.
+// Collects the bound parameters of one statement; every request value goes through here, as a
+// scalar or a flat list of text: the driver is never handed an object or a nested array to walk.
+import { AppError } from '../../../core/errors.js';
+import { jsonText } from '../../../core/json-guard.js';
 import { recordsError } from '../records-errors.js';
 
+/** What a statement binds: postgres.js serialises these without recursing. */
+export type ParamValue = string | number | null | readonly string[];
+
 export class Params {
-  readonly values: unknown[] = [];
+  readonly values: ParamValue[] = [];
 
   /** `$n` for this value. */
-  add(value: unknown): string {
+  add(value: ParamValue): string {
     this.values.push(value);
     return `$${this.values.length}`;
+  }
+
+  /**
+   * `$n::text` for a JSON value (cast it on: `::json`, `::jsonb`), bound as its text; nested
+   * deeper than `maxDepth` is a 400 PGRST102 before any connection is taken.
+   */
+  addJson(value: unknown, maxDepth?: number): string {
+    return `${this.add(recordsJsonText(value, maxDepth))}::text`;
+  }
+}
+
+/** A JSON value as text, nesting checked without recursion; too deep is a 400 PGRST102. */
+export function recordsJsonText(value: unknown, maxDepth?: number): string {
+  try {
+    return jsonText(value, { maxDepth });
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    throw recordsError('VALIDATION_ERROR', 'PGRST102', err.message, { nextActions: err.nextActions });
   }
 }
 

@@ -132,11 +132,11 @@ export interface InsertOptions {
  * `missing=default` it is the column's DEFAULT expression instead, evaluated for that row.
  */
 function bodyRows(table: Table, params: Params, rows: unknown[], columns: string[], missingDefault: boolean): string {
-  const body = params.add(rows);
+  // The body goes as JSON text (bound as text, cast here): postgres.js never walks the value.
+  const body = params.addJson(rows);
   const cols = columns.map((c) => quotedColumn(table, c));
   const withDefault = missingDefault ? columns.filter((c) => table.columns.get(c)!.defaultSql !== undefined) : [];
   if (withDefault.length === 0) {
-    // postgres.js serialises a value bound to a json parameter itself.
     return `select ${cols.join(', ')} from json_populate_recordset(null::${tableName(table)}, ${body}::json)`;
   }
   const values = columns.map((c, i) => {
@@ -167,7 +167,12 @@ export function insertStatement(snapshot: SchemaSnapshot, table: Table, query: P
       ? ` on conflict (${keySql.join(', ')}) do update set ${updates.join(', ')}`
       : ` on conflict (${keySql.join(', ')}) do nothing`;
   }
-  const sql = `insert into ${tableName(table)} as t0 (${cols.join(', ')}) ${bodyRows(table, params, rows, options.columns, options.missingDefault ?? false)}${conflict}`;
+  // Objects without keys (`{}`, `[{}, {}]`): one row of column defaults each, as PostgREST inserts.
+  const source =
+    cols.length === 0
+      ? `select from generate_series(1, ${params.add(rows.length)}::int)`
+      : `(${cols.join(', ')}) ${bodyRows(table, params, rows, options.columns, options.missingDefault ?? false)}`;
+  const sql = `insert into ${tableName(table)} as t0 ${source}${conflict}`;
   if (merging) return mergingUpsert(builder, table, query, sql, options.representation);
   return mutation(builder, table, query, sql, options.representation);
 }
@@ -180,7 +185,7 @@ export function updateStatement(snapshot: SchemaSnapshot, table: Table, query: P
   builder.nextAlias();
   const cols = Object.keys(changes).map((c) => payloadColumn(table, c));
   if (cols.length === 0) throw recordsError('VALIDATION_ERROR', 'PGRST100', 'The update names no columns');
-  const source = `json_populate_record(null::${tableName(table)}, ${params.add(changes)}::json)`;
+  const source = `json_populate_record(null::${tableName(table)}, ${params.addJson(changes)}::json)`;
   const where = builder.conditions(table, 't0', []);
   const sql = `update ${tableName(table)} as t0 set ${cols.map((c) => `${c} = _j.${c}`).join(', ')} from ${source} _j where ${where.join(' and ')}`;
   return mutation(builder, table, query, sql, representation);
