@@ -22,7 +22,7 @@ const decodePart = (part: string) => JSON.parse(Buffer.from(part, 'base64url').t
 
 beforeAll(async () => {
   // Every row deploys functions as the admin: more than the 15 writes per 5 minutes a client may make.
-  t = await startTestApp({ env: { FUNCTIONS_WRITE_RATE_LIMIT: '1000' } });
+  t = await startTestApp();
   const user = await t.signUp();
   shared.user = { id: user.user.id, email: user.email, password: user.password, accessToken: user.accessToken };
   shared.adminToken = await t.adminToken();
