@@ -20,6 +20,7 @@ import { adminSessionRoutes } from './modules/auth/admin-sessions.routes.js';
 import { createAuthServices } from './modules/auth/auth.services.js';
 import { startRevokedSessions } from './modules/auth/revoked-sessions.js';
 import { configRoutes } from './modules/auth/config.routes.js';
+import { rateLimitRoutes } from './modules/auth/rate-limits.routes.js';
 import { emailFlowRoutes } from './modules/auth/email-flows.routes.js';
 import { sessionRoutes } from './modules/auth/sessions.routes.js';
 import { userRoutes } from './modules/auth/users.routes.js';
@@ -135,11 +136,13 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
 
   const mailer = createMailer(deps, (email) => app.log.info({ email }, 'email not sent (no SMTP configured): logged instead'));
   const auth = createAuthServices(deps, mailer, (err, what) => app.log.warn({ err }, `${what} could not be delivered`), revokedSessions);
+  app.addHook('onClose', () => auth.email.drain());
   await app.register(healthRoutes(deps));
   await app.register(userRoutes(deps, auth));
   await app.register(sessionRoutes(deps, auth));
   await app.register(adminSessionRoutes(deps, auth));
   await app.register(configRoutes(deps));
+  await app.register(rateLimitRoutes(deps));
   await app.register(emailFlowRoutes(deps, auth));
   await app.register(emailRoutes(deps));
   await app.register(oauthConfigRoutes(deps));

@@ -29,6 +29,11 @@ export interface SmtpPeer {
   pendingFor(address: string): CapturedEmail[];
   /** Make the next `count` deliveries fail with a 4xx reply. */
   failNext(count?: number): void;
+  /**
+   * Holds every delivery (the message is received but not answered) until the returned release
+   * is called: while held, a sender waiting for its email to be accepted cannot go on.
+   */
+  hold(): () => void;
   close(): Promise<void>;
 }
 
@@ -74,6 +79,7 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
   const taken = new Set<CapturedEmail>();
   const waiters: { address: string; resolve: (m: CapturedEmail) => void }[] = [];
   let failures = 0;
+  let gate: Promise<void> | undefined;
 
   const deliver = (message: CapturedEmail) => {
     messages.push(message);
@@ -96,7 +102,8 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
+      stream.on('end', async () => {
+        await gate;
         if (failures > 0) {
           failures--;
           const error = Object.assign(new Error('Mailbox temporarily unavailable'), { responseCode: 451 });
@@ -139,6 +146,16 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
     pendingFor: (address) => messages.filter((m) => !taken.has(m) && m.to.includes(address.toLowerCase())),
     failNext(count = 1) {
       failures += count;
+    },
+    hold() {
+      let release!: () => void;
+      gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return () => {
+        gate = undefined;
+        release();
+      };
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
