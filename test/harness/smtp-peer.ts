@@ -34,6 +34,8 @@ export interface SmtpPeer {
    * is called: while held, a sender waiting for its email to be accepted cannot go on.
    */
   hold(): () => void;
+  /** Resolves when a message to `address` has reached the peer while deliveries are held. */
+  heldMessageTo(address: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -80,6 +82,7 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
   const waiters: { address: string; resolve: (m: CapturedEmail) => void }[] = [];
   let failures = 0;
   let gate: Promise<void> | undefined;
+  const heldWaiters: { address: string; resolve: () => void }[] = [];
 
   const deliver = (message: CapturedEmail) => {
     messages.push(message);
@@ -103,7 +106,14 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', async () => {
-        await gate;
+        if (gate) {
+          const rcpt = session.envelope.rcptTo.map((r) => r.address.toLowerCase());
+          for (const w of heldWaiters.filter((h) => rcpt.includes(h.address))) {
+            heldWaiters.splice(heldWaiters.indexOf(w), 1);
+            w.resolve();
+          }
+          await gate;
+        }
         if (failures > 0) {
           failures--;
           const error = Object.assign(new Error('Mailbox temporarily unavailable'), { responseCode: 451 });
@@ -146,6 +156,9 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
     pendingFor: (address) => messages.filter((m) => !taken.has(m) && m.to.includes(address.toLowerCase())),
     failNext(count = 1) {
       failures += count;
+    },
+    heldMessageTo(address) {
+      return new Promise<void>((resolve) => heldWaiters.push({ address: address.toLowerCase(), resolve }));
     },
     hold() {
       let release!: () => void;

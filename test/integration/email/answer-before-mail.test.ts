@@ -1,7 +1,7 @@
 // Password reset and verification emails must not tell, by their timing, whether an address is
 // registered: both answer before any account lookup or email work. Shown structurally, not by
-// timing: with the SMTP peer holding every delivery, a registered address is answered while its
-// email is still unaccepted, with the very answer an unknown address gets; released, it arrives.
+// timing: with the SMTP peer holding every delivery, a registered address is answered before its
+// email even reaches the SMTP server, with the very answer an unknown address gets.
 import { expect, it } from 'vitest';
 import { codeFrom, type SmtpPeer } from '../../harness/smtp-peer.js';
 import { type EmailApi, freshIp, uniqueEmail, useEmailTestApp } from './email-helpers.js';
@@ -23,8 +23,13 @@ it.each(flows)('%s: answered before the email is accepted, exactly as an unknown
 
   const release = peer.hold();
   try {
-    // Before the fix this request waited for the SMTP server, which never answers while held.
+    const events: string[] = [];
+    const reached = peer.heldMessageTo(registered).then(() => events.push('email reached the SMTP server'));
+    // Before the fix the answer waited for the SMTP server (here: until the client gave up).
     const known = await send(registered);
+    events.push('answered');
+    await reached;
+    expect(events).toEqual(['answered', 'email reached the SMTP server']);
     const unknown = await send(uniqueEmail('unknown'));
     expect(known.statusCode).toBe(202);
     expect(known.body).toBe(unknown.body);
