@@ -22,7 +22,9 @@ import { guardOf } from './core/db.js';
 import { aiRoutes } from './modules/ai/ai.routes.js';
 import { adminSessionRoutes } from './modules/auth/admin-sessions.routes.js';
 import { createAuthServices } from './modules/auth/auth.services.js';
+import { startRevokedSessions } from './modules/auth/revoked-sessions.js';
 import { configRoutes } from './modules/auth/config.routes.js';
+import { rateLimitRoutes } from './modules/auth/rate-limits.routes.js';
 import { emailFlowRoutes } from './modules/auth/email-flows.routes.js';
 import { sessionRoutes } from './modules/auth/sessions.routes.js';
 import { userRoutes } from './modules/auth/users.routes.js';
@@ -119,7 +121,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
 
   registerErrorHandling(app);
   registerRequestDeadline(app, deps.config, guardOf(deps.sql));
-  registerAccessControl(app, deps);
+  const revokedSessions = await startRevokedSessions(deps, (err) => app.log.error({ err }, 'reloading revoked sessions failed'));
+  app.addHook('onClose', () => revokedSessions.close());
+  registerAccessControl(app, deps, revokedSessions);
 
   const anyOrigin = deps.config.corsOrigins.includes('*');
   await app.register(cors, {
@@ -148,12 +152,14 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const mailer = createMailer(deps, (email) => app.log.info({ email }, 'email not sent (no SMTP configured): logged instead'));
-  const auth = createAuthServices(deps, mailer, (err, what) => app.log.warn({ err }, `${what} could not be delivered`));
+  const auth = createAuthServices(deps, mailer, (err, what) => app.log.warn({ err }, `${what} could not be delivered`), revokedSessions);
+  app.addHook('onClose', () => auth.email.drain());
   await app.register(healthRoutes(deps));
   await app.register(userRoutes(deps, auth));
   await app.register(sessionRoutes(deps, auth));
   await app.register(adminSessionRoutes(deps, auth));
   await app.register(configRoutes(deps));
+  await app.register(rateLimitRoutes(deps));
   await app.register(emailFlowRoutes(deps, auth));
   await app.register(emailRoutes(deps));
   await app.register(oauthConfigRoutes(deps));

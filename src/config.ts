@@ -72,8 +72,6 @@ const envSchema = z
     FUNCTIONS_MEMORY_MB: z.coerce.number().int().min(16).default(256),
     FUNCTIONS_HEALTH_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
     FUNCTIONS_DENO_PATH: z.string().min(1).optional(),
-    // Function create/update/delete per IP per 5 minutes (the reference platform's 15).
-    FUNCTIONS_WRITE_RATE_LIMIT: z.coerce.number().int().min(1).default(15),
     PAYMENTS_PROCESSOR_HOST: z.string().min(1).optional(),
     PAYMENTS_PROCESSOR_PORT: port.optional(),
     PAYMENTS_PROCESSOR_PROTOCOL: z.enum(['http', 'https']).optional(),
@@ -169,7 +167,6 @@ const envSchema = z
       memoryMb: env.FUNCTIONS_MEMORY_MB,
       healthIntervalMs: env.FUNCTIONS_HEALTH_INTERVAL_MS,
       denoPath: env.FUNCTIONS_DENO_PATH,
-      writeRateLimit: env.FUNCTIONS_WRITE_RATE_LIMIT,
     },
     // Where the processor SDK sends its calls (unset: the processor's own API); tests use a fake.
     paymentsProcessor: {

@@ -36,7 +36,14 @@ const unauthorized = (message = 'Missing or invalid credentials.') =>
     nextActions: 'Send a valid access token, anon key or API key in the Authorization header.',
   });
 
-export function createPrincipalResolver(deps: Pick<Deps, 'keys' | 'clock'>) {
+/** Sessions that ended while their access tokens may live on (fed by NOTIFY on every server). */
+export interface EndedSessions {
+  has(sessionId: string): boolean;
+}
+
+const noEndedSessions: EndedSessions = { has: () => false };
+
+export function createPrincipalResolver(deps: Pick<Deps, 'keys' | 'clock'>, ended: EndedSessions = noEndedSessions) {
   /** A key is known until its expiry (a rotated key's grace period); null never expires. */
   const isKnown = (hashes: Map<string, number | null>, key: string) => {
     const expiresAt = hashes.get(sha256(key).toString('hex'));
@@ -72,6 +79,7 @@ export function createPrincipalResolver(deps: Pick<Deps, 'keys' | 'clock'>) {
     }
     const { sub, role, sid, email } = result.claims;
     if (typeof sub !== 'string' || typeof sid !== 'string') throw unauthorized('Invalid access token.');
+    if (ended.has(sid)) throw unauthorized('The session of this access token has ended.');
     if (role === 'project_admin') return { kind: 'admin', subject: sub, via: 'token', sessionId: sid };
     if (role === 'authenticated' && typeof email === 'string') {
       return { kind: 'user', userId: sub, email, sessionId: sid };
@@ -98,8 +106,12 @@ function enforce(level: AccessLevel, principal: Principal | null): void {
 }
 
 /** Resolves the principal on every request and checks the route's `config.access`. */
-export function registerAccessControl(app: FastifyInstance, deps: Pick<Deps, 'keys' | 'clock'>): void {
-  const resolvePrincipal = createPrincipalResolver(deps);
+export function registerAccessControl(
+  app: FastifyInstance,
+  deps: Pick<Deps, 'keys' | 'clock'>,
+  ended: EndedSessions = noEndedSessions,
+): void {
+  const resolvePrincipal = createPrincipalResolver(deps, ended);
   app.decorateRequest('principal', null);
   // Callback-style (not async): no promise and no extra microtask on every request.
   app.addHook('onRequest', (request, _reply, done) => {

@@ -12,7 +12,7 @@ export interface FunctionsApp extends TestApp {
 export async function startFunctionsApp(env: Record<string, string> = {}): Promise<FunctionsApp> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const t = await startTestApp({ env: { FUNCTIONS_RUNTIME_PORT: '0', API_BASE_URL: baseUrl, FUNCTIONS_WRITE_RATE_LIMIT: '1000', ...env } });
+  const t = await startTestApp({ env: { FUNCTIONS_RUNTIME_PORT: '0', API_BASE_URL: baseUrl, ...env } });
   await t.app.listen({ port, host: '127.0.0.1' });
   await t.deps.functions.start();
   return {

@@ -29,6 +29,13 @@ export interface SmtpPeer {
   pendingFor(address: string): CapturedEmail[];
   /** Make the next `count` deliveries fail with a 4xx reply. */
   failNext(count?: number): void;
+  /**
+   * Holds every delivery (the message is received but not answered) until the returned release
+   * is called: while held, a sender waiting for its email to be accepted cannot go on.
+   */
+  hold(): () => void;
+  /** Resolves when a message to `address` has reached the peer while deliveries are held. */
+  heldMessageTo(address: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -74,6 +81,8 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
   const taken = new Set<CapturedEmail>();
   const waiters: { address: string; resolve: (m: CapturedEmail) => void }[] = [];
   let failures = 0;
+  let gate: Promise<void> | undefined;
+  const heldWaiters: { address: string; resolve: () => void }[] = [];
 
   const deliver = (message: CapturedEmail) => {
     messages.push(message);
@@ -96,7 +105,15 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
+      stream.on('end', async () => {
+        if (gate) {
+          const rcpt = session.envelope.rcptTo.map((r) => r.address.toLowerCase());
+          for (const w of heldWaiters.filter((h) => rcpt.includes(h.address))) {
+            heldWaiters.splice(heldWaiters.indexOf(w), 1);
+            w.resolve();
+          }
+          await gate;
+        }
         if (failures > 0) {
           failures--;
           const error = Object.assign(new Error('Mailbox temporarily unavailable'), { responseCode: 451 });
@@ -139,6 +156,19 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
     pendingFor: (address) => messages.filter((m) => !taken.has(m) && m.to.includes(address.toLowerCase())),
     failNext(count = 1) {
       failures += count;
+    },
+    heldMessageTo(address) {
+      return new Promise<void>((resolve) => heldWaiters.push({ address: address.toLowerCase(), resolve }));
+    },
+    hold() {
+      let release!: () => void;
+      gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return () => {
+        gate = undefined;
+        release();
+      };
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

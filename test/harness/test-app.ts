@@ -126,6 +126,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
         method: 'POST',
         url: '/api/auth/users?client_type=mobile',
         payload: { email: address, password },
+        // An address of its own, so many sign-ups in one file stay under the per-IP sign-up limit.
+        remoteAddress: `10.254.${(counter >> 8) & 255}.${counter & 255}`,
       });
       if (res.statusCode !== 200) throw new Error(`sign-up failed: ${res.statusCode} ${res.body}`);
       return { ...res.json, email: address, password };

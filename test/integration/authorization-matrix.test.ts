@@ -21,8 +21,7 @@ const b64json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString(
 const decodePart = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
 
 beforeAll(async () => {
-  // Every row deploys functions as the admin: more than the 15 writes per 5 minutes a client may make.
-  t = await startTestApp({ env: { FUNCTIONS_WRITE_RATE_LIMIT: '1000' } });
+  t = await startTestApp();
   const user = await t.signUp();
   shared.user = { id: user.user.id, email: user.email, password: user.password, accessToken: user.accessToken };
   shared.adminToken = await t.adminToken();
@@ -313,6 +312,14 @@ const routes: Row[] = [
     ok: 200,
     // An empty update changes nothing and answers the current configuration.
     request: () => ({ method: 'PUT', url: '/api/auth/config', payload: {} }),
+  },
+  { route: 'GET /api/auth/rate-limits', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/auth/rate-limits' }) },
+  {
+    route: 'PUT /api/auth/rate-limits',
+    access: 'admin',
+    ok: 200,
+    // Restoring a default that is already in force changes nothing.
+    request: () => ({ method: 'PUT', url: '/api/auth/rate-limits', payload: { limits: [{ name: 'register:ip', reset: true }] } }),
   },
 
   // Email flows (public). Wrong codes and unknown tokens answer 400 to every caller alike.

@@ -3,13 +3,14 @@ import type { Deps } from '../../deps.js';
 import type { Mailer } from '../email/mailer.js';
 import { createAdminAuthService } from './admin-auth.service.js';
 import { createEmailAuthService, type QuietFailureLog } from './email-auth.service.js';
+import type { RevokedSessions } from './revoked-sessions.js';
 import { createSessionService } from './sessions.service.js';
 import { createUserService } from './users.service.js';
 
 export type AuthServices = ReturnType<typeof createAuthServices>;
 
-export function createAuthServices(deps: Deps, mailer: Mailer, logQuietFailure: QuietFailureLog) {
-  const sessions = createSessionService(deps);
+export function createAuthServices(deps: Deps, mailer: Mailer, logQuietFailure: QuietFailureLog, revoked?: Pick<RevokedSessions, 'add'>) {
+  const sessions = createSessionService(deps, revoked);
   const email = createEmailAuthService(deps, sessions, mailer, logQuietFailure);
   return {
     sessions,

@@ -2,17 +2,17 @@
 // No flow says whether an address is registered; codes and counters live in PostgreSQL.
 import type { Queryable } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
-import { createRateLimiter, type Limit } from '../../core/rate-limiter.js';
+import { createRateLimiter } from '../../core/rate-limiter.js';
 import type { Deps } from '../../deps.js';
 import type { Mailer } from '../email/mailer.js';
 import type { TemplateType } from '../email/templates.js';
 import type { AuthConfig, User } from './auth.schemas.js';
 import { readAuthConfig } from './config.repo.js';
-import { emailLimits } from './email-limits.js';
 import type { SecretPurpose } from './email-secrets.repo.js';
 import { createEmailSecrets, LINK_TOKEN } from './email-secrets.js';
 import { claimUnverifiedAccount } from './account-claims.js';
 import { assertPasswordMeetsPolicy } from './password-policy.js';
+import { authLimits } from './rate-limits.js';
 import { assertRedirectAllowed, withParams } from './redirects.js';
 import { revokeUserSessions } from './sessions.repo.js';
 import type { SessionService } from './sessions.service.js';
@@ -48,37 +48,68 @@ export function createEmailAuthService(
   const limiter = createRateLimiter(deps.sql, deps.clock);
   const linkTo = (path: string, token: string) => `${deps.config.apiBaseUrl}${path}?token=${token}`;
 
+  // Quiet sends still running after their answer (awaited by drain() before the pool closes).
+  const pending = new Set<Promise<void>>();
+
   /**
-   * Counts a send against the IP and the address; the address's cooldown is kept only if sent.
-   * `quiet` sends go only to registered addresses, so their delivery failures are logged, not
-   * answered: a 503 for registered addresses alone would tell who is registered.
+   * Counts a send against the IP (first: a refused host spends only its own budget), the
+   * purpose's cooldown and the address; counted for unknown addresses too, so a 429 says nothing
+   * about registration. The cooldown is kept only if the email went out.
    */
-  async function rateLimitedSend(
-    ipLimit: Limit,
-    ip: string,
-    purpose: SecretPurpose,
-    email: string,
-    send: () => Promise<void>,
-    quiet = false,
-  ) {
-    await limiter.hit(ipLimit, ip);
-    // Counted for unknown addresses too, so a 429 says nothing about registration.
-    await limiter.hit(emailLimits.cooldownPerEmail, `${purpose}:${email}`);
+  async function countSend(ip: string, purpose: SecretPurpose, email: string) {
+    await limiter.hit(authLimits.emailSendPerIp, ip);
+    await limiter.hit(authLimits.emailCooldown, `${purpose}:${email}`);
+    await limiter.hit(authLimits.emailSendPerAddress, email);
+  }
+
+  async function rateLimitedSend(ip: string, purpose: SecretPurpose, email: string, send: () => Promise<void>) {
+    await countSend(ip, purpose, email);
     try {
       await send();
     } catch (err) {
-      await limiter.release(emailLimits.cooldownPerEmail, `${purpose}:${email}`);
-      if (!(quiet && err instanceof AppError && err.code === 'EMAIL_DELIVERY_FAILED')) throw err;
-      logQuietFailure(err, `${purpose} email`);
+      await limiter.release(authLimits.emailCooldown, `${purpose}:${email}`);
+      throw err;
     }
   }
 
-  /** Runs a code or token check under the failed-attempts limit of the caller's IP. */
-  async function checked<T>(ip: string, check: () => Promise<T | undefined>, fail: () => AppError): Promise<T> {
-    await limiter.check(emailLimits.failedChecksPerIp, ip);
+  /**
+   * A send that must not tell whether the address is registered: after the same counting for
+   * every address, the caller is answered at once and the lookup and the email happen after
+   * the answer, so neither their time nor a delivery failure (logged) shows in the response.
+   */
+  async function quietSend(ip: string, purpose: SecretPurpose, email: string, send: () => Promise<void>) {
+    await countSend(ip, purpose, email);
+    const work = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(send)
+      .catch(async (err) => {
+        logQuietFailure(err, `${purpose} email`);
+        await limiter.release(authLimits.emailCooldown, `${purpose}:${email}`);
+      })
+      .catch((err) => logQuietFailure(err, `${purpose} cooldown release`))
+      .finally(() => pending.delete(work));
+    pending.add(work);
+  }
+
+  /**
+   * Runs a code or token check under the failed-attempts limits of the address (when the check
+   * names one) and of the caller's IP: one user's wrong codes do not lock out their neighbours.
+   */
+  async function checked<T>(
+    subject: { ip: string; email?: string },
+    check: () => Promise<T | undefined>,
+    fail: () => AppError,
+  ): Promise<T> {
+    const { ip, email } = subject;
+    await Promise.all([
+      limiter.check(authLimits.failedCodesPerIp, ip),
+      email === undefined ? undefined : limiter.check(authLimits.failedCodesPerAddress, email),
+    ]);
     const result = await check();
     if (result === undefined) {
-      await limiter.record(emailLimits.failedChecksPerIp, ip);
+      await Promise.all([
+        limiter.record(authLimits.failedCodesPerIp, ip),
+        email === undefined ? undefined : limiter.record(authLimits.failedCodesPerAddress, email),
+      ]);
       throw fail();
     }
     return result;
@@ -113,6 +144,11 @@ export function createEmailAuthService(
   }
 
   return {
+    /** Waits for the quiet sends still running (before the database pool closes). */
+    async drain(): Promise<void> {
+      await Promise.allSettled([...pending]);
+    },
+
     /** Checked before a sign-up writes anything: the redirect its verification link will need. */
     checkVerificationRedirect(config: AuthConfig, redirectTo: string | undefined): void {
       if (config.requireEmailVerification) linkRedirect(config, config.verifyEmailMethod, redirectTo);
@@ -131,7 +167,7 @@ export function createEmailAuthService(
     },
 
     async sendSignInCode(email: string, ip: string): Promise<void> {
-      await rateLimitedSend(emailLimits.sendOtpPerIp, ip, 'SIGN_IN', email, () =>
+      await rateLimitedSend(ip, 'SIGN_IN', email, () =>
         sendCode(email, 'SIGN_IN', 'request-otp', TTL.signInCode),
       );
     },
@@ -143,7 +179,7 @@ export function createEmailAuthService(
      */
     async signInWithCode(email: string, code: string, name: string | undefined, ip: string) {
       const outcome = await checked(
-        ip,
+        { ip, email },
         () =>
           deps.sql.begin(async (tx) => {
             const consumed = await secrets.consumeCode(tx, email, 'SIGN_IN', code);
@@ -168,17 +204,17 @@ export function createEmailAuthService(
     async sendVerification(email: string, redirectTo: string | undefined, ip: string): Promise<'code' | 'link'> {
       const config = await readAuthConfig(deps.sql);
       const redirect = linkRedirect(config, config.verifyEmailMethod, redirectTo);
-      await rateLimitedSend(emailLimits.sendVerificationPerIp, ip, 'VERIFY_EMAIL', email, async () => {
+      await quietSend(ip, 'VERIFY_EMAIL', email, async () => {
         const account = await users.findAccountByEmail(deps.sql, email);
         if (account && !account.emailVerified) await sendVerificationEmail(email, config, redirect);
-      }, true);
+      });
       return config.verifyEmailMethod;
     },
 
     /** Verifies the email with its code and signs the user in. */
     async verifyWithCode(email: string, code: string, ip: string) {
       const userId = await checked(
-        ip,
+        { ip, email },
         () =>
           deps.sql.begin(async (tx) => {
             const consumed = await secrets.consumeCode(tx, email, 'VERIFY_EMAIL', code);
@@ -208,12 +244,12 @@ export function createEmailAuthService(
     async sendResetPassword(email: string, redirectTo: string | undefined, ip: string): Promise<'code' | 'link'> {
       const config = await readAuthConfig(deps.sql);
       const redirect = linkRedirect(config, config.resetPasswordMethod, redirectTo);
-      await rateLimitedSend(emailLimits.sendResetPerIp, ip, 'RESET_PASSWORD', email, async () => {
+      await quietSend(ip, 'RESET_PASSWORD', email, async () => {
         if (!(await users.findAccountByEmail(deps.sql, email))) return;
         await (config.resetPasswordMethod === 'link'
           ? sendLink(email, 'RESET_PASSWORD', 'reset-password-link', '/api/auth/email/reset-password-link', redirect!)
           : sendCode(email, 'RESET_PASSWORD', 'reset-password-code', TTL.resetCode));
-      }, true);
+      });
       return config.resetPasswordMethod;
     },
 
@@ -232,7 +268,7 @@ export function createEmailAuthService(
     /** Trades a reset code for a reset token (the code flow's extra step). */
     async exchangeResetCode(email: string, code: string, ip: string) {
       return checked(
-        ip,
+        { ip, email },
         () =>
           deps.sql.begin(async (tx) => {
             const consumed = await secrets.consumeCode(tx, email, 'RESET_PASSWORD', code);
@@ -249,7 +285,7 @@ export function createEmailAuthService(
       assertPasswordMeetsPolicy(newPassword, await readAuthConfig(deps.sql));
       const passwordHash = await deps.hasher.hash(newPassword);
       await checked(
-        ip,
+        { ip },
         () =>
           deps.sql.begin(async (tx) => {
             if (!LINK_TOKEN.test(token)) return undefined;

@@ -45,21 +45,22 @@ export async function rotateRefreshToken(
   return row;
 }
 
-/** Revokes the sessions that own any of these refresh tokens or have any of these ids. */
+/** Revokes the sessions that own any of these refresh tokens or have any of these ids; returns their ids. */
 export async function revokeSessions(
   db: Queryable,
   by: { tokenHashes: Buffer[]; sessionIds: string[] },
   now: Date,
   reason: string,
-): Promise<number> {
-  const result = await db`
+): Promise<string[]> {
+  const rows = await db<{ id: string }[]>`
     update auth.sessions set revoked_at = ${now}, revoked_reason = ${reason}
     where revoked_at is null and (
       id = any(${by.sessionIds}::uuid[])
       or id in (
         select session_id from auth.refresh_tokens
-        where token_hash in (select decode(h, 'hex') from unnest(${by.tokenHashes.map((b) => b.toString('hex'))}::text[]) h)))`;
-  return result.count;
+        where token_hash in (select decode(h, 'hex') from unnest(${by.tokenHashes.map((b) => b.toString('hex'))}::text[]) h)))
+    returning id`;
+  return rows.map((r) => r.id);
 }
 
 /** The session that owns a refresh token, if it is still live. */

@@ -39,7 +39,7 @@ export function sessionRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyn
         const { user, tokens } =
           body.method === 'otp'
             ? await auth.email.signInWithCode(body.email, body.otp, body.name, request.ip)
-            : await auth.users.signInWithPassword(body.email, body.password);
+            : await auth.users.signInWithPassword(body.email, body.password, request.ip);
         const delivered = deliverTokens(reply, deps.config, USER_REFRESH_COOKIE, request.query.client_type, tokens);
         return { user, ...delivered };
       },

@@ -12,6 +12,7 @@ import {
   startSession,
   type SessionOwner,
 } from './sessions.repo.js';
+import type { RevokedSessions } from './revoked-sessions.js';
 import { createTokens, type AccessClaims, type IssuedTokens } from './tokens.js';
 
 export type SessionKind = 'user' | 'admin';
@@ -31,7 +32,10 @@ export const adminSubjectOf = (email: string) => `local:${email}`;
 
 export type SessionService = ReturnType<typeof createSessionService>;
 
-export function createSessionService(deps: Pick<Deps, 'sql' | 'clock' | 'config' | 'keys' | 'hmacKeys'>) {
+export function createSessionService(
+  deps: Pick<Deps, 'sql' | 'clock' | 'config' | 'keys' | 'hmacKeys'>,
+  revoked?: Pick<RevokedSessions, 'add'>,
+) {
   const tokens = createTokens(deps);
   const ttlSeconds = deps.config.refreshTokenTtlSeconds;
 
@@ -59,7 +63,10 @@ export function createSessionService(deps: Pick<Deps, 'sql' | 'clock' | 'config'
     const tokenHashes = (by.refreshTokens ?? []).map(tokens.hash);
     const sessionIds = by.sessionIds ?? [];
     if (tokenHashes.length === 0 && sessionIds.length === 0) return 0;
-    return revokeSessions(deps.sql, { tokenHashes, sessionIds }, deps.clock.now(), reason);
+    const ended = await revokeSessions(deps.sql, { tokenHashes, sessionIds }, deps.clock.now(), reason);
+    // This server refuses their access tokens at once; the others hear the NOTIFY.
+    revoked?.add(ended);
+    return ended.length;
   }
 
   return {

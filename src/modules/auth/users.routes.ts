@@ -34,7 +34,7 @@ export function userRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyncZo
         response: { 200: sessionResponseSchema },
       },
       handler: async (request, reply) => {
-        const result = await auth.users.register(request.body, isAdmin(request.principal));
+        const result = await auth.users.register(request.body, isAdmin(request.principal), request.ip);
         if (!result.tokens) {
           return {
             user: result.user,

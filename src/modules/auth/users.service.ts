@@ -1,9 +1,11 @@
 // Use cases of user accounts: registration, password sign-in, profiles, and admin management.
 import { AppError } from '../../core/errors.js';
+import { createRateLimiter } from '../../core/rate-limiter.js';
 import type { Deps } from '../../deps.js';
 import type { User } from './auth.schemas.js';
 import { readAuthConfig } from './config.repo.js';
 import { assertPasswordMeetsPolicy } from './password-policy.js';
+import { authLimits } from './rate-limits.js';
 import type { EmailAuthService } from './email-auth.service.js';
 import type { SessionService } from './sessions.service.js';
 import type { IssuedTokens } from './tokens.js';
@@ -31,12 +33,30 @@ export function createUserService(
   sessions: SessionService,
   emailAuth: Pick<EmailAuthService, 'checkVerificationRedirect' | 'sendSignUpVerification'>,
 ) {
+  const limiter = createRateLimiter(deps.sql, deps.clock);
+
+  /**
+   * Counts the attempt before the password is checked (so parallel guesses cannot overshoot):
+   * per IP, and per account (unknown addresses too, so a 429 says nothing about registration).
+   * A locked account is refused without checking the password, so the lock is no oracle.
+   */
+  async function countSignInAttempt(email: string, ip: string) {
+    await limiter.hit(authLimits.failedSignInsPerIp, ip);
+    await limiter.hit(authLimits.failedSignInsPerAccount, email);
+  }
+
+  /** A success is not a failure: the account's counter is cleared and the IP's hit taken back. */
+  const forgiveSignIn = (email: string, ip: string) =>
+    Promise.all([limiter.release(authLimits.failedSignInsPerAccount, email), limiter.refund(authLimits.failedSignInsPerIp, ip)]);
+
   return {
     /**
      * Public sign-up opens a session, or sends the verification email when the project requires
      * one; an admin creates the account only.
      */
-    async register(input: Registration, byAdmin: boolean): Promise<RegistrationResult> {
+    async register(input: Registration, byAdmin: boolean, ip: string): Promise<RegistrationResult> {
+      // Admin-authenticated calls are never limited per IP (contract Part A item 16).
+      if (!byAdmin) await limiter.hit(authLimits.registrationsPerIp, ip);
       const config = await readAuthConfig(deps.sql);
       if (config.disableSignup && !byAdmin) {
         throw new AppError('AUTH_SIGNUP_DISABLED', undefined, {
@@ -66,11 +86,13 @@ export function createUserService(
       return { user, tokens: await sessions.open({ user }) };
     },
 
-    async signInWithPassword(email: string, password: string): Promise<{ user: User; tokens: IssuedTokens }> {
+    async signInWithPassword(email: string, password: string, ip: string): Promise<{ user: User; tokens: IssuedTokens }> {
+      await countSignInAttempt(email, ip);
       const { account, requireEmailVerification } = await users.findSignInCandidate(deps.sql, email);
       // Unknown emails still pay for a hash, so the answer takes as long as a wrong password.
       const ok = await deps.hasher.verify(account?.passwordHash ?? null, password);
       if (!account || !ok) throw invalidCredentials();
+      await forgiveSignIn(email, ip);
       const { passwordHash: _hash, ...user } = account;
       if (requireEmailVerification && !user.emailVerified) {
         throw new AppError('FORBIDDEN', 'Email verification required.', {

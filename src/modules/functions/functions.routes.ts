@@ -11,7 +11,6 @@ import {
   updateFunctionBody,
   writeResponse,
 } from './functions.schemas.js';
-import { functionsWriteLimit } from './functions-rate-limit.js';
 import type { FunctionsService } from './functions.service.js';
 
 const tags = ['functions'];
@@ -20,7 +19,8 @@ const security = [{ bearerAuth: [] }];
 
 export function functionsRoutes(deps: Deps, functions: FunctionsService): FastifyPluginAsyncZod {
   return async (app) => {
-    const limited = { config: admin, onRequest: functionsWriteLimit(deps) };
+    // Admin-only writes: never limited per IP (api-contract Part A item 16).
+    const limited = { config: admin };
     app.get('/api/functions', {
       config: admin,
       schema: { tags, summary: 'Functions and the runtime status', security, response: { 200: listResponse } },

@@ -38,7 +38,7 @@ export function migrationsRoutes(migrations: MigrationsService): FastifyPluginAs
         body: dryRunBody,
         response: { 200: dryRunResult },
       },
-      handler: async (request) => migrations.dryRun(request.body.sql, request.ip),
+      handler: async (request) => migrations.dryRun(request.body.sql),
     });
   };
 }

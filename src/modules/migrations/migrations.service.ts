@@ -2,7 +2,6 @@
 // the history's advisory lock check the version, run every statement with search_path public,
 // record the history row and announce the schema change; any failure leaves no trace.
 import { AppError } from '../../core/errors.js';
-import { createRateLimiter, type Limit } from '../../core/rate-limiter.js';
 import type { Deps } from '../../deps.js';
 import { inAdminTransaction, runStatement, type Conn } from './admin-transaction.js';
 import { assessRisks, riskLevel } from './migration-risks.js';
@@ -18,21 +17,12 @@ export interface NewMigration {
 
 const NOT_NEWER = 'Migration version must be newer than the latest applied migration.';
 
-/** Dry runs execute arbitrary SQL (rolled back): 30 per 15 minutes per IP, as the reference platform. */
-export const dryRunLimit: Limit = {
-  name: 'migrations-dry-run:ip',
-  max: 30,
-  windowSeconds: 15 * 60,
-  message: 'Too many migration dry runs from this address. Try again in {seconds} seconds.',
-};
-
 async function runAll(conn: Conn, statements: ParsedStatement[]): Promise<void> {
   await conn`set local search_path to public`;
   for (const [i, s] of statements.entries()) await runStatement(conn, s.text, i + 1);
 }
 
 export function createMigrationsService(deps: Pick<Deps, 'sql' | 'clock'>, onSchemaChanged: () => Promise<unknown>) {
-  const limiter = createRateLimiter(deps.sql, deps.clock);
   return {
     list: () => repo.listApplied(deps.sql),
 
@@ -56,8 +46,8 @@ export function createMigrationsService(deps: Pick<Deps, 'sql' | 'clock'>, onSch
       return applied;
     },
 
-    async dryRun(sql: string, ip: string): Promise<DryRunResult> {
-      await limiter.hit(dryRunLimit, ip);
+    /** Admin-only, so never limited per IP (api-contract Part A item 16). */
+    async dryRun(sql: string): Promise<DryRunResult> {
       let statements: ParsedStatement[];
       try {
         statements = await splitStatements(sql);

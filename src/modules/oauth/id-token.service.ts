@@ -6,6 +6,7 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { AppError } from '../../core/errors.js';
 import { createRateLimiter } from '../../core/rate-limiter.js';
 import type { Deps } from '../../deps.js';
+import { authLimits } from '../auth/rate-limits.js';
 import type { SessionService } from '../auth/sessions.service.js';
 import { findUserById } from '../auth/users.repo.js';
 import { findOAuthConfig } from './oauth-config.repo.js';
@@ -19,13 +20,6 @@ export interface IdTokenSignIn {
   nonce?: string;
   name?: string;
 }
-
-const idTokenLimit = {
-  name: 'id-token:ip',
-  max: 30,
-  windowSeconds: 15 * 60,
-  message: 'Too many ID-token sign-ins from this address. Try again in {seconds} seconds.',
-};
 
 const unverified = (reason: string) =>
   new AppError('UNAUTHORIZED', `The ID token could not be verified: ${reason}.`, {
@@ -72,7 +66,7 @@ export function createIdTokenService(deps: Pick<Deps, 'sql' | 'clock'>, sessions
 
   return {
     async signIn(input: IdTokenSignIn, ip: string) {
-      await limiter.hit(idTokenLimit, ip);
+      await limiter.hit(authLimits.idTokenPerIp, ip);
       const claims = await verify(input);
       const profile = profileFromClaims(claims as Record<string, unknown>);
       // An address the provider did not verify is neither used nor trusted.

@@ -31,9 +31,22 @@ export function emailApi(t: TestApp) {
     return res.json;
   }
 
+  /** Sets rate limits as the admin does ({name, max, windowSeconds} or {name, reset: true}). */
+  async function setLimits(limits: Record<string, unknown>[]) {
+    const res = await t.request({ method: 'PUT', url: '/api/auth/rate-limits', headers: bearer(t.apiKey), payload: { limits } });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json;
+  }
+
   return {
     post,
     setConfig,
+    setLimits,
+    /** Every rate limit back to its default. */
+    resetLimits: async () => {
+      const res = await t.request({ method: 'GET', url: '/api/auth/rate-limits', headers: bearer(t.apiKey) });
+      return setLimits(res.json.limits.map((l: { name: string }) => ({ name: l.name, reset: true })));
+    },
     resetConfig: () => setConfig(DEFAULT_AUTH_CONFIG),
 
     register: (payload: Record<string, unknown>, clientType = 'mobile', ip?: string) =>

@@ -256,17 +256,12 @@ describe('dry run', () => {
   });
 });
 
-describe('dry-run rate limit', () => {
-  it('allows 30 dry runs per 15 minutes per IP, then 429 with Retry-After; other IPs and the next window are unaffected', async () => {
+describe('dry runs are not limited per IP (api-contract Part A item 16)', () => {
+  it('an admin gets 40 dry runs from one IP within 15 minutes, all answered 200', async () => {
     const dryRunFrom = (remoteAddress: string) =>
       t.request({ method: 'POST', url: '/api/database/migrations/dry-run', headers: key(), remoteAddress, payload: { sql: 'select 1' } });
-    for (let i = 0; i < 30; i++) expect((await dryRunFrom('10.66.0.1')).statusCode).toBe(200);
-    const limited = await dryRunFrom('10.66.0.1');
-    expect(limited.statusCode).toBe(429);
-    expect(limited.json).toMatchObject({ error: 'TOO_MANY_REQUESTS', statusCode: 429 });
-    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
-    expect((await dryRunFrom('10.66.0.2')).statusCode).toBe(200);
-    t.clock.advance(15 * 60 * 1000);
-    expect((await dryRunFrom('10.66.0.1')).statusCode).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) statuses.push((await dryRunFrom('10.66.0.1')).statusCode);
+    expect(statuses).toEqual(Array.from({ length: 40 }, () => 200));
   });
 });
