@@ -15,6 +15,8 @@ export const DEADLINES = {
 export const HANG_MS = Number(DEADLINES.REQUEST_TIMEOUT_MS) + 3_000;
 /** After a fault ends, the server answers normally again within this bound. */
 export const RECOVERY_BOUND_MS = 15_000;
+/** Embedded PostgreSQL restarts with crash recovery: a wider bound than a lost connection. */
+export const EMBEDDED_RECOVERY_BOUND_MS = 30_000;
 
 export const TABLE = 'fault_rows';
 export const BUCKET = 'fault-files';

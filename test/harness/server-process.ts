@@ -235,3 +235,10 @@ export async function startServerProcess(options: ServerProcessOptions = {}): Pr
   }
   return server;
 }
+
+/** The URL of the server's own database (external, or the embedded one's `plinth` database). */
+export function databaseUrlOf(s: ServerProcess): string {
+  if (s.env.DATABASE_URL) return s.env.DATABASE_URL;
+  const password = readFileSync(path.join(s.dataDir, 'pg-password'), 'utf8').trim();
+  return `postgres://postgres:${password}@127.0.0.1:${s.embeddedPgPort}/plinth`;
+}
