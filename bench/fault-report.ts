@@ -31,7 +31,12 @@ async function writesOf(s: ServerProcess, tally: Tally): Promise<string> {
   }
 }
 
-const survived = (s: ServerProcess) => (s.exit() ? `no (exit ${JSON.stringify(s.exit())})` : 'yes');
+/** Whether the server lives; when it died, its last output goes to stderr for the post-mortem. */
+function survived(s: ServerProcess): string {
+  if (!s.exit()) return 'yes';
+  console.error(`--- the server exited ${JSON.stringify(s.exit())}; its last output:\n${s.output().slice(-4000)}\n---`);
+  return `no (exit ${JSON.stringify(s.exit())})`;
+}
 
 /** The same server while it lives and is ready; else (killed or wedged by a fault) a new one. */
 async function usable(s: ServerProcess, start: () => Promise<ServerProcess>): Promise<ServerProcess> {
