@@ -1,11 +1,11 @@
 // Fault injection on a server running its embedded PostgreSQL (its own data directory and port):
-// the postmaster killed -9 under load, then the server itself killed -9 and started again on the
+// its backends terminated and its postmaster killed -9 under load, then the server itself killed -9 and started again on the
 // same data while its orphaned postmaster lingers. Nothing may hang, crash or be lost.
 import { afterAll, describe, expect, it } from 'vitest';
 import { isAlive, pollUntil, startServerProcess, type ServerProcess } from '../harness/server-process.js';
 import { FORMS } from './forms.js';
-import { postmasterKilled } from './process-faults.js';
-import { DEADLINES, EMBEDDED_RECOVERY_BOUND_MS, createFixtures, lostWrites, newTally, startWriters, type Tally } from './workload.js';
+import { backendsTerminated, postmasterKilled } from './process-faults.js';
+import { DEADLINES, EMBEDDED_RECOVERY_BOUND_MS, RECOVERY_BOUND_MS, createFixtures, lostWrites, newTally, startWriters, type Tally } from './workload.js';
 
 const form = FORMS.short;
 const started: ServerProcess[] = [];
@@ -33,6 +33,18 @@ async function server(): Promise<ServerProcess> {
 }
 
 describe('the embedded PostgreSQL', () => {
+  it(`its backends terminated under load: the server lives, hangs nothing, recovers within ${RECOVERY_BOUND_MS} ms, loses nothing`, async () => {
+    const srv = await server();
+    const result = await backendsTerminated(srv, { clients: form.writers, rounds: form.terminateRounds });
+    remember(result.tally);
+
+    expect(result.exit, srv.output().slice(-3000)).toBeNull();
+    expect(result.tally.hangs, JSON.stringify(result.tally.statuses())).toBe(0);
+    expect(result.tally.outcomes.filter((o) => o.status !== 503 && (o.status < 200 || o.status >= 300)).map((o) => o.status)).toEqual([]);
+    expect(result.recovery).toEqual(expect.any(Number));
+    expect(await lostWrites(srv, acknowledged)).toEqual({ rows: [], objects: [] });
+  }, 90_000);
+
   it(`killed -9 under load: the server lives, hangs nothing, restarts it within ${EMBEDDED_RECOVERY_BOUND_MS} ms and loses no acknowledged write`, async () => {
     const srv = await server();
     const before = srv.postmasterPid();

@@ -3,7 +3,7 @@
 export const FORMS = {
   short: {
     writers: 16,
-    terminateRounds: 3,
+    terminateRounds: 8,
     runtimeKills: 1,
     postmasterKills: 1,
     hostileRounds: 15,
