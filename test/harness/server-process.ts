@@ -223,7 +223,7 @@ export async function startServerProcess(options: ServerProcessOptions = {}): Pr
       if (postmaster && isAlive(postmaster) && readFileSync(`/proc/${postmaster}/cmdline`, 'utf8').includes(dataDir)) {
         process.kill(postmaster, 'SIGKILL');
       }
-      if (!keepDataDir) await rm(dataDir, { recursive: true, force: true });
+      if (!keepDataDir) await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
     },
   };
   try {
