@@ -107,6 +107,33 @@ const patches = [
 `],
   // A reserve() that already failed (its connection could not open) is skipped when a connection
   // opens later, instead of swallowing that connection; one taken off the queue by onclose says so.
+  // A connection lost while it fetches the array types (the first query of every new connection)
+  // rejected a promise nobody awaited: an unhandled rejection (read ECONNRESET) ended the process.
+  // The loss itself is handled by the socket's close, which fails the connection's queries.
+  ['connection.js',
+    `        return fetchArrayTypes()
+`,
+    `        return fetchArrayTypes().catch(() => {}) // ${MARK}: the close handles the loss
+`],
+  // A parameter that cannot be serialised (e.g. a value nested past the stack) in a query queued
+  // behind another rejected the active query instead and left the failing one in \`sent\`, never
+  // written: its caller, and every later query on that connection, waited forever.
+  ['connection.js',
+    `    } catch (error) {
+      sent.length === 0 && write(Sync)
+      errored(error)
+      return true
+    }`,
+    `    } catch (error) {
+      if (query !== q) { // ${MARK}: fail the query that could not be built, nothing was written for it
+        sent.remove(q)
+        queryError(q, error)
+        return true
+      }
+      sent.length === 0 && write(Sync)
+      errored(error)
+      return true
+    }`],
   ['index.js',
     `        const query = { reserve: resolve, reject }`,
     `        const query = { reserve: resolve, reject: (e) => (query.settled = true, reject(e)) } // ${MARK}`],
