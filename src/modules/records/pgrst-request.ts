@@ -1,7 +1,5 @@
 // What records and RPC requests share: the request parts PostgREST clients send, the grammar
-// errors as PostgREST's, the caller's database scope, paging by Range, and Content-Range.
-import type { RequestScope } from '../../core/db.js';
-import type { Principal } from '../../http/principal.js';
+// errors as PostgREST's, paging by Range, and Content-Range.
 import { GrammarError, type ParsedQuery, type Preferences } from './grammar/ast.js';
 import { parsePreferences, parseQuery } from './grammar/query.js';
 import { recordsError } from './records-errors.js';
@@ -20,14 +18,6 @@ export interface PgrstResponse {
   headers: Record<string, string>;
   /** JSON text, or undefined for an empty body. */
   body?: string;
-}
-
-export function scopeOf(principal: Principal): RequestScope {
-  if (principal.kind === 'anon') return { role: 'anon', claims: { role: 'anon' } };
-  if (principal.kind === 'user') {
-    return { role: 'authenticated', claims: { sub: principal.userId, email: principal.email, role: 'authenticated', sid: principal.sessionId } };
-  }
-  return { role: 'project_admin', claims: { sub: principal.subject, role: 'project_admin' } };
 }
 
 /** The query string through the grammar; its errors as PostgREST's (400 PGRST1xx). */

@@ -7,7 +7,7 @@ import { withRequestScope } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
-import { scopeOf } from '../records/pgrst-request.js';
+import { scopeOf } from '../../http/request-scope.js';
 import type { ByteRange, StagedBlob } from './blob-store.js';
 import { assertBucketName, assertObjectKey, encodeKey } from './keys.js';
 import type { StorageConfig } from './storage-config.js';
