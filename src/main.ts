@@ -3,7 +3,7 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createDeps } from './deps.js';
-import { adminCredentials } from './modules/auth/admin-auth.service.js';
+import { adminCredentials } from './modules/auth/index.js';
 
 async function main(): Promise<void> {
   let config;
