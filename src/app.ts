@@ -54,7 +54,7 @@ import { createSchemaCache } from './modules/records/schema-cache.js';
 import { timezoneCheck } from './modules/records/timezone.js';
 import { createAccessKeyService } from './modules/secrets/access-keys.js';
 import { secretsRoutes } from './modules/secrets/secrets.routes.js';
-import { storageRoutes } from './modules/storage/storage.routes.js';
+import { storagePlugin } from './modules/storage/index.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -168,7 +168,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(functionsRoutes(deps, createFunctionsService(deps)));
   await app.register(invokeRoutes(deps));
   await app.register(paymentsPlugin(deps));
-  await app.register(storageRoutes(deps));
+  await app.register(storagePlugin(deps));
 
   return app;
 }
