@@ -45,7 +45,7 @@ import { createIdTokenService } from './modules/oauth/id-token.service.js';
 import { oauthConfigRoutes } from './modules/oauth/oauth-config.routes.js';
 import { createOAuthService } from './modules/oauth/oauth.service.js';
 import { oauthRoutes } from './modules/oauth/oauth.routes.js';
-import { paymentsPlugin } from './modules/payments/payments.plugin.js';
+import { paymentsPlugin } from './modules/payments/index.js';
 import { recordsRoutes } from './modules/records/records.routes.js';
 import { createRecordsService } from './modules/records/records.service.js';
 import { rpcRoutes } from './modules/records/rpc.routes.js';
