@@ -52,8 +52,7 @@ import { rpcRoutes } from './modules/records/rpc.routes.js';
 import { createRpcService } from './modules/records/rpc.service.js';
 import { createSchemaCache } from './modules/records/schema-cache.js';
 import { timezoneCheck } from './modules/records/timezone.js';
-import { createAccessKeyService } from './modules/secrets/access-keys.js';
-import { secretsRoutes } from './modules/secrets/secrets.routes.js';
+import { secretsPlugin } from './modules/secrets/index.js';
 import { storagePlugin } from './modules/storage/index.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -159,10 +158,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(exportRoutes(createExportService(deps)));
   await app.register(metadataRoutes(createMetadataService(deps)));
 
-  const accessKeys = createAccessKeyService(deps);
-  await accessKeys.listen((err) => app.log.error({ err }, 'reloading the API/anon keys failed'));
-  app.addHook('onClose', () => accessKeys.close());
-  await app.register(secretsRoutes(deps, accessKeys));
+  await app.register(secretsPlugin(deps));
   await app.register(aiRoutes(deps));
   deps.functions.setLogger((level, message, extra) => app.log[level](extra ?? {}, message));
   await app.register(functionsRoutes(deps, createFunctionsService(deps)));
