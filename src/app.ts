@@ -25,8 +25,8 @@ import { migrationsPlugin } from './modules/migrations/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
 import { createSchemaCache, recordsPlugin } from './modules/records/index.js';
-import { createAccessKeyService, secretsRoutes } from './modules/secrets/index.js';
-import { storageRoutes } from './modules/storage/index.js';
+import { secretsPlugin } from './modules/secrets/index.js';
+import { storagePlugin } from './modules/storage/index.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -115,14 +115,11 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(migrationsPlugin(deps, () => schemaCache.refreshIfChanged()));
   await app.register(metadataPlugin(deps));
 
-  const accessKeys = createAccessKeyService(deps);
-  await accessKeys.listen((err) => app.log.error({ err }, 'reloading the API/anon keys failed'));
-  app.addHook('onClose', () => accessKeys.close());
-  await app.register(secretsRoutes(deps, accessKeys));
+  await app.register(secretsPlugin(deps));
   await app.register(aiPlugin(deps));
   await app.register(functionsPlugin(deps));
   await app.register(paymentsPlugin(deps));
-  await app.register(storageRoutes(deps));
+  await app.register(storagePlugin(deps));
 
   return app;
 }
