@@ -12,10 +12,9 @@ import { randomHex } from './core/ids.js';
 import { createKeyring, type Keyring } from './core/keyring.js';
 import { migrate, readMigrationFiles, type MigrationFile } from './core/migrator.js';
 import { createPasswordHasher, type PasswordHasher } from './core/password-hasher.js';
-import { createFunctionsHost, type FunctionsHost } from './modules/functions/functions-host.js';
-import { loadPlatformKeys, type PlatformKeys } from './modules/secrets/platform-keys.js';
-import type { BlobStore } from './modules/storage/blob-store.js';
-import { createBlobStore } from './modules/storage/blob-stores.js';
+import { createFunctionsHost, type FunctionsHost } from './modules/functions/index.js';
+import { loadPlatformKeys, type PlatformKeys } from './modules/secrets/index.js';
+import { type BlobStore, createBlobStore } from './modules/storage/index.js';
 import postgres from 'postgres';
 
 export interface Deps {

@@ -31,7 +31,7 @@ function readConfig(): Config {
 }
 
 async function printBanner(config: Config, deps: Deps): Promise<void> {
-  const { adminCredentials } = await import('./modules/auth/admin-auth.service.js');
+  const { adminCredentials } = await import('./modules/auth/index.js');
   const admin = adminCredentials(deps);
   const lines = [
     `Plinth is listening on ${config.apiBaseUrl} (API docs: ${config.apiBaseUrl}/api/docs)`,

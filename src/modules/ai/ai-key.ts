@@ -7,7 +7,7 @@ import {
   notifySecretChange,
   readActiveSecrets,
   updateSecret,
-} from '../secrets/secrets.repo.js';
+} from '../secrets/index.js';
 
 export const AI_PROVIDERS = { openrouter: { secret: 'OPENROUTER_API_KEY', label: 'OpenRouter' } } as const;
 export type AiProvider = keyof typeof AI_PROVIDERS;

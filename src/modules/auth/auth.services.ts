@@ -1,6 +1,6 @@
 // Builds the authentication services once per app, from the app's dependencies.
 import type { Deps } from '../../deps.js';
-import type { Mailer } from '../email/mailer.js';
+import type { Mailer } from '../email/index.js';
 import { createAdminAuthService } from './admin-auth.service.js';
 import { createEmailAuthService, type QuietFailureLog } from './email-auth.service.js';
 import type { RevokedSessions } from './revoked-sessions.js';

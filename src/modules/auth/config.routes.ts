@@ -1,24 +1,25 @@
 // The authentication configuration: public settings for clients, full settings for the admin.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
-import { listCustomConfigs, listOAuthConfigs } from '../oauth/oauth-config.repo.js';
 import { authConfigSchema, authConfigUpdateSchema, publicConfigSchema } from './auth.schemas.js';
 import { readAuthConfig, updateAuthConfig } from './config.repo.js';
 
 const tags = ['auth'];
 
-export function configRoutes(deps: Deps): FastifyPluginAsyncZod {
+/** The OAuth providers the admin configured (built-in names, custom keys): the OAuth module answers. */
+export type OAuthProviderNames = () => Promise<{ builtIn: string[]; custom: string[] }>;
+
+export function configRoutes(deps: Deps, oauthProviders: OAuthProviderNames): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/auth/public-config', {
       schema: { tags, summary: 'Public authentication settings', response: { 200: publicConfigSchema } },
       handler: async () => {
-        const [{ id: _id, createdAt: _c, updatedAt: _u, allowedRedirectUrls: _r, ...config }, builtIn, custom] = await Promise.all([
+        const [{ id: _id, createdAt: _c, updatedAt: _u, allowedRedirectUrls: _r, ...config }, providers] = await Promise.all([
           readAuthConfig(deps.sql),
-          listOAuthConfigs(deps.sql),
-          listCustomConfigs(deps.sql),
+          oauthProviders(),
         ]);
         // Clients show sign-in buttons for what the admin configured: built-in names and custom keys.
-        return { ...config, oAuthProviders: builtIn.map((c) => c.provider), customOAuthProviders: custom.map((c) => c.key) };
+        return { ...config, oAuthProviders: providers.builtIn, customOAuthProviders: providers.custom };
       },
     });
 

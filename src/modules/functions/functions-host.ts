@@ -5,8 +5,7 @@
 import type { Sql } from '../../core/db.js';
 import type { Keyring } from '../../core/keyring.js';
 import type { Config } from '../../config.js';
-import { RESERVED } from '../secrets/platform-keys.js';
-import { SECRETS_CHANNEL } from '../secrets/secrets.repo.js';
+import { RESERVED, SECRETS_CHANNEL } from '../secrets/index.js';
 import { findFunction, listActiveFunctions, readFunctionSecrets, type FunctionRow } from './functions.repo.js';
 import { createRuntimeClient, type DeployResult, type RuntimeClient } from './runtime-client.js';
 import { createRuntimeSupervisor, type RuntimeSupervisor } from './runtime-supervisor.js';

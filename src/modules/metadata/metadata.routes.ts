@@ -2,8 +2,7 @@
 // (one table: columns, indexes, foreign keys, RLS, policies, triggers); admin only.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { columnInfo, tableParams } from '../migrations/table-admin.schemas.js';
-import { indexInfo, policyInfo, triggerInfo } from './database-objects.routes.js';
+import { columnInfo, indexInfo, policyInfo, tableParams, triggerInfo } from '../migrations/index.js';
 import { overviewMarkdown, type MetadataService } from './metadata.service.js';
 
 const admin = { access: 'admin' as const };

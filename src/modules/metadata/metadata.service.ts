@@ -1,14 +1,11 @@
 // The project overview (GET /api/metadata): auth settings and providers, tables with counts,
 // buckets, functions — and its Markdown rendering; and one table's full description.
 import type { Deps } from '../../deps.js';
-import { readAuthConfig } from '../auth/config.repo.js';
-import { listFunctions } from '../functions/functions.repo.js';
-import { VERSION } from '../health/health.routes.js';
-import { tableNotFound } from '../migrations/table-admin.service.js';
-import { readTableSchema } from '../migrations/table-schema.repo.js';
-import { listCustomConfigs, listOAuthConfigs } from '../oauth/oauth-config.repo.js';
-import { databaseSize, tableCounts } from './database-metadata.repo.js';
-import { listIndexes, listPolicies, listTriggers } from './database-objects.repo.js';
+import { readAuthConfig } from '../auth/index.js';
+import { listFunctions } from '../functions/index.js';
+import { VERSION } from '../health/index.js';
+import { databaseSize, listIndexes, listPolicies, listTriggers, readTableSchema, tableCounts, tableNotFound } from '../migrations/index.js';
+import { listCustomConfigs, listOAuthConfigs } from '../oauth/index.js';
 
 export function createMetadataService(deps: Pick<Deps, 'sql'>) {
   const { sql } = deps;

@@ -4,8 +4,8 @@
 import type postgres from 'postgres';
 import { withTx } from '../../core/db.js';
 import type { Deps } from '../../deps.js';
-import { listFunctions, listIndexes, listPolicies } from '../metadata/database-objects.repo.js';
-import { publicTables } from '../metadata/database-metadata.repo.js';
+import { listFunctions, listIndexes, listPolicies } from './database-objects.repo.js';
+import { publicTables } from './database-metadata.repo.js';
 import { quoteIdent, tableRef } from './table-ddl.js';
 import type { ColumnInfo } from './table-admin.schemas.js';
 import { tableNotFound } from './table-admin.service.js';

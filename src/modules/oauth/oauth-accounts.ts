@@ -3,9 +3,7 @@
 // user, unless public signups are disabled. One transaction.
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
-import { readAuthConfig } from '../auth/config.repo.js';
-import { claimUnverifiedAccount } from '../auth/account-claims.js';
-import { findAccountByEmail } from '../auth/users.repo.js';
+import { claimUnverifiedAccount, findAccountByEmail, readAuthConfig } from '../auth/index.js';
 import { findUserIdByProviderAccount, insertProviderUser, linkProviderAccount } from './oauth.repo.js';
 import type { ProviderProfile } from './providers.js';
 

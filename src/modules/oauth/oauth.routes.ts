@@ -4,8 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
-import { clientTypeSchema, sessionResponseSchema } from '../auth/auth.schemas.js';
-import { deliverTokens, USER_REFRESH_COOKIE } from '../auth/session-reply.js';
+import { clientTypeSchema, deliverTokens, sessionResponseSchema, USER_REFRESH_COOKIE } from '../auth/index.js';
 import type { IdTokenService } from './id-token.service.js';
 import type { OAuthService, ProviderRef } from './oauth.service.js';
 import {

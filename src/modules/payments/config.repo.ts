@@ -1,7 +1,7 @@
 // SQL for the processor connection of each environment: its keys as reserved secrets in
 // system.secrets (sealed by the caller), and the connection row in payments.connections.
 import type { Queryable } from '../../core/db.js';
-import { notifySecretChange } from '../secrets/secrets.repo.js';
+import { notifySecretChange } from '../secrets/index.js';
 import type { Environment } from './processor.js';
 import { jsonText } from '../../core/json-guard.js';
 

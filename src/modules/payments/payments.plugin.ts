@@ -1,5 +1,6 @@
 // Wires the payments module: its services from the app's deps, and every payments route, also
-// under /api/payments/stripe/… (the path the official client calls; hidden from the API docs).
+// under /api/payments/stripe/… (the path the official client calls; hidden from the API docs),
+// and the processor's webhook at /api/webhooks/processor/{environment}.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
 import { billingRoutes } from './billing.routes.js';
@@ -11,6 +12,7 @@ import { createSessionsService } from './sessions.service.js';
 import { sessionsRoutes } from './sessions.routes.js';
 import { createSyncService } from './sync.service.js';
 import { webhooksRoutes } from './webhooks.routes.js';
+import { createWebhooksService } from './webhooks.service.js';
 
 export const PAYMENTS_ALIAS_BASE = '/api/payments/stripe';
 
@@ -19,6 +21,7 @@ export function paymentsPlugin(deps: Deps): FastifyPluginAsyncZod {
   const catalog = createCatalogService(deps, connections);
   const sync = createSyncService(deps, connections);
   const sessions = createSessionsService(deps, connections);
+  const webhooks = createWebhooksService(deps, connections);
   return async (app) => {
     for (const base of ['/api/payments', PAYMENTS_ALIAS_BASE]) {
       await app.register(async (scope) => {
@@ -33,6 +36,6 @@ export function paymentsPlugin(deps: Deps): FastifyPluginAsyncZod {
         await scope.register(historyRoutes(deps, base));
       });
     }
-    await app.register(webhooksRoutes(deps, connections));
+    await app.register(webhooksRoutes(webhooks));
   };
 }

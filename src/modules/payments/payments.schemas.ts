@@ -291,5 +291,22 @@ export const paymentHistorySchema = z.object({
   updatedAt: z.date(),
 });
 
+/** A received processor event, as recorded (POST /api/webhooks/processor/{environment}). */
+export const webhookEventSchema = z.object({
+  environment: environmentSchema,
+  processorEventId: z.string(),
+  eventType: z.string(),
+  livemode: z.boolean(),
+  objectType: z.string().nullable(),
+  objectId: z.string().nullable(),
+  processingStatus: z.enum(['pending', 'processed', 'failed', 'ignored']),
+  attemptCount: z.number(),
+  lastError: z.string().nullable(),
+  receivedAt: z.date(),
+  processedAt: z.date().nullable(),
+});
+
+export const webhookReceiptSchema = z.object({ received: z.literal(true), handled: z.boolean(), event: webhookEventSchema });
+
 export type CustomerOut = z.output<typeof customerSchema>;
 export type PaymentHistoryOut = z.output<typeof paymentHistorySchema>;

@@ -6,7 +6,7 @@ import { withRequestScope } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
-import { scopeOf } from '../records/pgrst-request.js';
+import { scopeOf } from '../../http/request-scope.js';
 import { findMapping, SUBJECT_ID_KEY, SUBJECT_TYPE_KEY, type Subject } from './billing.repo.js';
 import type { ConnectionsService } from './connections.service.js';
 import type { CheckoutCreate, PortalCreate } from './payments.schemas.js';

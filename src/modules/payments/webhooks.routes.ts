@@ -1,90 +1,12 @@
-// POST /api/webhooks/processor/{environment}: the processor's signed events. The signature is
-// checked on the raw body (300 s tolerance, our clock), each event is applied once in one
-// transaction; a failure rolls it back and answers 500 so the processor retries it.
+// POST /api/webhooks/processor/{environment}: the processor's signed events, taken as raw bytes
+// (the signature covers them) and handed to the webhooks service.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import Stripe from 'stripe';
 import { z } from 'zod';
-import { withTx } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
-import type { Deps } from '../../deps.js';
-import type { ConnectionsService } from './connections.service.js';
-import { envParams, environmentSchema } from './payments.schemas.js';
-import type { Environment } from './processor.js';
-import { applyEvent } from './webhook-handlers.js';
-import * as repo from './webhooks.repo.js';
+import { envParams, webhookReceiptSchema } from './payments.schemas.js';
+import type { WebhooksService } from './webhooks.service.js';
 
-const TOLERANCE_SECONDS = 300;
-
-/** What the handlers rely on in a signed event before they read it. */
-const signedEventShape = z.object({
-  id: z.string().min(1),
-  type: z.string().min(1),
-  livemode: z.boolean(),
-  data: z.object({ object: z.looseObject({}) }),
-});
-
-const eventSchema = z.object({
-  environment: environmentSchema,
-  processorEventId: z.string(),
-  eventType: z.string(),
-  livemode: z.boolean(),
-  objectType: z.string().nullable(),
-  objectId: z.string().nullable(),
-  processingStatus: z.enum(['pending', 'processed', 'failed', 'ignored']),
-  attemptCount: z.number(),
-  lastError: z.string().nullable(),
-  receivedAt: z.date(),
-  processedAt: z.date().nullable(),
-});
-
-export function webhooksRoutes(deps: Deps, connections: ConnectionsService): FastifyPluginAsyncZod {
-  async function verify(env: Environment, body: Buffer, signature: string): Promise<Stripe.Event> {
-    const secret = await connections.webhookSecret(env);
-    if (secret === undefined) {
-      throw new AppError('SERVICE_UNAVAILABLE', `PROCESSOR_${env.toUpperCase()}_WEBHOOK_SECRET is not configured.`, {
-        nextActions: `Store it with PUT /api/payments/${env}/config ({secretKey, webhookSecret}).`,
-      });
-    }
-    let event: Stripe.Event;
-    try {
-      event = Stripe.webhooks.constructEvent(body, signature, secret, TOLERANCE_SECONDS, undefined, deps.clock.now().getTime());
-    } catch (err) {
-      throw new AppError('VALIDATION_ERROR', 'Invalid webhook signature.', {
-        cause: err,
-        details: (err as Error).message,
-      });
-    }
-    const shape = signedEventShape.safeParse(event);
-    if (!shape.success) {
-      throw new AppError('VALIDATION_ERROR', 'The signed event is not a processor event (it needs an id, a type, livemode and data.object).', {
-        details: shape.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-      });
-    }
-    if (event.livemode !== (env === 'live')) {
-      throw new AppError('VALIDATION_ERROR', `A ${event.livemode ? 'live' : 'test'} event was sent to the ${env} endpoint.`);
-    }
-    return event;
-  }
-
-  async function process(env: Environment, event: Stripe.Event) {
-    const object = event.data.object as { id?: string; object?: string };
-    const meta = { environment: env, id: event.id, type: event.type, livemode: event.livemode, objectType: object.object ?? null, objectId: object.id ?? null };
-    const now = deps.clock.now();
-    try {
-      return await withTx(deps.sql, async (tx) => {
-        const claimed = await repo.claimEvent(tx, meta, now);
-        if (!claimed) return { handled: false, event: (await repo.findEvent(tx, env, event.id))! };
-        const applied = await applyEvent(tx, env, event, now);
-        const done = await repo.finishEvent(tx, env, event.id, { status: applied ? 'processed' : 'ignored', error: null }, now);
-        return { handled: applied, event: done };
-      });
-    } catch (err) {
-      await repo.recordFailure(deps.sql, meta, err instanceof Error ? err.message : String(err), now);
-      // Whatever the cause, nothing was applied: a 5xx makes the processor deliver it again.
-      throw new AppError('INTERNAL_ERROR', 'The event could not be applied; nothing was changed and the processor will retry it.', { cause: err });
-    }
-  }
-
+export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncZod {
   return async (app) => {
     // The signature covers the exact bytes sent, so this scope keeps bodies raw.
     app.removeAllContentTypeParsers();
@@ -97,16 +19,14 @@ export function webhooksRoutes(deps: Deps, connections: ConnectionsService): Fas
         summary: 'Signed events from the payment processor',
         params: envParams,
         headers: z.object({ 'stripe-signature': z.string().optional() }),
-        response: { 200: z.object({ received: z.literal(true), handled: z.boolean(), event: eventSchema }) },
+        response: { 200: webhookReceiptSchema },
       },
       handler: async (request) => {
         const signature = request.headers['stripe-signature'];
         if (!signature) throw new AppError('UNAUTHORIZED', 'The stripe-signature header is missing.');
         const body = request.body;
         if (!Buffer.isBuffer(body)) throw new AppError('VALIDATION_ERROR', 'The event body is missing.');
-        const env = request.params.environment;
-        const event = await verify(env, body, signature);
-        return { received: true as const, ...(await process(env, event)) };
+        return { received: true as const, ...(await webhooks.receive(request.params.environment, body, signature)) };
       },
     });
   };

@@ -1,7 +1,5 @@
 // What records and RPC requests share: the request parts PostgREST clients send, the grammar
-// errors as PostgREST's, the caller's database scope, paging by Range, and Content-Range.
-import type { RequestScope } from '../../core/db.js';
-import type { Principal } from '../../http/principal.js';
+// errors as PostgREST's, paging by Range, and Content-Range.
 import { GrammarError, type ParsedQuery, type Preferences } from './grammar/ast.js';
 import { parsePreferences, parseQuery } from './grammar/query.js';
 import { recordsError } from './records-errors.js';
@@ -20,26 +18,6 @@ export interface PgrstResponse {
   headers: Record<string, string>;
   /** JSON text, or undefined for an empty body. */
   body?: string;
-}
-
-/** Statement timeouts by database role, in milliseconds (0: none): `config.statementTimeouts`. */
-export interface StatementTimeouts {
-  anon: number;
-  authenticated: number;
-  projectAdmin: number;
-}
-
-/** Who the caller runs as inside PostgreSQL, and for how long one statement may run. */
-export function scopeOf(principal: Principal, timeouts: StatementTimeouts): RequestScope {
-  if (principal.kind === 'anon') return { role: 'anon', claims: { role: 'anon' }, statementTimeoutMs: timeouts.anon };
-  if (principal.kind === 'user') {
-    return {
-      role: 'authenticated',
-      claims: { sub: principal.userId, email: principal.email, role: 'authenticated', sid: principal.sessionId },
-      statementTimeoutMs: timeouts.authenticated,
-    };
-  }
-  return { role: 'project_admin', claims: { sub: principal.subject, role: 'project_admin' }, statementTimeoutMs: timeouts.projectAdmin };
 }
 
 /** The query string through the grammar; its errors as PostgREST's (400 PGRST1xx). */

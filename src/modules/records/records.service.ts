@@ -4,7 +4,8 @@
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import type { ParsedQuery, Preferences, SelectItem } from './grammar/ast.js';
-import { applyRange, contentRange, parse, preferenceApplied, preferencesOf, scopeOf, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
+import { scopeOf } from '../../http/request-scope.js';
+import { applyRange, contentRange, parse, preferenceApplied, preferencesOf, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
 import { CONTENT_TYPES, negotiate, toCsv, type Media } from './media.js';
 import { putRow } from './put.js';
 import { execute, notOneRow, type AnswerRow, type ExecuteOptions } from './records-execute.js';

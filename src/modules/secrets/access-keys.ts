@@ -4,12 +4,13 @@
 import { withTx } from '../../core/db.js';
 import { randomHex } from '../../core/ids.js';
 import type { Deps } from '../../deps.js';
-import { accessKeysFrom, lockPlatformKeys, RESERVED } from './platform-keys.js';
-import { purgeExpiredRetiredKeys } from './retired-keys.js';
+import { accessKeysFrom, RESERVED } from './platform-keys.js';
 import {
   insertReservedSecrets,
   keyExists,
+  lockPlatformKeys,
   notifySecretChange,
+  purgeExpiredRetiredKeys,
   readAccessKeyRows,
   retireSecret,
   SECRETS_CHANNEL,

@@ -3,13 +3,19 @@
 // the first start, in one locked transaction so two servers starting together agree. Retired
 // API/anon keys (after a rotation) stay accepted until their grace period ends.
 import type { KeyObject } from 'node:crypto';
-import type { Queryable, Sql } from '../../core/db.js';
+import type { Sql } from '../../core/db.js';
 import { randomHex, randomToken, sha256 } from '../../core/ids.js';
 import { generateSigningKey, signingKeyFromPem, type SigningKey } from '../../core/jwt.js';
 import type { Keyring } from '../../core/keyring.js';
 import { resealWithPrimaryKey } from './master-key.js';
-import { purgeExpiredRetiredKeys } from './retired-keys.js';
-import { insertReservedSecrets, readAccessKeyRows, readActiveSecrets, type SecretRow } from './secrets.repo.js';
+import {
+  insertReservedSecrets,
+  lockPlatformKeys,
+  purgeExpiredRetiredKeys,
+  readAccessKeyRows,
+  readActiveSecrets,
+  type SecretRow,
+} from './secrets.repo.js';
 
 export const RESERVED = {
   apiKey: 'API_KEY',
@@ -72,11 +78,6 @@ export async function loadPlatformKeys(sql: Sql, keyring: Keyring, now: Date): P
     storedAdminPassword: value(RESERVED.adminPassword),
     created,
   };
-}
-
-/** Serialises writers of the platform's keys (first start, rotations) across servers. */
-export async function lockPlatformKeys(tx: Queryable): Promise<void> {
-  await tx`select pg_advisory_xact_lock(hashtext('plinth.platform_keys'))`;
 }
 
 export type AccessKeys = Pick<PlatformKeys, 'apiKey' | 'anonKey' | 'apiKeyHashes' | 'anonKeyHashes'>;

@@ -1,5 +1,5 @@
-// SQL for system.secrets. Every write also signals `plinth_secrets` (NOTIFY, delivered on commit)
-// so running servers and the functions runtime pick the change up.
+// SQL for system.secrets and the platform-keys lock. Writers also signal `plinth_secrets` (NOTIFY,
+// delivered on commit) so running servers and the functions runtime pick the change up.
 import type { Queryable } from '../../core/db.js';
 
 export const SECRETS_CHANNEL = 'plinth_secrets';
@@ -38,6 +38,11 @@ export async function insertReservedSecrets(db: Queryable, rows: SecretRow[]): P
     from unnest(${rows.map((r) => r.key)}::text[], ${rows.map((r) => r.valueCiphertext)}::text[]) as t (k, v)
     on conflict (key) do nothing`;
   return inserted.count;
+}
+
+/** Serialises writers of the platform's keys (first start, rotations) across servers. */
+export async function lockPlatformKeys(db: Queryable): Promise<void> {
+  await db`select pg_advisory_xact_lock(hashtext('plinth.platform_keys'))`;
 }
 
 /** Tells listeners (servers, the functions runtime) that `key` changed; sent on commit. */
@@ -122,4 +127,17 @@ export async function readAccessKeyRows(db: Queryable): Promise<(SecretRow & { e
     where is_active and (key in ('API_KEY', 'ANON_KEY')
       or (is_reserved and expires_at is not null
           and (starts_with(key, 'API_KEY_OLD_') or starts_with(key, 'ANON_KEY_OLD_'))))`;
+}
+
+/**
+ * Deletes the retired API/anon keys whose grace period has ended (they no longer open anything);
+ * run under the platform-keys lock. Returns their names.
+ */
+export async function purgeExpiredRetiredKeys(db: Queryable, now: Date): Promise<string[]> {
+  const rows = await db<{ key: string }[]>`
+    delete from system.secrets
+    where is_reserved and expires_at is not null and expires_at <= ${now}
+      and (starts_with(key, 'API_KEY_OLD_') or starts_with(key, 'ANON_KEY_OLD_'))
+    returning key`;
+  return rows.map((r) => r.key);
 }

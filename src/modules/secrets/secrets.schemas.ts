@@ -42,3 +42,6 @@ export const rotationBodySchema = (maxHours: number, defaultHours: number) =>
     // No body at all arrives as null.
     .nullish()
     .transform((body) => body ?? { gracePeriodHours: defaultHours });
+
+export const rotatedApiKeySchema = outcomeSchema.extend({ apiKey: z.string(), oldKeyExpiresAt: z.string() });
+export const rotatedAnonKeySchema = outcomeSchema.extend({ anonKey: z.string(), oldKeyExpiresAt: z.string() });

@@ -1,4 +1,7 @@
-// What a bucket name and an object key may be, and how a key appears in a URL.
+// What a bucket name and an object key may be, how a key appears in a URL, and the keys given to
+// uploads that name none.
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { AppError } from '../../core/errors.js';
 
 export const BUCKET_NAME = /^[a-zA-Z0-9_-]{1,63}$/;
@@ -45,4 +48,12 @@ const MIME = /^[a-z0-9!#$&^_.+-]{1,64}\/[a-z0-9!#$&^_.+-]{1,64}$/i;
 export function normaliseMimeType(declared: string | undefined): string {
   const base = declared?.split(';')[0]?.trim().toLowerCase();
   return base && MIME.test(base) ? base : 'application/octet-stream';
+}
+
+/** `<sanitised basename ≤32>-<epoch ms>-<6 base36><ext>`, as the reference platform names them. */
+export function generatedKey(filename: string | undefined, now: Date): string {
+  const ext = path.extname(filename ?? '').replace(/[^a-zA-Z0-9.]/g, '').slice(0, 16);
+  const base = path.basename(filename ?? 'file', ext).replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 32) || 'file';
+  const suffix = BigInt(`0x${randomBytes(8).toString('hex')}`).toString(36).slice(0, 6).padStart(6, '0');
+  return `${base}-${now.getTime()}-${suffix}${ext}`;
 }

@@ -1,18 +1,18 @@
 // Uploads: PUT by key (create or replace) and POST with a generated key, as multipart (field
 // `file`) or as the raw body. Bodies stream to the blob store; this scope parses no other way.
 import multipart from '@fastify/multipart';
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../http/principal.js';
 import { tooLarge } from './blob-store.js';
 import { normaliseMimeType } from './keys.js';
 import type { StorageService } from './storage.service.js';
+import { bucketParams, objectParams, storedFileSchema } from './storage.schemas.js';
 
+const tags = ['storage'];
+const client = { access: 'client' as const };
 const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKey: [] }];
 
 interface Upload {
@@ -38,31 +38,18 @@ async function uploadOf(request: FastifyRequest, maxBytes: number): Promise<Uplo
   return { body: request.body as Readable, mimeType: normaliseMimeType(request.headers['content-type']) };
 }
 
-/** `<sanitised basename ≤32>-<epoch ms>-<6 base36><ext>`, as the reference platform names them. */
-function generatedKey(filename: string | undefined, now: Date): string {
-  const ext = path.extname(filename ?? '').replace(/[^a-zA-Z0-9.]/g, '').slice(0, 16);
-  const base = path.basename(filename ?? 'file', ext).replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 32) || 'file';
-  const suffix = BigInt(`0x${randomBytes(8).toString('hex')}`).toString(36).slice(0, 6).padStart(6, '0');
-  return `${base}-${now.getTime()}-${suffix}${ext}`;
-}
-
 export function uploadRoutes(storage: StorageService, options: { now(): Date }): FastifyPluginAsyncZod {
   return async (app) => {
     app.removeAllContentTypeParsers();
     await app.register(multipart);
     app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
+    /** Parses the upload (HTTP: multipart or raw) and hands it to the service. */
     const put = async (request: FastifyRequest, bucket: string, key: string | undefined) => {
       const maxBytes = await storage.maxBytes();
       const upload = await uploadOf(request, maxBytes);
       try {
-        return await storage.put({
-          bucket,
-          key: key ?? generatedKey(upload.filename, options.now()),
-          body: upload.body,
-          mimeType: upload.mimeType,
-          principal: principalOf(request),
-        });
+        return await storage.put({ ...upload, bucket, key, principal: principalOf(request), now: options.now() });
       } catch (err) {
         if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(maxBytes);
         throw err;
@@ -70,23 +57,27 @@ export function uploadRoutes(storage: StorageService, options: { now(): Date }):
     };
 
     app.put('/api/storage/buckets/:bucket/objects/*', {
-      config: { access: 'client' },
+      config: client,
       schema: {
-        tags: ['storage'],
+        tags,
         summary: 'Upload an object by key (create or replace; multipart field "file" or raw body)',
         security,
-        params: z.object({ bucket: z.string().min(1).max(256), '*': z.string().max(4096) }),
+        params: objectParams,
+        response: { 200: storedFileSchema },
       },
-    }, async (request) => put(request, request.params.bucket, request.params['*']));
+      handler: (request) => put(request, request.params.bucket, request.params['*']),
+    });
 
     app.post('/api/storage/buckets/:bucket/objects', {
-      config: { access: 'client' },
+      config: client,
       schema: {
-        tags: ['storage'],
+        tags,
         summary: 'Upload an object under a generated key',
         security,
-        params: z.object({ bucket: z.string().min(1).max(256) }),
+        params: bucketParams,
+        response: { 201: storedFileSchema },
       },
-    }, async (request, reply) => reply.code(201).send(await put(request, request.params.bucket, undefined)));
+      handler: async (request, reply) => reply.code(201).send(await put(request, request.params.bucket, undefined)),
+    });
   };
 }

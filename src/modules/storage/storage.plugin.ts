@@ -1,19 +1,22 @@
-// Every storage route, registered in scopes of their own (uploads parse raw and multipart bodies).
+// Wires the storage module: its services from the app's deps, and every storage route, each set
+// in a scope of its own (uploads parse raw and multipart bodies; the S3 gateway parses none).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
 import { bucketRoutes } from './buckets.routes.js';
-import { createDirectUploads } from './direct-uploads.js';
+import { createDirectUploads } from './direct-uploads.service.js';
+import { createDownloads } from './downloads.service.js';
 import { objectActionRoutes } from './object-actions.routes.js';
 import { objectRoutes } from './objects.routes.js';
 import { gatewayRoutes } from './s3-gateway/gateway.routes.js';
 import { createAccessKeys } from './s3-access-keys.js';
 import { s3ConfigRoutes } from './s3-config.routes.js';
 import { createUrlSigner } from './signed-urls.js';
-import { createStorageConfig, storageConfigRoutes } from './storage-config.js';
+import { storageConfigRoutes } from './storage-config.routes.js';
+import { createStorageConfig } from './storage-config.service.js';
 import { createStorageService } from './storage.service.js';
 import { uploadRoutes } from './uploads.routes.js';
 
-export function storageRoutes(deps: Deps): FastifyPluginAsyncZod {
+export function storagePlugin(deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     const settings = createStorageConfig(deps);
     const storage = createStorageService(deps, settings);
@@ -23,10 +26,10 @@ export function storageRoutes(deps: Deps): FastifyPluginAsyncZod {
       await storage.sweepAbandoned();
       await uploads.sweep();
     });
-    const signer = createUrlSigner(deps.hmacKeys.storageUrls, deps.clock);
+    const downloads = createDownloads(storage, createUrlSigner(deps.hmacKeys.storageUrls, deps.clock));
     await app.register(bucketRoutes(storage));
-    await app.register(objectRoutes(storage, signer, uploads));
-    await app.register(objectActionRoutes(storage, signer, uploads));
+    await app.register(objectRoutes(storage, downloads, uploads));
+    await app.register(objectActionRoutes(downloads, uploads));
     const accessKeys = createAccessKeys(deps);
     await app.register(s3ConfigRoutes(deps, accessKeys));
     await app.register(gatewayRoutes(deps, storage, accessKeys));

@@ -6,6 +6,7 @@ import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import { tooLarge } from './blob-store.js';
 import { assertObjectKey, encodeKey, normaliseMimeType } from './keys.js';
+import * as repo from './storage.repo.js';
 import type { StorageService, StoredFile } from './storage.service.js';
 
 const POST_TTL_MS = 60 * 60 * 1000;
@@ -45,7 +46,7 @@ export function createDirectUploads(deps: Pick<Deps, 'sql' | 'blobStore' | 'cloc
 
   async function discard(blobId: string): Promise<void> {
     await blobStore.remove(blobId);
-    await sql`delete from storage.direct_uploads where blob_id = ${blobId}`;
+    await repo.forgetDirectUpload(sql, blobId);
   }
 
   return {
@@ -58,17 +59,16 @@ export function createDirectUploads(deps: Pick<Deps, 'sql' | 'blobStore' | 'cloc
       if (req.size !== undefined && req.size > maxBytes) throw tooLarge(maxBytes);
       await storage.probeWrite(bucket, key, principal);
       const direct = blobStore.direct;
-      if (!direct) return { method: 'direct', uploadUrl: `${storage.baseUrl}${path(bucket, key)}`, key, confirmRequired: false };
+      if (!direct) return { method: 'direct' as const, uploadUrl: `${storage.baseUrl}${path(bucket, key)}`, key, confirmRequired: false };
       const blobId = randomUUID();
       const now = clock.now();
       const expires = new Date(now.getTime() + POST_TTL_MS);
       // Noted before the client can write, so bytes never confirmed are found by the sweep.
-      await sql`insert into storage.direct_uploads (blob_id, bucket, key, requested_by, expires_at)
-        values (${blobId}, ${bucket}, ${key}, ${requesterOf(principal)}, ${expires})`;
+      await repo.noteDirectUpload(sql, { blobId, bucket, key, requestedBy: requesterOf(principal), expiresAt: expires });
       const contentType = req.contentType ? normaliseMimeType(req.contentType) : undefined;
       const post = await direct.presignPost(blobId, { maxBytes, contentType, now, expires });
       return {
-        method: 'presigned',
+        method: 'presigned' as const,
         uploadUrl: post.url,
         fields: post.fields,
         key,
@@ -88,15 +88,12 @@ export function createDirectUploads(deps: Pick<Deps, 'sql' | 'blobStore' | 'cloc
       const direct = blobStore.direct;
       if (!direct) throw notUploaded();
       // The newest upload noted for this caller and key whose bytes arrived.
-      const noted = await sql<{ blob_id: string }[]>`
-        select blob_id from storage.direct_uploads
-        where bucket = ${bucket} and key = ${key} and requested_by = ${requesterOf(principal)} and expires_at > ${confirmableAfter()}
-        order by created_at desc limit 5`;
+      const noted = await repo.confirmableUploads(sql, bucket, key, requesterOf(principal), confirmableAfter());
       let found: { blobId: string; size: number; etag: string; contentType?: string } | undefined;
-      for (const { blob_id } of noted) {
-        const stat = await direct.stat(blob_id);
+      for (const blobId of noted) {
+        const stat = await direct.stat(blobId);
         if (stat) {
-          found = { blobId: blob_id, ...stat };
+          found = { blobId, ...stat };
           break;
         }
       }
@@ -112,31 +109,24 @@ export function createDirectUploads(deps: Pick<Deps, 'sql' | 'blobStore' | 'cloc
       // no policy names (noted as pending until its row is written), and the posted one goes.
       const posted = found.blobId;
       const sealed = randomUUID();
-      await sql`insert into storage.pending_blobs (blob_id) values (${sealed})`;
-      let file: StoredFile;
-      try {
-        if (!(await direct.copy(posted, sealed, found.etag))) throw mismatch('The uploaded object changed while it was confirmed; confirm again.');
-        file = await storage.adoptBlob(
-          { bucket, key, blobId: sealed, size: found.size, etag: found.etag, mimeType: normaliseMimeType(req.contentType ?? found.contentType), principal },
+      const { size, etag, contentType } = found;
+      const file = await storage.withPendingBlob(sealed, async () => {
+        if (!(await direct.copy(posted, sealed, etag))) throw mismatch('The uploaded object changed while it was confirmed; confirm again.');
+        return storage.adoptBlob(
+          { bucket, key, blobId: sealed, size, etag, mimeType: normaliseMimeType(req.contentType ?? contentType), principal },
           async (tx) => {
-            await tx`select storage.claim_blob(${sealed})`;
-            return (await tx<{ claimed: boolean }[]>`select storage.claim_direct_upload(${posted}) as claimed`)[0]!.claimed;
+            await repo.claimBlob(tx, sealed);
+            return repo.claimDirectUpload(tx, posted);
           },
         );
-      } catch (err) {
-        await blobStore.remove(sealed);
-        await sql`delete from storage.pending_blobs where blob_id = ${sealed}`;
-        throw err;
-      }
+      });
       await blobStore.remove(posted);
       return file;
     },
 
     /** Removes uploads nobody confirmed in time, with any bytes they left in the backend. */
     async sweep(): Promise<void> {
-      const lapsed = await sql<{ blob_id: string }[]>`
-        select blob_id from storage.direct_uploads where expires_at <= ${confirmableAfter()} limit 500`;
-      for (const { blob_id } of lapsed) await discard(blob_id);
+      for (const blobId of await repo.lapsedDirectUploads(sql, confirmableAfter())) await discard(blobId);
     },
   };
 }

@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
-import { identifier } from '../migrations/table-admin.schemas.js';
+import { identifier } from './table-admin.schemas.js';
 import { listFunctions, listIndexes, listPolicies, listSchemas, listTriggers } from './database-objects.repo.js';
 
 const admin = { access: 'admin' as const };

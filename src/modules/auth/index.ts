@@ -1,0 +1,14 @@
+// The auth module's face: its plugin, its services, and what the OAuth and metadata modules call.
+export { authPlugin } from './auth.plugin.js';
+export { createAuthServices, type AuthServices } from './auth.services.js';
+export { adminCredentials } from './admin-auth.service.js';
+export { authLimits } from './rate-limits.js';
+export { startRevokedSessions } from './revoked-sessions.js';
+export type { OAuthProviderNames } from './config.routes.js';
+export { readAuthConfig } from './config.repo.js';
+export { findAccountByEmail, findUserById } from './users.repo.js';
+export { claimUnverifiedAccount } from './account-claims.js';
+export { clientTypeSchema, sessionResponseSchema } from './auth.schemas.js';
+export { assertRedirectAllowed, withParams } from './redirects.js';
+export { deliverTokens, USER_REFRESH_COOKIE } from './session-reply.js';
+export type { SessionService } from './sessions.service.js';

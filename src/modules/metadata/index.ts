@@ -1,0 +1,2 @@
+// The metadata module's face: its plugin.
+export { metadataPlugin } from './metadata.plugin.js';

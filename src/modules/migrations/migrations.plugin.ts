@@ -1,0 +1,25 @@
+// Registers the database administration routes: migrations, admin SQL, table administration,
+// catalog reads and export. `refreshSchema` reloads the records API's schema cache after DDL.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Deps } from '../../deps.js';
+import { databaseMetadataRoutes } from './database-metadata.routes.js';
+import { databaseObjectsRoutes } from './database-objects.routes.js';
+import { exportRoutes } from './export.routes.js';
+import { createExportService } from './export.service.js';
+import { migrationsRoutes } from './migrations.routes.js';
+import { createMigrationsService } from './migrations.service.js';
+import { rawSqlRoutes } from './raw-sql.routes.js';
+import { createRawSqlService } from './raw-sql.service.js';
+import { tableAdminRoutes } from './table-admin.routes.js';
+import { createTableAdminService } from './table-admin.service.js';
+
+export function migrationsPlugin(deps: Deps, refreshSchema: () => Promise<unknown>): FastifyPluginAsyncZod {
+  return async (app) => {
+    await app.register(migrationsRoutes(createMigrationsService(deps, refreshSchema)));
+    await app.register(rawSqlRoutes(createRawSqlService(deps, refreshSchema)));
+    await app.register(databaseMetadataRoutes(deps));
+    await app.register(tableAdminRoutes(createTableAdminService(deps, refreshSchema)));
+    await app.register(databaseObjectsRoutes(deps));
+    await app.register(exportRoutes(createExportService(deps)));
+  };
+}

@@ -1,0 +1,16 @@
+// Registers the OAuth routes: provider configuration (admin), the sign-in flows with PKCE and
+// native ID-token sign-in.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Deps } from '../../deps.js';
+import type { SessionService } from '../auth/index.js';
+import { createIdTokenService } from './id-token.service.js';
+import { oauthConfigRoutes } from './oauth-config.routes.js';
+import { oauthRoutes } from './oauth.routes.js';
+import { createOAuthService } from './oauth.service.js';
+
+export function oauthPlugin(deps: Deps, sessions: SessionService): FastifyPluginAsyncZod {
+  return async (app) => {
+    await app.register(oauthConfigRoutes(deps));
+    await app.register(oauthRoutes(deps, createOAuthService(deps, sessions), createIdTokenService(deps, sessions)));
+  };
+}

@@ -1,0 +1,262 @@
+// SQL for storage.*: buckets, object rows (run in the caller's scope where row-level security
+// applies), the bookkeeping of blobs (pending, orphaned, posted directly), settings, S3 access keys.
+import type { Queryable } from '../../core/db.js';
+
+export interface BucketRow {
+  name: string;
+  public: boolean;
+}
+
+export interface ObjectRow {
+  bucket: string;
+  key: string;
+  blob_id: string;
+  size: string | number;
+  mime_type: string;
+  etag: string;
+  updated_at: Date;
+}
+
+// A type alias (not an interface), so that it is JSON for the driver.
+export type ObjectTag = { Key: string; Value: string };
+
+export interface RowInput {
+  bucket: string;
+  key: string;
+  blobId: string;
+  size: number;
+  mimeType: string;
+  etag: string;
+  via?: 'rest' | 's3';
+  tags?: ObjectTag[];
+}
+
+export interface ObjectPage {
+  prefix?: string;
+  search?: string;
+  limit: number;
+  offset: number;
+}
+
+// ---- buckets
+
+export async function findBucket(db: Queryable, name: string): Promise<BucketRow | undefined> {
+  const [bucket] = await db<BucketRow[]>`select name, public from storage.buckets where name = ${name}`;
+  return bucket;
+}
+
+export async function listBuckets(db: Queryable): Promise<(BucketRow & { created_at: Date })[]> {
+  return db<(BucketRow & { created_at: Date })[]>`select name, public, created_at from storage.buckets order by name`;
+}
+
+/** False when a bucket of that name exists already. */
+export async function insertBucket(db: Queryable, name: string, isPublic: boolean): Promise<boolean> {
+  const rows = await db`insert into storage.buckets (name, public) values (${name}, ${isPublic}) on conflict do nothing returning name`;
+  return rows.length > 0;
+}
+
+/** False when there is no such bucket. */
+export async function setBucketPublic(db: Queryable, name: string, isPublic: boolean): Promise<boolean> {
+  const rows = await db`update storage.buckets set public = ${isPublic} where name = ${name} returning name`;
+  return rows.length > 0;
+}
+
+/** Deletes the bucket and (by cascade) its object rows; false when there is no such bucket. */
+export async function deleteBucket(db: Queryable, name: string): Promise<boolean> {
+  const rows = await db`delete from storage.buckets where name = ${name} returning name`;
+  return rows.length > 0;
+}
+
+// ---- objects
+
+/** Creates or replaces the row of (bucket, key); a replaced blob is noted as an orphan by a trigger. */
+export async function upsertObject(db: Queryable, r: RowInput): Promise<ObjectRow> {
+  const [written] = await db<ObjectRow[]>`
+    insert into storage.objects (bucket, key, blob_id, size, mime_type, etag, uploaded_via, tags)
+    values (${r.bucket}, ${r.key}, ${r.blobId}, ${r.size}, ${r.mimeType}, ${r.etag}, ${r.via ?? 'rest'}, ${db.json(r.tags ?? [])})
+    on conflict (bucket, key) do update set
+      blob_id = excluded.blob_id, size = excluded.size, mime_type = excluded.mime_type,
+      etag = excluded.etag, uploaded_via = excluded.uploaded_via, tags = excluded.tags, updated_at = now()
+    returning bucket, key, blob_id, size, mime_type, etag, updated_at`;
+  return written!;
+}
+
+export async function findObject(db: Queryable, bucket: string, key: string): Promise<ObjectRow | undefined> {
+  const [row] = await db<ObjectRow[]>`
+    select bucket, key, blob_id, size, mime_type, etag, updated_at
+    from storage.objects where bucket = ${bucket} and key = ${key}`;
+  return row;
+}
+
+/** One page of a bucket's objects by key, each row with the total count of matches. */
+export async function listObjects(db: Queryable, bucket: string, q: ObjectPage): Promise<(ObjectRow & { total: string })[]> {
+  const like = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+  return db<(ObjectRow & { total: string })[]>`
+    select bucket, key, blob_id, size, mime_type, etag, updated_at, count(*) over () as total
+    from storage.objects
+    where bucket = ${bucket}
+      and key like ${`${like(q.prefix ?? '')}%`}
+      and (${q.search ?? null}::text is null or strpos(key, ${q.search ?? null}::text) > 0)
+    order by key limit ${q.limit} offset ${q.offset}`;
+}
+
+/** Deletes the rows of `keys` the caller may delete; answers the keys deleted. */
+export async function deleteObjects(db: Queryable, bucket: string, keys: string[]): Promise<string[]> {
+  const rows = await db<{ key: string }[]>`
+    delete from storage.objects where bucket = ${bucket} and key = any(${keys}) returning key`;
+  return rows.map((r) => r.key);
+}
+
+// ---- blobs
+
+/** Notes a blob about to be written, so that bytes whose row never comes are found again. */
+export async function notePendingBlob(db: Queryable, blobId: string): Promise<void> {
+  await db`insert into storage.pending_blobs (blob_id) values (${blobId})`;
+}
+
+export async function forgetPendingBlobs(db: Queryable, blobIds: string[]): Promise<void> {
+  await db`delete from storage.pending_blobs where blob_id = any(${blobIds})`;
+}
+
+/** Blobs noted as pending for more than an hour: their write never reached its row. */
+export async function abandonedBlobs(db: Queryable): Promise<string[]> {
+  const rows = await db<{ blob_id: string }[]>`
+    select blob_id from storage.pending_blobs where created_at < now() - interval '1 hour' limit 500`;
+  return rows.map((r) => r.blob_id);
+}
+
+/** Marks a pending blob as referenced, in the transaction that writes its row. */
+export async function claimBlob(db: Queryable, blobId: string): Promise<void> {
+  await db`select storage.claim_blob(${blobId})`;
+}
+
+/** Blobs of replaced and deleted objects (noted by a trigger), oldest first. */
+export async function orphanBlobs(db: Queryable): Promise<string[]> {
+  const rows = await db<{ blob_id: string }[]>`select blob_id from storage.orphan_blobs order by created_at limit 500`;
+  return rows.map((r) => r.blob_id);
+}
+
+export async function forgetOrphanBlobs(db: Queryable, blobIds: string[]): Promise<void> {
+  await db`delete from storage.orphan_blobs where blob_id = any(${blobIds})`;
+}
+
+/** Multipart uploads nobody completed or aborted in a week (their parts' blobs go as orphans). */
+export async function deleteStaleMultipartUploads(db: Queryable): Promise<void> {
+  await db`delete from storage.s3_multipart_uploads where created_at < now() - interval '7 days'`;
+}
+
+// ---- uploads posted straight to the backend
+
+export interface DirectUploadNote {
+  blobId: string;
+  bucket: string;
+  key: string;
+  requestedBy: string;
+  expiresAt: Date;
+}
+
+export async function noteDirectUpload(db: Queryable, u: DirectUploadNote): Promise<void> {
+  await db`insert into storage.direct_uploads (blob_id, bucket, key, requested_by, expires_at)
+    values (${u.blobId}, ${u.bucket}, ${u.key}, ${u.requestedBy}, ${u.expiresAt})`;
+}
+
+/** The newest uploads `requestedBy` noted for (bucket, key) that may still be confirmed. */
+export async function confirmableUploads(db: Queryable, bucket: string, key: string, requestedBy: string, after: Date): Promise<string[]> {
+  const rows = await db<{ blob_id: string }[]>`
+    select blob_id from storage.direct_uploads
+    where bucket = ${bucket} and key = ${key} and requested_by = ${requestedBy} and expires_at > ${after}
+    order by created_at desc limit 5`;
+  return rows.map((r) => r.blob_id);
+}
+
+/** Removes the note of a posted blob; false when it was claimed (or removed) already. */
+export async function claimDirectUpload(db: Queryable, blobId: string): Promise<boolean> {
+  const [row] = await db<{ claimed: boolean }[]>`select storage.claim_direct_upload(${blobId}) as claimed`;
+  return row!.claimed;
+}
+
+export async function forgetDirectUpload(db: Queryable, blobId: string): Promise<void> {
+  await db`delete from storage.direct_uploads where blob_id = ${blobId}`;
+}
+
+/** Uploads whose confirmation window closed before `before`. */
+export async function lapsedDirectUploads(db: Queryable, before: Date): Promise<string[]> {
+  const rows = await db<{ blob_id: string }[]>`
+    select blob_id from storage.direct_uploads where expires_at <= ${before} limit 500`;
+  return rows.map((r) => r.blob_id);
+}
+
+// ---- settings
+
+export interface ConfigRow {
+  id: string;
+  max_file_size_mb: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export async function readConfig(db: Queryable): Promise<ConfigRow> {
+  const [row] = await db<ConfigRow[]>`select id, max_file_size_mb, created_at, updated_at from storage.config`;
+  return row!;
+}
+
+export async function setMaxFileSize(db: Queryable, maxFileSizeMb: number): Promise<ConfigRow> {
+  const [row] = await db<ConfigRow[]>`
+    update storage.config set max_file_size_mb = ${maxFileSizeMb}, updated_at = now()
+    returning id, max_file_size_mb, created_at, updated_at`;
+  return row!;
+}
+
+// ---- S3 access keys
+
+export interface AccessKeyRow {
+  id: string;
+  access_key_id: string;
+  description: string | null;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+/** Holds off every other creator of access keys until the transaction ends. */
+export async function lockAccessKeys(db: Queryable): Promise<void> {
+  await db`select pg_advisory_xact_lock(hashtext('storage.s3_access_keys'))`;
+}
+
+export async function countAccessKeys(db: Queryable): Promise<number> {
+  const [existing] = await db<{ count: number }[]>`select count(*)::int as count from storage.s3_access_keys`;
+  return existing?.count ?? 0;
+}
+
+export interface NewAccessKey {
+  accessKeyId: string;
+  secretCiphertext: string;
+  description: string | null;
+  createdAt: Date;
+}
+
+export async function insertAccessKey(db: Queryable, k: NewAccessKey): Promise<AccessKeyRow> {
+  const [created] = await db<AccessKeyRow[]>`
+    insert into storage.s3_access_keys (access_key_id, secret_ciphertext, description, created_at)
+    values (${k.accessKeyId}, ${k.secretCiphertext}, ${k.description}, ${k.createdAt})
+    returning id, access_key_id, description, created_at, last_used_at`;
+  return created!;
+}
+
+export async function listAccessKeys(db: Queryable): Promise<AccessKeyRow[]> {
+  return db<AccessKeyRow[]>`
+    select id, access_key_id, description, created_at, last_used_at from storage.s3_access_keys order by created_at, id`;
+}
+
+/** False when there is no such key. */
+export async function deleteAccessKey(db: Queryable, id: string): Promise<boolean> {
+  const rows = await db`delete from storage.s3_access_keys where id = ${id} returning id`;
+  return rows.length > 0;
+}
+
+/** The sealed secret of an access key id, marked as used at `now`; undefined when unknown. */
+export async function useAccessKey(db: Queryable, accessKeyId: string, now: Date): Promise<string | undefined> {
+  const [row] = await db<{ secret_ciphertext: string }[]>`
+    update storage.s3_access_keys set last_used_at = ${now}
+    where access_key_id = ${accessKeyId} returning secret_ciphertext`;
+  return row?.secret_ciphertext;
+}
