@@ -82,7 +82,11 @@ async function publicFaults(form: Form, rows: Row[]): Promise<void> {
   let s = await fresh(env, FLOOD_FILE_LIMIT);
   try {
     const hostile = await hostileBodies(s, { rounds: form.hostileRounds, depth: 5000 });
-    const statuses = (list: { status: number }[]) => JSON.stringify(list.reduce<Record<number, number>>((a, o) => ({ ...a, [o.status]: (a[o.status] ?? 0) + 1 }), {}));
+    const statuses = (list: { status: number }[]) => {
+      const counts: Record<number, number> = {};
+      for (const o of list) counts[o.status] = (counts[o.status] ?? 0) + 1;
+      return JSON.stringify(counts);
+    };
     rows.push({ fault: 'nested JSON depth 5000 (anon)', faults: hostile.hostile.length, survived: survived(s), hangs: [...hostile.hostile, ...hostile.normal].filter((o) => o.status === -1).length,
       recovery: '—', writes: '—', notes: `hostile ${statuses(hostile.hostile)}, normal beside them ${statuses(hostile.normal)}` });
     s = await usable(s, () => fresh(env, FLOOD_FILE_LIMIT));

@@ -167,7 +167,7 @@ export interface RecordsRoutesOptions {
 export function recordsRoutes(app: FastifyInstance, sql: postgres.Sql, o: RecordsRoutesOptions): void {
   const scoped = (request: FastifyRequest, reply: FastifyReply) => {
     const claims = o.verify(request.headers.authorization?.slice('Bearer '.length) ?? '');
-    if (!claims || claims.role !== 'authenticated' || typeof claims.email !== 'string') {
+    if (claims?.role !== 'authenticated' || typeof claims.email !== 'string') {
       reply.code(401).send({ error: 'UNAUTHORIZED' });
       return undefined;
     }

@@ -78,7 +78,7 @@ function routes(app: FastifyInstance, sql: postgres.Sql, o: LimitOptions): void 
         (select to_jsonb(x) from (select ${userColumns()} from auth.user_records u where u.id = r.user_id) x) as "user"
       from auth.rotate_refresh_token(${sha256(token)}, ${sha256(successor)}, ${now},
         make_interval(secs => ${o.graceSeconds}), make_interval(secs => ${o.refreshTtlSeconds}), ${false}) r`;
-    if (!row || row.outcome !== 'rotated' || !row.user) return reply.code(401).send({ error: 'UNAUTHORIZED' });
+    if (row?.outcome !== 'rotated' || !row.user) return reply.code(401).send({ error: 'UNAUTHORIZED' });
     const iat = Math.floor(now.getTime() / 1000);
     const claims = { sub: row.user.id, email: row.user.email, role: 'authenticated', sid: row.sessionId, iat, exp: iat + o.accessTtlSeconds };
     const input = `${b64json({ alg: 'RS256', typ: 'JWT', kid: o.kid })}.${b64json(claims)}`;

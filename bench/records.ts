@@ -119,7 +119,7 @@ export async function captureRecordsStatements(databaseUrl: string, config: Conf
       const list = await capture('GET', LIST_QUERY, undefined, 200);
       const insertBody = JSON.parse(INSERT_BODY.replace('[<id>]', 'capture')) as Record<string, unknown>;
       const insert = await capture('POST', '', insertBody, 201);
-      const bodyIndex = insert.statement.params.findIndex((p) => p === JSON.stringify([insertBody]));
+      const bodyIndex = insert.statement.params.indexOf(JSON.stringify([insertBody]));
       if (bodyIndex < 0) throw new Error(`cannot tell which parameter of the insert is the body: ${JSON.stringify(insert.statement.params)}`);
       return {
         readOne: { ...read.statement, idIndex },

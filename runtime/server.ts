@@ -130,7 +130,9 @@ class FunctionWorker {
       const body = noBody
         ? null
         : new ReadableStream<Uint8Array>({
-            start: (controller) => void (p.body = controller),
+            start: (controller) => {
+              p.body = controller;
+            },
             // Asks the worker for the next chunk only when the caller's connection took the last.
             pull: () => this.worker?.postMessage({ type: 'response-pull', id: msg.id }),
             // The caller went away mid-answer: nothing more is enqueued, and the worker stops.

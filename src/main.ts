@@ -85,7 +85,10 @@ async function main(): Promise<void> {
 
   let dbEvent = (message: string) => console.log(message);
   deps = await createDeps(config, { onDatabaseEvent: (message) => dbEvent(message) });
-  if (stopping) return void (await deps.close(), process.exit(0));
+  if (stopping) {
+    await deps.close();
+    process.exit(0);
+  }
   let built: FastifyInstance;
   try {
     built = await buildApp(deps);

@@ -1,6 +1,7 @@
 // The JSON body parser of every route: Fastify's own (prototype poisoning refused), behind a
 // nesting-depth check on the text, so no body nested deeper than MAX_JSON_DEPTH reaches a handler.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { AnyFastifyInstance } from './any-fastify.js';
 import { jsonTooDeepError, textTooDeepAt } from '../core/json-guard.js';
 
 export interface JsonBodyOptions {
@@ -15,7 +16,7 @@ export interface JsonBodyOptions {
  * Registers the `application/json` parser in `app`'s scope (and the scopes it registers after).
  * The depth check runs on the text before JSON.parse: one pass, no recursion, nothing allocated.
  */
-export function parseJsonBodies(app: FastifyInstance<any, any, any, any, any>, options: JsonBodyOptions): void {
+export function parseJsonBodies(app: AnyFastifyInstance, options: JsonBodyOptions): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   const tooDeep = options.tooDeep ?? ((max: number, field: string) => jsonTooDeepError(max, 'The request body', field));
   // A scope inherits its parent's parser, which Fastify will not let it replace: remove it first.

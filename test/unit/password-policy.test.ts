@@ -1,6 +1,6 @@
 // The configurable password rules.
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../src/core/errors.js';
+import type { AppError } from '../../src/core/errors.js';
 import { assertPasswordMeetsPolicy } from '../../src/modules/auth/password-policy.js';
 
 const none = { passwordMinLength: 6, requireNumber: false, requireLowercase: false, requireUppercase: false, requireSpecialChar: false };
@@ -30,6 +30,6 @@ describe('password policy', () => {
       return;
     }
     expect(error?.code).toBe('VALIDATION_ERROR');
-    expect((error?.details as { rule: string }[]).map((d) => d.rule)).toEqual(broken);
+    expect((error!.details as { rule: string }[]).map((d) => d.rule)).toEqual(broken);
   });
 });

@@ -57,10 +57,10 @@ export const DEFAULT_TEMPLATES: Record<TemplateType, Template> = {
 const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-function fill(text: string, values: TemplateValues, escape: (v: string) => string): string {
+function fill(text: string, values: TemplateValues, escapeValue: (v: string) => string): string {
   return text.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name: string) => {
     const value = (values as unknown as Record<string, unknown>)[name];
-    return value === undefined ? whole : escape(String(value));
+    return value === undefined ? whole : escapeValue(String(value));
   });
 }
 

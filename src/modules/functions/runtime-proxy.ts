@@ -86,7 +86,8 @@ export function createRuntimeProxy(deadlineMs: number): RuntimeProxy {
               const prev = headers[name]!;
               headers[name] = Array.isArray(prev) ? [...prev, value] : [String(prev), value];
             } else {
-              (fromFunction ??= new Set()).add(name);
+              fromFunction ??= new Set();
+              fromFunction.add(name);
               headers[name] = value;
             }
           }

@@ -61,7 +61,10 @@ function inPlpgsql(text: string, check: Check, deniedFunctions: ReadonlySet<stri
   let reason: string | undefined;
   const walk = (node: unknown): void => {
     if (reason || typeof node !== 'object' || node === null) return;
-    if (Array.isArray(node)) return node.forEach(walk);
+    if (Array.isArray(node)) {
+      node.forEach(walk);
+      return;
+    }
     const record = node as Record<string, unknown>;
     if (DYNAMIC.some((k) => k in record) || (record.PLpgSQL_stmt_open as { dynquery?: unknown } | undefined)?.dynquery) {
       reason = 'Dynamic SQL (EXECUTE) in PL/pgSQL is not allowed: SQL built at run time cannot be checked.';

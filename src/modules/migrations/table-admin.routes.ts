@@ -22,7 +22,7 @@ export function tableAdminRoutes(tables: TableAdminService): FastifyPluginAsyncZ
           message: 'Table created successfully',
           autoFields: AUTO_FIELDS,
           nextActions: created.rlsEnabled
-            ? 'Row-level security is on: only the admin sees rows until you add policies (with a migration). Use /api/database/records/' + created.tableName + ' to read and write.'
+            ? `Row-level security is on: only the admin sees rows until you add policies (with a migration). Use /api/database/records/${created.tableName} to read and write.`
             : 'Row-level security is off: every caller with the anon key can read and write this table.',
         });
       },

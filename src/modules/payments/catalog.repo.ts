@@ -111,7 +111,7 @@ export async function pruneMissing(
 ): Promise<number> {
   const column = { products: 'processor_product_id', prices: 'processor_price_id', customers: 'processor_customer_id', subscriptions: 'processor_subscription_id' }[table];
   const rows = await db`
-    delete from ${db('payments.' + table)} where environment = ${env} and not (${db(column)} = any(${keep}))
+    delete from ${db(`payments.${table}`)} where environment = ${env} and not (${db(column)} = any(${keep}))
     returning 1`;
   return rows.length;
 }

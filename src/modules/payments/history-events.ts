@@ -6,6 +6,7 @@ import { subjectOf } from './billing.repo.js';
 import * as history from './history.repo.js';
 import { idOf, toDate, type Environment } from './processor.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: processor objects are untyped JSON read field by field
 type Obj = Record<string, any>;
 type Ref = string | { id: string } | null | undefined;
 

@@ -103,7 +103,7 @@ const PAID: HistoryStatus[] = ['succeeded', 'refunded', 'partially_refunded'];
 
 /** History writes of an environment are serialised, so merges never race each other. */
 async function lockHistory(db: Queryable, env: Environment): Promise<void> {
-  await db`select pg_advisory_xact_lock(hashtext(${'payments.payment_history:' + env}))`;
+  await db`select pg_advisory_xact_lock(hashtext(${`payments.payment_history:${env}`}))`;
 }
 
 async function find(db: Queryable, env: Environment, key: string): Promise<Row | undefined> {

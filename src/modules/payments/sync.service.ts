@@ -64,7 +64,7 @@ export function createSyncService(deps: Deps, connections: ConnectionsService) {
   }
 
   async function syncOne(env: Environment) {
-    let subscriptions;
+    let subscriptions: Awaited<ReturnType<typeof write>>;
     try {
       subscriptions = await write(env, await read(env));
     } catch (err) {

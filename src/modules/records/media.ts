@@ -71,7 +71,10 @@ function readRecord(text: string, start: number): { fields: string[]; quoted: bo
       i++;
       for (;;) {
         if (i >= text.length) throw recordsError('VALIDATION_ERROR', 'PGRST102', 'Invalid CSV: a quoted field is not closed');
-        if (text[i] === '"' && text[i + 1] === '"') (field += '"'), (i += 2);
+        if (text[i] === '"' && text[i + 1] === '"') {
+          field += '"';
+          i += 2;
+        }
         else if (text[i] === '"') break;
         else field += text[i++];
       }

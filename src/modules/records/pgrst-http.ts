@@ -1,9 +1,10 @@
 // The HTTP side shared by records and RPC routes: bodies as PostgREST clients send them, the
 // request parts the pipeline reads, and the answer it gives.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ErrorCode } from '../../core/errors.js';
 import type { PgrstHeaders, PgrstResponse } from './pgrst-request.js';
+import type { AnyFastifyInstance } from '../../http/any-fastify.js';
 import { parseJsonBodies } from '../../http/json-body.js';
 import { fromCsv } from './media.js';
 import { recordsError } from './records-errors.js';
@@ -14,7 +15,7 @@ const header = (value: string | string[] | undefined) => (Array.isArray(value) ?
  * PostgREST clients send `Content-Type: application/json` on requests without a body (deletes,
  * argument-less calls); an empty body is then no body. (Scoped to the plugin that calls this.)
  */
-export function acceptEmptyJsonBodies(app: FastifyInstance<any, any, any, any, any>, maxJsonDepth: number): void {
+export function acceptEmptyJsonBodies(app: AnyFastifyInstance, maxJsonDepth: number): void {
   parseJsonBodies(app, { maxDepth: maxJsonDepth, emptyIsUndefined: true, tooDeep: jsonTooDeep });
 }
 
@@ -26,7 +27,7 @@ export const jsonTooDeep = (max: number, field: string) =>
   });
 
 /** `Content-Type: text/csv` bodies (bulk inserts, as PostgREST takes them) as an array of objects. */
-export function acceptCsvBodies(app: FastifyInstance<any, any, any, any, any>): void {
+export function acceptCsvBodies(app: AnyFastifyInstance): void {
   app.addContentTypeParser('text/csv', { parseAs: 'string' }, (_request, body, done) => {
     try {
       done(null, fromCsv(body as string));
@@ -72,7 +73,7 @@ const frameworkCodes: Record<string, [ErrorCode, string, string]> = {
  * read, a bad path parameter) in PostgREST's shape too — code, details, hint — for the routes of
  * the plugin that calls this; everything else goes on to the application's error handler.
  */
-export function pgrstFrameworkErrors(app: FastifyInstance<any, any, any, any, any>): void {
+export function pgrstFrameworkErrors(app: AnyFastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest) => {
     const known = err.code ? frameworkCodes[err.code] : undefined;
     if (known) {

@@ -31,7 +31,7 @@ async function uploadOf(request: FastifyRequest, maxBytes: number): Promise<Uplo
   if (request.isMultipart()) {
     // Multipart's own limit sits one byte past ours, so the size check (413) is the same either way.
     const part = await request.file({ limits: { fileSize: maxBytes + 1, files: 1, fields: 10, parts: 20 } });
-    if (!part || part.fieldname !== 'file') throw noFile();
+    if (part?.fieldname !== 'file') throw noFile();
     return { body: part.file, mimeType: normaliseMimeType(part.mimetype), filename: part.filename };
   }
   if (!request.body) throw noFile();

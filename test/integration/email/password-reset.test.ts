@@ -3,7 +3,7 @@
 // user; a weak new password is refused without spending the token.
 import { describe, expect, it } from 'vitest';
 import { codeFrom, linkFrom, type SmtpPeer } from '../../harness/smtp-peer.js';
-import { type TestApp } from '../../harness/test-app.js';
+import type { TestApp } from '../../harness/test-app.js';
 import { type EmailApi, freshIp, INVALID_CODE, INVALID_RESET_TOKEN, redirectOf, uniqueEmail, useEmailTestApp, wrongCode } from './email-helpers.js';
 
 let t: TestApp;

@@ -6,8 +6,8 @@
 // Also: a send that could not be delivered keeps no cooldown.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { codeFrom, type SmtpPeer } from '../../harness/smtp-peer.js';
-import { type TestApp } from '../../harness/test-app.js';
-import { type EmailApi, emailApi, freshIp, uniqueEmail, useEmailTestApp, wrongCode } from './email-helpers.js';
+import type { TestApp } from '../../harness/test-app.js';
+import { type EmailApi, type emailApi, freshIp, uniqueEmail, useEmailTestApp, wrongCode } from './email-helpers.js';
 
 let t: TestApp;
 let peer: SmtpPeer;

@@ -1,6 +1,6 @@
 // Drives a listening Plinth with concurrent record inserts and reads over real HTTP while a test
 // injects database faults, and keeps what every client saw (status, Retry-After, time taken).
-import postgres from 'postgres';
+import type postgres from 'postgres';
 
 export interface Outcome {
   kind: 'insert' | 'read';

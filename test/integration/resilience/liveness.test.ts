@@ -26,7 +26,11 @@ beforeAll(async () => {
     const upstream = createConnection(Number(target.port || 5432), target.hostname);
     clients.add(client);
     client.pipe(upstream).pipe(client);
-    const drop = () => (client.destroy(), upstream.destroy(), clients.delete(client));
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      clients.delete(client);
+    };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
   });

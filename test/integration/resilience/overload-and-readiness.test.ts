@@ -99,7 +99,10 @@ describe('readiness', () => {
           const upstream = postgresSocket(target);
           sockets.add(client).add(upstream);
           client.pipe(upstream).pipe(client);
-          const drop = () => (client.destroy(), upstream.destroy());
+          const drop = () => {
+            client.destroy();
+            upstream.destroy();
+          };
           client.on('error', drop).on('close', drop);
           upstream.on('error', drop).on('close', drop);
         }).listen(port, '127.0.0.1', () => resolve());

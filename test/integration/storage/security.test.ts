@@ -69,7 +69,7 @@ describe('REST storage fuzzed', () => {
       '/api/storage/buckets/sec/objects/a//b', '/api/storage/buckets/sec/objects/%ED%A0%80', '/api/storage/buckets/sec/objects/%E0%A4%A',
       '/api/storage/buckets/s%00c/objects/a', '/api/storage/buckets/%F0%9F%98%80/objects/a', `/api/storage/buckets/sec/objects/${'k'.repeat(2000)}`,
       '/api/storage/buckets/sec/objects/a/b.txt?expires=1e400&token=x', '/api/storage/buckets/sec/objects/a/b.txt?expires=-1&token=%00',
-      '/api/storage/buckets/sec/objects/a/b.txt?token=' + 'A'.repeat(200), '/api/storage/buckets/sec/objects?limit=1e9&offset=-1',
+      `/api/storage/buckets/sec/objects/a/b.txt?token=${'A'.repeat(200)}`, '/api/storage/buckets/sec/objects?limit=1e9&offset=-1',
       '/api/storage/buckets/sec/download-strategy/objects/a/b.txt?expiresIn=1e400', '/api/storage/buckets/sec/objects?search=%ED%A0%80',
     ];
     for (const path of paths) {

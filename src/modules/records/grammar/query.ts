@@ -63,7 +63,10 @@ function pagingOf(query: ParsedQuery, path: string[]): Paging {
   const samePath = (paging: Paging) =>
     paging.path.length === path.length && paging.path.every((name, i) => name === path[i]);
   let paging = query.paging.find(samePath);
-  if (!paging) query.paging.push((paging = { path }));
+  if (!paging) {
+    paging = { path };
+    query.paging.push(paging);
+  }
   return paging;
 }
 
