@@ -13,7 +13,9 @@ export const processCpuSeconds = (): number => {
 };
 
 /** Command name, parent pid and CPU ticks (own; own + reaped children) from /proc/<pid>/stat. */
-async function statOf(pid: string): Promise<{ name: string; ppid: string; own: number; withChildren: number } | undefined> {
+async function statOf(
+  pid: string,
+): Promise<{ name: string; ppid: string; own: number; withChildren: number } | undefined> {
   const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
   if (!text) return undefined;
   // Fields after the command name, which is in parentheses and may contain spaces.

@@ -31,7 +31,11 @@ export async function compareEnvelopes(ctx: BenchContext): Promise<EnvelopeCompa
           runs.push({ scenario, side, measurement: await measureLoad(recordsSpec(ctx, scenario, ctx.plinthUrl), ctx) });
         } else {
           await checkRecords(ctx, scenario, envelopePrefix(side));
-          runs.push({ scenario, side, measurement: await measureLoad(recordsSpec(ctx, scenario, ctx.limitUrl, envelopePrefix(side)), ctx) });
+          runs.push({
+            scenario,
+            side,
+            measurement: await measureLoad(recordsSpec(ctx, scenario, ctx.limitUrl, envelopePrefix(side)), ctx),
+          });
         }
       } catch (err) {
         runs.push({ scenario, side, error: err instanceof Error ? err.message : String(err) });

@@ -70,7 +70,9 @@ export async function createRefreshTokens(
 export async function storedPasswordHash(databaseUrl: string, email: string): Promise<string> {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   try {
-    const [row] = await sql<{ passwordHash: string }[]>`select password_hash as "passwordHash" from auth.users where email = ${email}`;
+    const [row] = await sql<
+      { passwordHash: string }[]
+    >`select password_hash as "passwordHash" from auth.users where email = ${email}`;
     if (!row) throw new Error(`no stored password for ${email}`);
     return row.passwordHash;
   } finally {

@@ -23,7 +23,8 @@ async function deployTrivialFunction(ctx: BenchContext): Promise<void> {
   ] as const) {
     const answer = await fetch(url, { headers: h });
     const text = await answer.text();
-    if (answer.status !== 200 || text !== 'hello') throw new Error(`${side} answered ${answer.status} ${text.slice(0, 200)}`);
+    if (answer.status !== 200 || text !== 'hello')
+      throw new Error(`${side} answered ${answer.status} ${text.slice(0, 200)}`);
   }
 }
 
@@ -33,21 +34,29 @@ function invokeScenario(name: string, connections: number, target: ScenarioOutco
     name,
     async run(ctx) {
       await deployTrivialFunction(ctx);
-      const spec = (url: string, path: string, headers: Record<string, string>): SpecFor => async (seconds) => ({
-        url,
-        method: 'GET',
-        path,
-        headers,
-        connections,
-        seconds,
-        expectStatus: 200,
-      });
+      const spec =
+        (url: string, path: string, headers: Record<string, string>): SpecFor =>
+        async (seconds) => ({
+          url,
+          method: 'GET',
+          path,
+          headers,
+          connections,
+          seconds,
+          expectStatus: 200,
+        });
       return {
         name,
         request: `GET /functions/${SLUG} (anon key; the function answers "hello"); every answer must be 200`,
         connections,
-        plinth: await measureLoad(spec(ctx.plinthUrl, `/functions/${SLUG}`, { authorization: `Bearer ${ctx.anonKey}` }), ctx),
-        limit: await measureLoad(spec(ctx.functionsRuntime.url, `/${SLUG}`, { 'x-plinth-runtime-token': ctx.functionsRuntime.token }), ctx),
+        plinth: await measureLoad(
+          spec(ctx.plinthUrl, `/functions/${SLUG}`, { authorization: `Bearer ${ctx.anonKey}` }),
+          ctx,
+        ),
+        limit: await measureLoad(
+          spec(ctx.functionsRuntime.url, `/${SLUG}`, { 'x-plinth-runtime-token': ctx.functionsRuntime.token }),
+          ctx,
+        ),
         limitDoes:
           'the same function invoked directly on the Deno runtime Plinth supervises (GET /<slug> with the runtime token): the runtime alone, without Plinth in front',
         target,

@@ -19,10 +19,16 @@ export interface UserClaims {
 type Rows = postgres.RowList<postgres.Row[]>;
 
 /** Runs `statement` scoped to `claims` (role `authenticated`), all-or-nothing. */
-type Envelope = (sql: postgres.Sql, scope: CapturedStatement, claims: string, statement: CapturedStatement) => Promise<Rows>;
+type Envelope = (
+  sql: postgres.Sql,
+  scope: CapturedStatement,
+  claims: string,
+  statement: CapturedStatement,
+) => Promise<Rows>;
 
 /** The scope statement's parameters as Plinth bound them (role, then statement timeout…), with these claims. */
-const scopeParams = (scope: CapturedStatement, claims: string) => [scope.params[0], claims, ...scope.params.slice(2)] as string[];
+const scopeParams = (scope: CapturedStatement, claims: string) =>
+  [scope.params[0], claims, ...scope.params.slice(2)] as string[];
 
 /** Awaits every step (so the connection is idle before it goes back), then fails with the first failure. */
 async function settled<T>(steps: Promise<T>[]): Promise<T[]> {
@@ -118,7 +124,9 @@ const inlined = (statement: CapturedStatement, params: unknown[]) =>
  * not the limit.
  */
 const simple: Envelope = async (sql, scope, claims, statement) => {
-  const result = await sql.unsafe(`${inlined(scope, scopeParams(scope, claims))}; ${inlined(statement, statement.params)}`);
+  const result = await sql.unsafe(
+    `${inlined(scope, scopeParams(scope, claims))}; ${inlined(statement, statement.params)}`,
+  );
   // postgres.js answers one result per statement that returned rows, else one result whose count
   // is the last statement's (an insert without RETURNING).
   return (Array.isArray(result[0]) ? result[result.length - 1] : result) as Rows;
@@ -144,8 +152,10 @@ export const ENVELOPE_TEXT: Record<EnvelopeName, string> = {
   'pipelined-unprepared':
     'reserved connection, BEGIN + scope + statement (unprepared) + COMMIT pipelined; postgres.js sends an unprepared statement with parameters as Parse/Describe, then Bind/Execute, and holds COMMIT until it is done: three round trips',
   'begin-prepared': 'sql.begin: BEGIN, then scope + statement (prepared) pipelined, then COMMIT: three round trips',
-  'begin-unprepared': "sql.begin: BEGIN, then scope + the statement's Parse/Describe, its Bind/Execute, then COMMIT: four round trips",
-  simple: 'one simple-protocol message (scope; statement) with values inlined as literals, implicit transaction: one round trip, planned every time',
+  'begin-unprepared':
+    "sql.begin: BEGIN, then scope + the statement's Parse/Describe, its Bind/Execute, then COMMIT: four round trips",
+  simple:
+    'one simple-protocol message (scope; statement) with values inlined as literals, implicit transaction: one round trip, planned every time',
 };
 
 /** The limit's envelope for the records scenarios. */
@@ -155,7 +165,8 @@ export const LIMIT_ENVELOPE: EnvelopeName = 'pipelined';
 export const envelopePrefix = (name: EnvelopeName) => (name === LIMIT_ENVELOPE ? '' : `/variant/${name}`);
 
 /** The claims JSON Plinth publishes for a user (scopeOf in records.service.ts), same key order. */
-export const scopeClaims = (c: UserClaims) => JSON.stringify({ sub: c.sub, email: c.email, role: 'authenticated', sid: c.sid });
+export const scopeClaims = (c: UserClaims) =>
+  JSON.stringify({ sub: c.sub, email: c.email, role: 'authenticated', sid: c.sid });
 
 export interface RecordsRoutesOptions {
   /** The token check (the limit's RS256 verify); null when invalid. */
@@ -213,7 +224,11 @@ export function recordsRoutes(app: FastifyInstance, sql: postgres.Sql, o: Record
       params[insertOne.bodyIndex] = JSON.stringify([request.body]);
       await envelope(sql, scope.statements.scope, scope.claims, { text: insertOne.text, params });
       // Uncounted, as PostgREST answers a write without Prefer: count.
-      return reply.code(201).header('content-type', 'application/json; charset=utf-8').header('content-range', '*/*').send();
+      return reply
+        .code(201)
+        .header('content-type', 'application/json; charset=utf-8')
+        .header('content-range', '*/*')
+        .send();
     });
   }
 }

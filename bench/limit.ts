@@ -40,7 +40,8 @@ const b64json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString(
 function verifiedClaims(token: string, publicKey: KeyObject): UserClaims | null {
   const [header, payload, signature] = token.split('.');
   if (!header || !payload || !signature) return null;
-  if (!verify('sha256', Buffer.from(`${header}.${payload}`), publicKey, Buffer.from(signature, 'base64url'))) return null;
+  if (!verify('sha256', Buffer.from(`${header}.${payload}`), publicKey, Buffer.from(signature, 'base64url')))
+    return null;
   const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   if (!(claims.exp > Date.now() / 1000)) return null;
   return { sub: claims.sub, sid: claims.sid, email: claims.email, role: claims.role };
@@ -80,7 +81,14 @@ function routes(app: FastifyInstance, sql: postgres.Sql, o: LimitOptions): void 
         make_interval(secs => ${o.graceSeconds}), make_interval(secs => ${o.refreshTtlSeconds}), ${false}) r`;
     if (row?.outcome !== 'rotated' || !row.user) return reply.code(401).send({ error: 'UNAUTHORIZED' });
     const iat = Math.floor(now.getTime() / 1000);
-    const claims = { sub: row.user.id, email: row.user.email, role: 'authenticated', sid: row.sessionId, iat, exp: iat + o.accessTtlSeconds };
+    const claims = {
+      sub: row.user.id,
+      email: row.user.email,
+      role: 'authenticated',
+      sid: row.sessionId,
+      iat,
+      exp: iat + o.accessTtlSeconds,
+    };
     const input = `${b64json({ alg: 'RS256', typ: 'JWT', kid: o.kid })}.${b64json(claims)}`;
     const signature = await signAsync('sha256', Buffer.from(input), o.privateKey);
     return { user: row.user, accessToken: `${input}.${signature.toString('base64url')}`, refreshToken: successor };

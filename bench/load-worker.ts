@@ -9,7 +9,11 @@ async function tokensOf(file: string | undefined): Promise<string[] | undefined>
 }
 
 /** autocannon's request list: one request whose setup picks the token or path of each send. */
-function requestsOf(spec: LoadSpec, tokens: string[] | undefined, onExhausted: () => void): autocannon.Request[] | undefined {
+function requestsOf(
+  spec: LoadSpec,
+  tokens: string[] | undefined,
+  onExhausted: () => void,
+): autocannon.Request[] | undefined {
   if (tokens) {
     let next = 0;
     // Every request spends one refresh token, shared by all connections in order.
@@ -41,7 +45,10 @@ function requestsOf(spec: LoadSpec, tokens: string[] | undefined, onExhausted: (
   return undefined;
 }
 
-function fire(spec: LoadSpec, tokens: string[] | undefined): Promise<{ result: autocannon.Result; exhausted: boolean }> {
+function fire(
+  spec: LoadSpec,
+  tokens: string[] | undefined,
+): Promise<{ result: autocannon.Result; exhausted: boolean }> {
   let exhausted = false;
   let instance: autocannon.Instance | undefined;
   return new Promise((resolve, reject) => {

@@ -61,7 +61,8 @@ export function startLoadGenerator(): Promise<LoadGenerator> {
   const child = fork(WORKER, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const next = () =>
     new Promise<WorkerMessage>((resolve, reject) => {
-      const onExit = (code: number | null) => reject(new Error(`load generator exited with code ${code} before reporting`));
+      const onExit = (code: number | null) =>
+        reject(new Error(`load generator exited with code ${code} before reporting`));
       child.once('error', reject);
       child.once('exit', onExit);
       child.once('message', (message: WorkerMessage) => {

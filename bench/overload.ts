@@ -39,7 +39,17 @@ async function main() {
     const headers = { authorization: `Bearer ${user.accessToken}` };
     const paths = ids.slice(0, 2_000).map((id) => `${RECORDS_PATH}?id=eq.${id}`);
     const probeUrl = `${plinth.url}${paths[0]}`;
-    const spec = (over: Partial<LoadSpec>): LoadSpec => ({ url: plinth.url, method: 'GET', path: paths[0]!, paths, headers, expectStatus: 200, connections: 32, seconds: SECONDS, ...over });
+    const spec = (over: Partial<LoadSpec>): LoadSpec => ({
+      url: plinth.url,
+      method: 'GET',
+      path: paths[0]!,
+      paths,
+      headers,
+      expectStatus: 200,
+      connections: 32,
+      seconds: SECONDS,
+      ...over,
+    });
     const generator = () => startLoadGenerator();
 
     // Unloaded: the probe alone.
@@ -58,22 +68,33 @@ async function main() {
     clearInterval(sampler);
     const unloadedP99 = percentile(unloaded.accepted, 99);
     const acceptedP99 = percentile(sampled.accepted, 99);
-    console.log(JSON.stringify({
-      unloaded: { probes: unloaded.accepted.length, p50: percentile(unloaded.accepted, 50), p99: unloadedP99 },
-      sustainable: { rps: rate, p50: sustained.p50, p99: sustained.p99, statusCodes: sustained.statusCodes },
-      overload: {
-        offeredRps: 3 * rate,
-        acceptedRps: Math.round(overload.rps),
-        statusCodes: overload.statusCodes,
-        errors: overload.errors,
-        allResponsesP99: overload.p99,
-        probe: { accepted: sampled.accepted.length, refused: sampled.refused, p50: percentile(sampled.accepted, 50), p99: acceptedP99 },
-        acceptedP99OverUnloaded: +(acceptedP99 / unloadedP99).toFixed(2),
-        rssMiB: { before: Math.round(rssBefore / 2 ** 20), peak: Math.round(peakRss / 2 ** 20) },
-      },
-      pool: plinth.deps.config.dbPoolSize,
-      queueMax: plinth.deps.config.dbPoolQueueMax,
-    }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          unloaded: { probes: unloaded.accepted.length, p50: percentile(unloaded.accepted, 50), p99: unloadedP99 },
+          sustainable: { rps: rate, p50: sustained.p50, p99: sustained.p99, statusCodes: sustained.statusCodes },
+          overload: {
+            offeredRps: 3 * rate,
+            acceptedRps: Math.round(overload.rps),
+            statusCodes: overload.statusCodes,
+            errors: overload.errors,
+            allResponsesP99: overload.p99,
+            probe: {
+              accepted: sampled.accepted.length,
+              refused: sampled.refused,
+              p50: percentile(sampled.accepted, 50),
+              p99: acceptedP99,
+            },
+            acceptedP99OverUnloaded: +(acceptedP99 / unloadedP99).toFixed(2),
+            rssMiB: { before: Math.round(rssBefore / 2 ** 20), peak: Math.round(peakRss / 2 ** 20) },
+          },
+          pool: plinth.deps.config.dbPoolSize,
+          queueMax: plinth.deps.config.dbPoolQueueMax,
+        },
+        null,
+        2,
+      ),
+    );
   } finally {
     await plinth.close();
     await db.stop();

@@ -40,23 +40,27 @@ export const paymentsSubscriptions: Scenario = {
       const path = `/api/payments/test/subscriptions?subjectType=${SUBJECT.type}&subjectId=${SUBJECT.id}&limit=${ROWS}`;
       const check = await fetch(`${ctx.plinthUrl}${path}`, { headers: { 'x-api-key': ctx.apiKey } });
       const body = (await check.json()) as { subscriptions?: unknown[] };
-      if (check.status !== 200 || body.subscriptions?.length !== ROWS) throw new Error(`Plinth answered ${check.status} with ${body.subscriptions?.length} rows`);
-      const spec = (url: string, p: string, headers: Record<string, string>): SpecFor => async (seconds) => ({
-        url,
-        method: 'GET',
-        path: p,
-        headers,
-        connections: CONNECTIONS,
-        seconds,
-        expectStatus: 200,
-      });
+      if (check.status !== 200 || body.subscriptions?.length !== ROWS)
+        throw new Error(`Plinth answered ${check.status} with ${body.subscriptions?.length} rows`);
+      const spec =
+        (url: string, p: string, headers: Record<string, string>): SpecFor =>
+        async (seconds) => ({
+          url,
+          method: 'GET',
+          path: p,
+          headers,
+          connections: CONNECTIONS,
+          seconds,
+          expectStatus: 200,
+        });
       return {
         name: this.name,
         request: `GET ${path} (API key; ${ROWS} subscriptions with one item each); every answer must be 200`,
         connections: CONNECTIONS,
         plinth: await measureLoad(spec(ctx.plinthUrl, path, { 'x-api-key': ctx.apiKey }), ctx),
         limit: await measureLoad(spec(limitUrl, '/subscriptions', {}), ctx),
-        limitDoes: 'the same repository query (subscriptions of one subject with their items aggregated) on a bare Fastify + postgres.js handler, plain JSON out',
+        limitDoes:
+          'the same repository query (subscriptions of one subject with their items aggregated) on a bare Fastify + postgres.js handler, plain JSON out',
         target: { kind: 'report' },
       };
     } finally {

@@ -42,11 +42,15 @@ async function main() {
       const seqMs = (performance.now() - t0) / N;
       t0 = performance.now();
       let next = 0;
-      await Promise.all(Array.from({ length: 32 }, async () => {
-        while (next < N) await run(`par-${next++ % 100}`);
-      }));
+      await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          while (next < N) await run(`par-${next++ % 100}`);
+        }),
+      );
       const perSecond = N / ((performance.now() - t0) / 1000);
-      console.log(`${label}: ${seqMs.toFixed(3)} ms per check sequential, ${Math.round(perSecond)} checks/s at 32 concurrent`);
+      console.log(
+        `${label}: ${seqMs.toFixed(3)} ms per check sequential, ${Math.round(perSecond)} checks/s at 32 concurrent`,
+      );
     }
   } finally {
     await sql.end();

@@ -6,7 +6,11 @@
 import postgres from 'postgres';
 import type { Config } from '../src/config.js';
 import { timezoneCheck } from '../src/modules/records/timezone.js';
-import { createRecordsService, type RecordsRequest, type RecordsResponse } from '../src/modules/records/records.service.js';
+import {
+  createRecordsService,
+  type RecordsRequest,
+  type RecordsResponse,
+} from '../src/modules/records/records.service.js';
 import { createSchemaCache, qualified } from '../src/modules/records/schema-cache.js';
 import type { BenchUser } from './fixtures.js';
 
@@ -76,7 +80,12 @@ const queryOf = (search: string): [string, string][] => [...new URLSearchParams(
  * Runs each scenario's request once through Plinth's records service on a pool that records what
  * it sends, and returns the statements sent (besides BEGIN/COMMIT and the scope statement).
  */
-export async function captureRecordsStatements(databaseUrl: string, config: Config, user: BenchUser, sampleId: number): Promise<RecordsStatements> {
+export async function captureRecordsStatements(
+  databaseUrl: string,
+  config: Config,
+  user: BenchUser,
+  sampleId: number,
+): Promise<RecordsStatements> {
   let sent: CapturedStatement[] = [];
   const sql = postgres(databaseUrl, {
     max: 1,
@@ -87,7 +96,8 @@ export async function captureRecordsStatements(databaseUrl: string, config: Conf
     const cache = await createSchemaCache(sql, config.recordsSchemas);
     try {
       await cache.refreshIfChanged();
-      if (!cache.current().tables.has(qualified('public', RECORDS_TABLE))) throw new Error(`the schema cache has no public.${RECORDS_TABLE}`);
+      if (!cache.current().tables.has(qualified('public', RECORDS_TABLE)))
+        throw new Error(`the schema cache has no public.${RECORDS_TABLE}`);
       const service = createRecordsService({ sql, config }, cache, {
         maxRows: config.recordsMaxRows,
         schemas: config.recordsSchemas,
@@ -99,19 +109,34 @@ export async function captureRecordsStatements(databaseUrl: string, config: Conf
       /** The one statement a request ran, beside the envelope, after checking the answer. */
       const capture = async (method: 'GET' | 'POST', search: string, body: unknown, status: number) => {
         sent = [];
-        const request: RecordsRequest = { method, table: RECORDS_TABLE, query: queryOf(search), headers: {}, body, principal };
+        const request: RecordsRequest = {
+          method,
+          table: RECORDS_TABLE,
+          query: queryOf(search),
+          headers: {},
+          body,
+          principal,
+        };
         const response: RecordsResponse = await service.handle(request);
-        if (response.status !== status) throw new Error(`${method} ${search}: Plinth's records service answered ${response.status}, expected ${status}`);
+        if (response.status !== status)
+          throw new Error(
+            `${method} ${search}: Plinth's records service answered ${response.status}, expected ${status}`,
+          );
         const scope = sent.filter((s) => s.text.includes("set_config('role'"));
-        const work = sent.filter((s) => !/^\s*(begin|commit|rollback)\b/i.test(s.text) && !s.text.includes("set_config('role'"));
+        const work = sent.filter(
+          (s) => !/^\s*(begin|commit|rollback)\b/i.test(s.text) && !s.text.includes("set_config('role'"),
+        );
         if (scope.length !== 1 || work.length !== 1) {
-          throw new Error(`${method} ${search}: expected the scope statement and one statement, saw:\n${sent.map((s) => s.text).join('\n')}`);
+          throw new Error(
+            `${method} ${search}: expected the scope statement and one statement, saw:\n${sent.map((s) => s.text).join('\n')}`,
+          );
         }
         return { statement: work[0]!, scope: scope[0]!, response };
       };
 
       const read = await capture('GET', `id=eq.${sampleId}`, undefined, 200);
-      if (!read.response.body?.includes(`"id":${sampleId}`)) throw new Error(`the captured read did not return row ${sampleId}: ${read.response.body}`);
+      if (!read.response.body?.includes(`"id":${sampleId}`))
+        throw new Error(`the captured read did not return row ${sampleId}: ${read.response.body}`);
       const idIndex = read.statement.params.indexOf(String(sampleId));
       if (idIndex < 0 || read.statement.params.lastIndexOf(String(sampleId)) !== idIndex) {
         throw new Error(`cannot tell which parameter of the read is the id: ${JSON.stringify(read.statement.params)}`);
@@ -120,7 +145,10 @@ export async function captureRecordsStatements(databaseUrl: string, config: Conf
       const insertBody = JSON.parse(INSERT_BODY.replace('[<id>]', 'capture')) as Record<string, unknown>;
       const insert = await capture('POST', '', insertBody, 201);
       const bodyIndex = insert.statement.params.indexOf(JSON.stringify([insertBody]));
-      if (bodyIndex < 0) throw new Error(`cannot tell which parameter of the insert is the body: ${JSON.stringify(insert.statement.params)}`);
+      if (bodyIndex < 0)
+        throw new Error(
+          `cannot tell which parameter of the insert is the body: ${JSON.stringify(insert.statement.params)}`,
+        );
       return {
         readOne: { ...read.statement, idIndex },
         list: list.statement,

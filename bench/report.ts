@@ -37,10 +37,15 @@ function verdictOf(o: ScenarioOutcome): Verdict {
 }
 
 const targetText = ({ target }: ScenarioOutcome) =>
-  target.kind === 'ratio' ? `≥ ${Math.round(target.min * 100)}% of limit` : target.kind === 'rps' ? `≥ ${target.min.toLocaleString('en-US')} req/s` : 'none (reported)';
+  target.kind === 'ratio'
+    ? `≥ ${Math.round(target.min * 100)}% of limit`
+    : target.kind === 'rps'
+      ? `≥ ${target.min.toLocaleString('en-US')} req/s`
+      : 'none (reported)';
 const rps = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
 // autocannon reports whole milliseconds; the argon2 timings are finer.
-const ms = (n: number) => (Number.isFinite(n) ? `${Number.isInteger(n) || n >= 10 ? Math.round(n) : n.toFixed(1)} ms` : '–');
+const ms = (n: number) =>
+  Number.isFinite(n) ? `${Number.isInteger(n) || n >= 10 ? Math.round(n) : n.toFixed(1)} ms` : '–';
 const pct = (n: number) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : '–');
 
 export function machine(): string {
@@ -49,7 +54,18 @@ export function machine(): string {
   return `${availableParallelism()} cores (${cpu}), ${mem} GiB, ${platform()} ${release()}, Node ${process.version}`;
 }
 
-const HEADER = ['scenario', 'Plinth req/s', 'Plinth p50', 'Plinth p99', 'limit req/s', 'limit p50', 'limit p99', 'ratio', 'target', 'result'];
+const HEADER = [
+  'scenario',
+  'Plinth req/s',
+  'Plinth p50',
+  'Plinth p99',
+  'limit req/s',
+  'limit p50',
+  'limit p99',
+  'ratio',
+  'target',
+  'result',
+];
 
 function row(e: Entry): string[] {
   if ('failed' in e) return [e.failed.name, '–', '–', '–', '–', '–', '–', '–', '–', 'DID NOT RUN'];
@@ -74,7 +90,9 @@ function alarms(entries: Entry[], envelopes?: EnvelopeComparison): string[] {
   for (const r of envelopes?.runs ?? []) {
     if (r.error) lines.push(`envelopes, ${r.scenario} on ${r.side}: COULD NOT RUN: ${r.error}`);
     else if (r.measurement && r.measurement.failures > 0) {
-      lines.push(`envelopes, ${r.scenario} on ${r.side}: ${r.measurement.failures} FAILED REQUESTS (${r.measurement.failureDetail})`);
+      lines.push(
+        `envelopes, ${r.scenario} on ${r.side}: ${r.measurement.failures} FAILED REQUESTS (${r.measurement.failureDetail})`,
+      );
     }
   }
   for (const e of entries) {
@@ -84,20 +102,36 @@ function alarms(entries: Entry[], envelopes?: EnvelopeComparison): string[] {
     }
     const o = e.outcome;
     if (o.plinth.failures > 0) {
-      lines.push(`${o.name}: PLINTH HAD ${o.plinth.failures} FAILED REQUESTS (${o.plinth.failureDetail}); its req/s counts only correct responses`);
+      lines.push(
+        `${o.name}: PLINTH HAD ${o.plinth.failures} FAILED REQUESTS (${o.plinth.failureDetail}); its req/s counts only correct responses`,
+      );
     }
     if (o.limit.failures > 0) {
-      lines.push(`${o.name}: THE LIMIT HAD ${o.limit.failures} FAILED REQUESTS (${o.limit.failureDetail}); the ratio is not meaningful`);
+      lines.push(
+        `${o.name}: THE LIMIT HAD ${o.limit.failures} FAILED REQUESTS (${o.limit.failureDetail}); the ratio is not meaningful`,
+      );
     }
     const noisiest = Math.max(o.plinth.cpu.otherShare, o.limit.cpu.otherShare);
     if (noisiest > NOISE_SHARE) {
-      lines.push(`${o.name}: other processes took up to ${Math.round(noisiest * 100)}% of the machine's CPU during it; its numbers are unreliable (run again on a quiet machine)`);
+      lines.push(
+        `${o.name}: other processes took up to ${Math.round(noisiest * 100)}% of the machine's CPU during it; its numbers are unreliable (run again on a quiet machine)`,
+      );
     }
   }
   return lines;
 }
 
-const CPU_HEADER = ['scenario', 'side', 'server', 'postgres', 'deno', 'load gen', 'bench total', 'req/s if CPU-bound', 'other processes'];
+const CPU_HEADER = [
+  'scenario',
+  'side',
+  'server',
+  'postgres',
+  'deno',
+  'load gen',
+  'bench total',
+  'req/s if CPU-bound',
+  'other processes',
+];
 
 /** Where the machine's CPU went per successful request, and the rate that caps at all cores busy. */
 function cpuRows(entries: Entry[]): string[][] {
@@ -107,20 +141,41 @@ function cpuRows(entries: Entry[]): string[][] {
       const c = o[side].cpu;
       const total = c.server + c.postgres + c.runtime + (Number.isFinite(c.load) ? c.load : 0);
       const other = Number.isFinite(c.otherShare) ? `${Math.round(c.otherShare * 100)}% of CPU` : '–';
-      return [o.name, side, cpuMs(c.server), cpuMs(c.postgres), cpuMs(c.runtime), cpuMs(c.load), cpuMs(total), rps((availableParallelism() * 1000) / total), other];
+      return [
+        o.name,
+        side,
+        cpuMs(c.server),
+        cpuMs(c.postgres),
+        cpuMs(c.runtime),
+        cpuMs(c.load),
+        cpuMs(total),
+        rps((availableParallelism() * 1000) / total),
+        other,
+      ];
     }),
   );
 }
 
 function printTable(table: string[][], leftColumns: number[]): void {
   const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((c, i) => (leftColumns.includes(i) ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (r: string[]) =>
+    r.map((c, i) => (leftColumns.includes(i) ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(line(table[0]!));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of table.slice(1)) console.log(line(r));
 }
 
-const ENVELOPE_HEADER = ['scenario', 'side', 'req/s', 'p50', 'p99', 'vs limit', 'server CPU ms', 'postgres CPU ms', 'failures'];
+const ENVELOPE_HEADER = [
+  'scenario',
+  'side',
+  'req/s',
+  'p50',
+  'p99',
+  'vs limit',
+  'server CPU ms',
+  'postgres CPU ms',
+  'failures',
+];
 
 /** The envelope comparison (BENCH_ENVELOPES=1): each run's rate as a share of the limit's envelope. */
 function envelopeRows(c: EnvelopeComparison): string[][] {
@@ -147,14 +202,21 @@ const envelopeNotes = (c: EnvelopeComparison) => Object.entries(c.text).map(([na
 
 export function printReport(info: RunInfo, entries: Entry[], envelopes?: EnvelopeComparison): void {
   console.log(`\nPlinth benchmark, ${info.date.toISOString()}: ${machine()}`);
-  console.log(`${info.seconds} s per run after a ${info.warmupSeconds} s warm-up; req/s counts correct responses only (2xx, or the one status a scenario expects)\n`);
+  console.log(
+    `${info.seconds} s per run after a ${info.warmupSeconds} s warm-up; req/s counts correct responses only (2xx, or the one status a scenario expects)\n`,
+  );
   printTable([HEADER, ...entries.map(row)], [0, 8, 9]);
-  console.log(`\nCPU ms per successful request (all ${availableParallelism()} cores busy = ${availableParallelism() * 1000} ms of CPU per second):\n`);
+  console.log(
+    `\nCPU ms per successful request (all ${availableParallelism()} cores busy = ${availableParallelism() * 1000} ms of CPU per second):\n`,
+  );
   printTable([CPU_HEADER, ...cpuRows(entries)], [0, 1]);
   console.log('');
-  for (const o of outcomesOf(entries)) console.log(`${o.name}: ${o.request}, ${o.connections} connections\n  limit: ${o.limitDoes}`);
+  for (const o of outcomesOf(entries))
+    console.log(`${o.name}: ${o.request}, ${o.connections} connections\n  limit: ${o.limitDoes}`);
   if (envelopes) {
-    console.log('\nTransaction envelopes (BENCH_ENVELOPES=1), the records scenarios on Plinth and on each envelope of the limit:\n');
+    console.log(
+      '\nTransaction envelopes (BENCH_ENVELOPES=1), the records scenarios on Plinth and on each envelope of the limit:\n',
+    );
     printTable([ENVELOPE_HEADER, ...envelopeRows(envelopes)], [0, 1, 8]);
     console.log('');
     for (const line of envelopeNotes(envelopes)) console.log(`  ${line}`);
@@ -191,7 +253,9 @@ export async function writeResults(info: RunInfo, entries: Entry[], envelopes?: 
     '',
     'What each scenario does:',
     '',
-    ...outcomesOf(entries).map((o) => `- **${o.name}**: ${o.request}, ${o.connections} connections. Limit: ${o.limitDoes}.`),
+    ...outcomesOf(entries).map(
+      (o) => `- **${o.name}**: ${o.request}, ${o.connections} connections. Limit: ${o.limitDoes}.`,
+    ),
     '',
     ...(envelopes
       ? [

@@ -35,11 +35,19 @@ function selectedScenarios(): typeof SCENARIOS {
   if (!raw) return SCENARIOS;
   const names = raw.split(',').map((n) => n.trim());
   const unknown = names.filter((n) => !SCENARIOS.some((s) => s.name === n));
-  if (unknown.length) throw new Error(`BENCH_SCENARIOS names unknown scenarios: ${unknown.join(', ')} (known: ${SCENARIOS.map((s) => s.name).join(', ')})`);
+  if (unknown.length)
+    throw new Error(
+      `BENCH_SCENARIOS names unknown scenarios: ${unknown.join(', ')} (known: ${SCENARIOS.map((s) => s.name).join(', ')})`,
+    );
   return SCENARIOS.filter((s) => names.includes(s.name));
 }
 
-async function prepare(db: BenchDatabase, plinth: RunningPlinth, limit: LimitServer, seconds: number): Promise<BenchContext> {
+async function prepare(
+  db: BenchDatabase,
+  plinth: RunningPlinth,
+  limit: LimitServer,
+  seconds: number,
+): Promise<BenchContext> {
   const users = [];
   for (let i = 0; i < USERS; i++) users.push(await registerUser(plinth.url, `bench${i}@bench.local`, PASSWORD));
   const user = users[0]!;
@@ -49,7 +57,9 @@ async function prepare(db: BenchDatabase, plinth: RunningPlinth, limit: LimitSer
   const [role, claims] = statements.scope.params;
   const token = JSON.parse(Buffer.from(user.accessToken.split('.')[1]!, 'base64url').toString('utf8'));
   if (role !== 'authenticated' || claims !== scopeClaims(token)) {
-    throw new Error(`Plinth scopes the user as ${JSON.stringify(statements.scope.params)}, the limit would not: ${scopeClaims(token)}`);
+    throw new Error(
+      `Plinth scopes the user as ${JSON.stringify(statements.scope.params)}, the limit would not: ${scopeClaims(token)}`,
+    );
   }
   limit.useRecords(statements);
   return {
@@ -111,7 +121,10 @@ async function main(): Promise<number> {
       try {
         const outcome = await scenario.run(ctx);
         if (outcome.plinth.rps > 0) entries.push({ outcome });
-        else entries.push({ failed: { name: scenario.name, error: `no successful request (${outcome.plinth.failureDetail})` } });
+        else
+          entries.push({
+            failed: { name: scenario.name, error: `no successful request (${outcome.plinth.failureDetail})` },
+          });
       } catch (err) {
         entries.push({ failed: { name: scenario.name, error: err instanceof Error ? err.message : String(err) } });
       }

@@ -55,14 +55,16 @@ const CURRENT_CONNECTIONS = 32;
 const currentSession: Scenario = {
   name: 'current-session',
   async run(ctx) {
-    const spec = (url: string): SpecFor => async (seconds) => ({
-      url,
-      method: 'GET',
-      path: '/api/auth/sessions/current',
-      headers: { authorization: `Bearer ${ctx.user.accessToken}` },
-      connections: CURRENT_CONNECTIONS,
-      seconds,
-    });
+    const spec =
+      (url: string): SpecFor =>
+      async (seconds) => ({
+        url,
+        method: 'GET',
+        path: '/api/auth/sessions/current',
+        headers: { authorization: `Bearer ${ctx.user.accessToken}` },
+        connections: CURRENT_CONNECTIONS,
+        seconds,
+      });
     return {
       name: this.name,
       request: 'GET /api/auth/sessions/current (Bearer access token)',
@@ -85,20 +87,28 @@ const refresh: Scenario = {
     let files = 0;
     // Sessions are made per run: the warm-up gets a generous fixed pool, the measured run twice
     // the warm-up's rate (plus slack), so a run never wraps around to a spent token.
-    const spec = (url: string): SpecFor => async (seconds, phase, warmup) => {
-      const perSecond = phase === 'warmup' ? WARMUP_TOKENS_PER_SECOND : Math.max(2 * (warmup?.rps ?? 0), 3_000);
-      const file = path.join(ctx.dir, `refresh-tokens-${++files}.txt`);
-      await createRefreshTokens(ctx.databaseUrl, ctx.userIds, Math.ceil(perSecond * seconds) + 2_000, ctx.refreshTtlSeconds, file);
-      return {
-        url,
-        method: 'POST',
-        path: '/api/auth/refresh?client_type=mobile',
-        headers: { 'content-type': 'application/json' },
-        refreshTokensFile: file,
-        connections: REFRESH_CONNECTIONS,
-        seconds,
+    const spec =
+      (url: string): SpecFor =>
+      async (seconds, phase, warmup) => {
+        const perSecond = phase === 'warmup' ? WARMUP_TOKENS_PER_SECOND : Math.max(2 * (warmup?.rps ?? 0), 3_000);
+        const file = path.join(ctx.dir, `refresh-tokens-${++files}.txt`);
+        await createRefreshTokens(
+          ctx.databaseUrl,
+          ctx.userIds,
+          Math.ceil(perSecond * seconds) + 2_000,
+          ctx.refreshTtlSeconds,
+          file,
+        );
+        return {
+          url,
+          method: 'POST',
+          path: '/api/auth/refresh?client_type=mobile',
+          headers: { 'content-type': 'application/json' },
+          refreshTokensFile: file,
+          connections: REFRESH_CONNECTIONS,
+          seconds,
+        };
       };
-    };
     return {
       name: this.name,
       request: 'POST /api/auth/refresh?client_type=mobile {refreshToken} (a fresh token each request)',
@@ -149,7 +159,6 @@ const signIn: Scenario = {
   },
 };
 
-
 // Records: the user's access token, row-level security on, 32 connections as current-session.
 const RECORDS_CONNECTIONS = 32;
 
@@ -160,10 +169,19 @@ interface Answer {
   body: string;
 }
 
-async function answerOf(base: string, token: string, method: 'GET' | 'POST', path: string, body?: string): Promise<Answer> {
+async function answerOf(
+  base: string,
+  token: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: string,
+): Promise<Answer> {
   const res = await fetch(base + path, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body,
   });
   return { status: res.status, contentRange: res.headers.get('content-range'), body: await res.text() };
@@ -173,7 +191,13 @@ async function answerOf(base: string, token: string, method: 'GET' | 'POST', pat
  * Plinth answers `path` and the limit `prefix + path` alike (status, Content-Range, body), as
  * `check` expects.
  */
-async function sameAnswers(ctx: BenchContext, path: string, prefix: string, status: number, check: (body: unknown) => string | undefined): Promise<void> {
+async function sameAnswers(
+  ctx: BenchContext,
+  path: string,
+  prefix: string,
+  status: number,
+  check: (body: unknown) => string | undefined,
+): Promise<void> {
   const [plinth, limit] = await Promise.all([
     answerOf(ctx.plinthUrl, ctx.user.accessToken, 'GET', path),
     answerOf(ctx.limitUrl, ctx.user.accessToken, 'GET', prefix + path),
@@ -208,7 +232,14 @@ export function recordsSpec(ctx: BenchContext, scenario: RecordsScenario, url: s
     const common = { url, connections: RECORDS_CONNECTIONS, seconds };
     switch (scenario) {
       case 'records-read-one':
-        return { ...common, method: 'GET', path: readPaths[0]!, paths: readPaths, headers: { authorization }, expectStatus: 200 };
+        return {
+          ...common,
+          method: 'GET',
+          path: readPaths[0]!,
+          paths: readPaths,
+          headers: { authorization },
+          expectStatus: 200,
+        };
       case 'records-list-20':
         return { ...common, method: 'GET', path: prefix + LIST_PATH, headers: { authorization }, expectStatus: 200 };
       case 'records-insert-one':
@@ -237,24 +268,46 @@ export async function checkRecords(ctx: BenchContext, scenario: RecordsScenario,
       for (let i = 0; i < 5; i++) {
         const id = randomId(ctx.recordIds);
         await sameAnswers(ctx, readPath(id), prefix, 200, (rows) =>
-          Array.isArray(rows) && rows.length === 1 && (rows[0] as { id?: unknown }).id === id ? undefined : `expected exactly row ${id}`,
+          Array.isArray(rows) && rows.length === 1 && (rows[0] as { id?: unknown }).id === id
+            ? undefined
+            : `expected exactly row ${id}`,
         );
       }
       return;
     case 'records-list-20':
       return sameAnswers(ctx, LIST_PATH, prefix, 200, (rows) =>
-        Array.isArray(rows) && rows.length === 20 && rows.every((r: { done?: unknown }) => r.done === false) ? undefined : 'expected 20 rows not done',
+        Array.isArray(rows) && rows.length === 20 && rows.every((r: { done?: unknown }) => r.done === false)
+          ? undefined
+          : 'expected 20 rows not done',
       );
     case 'records-insert-one':
-      for (const [side, url] of [['Plinth', ctx.plinthUrl], ['the limit', ctx.limitUrl + prefix]] as const) {
+      for (const [side, url] of [
+        ['Plinth', ctx.plinthUrl],
+        ['the limit', ctx.limitUrl + prefix],
+      ] as const) {
         const title = `bench check ${side} ${prefix} ${Date.now()}`;
-        const inserted = await answerOf(url, ctx.user.accessToken, 'POST', RECORDS_PATH, JSON.stringify({ title, done: false }));
+        const inserted = await answerOf(
+          url,
+          ctx.user.accessToken,
+          'POST',
+          RECORDS_PATH,
+          JSON.stringify({ title, done: false }),
+        );
         if (inserted.status !== 201 || inserted.contentRange !== '*/*' || inserted.body !== '') {
-          throw new Error(`POST ${prefix}${RECORDS_PATH}: ${side} answered ${inserted.status} ${inserted.contentRange} ${inserted.body.slice(0, 300)}, expected 201 */* with no body`);
+          throw new Error(
+            `POST ${prefix}${RECORDS_PATH}: ${side} answered ${inserted.status} ${inserted.contentRange} ${inserted.body.slice(0, 300)}, expected 201 */* with no body`,
+          );
         }
-        const back = await answerOf(ctx.plinthUrl, ctx.user.accessToken, 'GET', `${RECORDS_PATH}?select=owner,done&title=eq.${encodeURIComponent(title)}`);
+        const back = await answerOf(
+          ctx.plinthUrl,
+          ctx.user.accessToken,
+          'GET',
+          `${RECORDS_PATH}?select=owner,done&title=eq.${encodeURIComponent(title)}`,
+        );
         if (back.status !== 200 || back.body !== JSON.stringify([{ owner: ctx.user.id, done: false }])) {
-          throw new Error(`the row ${side} inserted (${prefix}${RECORDS_PATH}) is not there as the user's: ${back.status} ${back.body.slice(0, 300)}`);
+          throw new Error(
+            `the row ${side} inserted (${prefix}${RECORDS_PATH}) is not there as the user's: ${back.status} ${back.body.slice(0, 300)}`,
+          );
         }
       }
   }
@@ -308,10 +361,22 @@ const recordsInsertOne: Scenario = {
       connections: RECORDS_CONNECTIONS,
       plinth: await measureLoad(spec(ctx.plinthUrl), ctx),
       limit: await measureLoad(spec(ctx.limitUrl), ctx),
-      limitDoes: limitDoes(`the insert into ${RECORDS_TABLE} from json_populate_recordset (the body wrapped in an array, bound as JSON text, as Plinth binds it)`),
+      limitDoes: limitDoes(
+        `the insert into ${RECORDS_TABLE} from json_populate_recordset (the body wrapped in an array, bound as JSON text, as Plinth binds it)`,
+      ),
       target: { kind: 'ratio', min: 0.85 },
     };
   },
 };
 
-export const SCENARIOS: Scenario[] = [currentSession, refresh, signIn, recordsReadOne, recordsList, recordsInsertOne, functionsInvoke, functionsLatency, paymentsSubscriptions];
+export const SCENARIOS: Scenario[] = [
+  currentSession,
+  refresh,
+  signIn,
+  recordsReadOne,
+  recordsList,
+  recordsInsertOne,
+  functionsInvoke,
+  functionsLatency,
+  paymentsSubscriptions,
+];

@@ -64,15 +64,22 @@ async function main(): Promise<void> {
       for (let i = 0; i < rounds; i++) {
         // Alternating (and swapping the order each round) spreads the machine's drift over both.
         const order = i % 2 === 0 ? (['without', 'with'] as const) : (['with', 'without'] as const);
-        for (const variant of order) rates[variant].push(await round(sql, variant === 'with' ? withTimeout : without, seconds));
+        for (const variant of order)
+          rates[variant].push(await round(sql, variant === 'with' ? withTimeout : without, seconds));
       }
       const a = median(rates.without);
       const b = median(rates.with);
-      console.log(`scope statement without statement_timeout: ${a.toFixed(0)} req/s (rounds: ${rates.without.map((r) => r.toFixed(0)).join(', ')})`);
-      console.log(`scope statement with statement_timeout:    ${b.toFixed(0)} req/s (rounds: ${rates.with.map((r) => r.toFixed(0)).join(', ')})`);
+      console.log(
+        `scope statement without statement_timeout: ${a.toFixed(0)} req/s (rounds: ${rates.without.map((r) => r.toFixed(0)).join(', ')})`,
+      );
+      console.log(
+        `scope statement with statement_timeout:    ${b.toFixed(0)} req/s (rounds: ${rates.with.map((r) => r.toFixed(0)).join(', ')})`,
+      );
       // Each round's pair ran back to back: the median of their ratios cancels most of the drift.
       const paired = median(rates.with.map((r, i) => r / rates.without[i]!));
-      console.log(`ratio with/without: ${((b / a) * 100).toFixed(1)}% (medians), ${(paired * 100).toFixed(1)}% (median of paired rounds)`);
+      console.log(
+        `ratio with/without: ${((b / a) * 100).toFixed(1)}% (medians), ${(paired * 100).toFixed(1)}% (median of paired rounds)`,
+      );
     } finally {
       await sql.end();
     }

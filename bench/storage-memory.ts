@@ -16,7 +16,10 @@ const sizeMiB = Number(process.argv[2] ?? 1024);
 const CHUNK = randomBytes(MiB);
 
 /** Peak RSS above `baseline` while `work` runs, sampled every 20 ms. */
-async function peakGrowth<T>(baseline: number, work: () => Promise<T>): Promise<{ result: T; peak: number; seconds: number }> {
+async function peakGrowth<T>(
+  baseline: number,
+  work: () => Promise<T>,
+): Promise<{ result: T; peak: number; seconds: number }> {
   let peak = 0;
   const timer = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().rss - baseline);
@@ -30,7 +33,12 @@ async function peakGrowth<T>(baseline: number, work: () => Promise<T>): Promise<
   }
 }
 
-function send(url: string, method: string, headers: Record<string, string>, body?: Readable): Promise<{ status: number; bytes: number }> {
+function send(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: Readable,
+): Promise<{ status: number; bytes: number }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers }, (res) => {
       let bytes = 0;
@@ -62,21 +70,39 @@ async function main() {
   const base = `http://127.0.0.1:${port}/api/storage/buckets`;
   const auth = { 'x-api-key': deps.keys.apiKey };
   try {
-    await send(base, 'POST', { ...auth, 'content-type': 'application/json' }, Readable.from([JSON.stringify({ bucketName: 'bench' })]));
+    await send(
+      base,
+      'POST',
+      { ...auth, 'content-type': 'application/json' },
+      Readable.from([JSON.stringify({ bucketName: 'bench' })]),
+    );
     global.gc?.();
     const baseline = process.memoryUsage().rss;
-    const body = Readable.from((function* () {
-      for (let i = 0; i < sizeMiB; i++) yield CHUNK;
-    })());
+    const body = Readable.from(
+      (function* () {
+        for (let i = 0; i < sizeMiB; i++) yield CHUNK;
+      })(),
+    );
     const up = await peakGrowth(baseline, () =>
-      send(`${base}/bench/objects/big.bin`, 'PUT', { ...auth, 'content-type': 'application/octet-stream', 'content-length': String(sizeMiB * MiB) }, body));
+      send(
+        `${base}/bench/objects/big.bin`,
+        'PUT',
+        { ...auth, 'content-type': 'application/octet-stream', 'content-length': String(sizeMiB * MiB) },
+        body,
+      ),
+    );
     if (up.result.status !== 200) throw new Error(`upload answered ${up.result.status}`);
     const down = await peakGrowth(baseline, () => send(`${base}/bench/objects/big.bin`, 'GET', auth));
-    if (down.result.status !== 200 || down.result.bytes !== sizeMiB * MiB) throw new Error(`download answered ${down.result.status}, ${down.result.bytes} bytes`);
+    if (down.result.status !== 200 || down.result.bytes !== sizeMiB * MiB)
+      throw new Error(`download answered ${down.result.status}, ${down.result.bytes} bytes`);
     const mb = (n: number) => (n / 1e6).toFixed(1);
     console.log(`object ${sizeMiB} MiB (client and server in one process; RSS above the idle baseline)`);
-    console.log(`upload:   ${up.seconds.toFixed(1)} s, ${(sizeMiB / up.seconds).toFixed(0)} MiB/s, peak RSS growth ${mb(up.peak)} MB`);
-    console.log(`download: ${down.seconds.toFixed(1)} s, ${(sizeMiB / down.seconds).toFixed(0)} MiB/s, peak RSS growth ${mb(down.peak)} MB`);
+    console.log(
+      `upload:   ${up.seconds.toFixed(1)} s, ${(sizeMiB / up.seconds).toFixed(0)} MiB/s, peak RSS growth ${mb(up.peak)} MB`,
+    );
+    console.log(
+      `download: ${down.seconds.toFixed(1)} s, ${(sizeMiB / down.seconds).toFixed(0)} MiB/s, peak RSS growth ${mb(down.peak)} MB`,
+    );
     console.log(Math.max(up.peak, down.peak) < 64e6 ? 'target met: under 64 MB' : 'TARGET MISSED: 64 MB or more');
   } finally {
     await app.close();

@@ -2,7 +2,11 @@
 // error message (and its hint) turned into one CliError line.
 import { CliError, oneLine } from './cli-error.js';
 import type { ServerConfig } from './project-config.js';
-import { migrationCreated, migrationHistory, type AppliedMigration } from '../src/modules/migrations/migrations.schemas.js';
+import {
+  migrationCreated,
+  migrationHistory,
+  type AppliedMigration,
+} from '../src/modules/migrations/migrations.schemas.js';
 
 export interface ApiClient {
   history(): Promise<AppliedMigration[]>;
@@ -20,7 +24,9 @@ export function createApiClient(server: ServerConfig, fetchImpl: typeof fetch = 
       });
     } catch (err) {
       const reason = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new CliError(`Cannot reach Plinth at ${server.url} (${reason?.code ?? reason?.message ?? (err as Error).message}). Check the URL (PLINTH_URL or \`plinth login\`) and that the server is running.`);
+      throw new CliError(
+        `Cannot reach Plinth at ${server.url} (${reason?.code ?? reason?.message ?? (err as Error).message}). Check the URL (PLINTH_URL or \`plinth login\`) and that the server is running.`,
+      );
     }
     const text = await res.text();
     let json: unknown;
@@ -33,9 +39,16 @@ export function createApiClient(server: ServerConfig, fetchImpl: typeof fetch = 
       const error = json as { error?: string; message?: string; nextActions?: string } | undefined;
       // A 403 FORBIDDEN is the SQL guard refusing a statement, not the key being refused.
       if (res.status === 401 || (res.status === 403 && error?.error !== 'FORBIDDEN')) {
-        throw new CliError(oneLine(`The server refused the API key (${res.status}): ${error?.message ?? res.statusText}`, 'Check PLINTH_API_KEY or run `plinth login` again.'));
+        throw new CliError(
+          oneLine(
+            `The server refused the API key (${res.status}): ${error?.message ?? res.statusText}`,
+            'Check PLINTH_API_KEY or run `plinth login` again.',
+          ),
+        );
       }
-      throw new CliError(oneLine(error?.message ?? `The server answered ${res.status} ${res.statusText}.`, error?.nextActions));
+      throw new CliError(
+        oneLine(error?.message ?? `The server answered ${res.status} ${res.statusText}.`, error?.nextActions),
+      );
     }
     return json;
   }
@@ -43,12 +56,14 @@ export function createApiClient(server: ServerConfig, fetchImpl: typeof fetch = 
   return {
     async history() {
       const parsed = migrationHistory.safeParse(await call('GET', '/api/database/migrations'));
-      if (!parsed.success) throw new CliError(`${server.url} did not answer like a Plinth server (migration history). Check the URL.`);
+      if (!parsed.success)
+        throw new CliError(`${server.url} did not answer like a Plinth server (migration history). Check the URL.`);
       return parsed.data.migrations;
     },
     async apply(migration) {
       const parsed = migrationCreated.safeParse(await call('POST', '/api/database/migrations', migration));
-      if (!parsed.success) throw new CliError(`${server.url} did not answer like a Plinth server (applying a migration).`);
+      if (!parsed.success)
+        throw new CliError(`${server.url} did not answer like a Plinth server (applying a migration).`);
       return parsed.data;
     },
   };

@@ -4,4 +4,8 @@ export class CliError extends Error {
 }
 
 /** One line for the terminal: the message, then the hint if there is one. */
-export const oneLine = (message: string, hint?: string) => [message, hint].filter(Boolean).join(' ').replace(/\s*\n\s*/g, ' ');
+export const oneLine = (message: string, hint?: string) =>
+  [message, hint]
+    .filter(Boolean)
+    .join(' ')
+    .replace(/\s*\n\s*/g, ' ');

@@ -23,12 +23,17 @@ export function buildProgram(ctx: CommandContext): Command {
   const program = new Command('plinth').description('Plinth command-line tool').exitOverride();
   program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
   registerLogin(program, ctx);
-  const migrations = program.command('db').description('database commands').command('migrations').description('forward-only SQL migrations in migrations/ (no down or rollback: write a new migration instead)');
+  const migrations = program
+    .command('db')
+    .description('database commands')
+    .command('migrations')
+    .description('forward-only SQL migrations in migrations/ (no down or rollback: write a new migration instead)');
   registerNew(migrations, ctx);
   registerList(migrations, ctx);
   registerFetch(migrations, ctx);
   registerUp(migrations, ctx);
-  for (const command of [program, ...program.commands, ...program.commands.flatMap((c) => c.commands)]) command.exitOverride();
+  for (const command of [program, ...program.commands, ...program.commands.flatMap((c) => c.commands)])
+    command.exitOverride();
   return program;
 }
 

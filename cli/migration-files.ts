@@ -36,7 +36,9 @@ export function isTimestampVersion(version: string): boolean {
 }
 
 const versionDate = (v: string) =>
-  new Date(Date.UTC(+v.slice(0, 4), +v.slice(4, 6) - 1, +v.slice(6, 8), +v.slice(8, 10), +v.slice(10, 12), +v.slice(12, 14)));
+  new Date(
+    Date.UTC(+v.slice(0, 4), +v.slice(4, 6) - 1, +v.slice(6, 8), +v.slice(8, 10), +v.slice(10, 12), +v.slice(12, 14)),
+  );
 
 export const formatVersion = (d: Date) => d.toISOString().replace(/[-:T]/g, '').slice(0, 14);
 
@@ -72,12 +74,16 @@ export async function readLocalDirectory(projectDir: string): Promise<LocalDirec
 /** Refuses a directory with badly named files or two files of one version. */
 export function assertDirectoryValid(local: LocalDirectory): void {
   if (local.invalid.length > 0) {
-    throw new CliError(`Invalid migration file name${local.invalid.length > 1 ? 's' : ''} in ${MIGRATIONS_DIR}/: ${local.invalid.join(', ')}. ${NAMING_RULE} Rename or remove ${local.invalid.length > 1 ? 'them' : 'it'}.`);
+    throw new CliError(
+      `Invalid migration file name${local.invalid.length > 1 ? 's' : ''} in ${MIGRATIONS_DIR}/: ${local.invalid.join(', ')}. ${NAMING_RULE} Rename or remove ${local.invalid.length > 1 ? 'them' : 'it'}.`,
+    );
   }
   for (let i = 1; i < local.files.length; i++) {
     const [a, b] = [local.files[i - 1]!, local.files[i]!];
     if (a.version === b.version) {
-      throw new CliError(`Two migration files share version ${a.version}: ${a.filename} and ${b.filename}. Give one of them a new version.`);
+      throw new CliError(
+        `Two migration files share version ${a.version}: ${a.filename} and ${b.filename}. Give one of them a new version.`,
+      );
     }
   }
 }
@@ -89,9 +95,14 @@ export async function readMigrationSql(file: LocalMigration): Promise<string> {
   try {
     count = (await splitStatements(sql)).length;
   } catch (err) {
-    throw new CliError(`${MIGRATIONS_DIR}/${file.filename}: ${(err as Error).message} Fix the file and run the command again.`);
+    throw new CliError(
+      `${MIGRATIONS_DIR}/${file.filename}: ${(err as Error).message} Fix the file and run the command again.`,
+    );
   }
-  if (count === 0) throw new CliError(`${MIGRATIONS_DIR}/${file.filename} is empty (no SQL statements). Write the migration's SQL in it first.`);
+  if (count === 0)
+    throw new CliError(
+      `${MIGRATIONS_DIR}/${file.filename} is empty (no SQL statements). Write the migration's SQL in it first.`,
+    );
   return sql;
 }
 
@@ -99,11 +110,13 @@ export async function readMigrationSql(file: LocalMigration): Promise<string> {
 export function parseTarget(target: string): { version: string; filename?: string } {
   const base = path.basename(target);
   if (VERSION.test(base)) {
-    if (!isTimestampVersion(base)) throw new CliError(`"${target}" is not a valid version: expected a UTC timestamp YYYYMMDDHHmmss.`);
+    if (!isTimestampVersion(base))
+      throw new CliError(`"${target}" is not a valid version: expected a UTC timestamp YYYYMMDDHHmmss.`);
     return { version: base };
   }
   const parsed = parseFilename(base);
-  if (!parsed) throw new CliError(`"${target}" is neither a 14-digit version nor a migration file name. ${NAMING_RULE}`);
+  if (!parsed)
+    throw new CliError(`"${target}" is neither a 14-digit version nor a migration file name. ${NAMING_RULE}`);
   return { version: parsed.version, filename: base };
 }
 
@@ -112,11 +125,15 @@ export function findTarget(local: LocalDirectory, target: string): LocalMigratio
   const { version, filename } = parseTarget(target);
   const matches = local.files.filter((f) => (filename ? f.filename === filename : f.version === version));
   if (matches.length === 0) {
-    throw new CliError(`No local migration ${filename ?? version} in ${MIGRATIONS_DIR}/. Run \`plinth db migrations list\` to see local and applied migrations.`);
+    throw new CliError(
+      `No local migration ${filename ?? version} in ${MIGRATIONS_DIR}/. Run \`plinth db migrations list\` to see local and applied migrations.`,
+    );
   }
   const sameVersion = local.files.filter((f) => f.version === version);
   if (sameVersion.length > 1) {
-    throw new CliError(`Two migration files share version ${version}: ${sameVersion.map((f) => f.filename).join(' and ')}. Give one of them a new version.`);
+    throw new CliError(
+      `Two migration files share version ${version}: ${sameVersion.map((f) => f.filename).join(' and ')}. Give one of them a new version.`,
+    );
   }
   return matches[0]!;
 }

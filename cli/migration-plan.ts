@@ -20,7 +20,10 @@ const newer = (a: string, b: string) => BigInt(a) > BigInt(b);
 
 export function makePlan(files: LocalMigration[], history: AppliedMigration[]): Plan {
   const applied = new Map(history.map((m) => [m.version, m]));
-  const latest = history.reduce<string | undefined>((max, m) => (max === undefined || newer(m.version, max) ? m.version : max), undefined);
+  const latest = history.reduce<string | undefined>(
+    (max, m) => (max === undefined || newer(m.version, max) ? m.version : max),
+    undefined,
+  );
   const statusOf = (f: LocalMigration): LocalStatus =>
     applied.has(f.version) ? 'applied' : latest === undefined || newer(f.version, latest) ? 'pending' : 'stranded';
   const local = new Set(files.map((f) => f.version));
@@ -37,10 +40,14 @@ export function makePlan(files: LocalMigration[], history: AppliedMigration[]): 
 export function assertApplicable(plan: Plan, file: LocalMigration): void {
   const status = plan.statusOf(file);
   if (status === 'applied') {
-    throw new CliError(`Migration ${file.filename} is already applied remotely. Applied migrations are never edited: create a new one with \`plinth db migrations new <name>\`.`);
+    throw new CliError(
+      `Migration ${file.filename} is already applied remotely. Applied migrations are never edited: create a new one with \`plinth db migrations new <name>\`.`,
+    );
   }
   if (status === 'stranded') {
-    throw new CliError(`Migration ${file.filename} is older than the latest applied migration ${plan.latest}; it can no longer be applied. Create a new migration with \`plinth db migrations new <name>\` instead.`);
+    throw new CliError(
+      `Migration ${file.filename} is older than the latest applied migration ${plan.latest}; it can no longer be applied. Create a new migration with \`plinth db migrations new <name>\` instead.`,
+    );
   }
 }
 
@@ -48,6 +55,8 @@ export function assertApplicable(plan: Plan, file: LocalMigration): void {
 export function assertNoStranded(plan: Plan, files: LocalMigration[]): void {
   const stranded = files.filter((f) => plan.statusOf(f) === 'stranded');
   if (stranded.length > 0) {
-    throw new CliError(`${stranded.map((f) => `${MIGRATIONS_DIR}/${f.filename}`).join(', ')} ${stranded.length > 1 ? 'are' : 'is'} older than the latest applied migration ${plan.latest} but never applied. Move ${stranded.length > 1 ? 'their' : 'its'} SQL to a new migration (\`plinth db migrations new <name>\`) and delete ${stranded.length > 1 ? 'them' : 'it'}.`);
+    throw new CliError(
+      `${stranded.map((f) => `${MIGRATIONS_DIR}/${f.filename}`).join(', ')} ${stranded.length > 1 ? 'are' : 'is'} older than the latest applied migration ${plan.latest} but never applied. Move ${stranded.length > 1 ? 'their' : 'its'} SQL to a new migration (\`plinth db migrations new <name>\`) and delete ${stranded.length > 1 ? 'them' : 'it'}.`,
+    );
   }
 }

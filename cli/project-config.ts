@@ -34,7 +34,8 @@ export function normaliseUrl(raw: string): string {
   } catch {
     throw new CliError(`"${raw}" is not a URL; give the server's base URL, e.g. http://localhost:7130.`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`"${raw}" must be an http:// or https:// URL.`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new CliError(`"${raw}" must be an http:// or https:// URL.`);
   return url.toString().replace(/\/+$/, '');
 }
 

@@ -71,7 +71,11 @@ class FunctionWorker {
   private ready: Promise<void> | null = null;
   private pending = new Map<number, Pending>();
 
-  constructor(readonly slug: string, readonly version: number, readonly code: string) {}
+  constructor(
+    readonly slug: string,
+    readonly version: number,
+    readonly code: string,
+  ) {}
 
   /** Starts the worker and loads the code; rejects with the load error (syntax, no handler). */
   start(): Promise<void> {
@@ -143,7 +147,11 @@ class FunctionWorker {
           });
       let res: Response;
       try {
-        res = new Response(body, { status, statusText: msg.statusText as string, headers: msg.headers as [string, string][] });
+        res = new Response(body, {
+          status,
+          statusText: msg.statusText as string,
+          headers: msg.headers as [string, string][],
+        });
       } catch (err) {
         // A function can post any message: one Response cannot make must not end the runtime.
         this.worker?.postMessage({ type: 'abort', id: msg.id });
@@ -252,7 +260,12 @@ async function deploy(slug: string, body: { version: number; code: string }): Pr
     await next.start();
   } catch (err) {
     const e = err as { message?: string; line?: number | null; column?: number | null };
-    return json(422, { error: 'DEPLOY_FAILED', message: e.message ?? 'The code could not be loaded.', line: e.line ?? null, column: e.column ?? null });
+    return json(422, {
+      error: 'DEPLOY_FAILED',
+      message: e.message ?? 'The code could not be loaded.',
+      line: e.line ?? null,
+      column: e.column ?? null,
+    });
   }
   deployed.set(slug, next);
   current?.terminate();

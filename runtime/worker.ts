@@ -27,7 +27,9 @@ Object.defineProperty(Deno, 'env', { value: fakeEnv, configurable: true });
 for (const name of ['serve', 'listen', 'listenTls', 'listenDatagram']) {
   Object.defineProperty(Deno, name, {
     value: () => {
-      throw new Deno.errors.NotCapable(`Functions cannot listen for connections (Deno.${name}); export a handler instead.`);
+      throw new Deno.errors.NotCapable(
+        `Functions cannot listen for connections (Deno.${name}); export a handler instead.`,
+      );
     },
     configurable: false,
     writable: false,
@@ -53,8 +55,10 @@ function grant(id: number, amount: number) {
 function moduleSource(code: string): string {
   if (/\bexport\s+default\b/.test(code)) return code;
   // The prelude stays on line 1 so that reported line numbers match the stored code.
-  return `const module: any = { exports: {} }; const exports: any = module.exports; ${code}\n` +
-    'export default (module.exports.default ?? module.exports);\n';
+  return (
+    `const module: any = { exports: {} }; const exports: any = module.exports; ${code}\n` +
+    'export default (module.exports.default ?? module.exports);\n'
+  );
 }
 
 function loadError(err: unknown): { message: string; line: number | null; column: number | null } {
@@ -75,7 +79,12 @@ async function load(code: string): Promise<void> {
     if (typeof exported === 'function') handler = exported as Handler;
     else if (exported && typeof exported.fetch === 'function') handler = (req) => exported.fetch(req);
     else {
-      postMessage({ type: 'load-error', message: 'The function must export a default handler: export default async function (req) { … }', line: null, column: null });
+      postMessage({
+        type: 'load-error',
+        message: 'The function must export a default handler: export default async function (req) { … }',
+        line: null,
+        column: null,
+      });
       return;
     }
     postMessage({ type: 'loaded' });
@@ -169,7 +178,10 @@ self.onmessage = (event: MessageEvent) => {
       requestBodies.get(msg.id)?.error(new Error('The client went away.'));
       aborts.get(msg.id)?.abort();
       // Stops a response the caller no longer reads (an endless stream, say).
-      void responseReaders.get(msg.id)?.cancel().catch(() => {});
+      void responseReaders
+        .get(msg.id)
+        ?.cancel()
+        .catch(() => {});
       grant(msg.id, Infinity);
       break;
     case 'response-pull':

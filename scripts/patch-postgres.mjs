@@ -12,7 +12,8 @@ const MARK = 'plinth-patch';
 const patches = [
   // A write scheduled for a socket that closed meanwhile settles its queries instead of throwing
   // a TypeError from a setImmediate callback (uncatchable: it killed the process).
-  ['connection.js',
+  [
+    'connection.js',
     `  function nextWrite(fn) {
     const x = socket.write(chunk, fn)`,
     `  function nextWrite(fn) {
@@ -22,24 +23,30 @@ const patches = [
       error(Errors.connection('CONNECTION_CLOSED', options))
       return false
     }
-    const x = socket.write(chunk, fn)`],
+    const x = socket.write(chunk, fn)`,
+  ],
   // A close cleared the pending flush but left its timer handle set, so every later write (the
   // next start-up message included) waited for a flush that never came: the connection hung.
-  ['connection.js',
+  [
+    'connection.js',
     `    clearImmediate(nextWriteTimer)
     socket.removeListener('data', data)`,
     `    clearImmediate(nextWriteTimer)
     nextWriteTimer = chunk = null // ${MARK}: bytes of a dead socket never reach the next one
-    socket.removeListener('data', data)`],
-  ['connection.js',
+    socket.removeListener('data', data)`,
+  ],
+  [
+    'connection.js',
     `    clearImmediate(nextWriteTimer)
     if (socket) {`,
     `    clearImmediate(nextWriteTimer)
     nextWriteTimer = chunk = null // ${MARK}
-    if (socket) {`],
+    if (socket) {`,
+  ],
   // A query handed to a connection without a socket (closed, not yet reconnected) is refused at
   // once; queued behind a stale active query it would have waited for an answer that never comes.
-  ['connection.js',
+  [
+    'connection.js',
     `    if (terminated)
       return queryError(q, Errors.connection('CONNECTION_DESTROYED', options))
 `,
@@ -48,24 +55,30 @@ const patches = [
 
     if (!socket) // ${MARK}
       return (queryError(q, Errors.connection('CONNECTION_CLOSED', options)), true)
-`],
+`,
+  ],
   // On close every query still waiting is rejected, also after a socket error (queries written
   // between the 'error' and the 'close' events stayed pending forever and poisoned the reconnect).
-  ['connection.js',
+  [
+    'connection.js',
     `    !hadError && (query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))`,
     `    ;(query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket)) // ${MARK}
-    query = null`],
+    query = null`,
+  ],
   // A successful connection resets the reconnect back-off also when it fetched array types (the
   // default); otherwise every reset connection made the next reconnect wait longer, up to 20 s.
-  ['connection.js',
+  [
+    'connection.js',
     `      if (needsTypes) {
         initial.reserve && (initial = null)`,
     `      if (needsTypes) {
         options.shared.retries = retries = 0 // ${MARK}
-        initial.reserve && (initial = null)`],
+        initial.reserve && (initial = null)`,
+  ],
   // A reserve() handed a fresh connection as its first request was dropped (never settled): one
   // still in the pool's queue gets the connection from onopen, one taken off it (onclose) directly.
-  ['connection.js',
+  [
+    'connection.js',
     `        initial.reserve && (initial = null)
         return fetchArrayTypes()
       }
@@ -81,8 +94,10 @@ const patches = [
         initial = null
         return r.shifted ? r.reserve(connection) : onopen(connection)
       }
-      initial && !initial.reserve && execute(initial)`],
-  ['connection.js',
+      initial && !initial.reserve && execute(initial)`,
+  ],
+  [
+    'connection.js',
     `      : ending
         ? terminate()
         : onopen(connection)
@@ -92,33 +107,41 @@ const patches = [
         : pendingReserve // ${MARK}: the reserve() that waited for this connection's types
           ? (pendingReserve.reserve(connection), pendingReserve = null)
           : onopen(connection)
-  }`],
-  ['connection.js',
+  }`,
+  ],
+  [
+    'connection.js',
     `    initial && (queryError(initial, err), initial = null)
   }`,
     `    initial && (queryError(initial, err), initial = null)
     pendingReserve && (queryError(pendingReserve, err), pendingReserve = null) // ${MARK}
-  }`],
-  ['connection.js',
+  }`,
+  ],
+  [
+    'connection.js',
     `    , final = null
 `,
     `    , final = null
     , pendingReserve = null // ${MARK}
-`],
+`,
+  ],
   // A reserve() that already failed (its connection could not open) is skipped when a connection
   // opens later, instead of swallowing that connection; one taken off the queue by onclose says so.
   // A connection lost while it fetches the array types (the first query of every new connection)
   // rejected a promise nobody awaited: an unhandled rejection (read ECONNRESET) ended the process.
   // The loss itself is handled by the socket's close, which fails the connection's queries.
-  ['connection.js',
+  [
+    'connection.js',
     `        return fetchArrayTypes()
 `,
     `        return fetchArrayTypes().catch(() => {}) // ${MARK}: the close handles the loss
-`],
+`,
+  ],
   // A parameter that cannot be serialised (e.g. a value nested past the stack) in a query queued
   // behind another rejected the active query instead and left the failing one in \`sent\`, never
   // written: its caller, and every later query on that connection, waited forever.
-  ['connection.js',
+  [
+    'connection.js',
     `    } catch (error) {
       sent.length === 0 && write(Sync)
       errored(error)
@@ -133,26 +156,34 @@ const patches = [
       sent.length === 0 && write(Sync)
       errored(error)
       return true
-    }`],
-  ['index.js',
+    }`,
+  ],
+  [
+    'index.js',
     `        const query = { reserve: resolve, reject }`,
-    `        const query = { reserve: resolve, reject: (e) => (query.settled = true, reject(e)) } // ${MARK}`],
-  ['index.js',
+    `        const query = { reserve: resolve, reject: (e) => (query.settled = true, reject(e)) } // ${MARK}`,
+  ],
+  [
+    'index.js',
     `      if (query.reserve)
         return query.reserve(c)`,
     `      if (query.reserve && query.settled) // ${MARK}
         continue
       if (query.reserve)
-        return query.reserve(c)`],
-  ['index.js',
+        return query.reserve(c)`,
+  ],
+  [
+    'index.js',
     `    queries.length && connect(c, queries.shift())
   }`,
     `    queries.length && connect(c, (q => (q.reserve && (q.shifted = true), q))(queries.shift())) // ${MARK}
-  }`],
+  }`,
+  ],
   // A reserved connection that closed: its queued queries reject, later queries reject at once
   // instead of being written to a dead (or since reconnected, someone else's) connection, and
   // release() leaves it with the pool's closed connections instead of marking it open.
-  ['index.js',
+  [
+    'index.js',
     `    c.reserved.release = true
 
     const sql = Sql(handler)
@@ -184,7 +215,8 @@ const patches = [
 
     function handler(q) {
       if (lost) return q.reject(lost)
-      c.queue === full`],
+      c.queue === full`,
+  ],
 ];
 
 let applied = 0;
@@ -197,7 +229,10 @@ for (const dir of ['src', 'cjs/src']) {
     for (const [f, from, to] of patches) {
       if (f !== file) continue;
       const count = text.split(from).length - 1;
-      if (count !== 1) throw new Error(`patch-postgres: ${dir}/${file} is not postgres.js 3.4.9 as expected (${count} matches for a patch)`);
+      if (count !== 1)
+        throw new Error(
+          `patch-postgres: ${dir}/${file} is not postgres.js 3.4.9 as expected (${count} matches for a patch)`,
+        );
       text = text.replace(from, () => to);
     }
     writeFileSync(target, text);

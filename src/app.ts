@@ -51,7 +51,11 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     connectionTimeout: limits.idleTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
-    http: { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: 1_000 },
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: 1_000,
+    },
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -91,7 +95,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
 
   registerErrorHandling(app);
   registerRequestDeadline(app, deps.config, guardOf(deps.sql));
-  const revokedSessions = await startRevokedSessions(deps, (err) => app.log.error({ err }, 'reloading revoked sessions failed'));
+  const revokedSessions = await startRevokedSessions(deps, (err) =>
+    app.log.error({ err }, 'reloading revoked sessions failed'),
+  );
   app.addHook('onClose', () => revokedSessions.close());
   registerAccessControl(app, deps, revokedSessions);
 
@@ -121,8 +127,15 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  const mailer = createMailer(deps, (email) => app.log.info({ email }, 'email not sent (no SMTP configured): logged instead'));
-  const auth = createAuthServices(deps, mailer, (err, what) => app.log.warn({ err }, `${what} could not be delivered`), revokedSessions);
+  const mailer = createMailer(deps, (email) =>
+    app.log.info({ email }, 'email not sent (no SMTP configured): logged instead'),
+  );
+  const auth = createAuthServices(
+    deps,
+    mailer,
+    (err, what) => app.log.warn({ err }, `${what} could not be delivered`),
+    revokedSessions,
+  );
   app.addHook('onClose', () => auth.email.drain());
   await app.register(healthPlugin(deps));
   await app.register(authPlugin(deps, auth, () => configuredProviderNames(deps.sql)));

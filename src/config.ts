@@ -39,11 +39,18 @@ const envSchema = z
     SMTP_SENDER_EMAIL: z.email().optional(),
     SMTP_SENDER_NAME: z.string().default('Plinth'),
     RECORDS_MAX_ROWS: z.coerce.number().int().min(1).default(1000),
-    RECORDS_SCHEMAS: z.string().regex(/^[a-z_][a-z0-9_]*(,[a-z_][a-z0-9_]*)*$/, 'must be comma-separated schema names').default('public'),
+    RECORDS_SCHEMAS: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]*(,[a-z_][a-z0-9_]*)*$/, 'must be comma-separated schema names')
+      .default('public'),
     RAW_SQL_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
     CORS_ORIGINS: z.string().default('*'),
     COOKIE_SECURE: flag.optional(),
-    MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+    MAX_BODY_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(1024 * 1024),
     // Nesting of objects/arrays in a JSON body (and any JSON value bound for SQL); 1000 at most.
     MAX_JSON_DEPTH: z.coerce.number().int().min(2).max(1000).default(64),
     // Statement timeouts of records, RPC and storage statements by role (0: none), as Supabase's.
@@ -80,7 +87,11 @@ const envSchema = z
     // Object storage: local disk (default, under the data directory) or an S3 bucket.
     STORAGE_BACKEND: z.enum(['local', 's3']).default('local'),
     STORAGE_DIR: z.string().min(1).optional(),
-    STORAGE_MAX_FILE_SIZE_BYTES: z.coerce.number().int().min(1).default(50 * 1024 * 1024),
+    STORAGE_MAX_FILE_SIZE_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(50 * 1024 * 1024),
     STORAGE_S3_BUCKET: z.string().min(1).optional(),
     STORAGE_S3_PREFIX: z.string().default(''),
     STORAGE_S3_REGION: z.string().min(1).optional(),
@@ -95,7 +106,11 @@ const envSchema = z
       ctx.addIssue({ code: 'custom', path: ['SMTP_SENDER_EMAIL'], message: 'is required when SMTP_HOST is set' });
     }
     if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
-      ctx.addIssue({ code: 'custom', path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['HTTP_HEADERS_TIMEOUT_MS'],
+        message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
+      });
     }
     if (env.STORAGE_BACKEND === 's3' && !env.STORAGE_S3_BUCKET) {
       ctx.addIssue({ code: 'custom', path: ['STORAGE_S3_BUCKET'], message: 'is required when STORAGE_BACKEND is s3' });
@@ -131,7 +146,9 @@ const envSchema = z
     recordsSchemas: env.RECORDS_SCHEMAS.split(','),
     // Statement timeout of POST /api/database/advance/rawsql (admin SQL).
     rawSqlTimeoutMs: env.RAW_SQL_TIMEOUT_MS,
-    corsOrigins: env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+    corsOrigins: env.CORS_ORIGINS.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
     // Browsers only store SameSite=None cookies that are Secure; plain-http local dev gets Lax.
     cookieSecure: env.COOKIE_SECURE,
     maxBodyBytes: env.MAX_BODY_BYTES,
@@ -156,7 +173,9 @@ const envSchema = z
       requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
       // A socket silent this long is closed; by default longer than any request may legitimately
       // stay silent (a function invocation, admin SQL).
-      idleTimeoutMs: env.HTTP_IDLE_TIMEOUT_MS ?? Math.max(120_000, env.FUNCTIONS_TIMEOUT_MS + 10_000, env.RAW_SQL_TIMEOUT_MS + 10_000),
+      idleTimeoutMs:
+        env.HTTP_IDLE_TIMEOUT_MS ??
+        Math.max(120_000, env.FUNCTIONS_TIMEOUT_MS + 10_000, env.RAW_SQL_TIMEOUT_MS + 10_000),
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
     logLevel: env.LOG_LEVEL,
@@ -200,9 +219,7 @@ export class ConfigError extends Error {}
 
 /** Reads the configuration from an environment, or throws one error naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const present = Object.fromEntries(
-    Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
-  );
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const result = envSchema.safeParse(present);
   if (result.success) return result.data;
   const problems = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);

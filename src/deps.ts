@@ -91,7 +91,11 @@ const derive = (master: Buffer, purpose: string): Buffer =>
 
 export async function createDeps(config: Config, options: DepsOptions = {}): Promise<Deps> {
   const { url, embedded } = await resolveDatabase(config, options);
-  const sql = createPool(url, { max: config.dbPoolSize, queueMax: config.dbPoolQueueMax, deadlineMs: config.requestTimeoutMs });
+  const sql = createPool(url, {
+    max: config.dbPoolSize,
+    queueMax: config.dbPoolQueueMax,
+    deadlineMs: config.requestTimeoutMs,
+  });
   try {
     const masterKey = await resolveMasterKey(config);
     const keyring = createKeyring(

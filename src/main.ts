@@ -54,7 +54,8 @@ async function printBanner(config: Config, deps: Deps): Promise<void> {
 async function main(): Promise<void> {
   const config = readConfig();
   // A postmaster left by a killed server would hold the database port: stop it before checking.
-  if (!config.databaseUrl) await clearStalePostmaster(path.join(config.dataDir, 'pg'), { log: (line) => console.log(line) });
+  if (!config.databaseUrl)
+    await clearStalePostmaster(path.join(config.dataDir, 'pg'), { log: (line) => console.log(line) });
   const taken = await unavailablePorts(portClaims(config));
   if (taken.length > 0) {
     console.error(taken.join('\n'));

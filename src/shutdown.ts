@@ -23,7 +23,10 @@ export async function drainHttp(app: FastifyInstance, graceMs: number): Promise<
   const grace = setTimeout(() => {
     app.server.getConnections((_err, count) => {
       cutConnections = count;
-      app.log.warn({ connections: count }, `shutdown grace period (${graceMs} ms) is over: closing the remaining connections`);
+      app.log.warn(
+        { connections: count },
+        `shutdown grace period (${graceMs} ms) is over: closing the remaining connections`,
+      );
       app.server.closeAllConnections();
     });
   }, graceMs);
@@ -38,7 +41,10 @@ export async function drainHttp(app: FastifyInstance, graceMs: number): Promise<
 
 /** Drains HTTP, then stops everything behind it; resolves with the exit code. */
 export async function stopServer(app: FastifyInstance, deps: Deps, signal: string): Promise<number> {
-  app.log.info({ signal, graceMs: deps.config.shutdownGraceMs }, 'shutting down: no new connections, draining requests in flight');
+  app.log.info(
+    { signal, graceMs: deps.config.shutdownGraceMs },
+    'shutting down: no new connections, draining requests in flight',
+  );
   let code = 0;
   try {
     const report = await drainHttp(app, deps.config.shutdownGraceMs);

@@ -20,11 +20,15 @@ export function registerFetch(migrations: Command, ctx: CommandContext): void {
       for (const m of [...history].reverse()) {
         const filename = `${m.version}_${m.name}.sql`;
         if (!VERSION.test(m.version)) {
-          ctx.out(`Skipped version ${JSON.stringify(m.version)} (${JSON.stringify(m.name)}): not a 14-digit timestamp version, so it cannot be a local file.`);
+          ctx.out(
+            `Skipped version ${JSON.stringify(m.version)} (${JSON.stringify(m.name)}): not a 14-digit timestamp version, so it cannot be a local file.`,
+          );
           skipped++;
         } else if (!NAME.test(m.name)) {
           // The name becomes part of a path: a server must not steer a write outside migrations/.
-          ctx.out(`Skipped version ${m.version} (${JSON.stringify(m.name)}): not a valid migration name (lowercase letters, digits, hyphens), so it cannot be a local file.`);
+          ctx.out(
+            `Skipped version ${m.version} (${JSON.stringify(m.name)}): not a valid migration name (lowercase letters, digits, hyphens), so it cannot be a local file.`,
+          );
           skipped++;
         } else if (existsSync(path.join(dir, filename))) {
           ctx.out(`Skipped ${MIGRATIONS_DIR}/${filename} (exists)`);
@@ -35,6 +39,8 @@ export function registerFetch(migrations: Command, ctx: CommandContext): void {
           written++;
         }
       }
-      ctx.out(`Fetched ${history.length} applied migration${history.length === 1 ? '' : 's'}: ${written} written, ${skipped} skipped.`);
+      ctx.out(
+        `Fetched ${history.length} applied migration${history.length === 1 ? '' : 's'}: ${written} written, ${skipped} skipped.`,
+      );
     });
 }

@@ -15,12 +15,30 @@ export function registerList(migrations: Command, ctx: CommandContext): void {
       const history = await (await ctx.api()).history();
       const plan = makePlan(local.files, history);
       const rows: [string, string, string, string, string][] = [
-        ...local.files.map((f): [string, string, string, string, string] => [f.version, f.name, 'yes', plan.applied.has(f.version) ? 'yes' : 'no', STATUS[plan.statusOf(f)]]),
-        ...plan.remoteOnly.map((m): [string, string, string, string, string] => [m.version, m.name, 'no', 'yes', 'remote only (run fetch)']),
+        ...local.files.map((f): [string, string, string, string, string] => [
+          f.version,
+          f.name,
+          'yes',
+          plan.applied.has(f.version) ? 'yes' : 'no',
+          STATUS[plan.statusOf(f)],
+        ]),
+        ...plan.remoteOnly.map((m): [string, string, string, string, string] => [
+          m.version,
+          m.name,
+          'no',
+          'yes',
+          'remote only (run fetch)',
+        ]),
       ].sort((a, b) => (BigInt(a[0]) < BigInt(b[0]) ? -1 : BigInt(a[0]) > BigInt(b[0]) ? 1 : 0));
       const table = [['VERSION', 'NAME', 'LOCAL', 'REMOTE', 'STATUS'], ...rows];
       const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-      for (const row of table) ctx.out(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+      for (const row of table)
+        ctx.out(
+          row
+            .map((cell, i) => cell.padEnd(widths[i]!))
+            .join('  ')
+            .trimEnd(),
+        );
       for (const name of local.invalid) ctx.out(`invalid file name (ignored): ${name}`);
       ctx.out(`${plan.pending.length} pending, ${history.length} applied, ${plan.remoteOnly.length} remote only.`);
     });

@@ -14,7 +14,9 @@ export function registerNew(migrations: Command, ctx: CommandContext): void {
     .argument('<name>', 'lowercase letters, digits and hyphens')
     .action(async (name: string) => {
       if (!NAME.test(name)) {
-        throw new CliError(`"${name}" is not a valid migration name: use lowercase letters, digits and hyphens only (e.g. add-orders-table).`);
+        throw new CliError(
+          `"${name}" is not a valid migration name: use lowercase letters, digits and hyphens only (e.g. add-orders-table).`,
+        );
       }
       const local = await readLocalDirectory(ctx.cwd);
       assertDirectoryValid(local);

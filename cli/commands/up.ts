@@ -4,14 +4,22 @@ import type { Command } from 'commander';
 import type { ApiClient } from '../api-client.js';
 import { CliError } from '../cli-error.js';
 import { assertApplicable, assertNoStranded, makePlan } from '../migration-plan.js';
-import { assertDirectoryValid, findTarget, MIGRATIONS_DIR, readLocalDirectory, readMigrationSql, type LocalMigration } from '../migration-files.js';
+import {
+  assertDirectoryValid,
+  findTarget,
+  MIGRATIONS_DIR,
+  readLocalDirectory,
+  readMigrationSql,
+  type LocalMigration,
+} from '../migration-files.js';
 import type { CommandContext } from '../main.js';
 
 async function applyFile(api: ApiClient, file: LocalMigration, sql: string): Promise<void> {
   try {
     await api.apply({ version: file.version, name: file.name, sql });
   } catch (err) {
-    if (err instanceof CliError) throw new CliError(`Applying ${MIGRATIONS_DIR}/${file.filename} failed: ${err.message}`);
+    if (err instanceof CliError)
+      throw new CliError(`Applying ${MIGRATIONS_DIR}/${file.filename} failed: ${err.message}`);
     throw err;
   }
 }
@@ -25,7 +33,10 @@ export function registerUp(migrations: Command, ctx: CommandContext): void {
     .option('--all', 'apply all pending migrations')
     .action(async (target: string | undefined, options: { to?: string; all?: boolean }) => {
       const modes = [target !== undefined, options.to !== undefined, options.all === true].filter(Boolean).length;
-      if (modes !== 1) throw new CliError('Give exactly one of: a target (`up <version-or-filename>`), `--to <version-or-filename>`, or `--all`.');
+      if (modes !== 1)
+        throw new CliError(
+          'Give exactly one of: a target (`up <version-or-filename>`), `--to <version-or-filename>`, or `--all`.',
+        );
       const local = await readLocalDirectory(ctx.cwd);
 
       if (target !== undefined) {
@@ -37,7 +48,9 @@ export function registerUp(migrations: Command, ctx: CommandContext): void {
         assertApplicable(plan, file);
         const next = plan.pending[0];
         if (next && next.version !== file.version) {
-          throw new CliError(`Migration ${file.filename} is not the next pending local migration; apply ${next.filename} first (or use \`up --to ${file.filename}\`).`);
+          throw new CliError(
+            `Migration ${file.filename} is not the next pending local migration; apply ${next.filename} first (or use \`up --to ${file.filename}\`).`,
+          );
         }
         await applyFile(api, file, sql);
         ctx.out(`Applied ${MIGRATIONS_DIR}/${file.filename}`);

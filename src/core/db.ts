@@ -40,7 +40,11 @@ export function createPool(url: string, options: PoolOptions = {}): Sql {
 /** The pool's admission guard (a pool made elsewhere gets the defaults on first use). */
 export function guardOf(sql: Sql): PoolGuard {
   const guarded = sql as Guarded;
-  guarded[GUARD] ??= createPoolGuard({ max: sql.options.max, queueMax: 2 * sql.options.max, deadlineMs: DEFAULT_DEADLINE_MS });
+  guarded[GUARD] ??= createPoolGuard({
+    max: sql.options.max,
+    queueMax: 2 * sql.options.max,
+    deadlineMs: DEFAULT_DEADLINE_MS,
+  });
   return guarded[GUARD];
 }
 
@@ -99,7 +103,10 @@ async function reserveWithin(sql: Sql, guard: PoolGuard, deadline: Deadline): Pr
     };
   } catch (err) {
     releasePermit();
-    reserving.then((late) => late.release(), () => {});
+    reserving.then(
+      (late) => late.release(),
+      () => {},
+    );
     throw connectionFailure(err) ?? err;
   }
 }
@@ -140,7 +147,13 @@ function cancelBackend(sql: Sql, key: BackendKey | undefined): void {
  * Waits for an envelope's queries within its deadline. Past it the caller gets a 503 at once; the
  * backend's running statement is cancelled and the connection goes back when the pipeline settles.
  */
-async function settleWithin<T>(sql: Sql, guard: PoolGuard, deadline: Deadline, run: Promise<T>, backend: BackendKey | undefined): Promise<T> {
+async function settleWithin<T>(
+  sql: Sql,
+  guard: PoolGuard,
+  deadline: Deadline,
+  run: Promise<T>,
+  backend: BackendKey | undefined,
+): Promise<T> {
   try {
     return await Promise.race([run, deadline.expired]);
   } catch (err) {
@@ -228,7 +241,12 @@ export async function runScoped(
   const { conn, done } = reservation;
   const begin = conn`begin`.execute();
   const backend = backendKeyOf(begin);
-  const steps = [begin, scopeStatement(conn, scope).execute(), conn.unsafe(text, params as never[], { prepare: true }).execute(), conn`commit`.execute()];
+  const steps = [
+    begin,
+    scopeStatement(conn, scope).execute(),
+    conn.unsafe(text, params as never[], { prepare: true }).execute(),
+    conn`commit`.execute(),
+  ];
   const run = Promise.allSettled(steps).then((settled) => {
     for (const step of settled) if (step.status === 'rejected') throw connectionFailure(step.reason) ?? step.reason;
     return (settled[2] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value;

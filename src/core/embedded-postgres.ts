@@ -53,7 +53,14 @@ async function initialise(bin: PgBinaries, pgDir: string, password: string, runA
     await chown(pwFile, runAs.uid, runAs.gid!);
   }
   try {
-    const args = [`--pgdata=${pgDir}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${pwFile}`, '--lc-messages=C', '--encoding=UTF8'];
+    const args = [
+      `--pgdata=${pgDir}`,
+      '--auth=scram-sha-256',
+      '--username=postgres',
+      `--pwfile=${pwFile}`,
+      '--lc-messages=C',
+      '--encoding=UTF8',
+    ];
     const child = spawn(bin.initdb, args, { ...runAs, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
@@ -90,7 +97,16 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   if (fresh) await initialise(bin, pgDir, password, runAs);
   await clearStalePostmaster(pgDir, { log: event });
 
-  const args = ['-D', pgDir, '-p', String(options.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
+  const args = [
+    '-D',
+    pgDir,
+    '-p',
+    String(options.port),
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'unix_socket_directories=',
+  ];
   const recent: string[] = [];
   let child: ChildProcess | undefined;
   let status: EmbeddedStatus = 'restarting';
@@ -101,10 +117,15 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
 
   /** Spawns the postmaster and resolves once postmaster.pid says it is ready. */
   async function launch(): Promise<void> {
-    const proc = spawn(bin.postgres, args, { ...runAs, detached: options.detached ?? false, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(bin.postgres, args, {
+      ...runAs,
+      detached: options.detached ?? false,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child = proc;
     proc.once('error', (err) => event(`PostgreSQL could not be started: ${err.message}`));
-    if (!proc.stdout || !proc.stderr) throw new Error('PostgreSQL could not be started (no pipes: out of file descriptors?)');
+    if (!proc.stdout || !proc.stderr)
+      throw new Error('PostgreSQL could not be started (no pipes: out of file descriptors?)');
     const onLine = (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
         recent.push(line);
@@ -172,7 +193,9 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
           if (status !== 'restarting') return;
           failures += 1;
           const next = Math.min(250 * 2 ** failures, MAX_RESTART_DELAY_MS);
-          event(`embedded PostgreSQL could not be restarted (${err.message.split('\n').at(-1)}); next try in ${next} ms`);
+          event(
+            `embedded PostgreSQL could not be restarted (${err.message.split('\n').at(-1)}); next try in ${next} ms`,
+          );
           scheduleRestart(next);
         },
       );

@@ -12,7 +12,10 @@ export const errorCatalogue = {
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
   AUTH_EMAIL_EXISTS: { status: 409, message: 'A user with this email already exists.' },
   CONFLICT: { status: 409, message: 'The request conflicts with the current state.' },
-  DATABASE_MIGRATION_ALREADY_EXISTS: { status: 409, message: 'Migration version must be newer than the latest applied migration.' },
+  DATABASE_MIGRATION_ALREADY_EXISTS: {
+    status: 409,
+    message: 'Migration version must be newer than the latest applied migration.',
+  },
   NOT_ACCEPTABLE: { status: 406, message: 'The requested representation cannot be produced.' },
   RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested range cannot be satisfied.' },
   MULTIPLE_CHOICES: { status: 300, message: 'The request is ambiguous.' },
@@ -31,7 +34,10 @@ export const errorCatalogue = {
   PAYMENT_PRODUCT_NOT_FOUND: { status: 404, message: 'Product not found.' },
   PAYMENT_PRICE_NOT_FOUND: { status: 404, message: 'Price not found.' },
   PAYMENT_NOT_FOUND: { status: 404, message: 'Payment resource not found.' },
-  PAYMENT_CHECKOUT_ALREADY_EXISTS: { status: 409, message: 'Idempotency key is already used for another checkout request.' },
+  PAYMENT_CHECKOUT_ALREADY_EXISTS: {
+    status: 409,
+    message: 'Idempotency key is already used for another checkout request.',
+  },
   EMAIL_DELIVERY_FAILED: { status: 503, message: 'The email could not be delivered.' },
   AUTH_VERIFICATION_EMAIL_DELIVERY_FAILED: {
     status: 503,

@@ -23,7 +23,8 @@ export function textTooDeepAt(text: string, max: number): string | undefined {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // a backslash escapes the next character
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
       else if (c === 0x22) {
         inString = false;
         lastString = [stringStart, i + 1];
@@ -92,9 +93,13 @@ export function jsonText(value: unknown, limits: JsonTextLimits = {}): string {
   if (nestsDeeperThan(value, maxDepth)) throw jsonTooDeepError(maxDepth, limits.what);
   const text = JSON.stringify(value) ?? 'null';
   if (limits.maxChars !== undefined && text.length > limits.maxChars) {
-    throw new AppError('VALIDATION_ERROR', `${limits.what ?? 'The JSON'} is longer than ${limits.maxChars} characters.`, {
-      nextActions: 'Send a smaller value.',
-    });
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `${limits.what ?? 'The JSON'} is longer than ${limits.maxChars} characters.`,
+      {
+        nextActions: 'Send a smaller value.',
+      },
+    );
   }
   return text;
 }

@@ -1,13 +1,6 @@
 // Compact RS256 JSON Web Tokens on node:crypto. Signing runs on libuv's thread pool so a burst
 // of sign-ins or refreshes uses every core; verification is synchronous and cheap.
-import {
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPairSync,
-  sign,
-  verify,
-  type KeyObject,
-} from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { randomHex } from './ids.js';
 
@@ -39,8 +32,7 @@ export function signingKeyFromPem(kid: string, privatePem: string): SigningKey {
   return { kid, privateKey, publicKey: createPublicKey(privateKey) };
 }
 
-const encodeJson = (value: unknown): string =>
-  Buffer.from(JSON.stringify(value)).toString('base64url');
+const encodeJson = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 export async function signJwt(key: SigningKey, claims: JwtClaims): Promise<string> {
   const input = `${encodeJson({ alg: 'RS256', typ: 'JWT', kid: key.kid })}.${encodeJson(claims)}`;
@@ -49,11 +41,7 @@ export async function signJwt(key: SigningKey, claims: JwtClaims): Promise<strin
 }
 
 /** Verifies signature (by `kid`) and expiry against `nowSeconds`. */
-export function verifyJwt(
-  token: string,
-  publicKeys: ReadonlyMap<string, KeyObject>,
-  nowSeconds: number,
-): VerifyResult {
+export function verifyJwt(token: string, publicKeys: ReadonlyMap<string, KeyObject>, nowSeconds: number): VerifyResult {
   const parts = token.split('.');
   if (parts.length !== 3) return { ok: false, reason: 'malformed' };
   const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];

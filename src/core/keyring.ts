@@ -9,8 +9,7 @@ export interface Keyring {
   open(envelope: string): string;
 }
 
-const keyIdOf = (key: Buffer): string =>
-  createHash('sha256').update(key).digest('hex').slice(0, 12);
+const keyIdOf = (key: Buffer): string => createHash('sha256').update(key).digest('hex').slice(0, 12);
 
 /** `primary` seals; every key (primary and previous) can open what it sealed. */
 export function createKeyring(primary: Buffer, previous: Buffer[] = []): Keyring {
@@ -39,10 +38,7 @@ export function createKeyring(primary: Buffer, previous: Buffer[] = []): Keyring
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
       decipher.setAAD(Buffer.from(`${version}:${keyId}`));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-      return Buffer.concat([
-        decipher.update(Buffer.from(data, 'base64url')),
-        decipher.final(),
-      ]).toString('utf8');
+      return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
     },
   };
 }

@@ -41,9 +41,10 @@ export async function migrate(sql: Sql, files?: MigrationFile[]): Promise<string
         applied_at timestamptz not null default now()
       );`);
     const applied = new Map(
-      (await tx<{ name: string; checksum: string }[]>`select name, checksum from system.migrations`).map(
-        (r) => [r.name, r.checksum],
-      ),
+      (await tx<{ name: string; checksum: string }[]>`select name, checksum from system.migrations`).map((r) => [
+        r.name,
+        r.checksum,
+      ]),
     );
     const done: string[] = [];
     for (const file of all) {

@@ -55,7 +55,10 @@ interface PgError {
 }
 
 const isPgError = (e: unknown): e is PgError =>
-  typeof e === 'object' && e !== null && 'code' in e && typeof (e as PgError).code === 'string' &&
+  typeof e === 'object' &&
+  e !== null &&
+  'code' in e &&
+  typeof (e as PgError).code === 'string' &&
   (e as { name?: string }).name === 'PostgresError';
 
 export function fromPgError(err: unknown): AppError | undefined {

@@ -62,12 +62,15 @@ export async function clearStalePostmaster(pgDir: string, options: StaleOptions)
   const file = path.join(pgDir, 'postmaster.pid');
   const valid = Number.isInteger(pid) && pid > 0 && pid !== process.pid;
   if (!valid || !processAlive(pid) || !servesDataDir(pid, pgDir)) {
-    const why = !valid || !processAlive(pid) ? `process ${pid} is gone` : `process ${pid} is not a PostgreSQL server of ${pgDir}`;
+    const why =
+      !valid || !processAlive(pid) ? `process ${pid} is gone` : `process ${pid} is not a PostgreSQL server of ${pgDir}`;
     options.log(`removing a stale postmaster.pid (${why})`);
     await rm(file, { force: true });
     return;
   }
-  options.log(`a PostgreSQL server from an earlier run (pid ${pid}, ${status ?? 'status unknown'}) holds ${pgDir}: stopping it`);
+  options.log(
+    `a PostgreSQL server from an earlier run (pid ${pid}, ${status ?? 'status unknown'}) holds ${pgDir}: stopping it`,
+  );
   const steps: Array<[NodeJS.Signals, number]> = [
     ['SIGINT', options.fastMs ?? 10_000],
     ['SIGQUIT', 5_000],
@@ -82,7 +85,8 @@ export async function clearStalePostmaster(pgDir: string, options: StaleOptions)
     if (await waitGone(pid, ms)) break;
     options.log(`the earlier PostgreSQL server (pid ${pid}) did not stop after ${signal}`);
   }
-  if (processAlive(pid)) throw new Error(`The PostgreSQL server of an earlier run (pid ${pid}) holding ${pgDir} could not be stopped`);
+  if (processAlive(pid))
+    throw new Error(`The PostgreSQL server of an earlier run (pid ${pid}) holding ${pgDir} could not be stopped`);
   // After SIGQUIT/SIGKILL the file stays behind; PostgreSQL would also overwrite it itself.
   if (readPostmasterPid(pgDir)?.pid === pid) await rm(file, { force: true });
 }

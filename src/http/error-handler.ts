@@ -20,9 +20,14 @@ function validationError(
   const details: ValidationIssue[] = issues.flatMap((i) => {
     const path = i.instancePath.replace(/^\//, '').replaceAll('/', '.');
     // zod reports unknown keys once, on their parent object; the caller needs the keys' names.
-    const unknownKeys = i.keyword === 'unrecognized_keys' ? (i.params as { keys?: unknown } | undefined)?.keys : undefined;
+    const unknownKeys =
+      i.keyword === 'unrecognized_keys' ? (i.params as { keys?: unknown } | undefined)?.keys : undefined;
     if (Array.isArray(unknownKeys) && unknownKeys.length > 0) {
-      return unknownKeys.map((key) => ({ field: fieldOf(path, String(key)), rule: i.keyword, message: 'is not a known field' }));
+      return unknownKeys.map((key) => ({
+        field: fieldOf(path, String(key)),
+        rule: i.keyword,
+        message: 'is not a known field',
+      }));
     }
     return [{ field: fieldOf(path), rule: i.keyword, message: i.message ?? 'is invalid' }];
   });
@@ -36,7 +41,11 @@ const JSON_HINT = 'Please ensure your request body contains valid JSON.';
 const fastifyCodes: Record<string, [ErrorCode, string, string?]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'The request body is too large.'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type; send application/json.'],
-  FST_ERR_CTP_EMPTY_JSON_BODY: ['VALIDATION_ERROR', 'The body is empty but Content-Type is application/json.', JSON_HINT],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [
+    'VALIDATION_ERROR',
+    'The body is empty but Content-Type is application/json.',
+    JSON_HINT,
+  ],
   FST_ERR_CTP_INVALID_JSON_BODY: ['VALIDATION_ERROR', 'The request body is not valid JSON.', JSON_HINT],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['VALIDATION_ERROR', 'The Content-Length header does not match the body.'],
   FST_ERR_BAD_URL: ['VALIDATION_ERROR', 'The URL is not valid: a path segment has malformed percent-encoding.'],

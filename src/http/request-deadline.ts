@@ -12,11 +12,17 @@ import { sendError } from './error-handler.js';
 function deadlineFor(request: FastifyRequest, config: Config): number {
   const url = request.routeOptions.url ?? '';
   if (url.startsWith('/functions/')) return Math.max(config.requestTimeoutMs, config.functions.timeoutMs + 1_000);
-  if (url.startsWith('/api/database/advance/rawsql')) return Math.max(config.requestTimeoutMs, config.rawSqlTimeoutMs + 1_000);
+  if (url.startsWith('/api/database/advance/rawsql'))
+    return Math.max(config.requestTimeoutMs, config.rawSqlTimeoutMs + 1_000);
   return config.requestTimeoutMs;
 }
 
-function arm(timers: WeakMap<FastifyRequest, NodeJS.Timeout>, request: FastifyRequest, reply: FastifyReply, ms: number): void {
+function arm(
+  timers: WeakMap<FastifyRequest, NodeJS.Timeout>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ms: number,
+): void {
   timers.set(
     request,
     setTimeout(() => {
@@ -37,7 +43,10 @@ export function registerRequestDeadline(app: FastifyInstance, config: Config, po
     // Refused before authentication and parsing: under overload a refusal must cost next to nothing.
     const { waiting } = pool.stats();
     if (waiting > 0 && waiting >= pool.options.queueMax && !isHealthCheck(request.url)) {
-      sendError(reply, unavailable('The server is at capacity: too many requests are waiting for a database connection.'));
+      sendError(
+        reply,
+        unavailable('The server is at capacity: too many requests are waiting for a database connection.'),
+      );
       return;
     }
     arm(timers, request, reply, deadlineFor(request, config));

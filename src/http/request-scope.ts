@@ -21,5 +21,9 @@ export function scopeOf(principal: Principal, timeouts: StatementTimeouts): Requ
       statementTimeoutMs: timeouts.authenticated,
     };
   }
-  return { role: 'project_admin', claims: { sub: principal.subject, role: 'project_admin' }, statementTimeoutMs: timeouts.projectAdmin };
+  return {
+    role: 'project_admin',
+    claims: { sub: principal.subject, role: 'project_admin' },
+    statementTimeoutMs: timeouts.projectAdmin,
+  };
 }

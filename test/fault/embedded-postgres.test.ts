@@ -5,7 +5,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isAlive, pollUntil, startServerProcess, type ServerProcess } from '../harness/server-process.js';
 import { FORMS } from './forms.js';
 import { backendsTerminated, postmasterKilled } from './process-faults.js';
-import { DEADLINES, EMBEDDED_RECOVERY_BOUND_MS, RECOVERY_BOUND_MS, createFixtures, lostWrites, newTally, startWriters, type Tally } from './workload.js';
+import {
+  DEADLINES,
+  EMBEDDED_RECOVERY_BOUND_MS,
+  RECOVERY_BOUND_MS,
+  createFixtures,
+  lostWrites,
+  newTally,
+  startWriters,
+  type Tally,
+} from './workload.js';
 
 const form = FORMS.short;
 const started: ServerProcess[] = [];
@@ -40,7 +49,9 @@ describe('the embedded PostgreSQL', () => {
 
     expect(result.exit, srv.output().slice(-3000)).toBeNull();
     expect(result.tally.hangs, JSON.stringify(result.tally.statuses())).toBe(0);
-    expect(result.tally.outcomes.filter((o) => o.status !== 503 && (o.status < 200 || o.status >= 300)).map((o) => o.status)).toEqual([]);
+    expect(
+      result.tally.outcomes.filter((o) => o.status !== 503 && (o.status < 200 || o.status >= 300)).map((o) => o.status),
+    ).toEqual([]);
     expect(result.recovery).toEqual(expect.any(Number));
     expect(await lostWrites(srv, acknowledged)).toEqual({ rows: [], objects: [] });
   }, 90_000);
@@ -48,7 +59,11 @@ describe('the embedded PostgreSQL', () => {
   it(`killed -9 under load: the server lives, hangs nothing, restarts it within ${EMBEDDED_RECOVERY_BOUND_MS} ms and loses no acknowledged write`, async () => {
     const srv = await server();
     const before = srv.postmasterPid();
-    const result = await postmasterKilled(srv, { clients: form.writers, rounds: form.postmasterKills, boundMs: EMBEDDED_RECOVERY_BOUND_MS });
+    const result = await postmasterKilled(srv, {
+      clients: form.writers,
+      rounds: form.postmasterKills,
+      boundMs: EMBEDDED_RECOVERY_BOUND_MS,
+    });
     remember(result.tally);
 
     expect(result.exit, srv.output().slice(-3000)).toBeNull();
@@ -66,7 +81,9 @@ describe('the embedded PostgreSQL', () => {
   it('a server killed -9 leaves its postmaster behind: the next start on the same data stops it safely and serves every acknowledged write', async () => {
     const srv = await server();
     const writers = startWriters(srv, { clients: 8, uploadEvery: 4, tag: 'before-crash' });
-    await pollUntil('acknowledged writes', 15_000, () => (writers.tally.acknowledgedRows.size >= 20 ? true : undefined));
+    await pollUntil('acknowledged writes', 15_000, () =>
+      writers.tally.acknowledgedRows.size >= 20 ? true : undefined,
+    );
     const orphan = srv.postmasterPid();
     srv.signal('SIGKILL');
     await srv.exited;
@@ -74,7 +91,9 @@ describe('the embedded PostgreSQL', () => {
     expect(orphan !== null && isAlive(orphan)).toBe(true);
 
     const restartedAt = Date.now();
-    const again = await startServerProcess({ reuse: srv, readyTimeoutMs: EMBEDDED_RECOVERY_BOUND_MS }).catch((err: Error) => err);
+    const again = await startServerProcess({ reuse: srv, readyTimeoutMs: EMBEDDED_RECOVERY_BOUND_MS }).catch(
+      (err: Error) => err,
+    );
     if (!(again instanceof Error)) started.push(again);
     expect(again instanceof Error ? again.message : 'started').toBe('started');
     expect(Date.now() - restartedAt).toBeLessThan(EMBEDDED_RECOVERY_BOUND_MS);

@@ -18,7 +18,12 @@ async function server(): Promise<ServerProcess> {
   await s?.close();
   s = await startServerProcess({
     databaseUrl: await createDatabase(),
-    env: { ...DEADLINES, DB_POOL_SIZE: String(FLOOD_POOL), DB_POOL_QUEUE_MAX: '1000', MAX_CONNECTIONS: String(FLOOD_MAX_CONNECTIONS) },
+    env: {
+      ...DEADLINES,
+      DB_POOL_SIZE: String(FLOOD_POOL),
+      DB_POOL_QUEUE_MAX: '1000',
+      MAX_CONNECTIONS: String(FLOOD_MAX_CONNECTIONS),
+    },
     fileLimit: FLOOD_FILE_LIMIT,
   });
   await createFixtures(s);
@@ -31,7 +36,9 @@ describe('deeply nested JSON bodies sent with the anon key', () => {
     const result = await hostileBodies(srv, { rounds: form.hostileRounds, depth: 5000 });
 
     expect(result.exit, srv.output().slice(-3000)).toBeNull();
-    expect(result.normal.filter((o) => o.status < 200 || o.status >= 300).map((o) => `${o.status} ${o.body.slice(0, 200)}`)).toEqual([]);
+    expect(
+      result.normal.filter((o) => o.status < 200 || o.status >= 300).map((o) => `${o.status} ${o.body.slice(0, 200)}`),
+    ).toEqual([]);
     for (const o of result.hostile) {
       expect(o.status, o.body.slice(0, 300)).toBe(400);
       expect(JSON.parse(o.body)).toMatchObject({ statusCode: 400, message: expect.any(String) });
@@ -48,11 +55,18 @@ const READ_BOUND_MS = Number(DEADLINES.ANON_STATEMENT_TIMEOUT_MS) * (form.regexF
 describe('a flood of pathological regex filters from anon', () => {
   it(`ends each at the anon statement timeout (504) and keeps every normal read under ${READ_BOUND_MS} ms`, async () => {
     const srv = await server();
-    const result = await regexFlood(srv, { flooders: form.regexFlooders, windowMs: form.regexWindowMs, repeats: REGEX_REPEATS });
+    const result = await regexFlood(srv, {
+      flooders: form.regexFlooders,
+      windowMs: form.regexWindowMs,
+      repeats: REGEX_REPEATS,
+    });
 
     expect(result.exit, srv.output().slice(-3000)).toBeNull();
     expect(result.during.map((o) => o.status).filter((status) => status !== 200)).toEqual([]);
-    expect(Math.max(...result.during.map((o) => o.ms)), `unloaded p50 ${percentile(result.unloaded, 50)} ms`).toBeLessThan(READ_BOUND_MS);
+    expect(
+      Math.max(...result.during.map((o) => o.ms)),
+      `unloaded p50 ${percentile(result.unloaded, 50)} ms`,
+    ).toBeLessThan(READ_BOUND_MS);
     expect(result.flood.length).toBeGreaterThan(0);
     for (const o of result.flood) {
       // Stopped by the statement timeout (504, records error shape), or refused up front (400).
@@ -69,7 +83,10 @@ describe(`a flood of idle connections past the open-file limit (${FLOOD_FILE_LIM
 
     expect(result.exit, srv.output().slice(-3000)).toBeNull();
     expect(result.during.filter((o) => o.status !== 200).map((o) => `${o.status} ${o.body.slice(0, 200)}`)).toEqual([]);
-    expect(Math.max(...result.during.map((o) => o.ms)), `unloaded p50 ${percentile(result.unloaded, 50)} ms`).toBeLessThan(HANG_MS);
+    expect(
+      Math.max(...result.during.map((o) => o.ms)),
+      `unloaded p50 ${percentile(result.unloaded, 50)} ms`,
+    ).toBeLessThan(HANG_MS);
     expect(result.recovery).toEqual(expect.any(Number));
     expect(result.runtimeBack).toEqual(expect.any(Number));
   }, 90_000);

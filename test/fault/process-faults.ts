@@ -5,7 +5,17 @@ import http from 'node:http';
 import postgres from 'postgres';
 import { databaseUrlOf, pollUntil, type Exit, type ServerProcess } from '../harness/server-process.js';
 import {
-  BUCKET, DEADLINES, HANG_MS, RECOVERY_BOUND_MS, anonHeaders, apiKeyHeaders, recoveryMs, startWriters, timed, type Outcome, type Tally,
+  BUCKET,
+  DEADLINES,
+  HANG_MS,
+  RECOVERY_BOUND_MS,
+  anonHeaders,
+  apiKeyHeaders,
+  recoveryMs,
+  startWriters,
+  timed,
+  type Outcome,
+  type Tally,
 } from './workload.js';
 
 export interface FaultResult {
@@ -30,20 +40,27 @@ async function terminateBackends(admin: postgres.Sql): Promise<number> {
 }
 
 /** Inserts and uploads from `clients` loops while the server's backends are terminated `rounds` times. */
-export async function backendsTerminated(s: ServerProcess, options: { clients: number; rounds: number }): Promise<FaultResult & { terminated: number }> {
+export async function backendsTerminated(
+  s: ServerProcess,
+  options: { clients: number; rounds: number },
+): Promise<FaultResult & { terminated: number }> {
   const admin = postgres(databaseUrlOf(s), { max: 1, onnotice: () => {} });
   const writers = startWriters(s, { clients: options.clients, uploadEvery: 4 });
   let terminated = 0;
   let faults = 0;
   let last = Date.now();
   try {
-    await pollUntil('acknowledged writes', 15_000, () => (writers.tally.acknowledgedRows.size >= 50 || s.exit() ? true : undefined));
+    await pollUntil('acknowledged writes', 15_000, () =>
+      writers.tally.acknowledgedRows.size >= 50 || s.exit() ? true : undefined,
+    );
     for (; faults < options.rounds && !s.exit(); faults++) {
       terminated += await terminateBackends(admin);
       last = Date.now();
       // The next round once the writers have gone through the broken connections.
       const seen = writers.tally.outcomes.length;
-      await pollUntil('requests after the fault', 15_000, () => (writers.tally.outcomes.length >= seen + 2 * options.clients || s.exit() ? true : undefined));
+      await pollUntil('requests after the fault', 15_000, () =>
+        writers.tally.outcomes.length >= seen + 2 * options.clients || s.exit() ? true : undefined,
+      );
     }
   } finally {
     await admin.end();
@@ -53,9 +70,14 @@ export async function backendsTerminated(s: ServerProcess, options: { clients: n
 }
 
 /** kill -9 of the embedded postmaster under inserts and uploads. */
-export async function postmasterKilled(s: ServerProcess, options: { clients: number; rounds: number; boundMs: number }): Promise<FaultResult & { recoveries: (number | string)[] }> {
+export async function postmasterKilled(
+  s: ServerProcess,
+  options: { clients: number; rounds: number; boundMs: number },
+): Promise<FaultResult & { recoveries: (number | string)[] }> {
   const writers = startWriters(s, { clients: options.clients, uploadEvery: 4 });
-  await pollUntil('acknowledged writes', 15_000, () => (writers.tally.acknowledgedRows.size >= 50 || s.exit() ? true : undefined));
+  await pollUntil('acknowledged writes', 15_000, () =>
+    writers.tally.acknowledgedRows.size >= 50 || s.exit() ? true : undefined,
+  );
   const recoveries: (number | string)[] = [];
   let faults = 0;
   for (; faults < options.rounds && !s.exit(); faults++) {
@@ -69,7 +91,10 @@ export async function postmasterKilled(s: ServerProcess, options: { clients: num
 }
 
 /** kill -9 of the Deno runtime (a child of the server) while `clients` loops invoke a function. */
-export async function runtimeKilled(s: ServerProcess, options: { clients: number; rounds: number }): Promise<{ faults: number; outcomes: Outcome[]; recovery: number | string; exit: Exit | null }> {
+export async function runtimeKilled(
+  s: ServerProcess,
+  options: { clients: number; rounds: number },
+): Promise<{ faults: number; outcomes: Outcome[]; recovery: number | string; exit: Exit | null }> {
   const deploy = await fetch(`${s.baseUrl}/api/functions`, {
     method: 'POST',
     headers: { ...apiKeyHeaders(s), 'content-type': 'application/json' },
@@ -77,7 +102,12 @@ export async function runtimeKilled(s: ServerProcess, options: { clients: number
   });
   if (deploy.status !== 201) throw new Error(`deploy: ${deploy.status} ${await deploy.text()}`);
   const invoke = () => timed(`${s.baseUrl}/functions/echo`, { method: 'POST', headers: anonHeaders(s) });
-  await pollUntil('the function answering', 30_000, async () => ((await invoke()).status === 200 ? true : undefined), 200);
+  await pollUntil(
+    'the function answering',
+    30_000,
+    async () => ((await invoke()).status === 200 ? true : undefined),
+    200,
+  );
   const outcomes: Outcome[] = [];
   let running = true;
   const loops = Array.from({ length: options.clients }, async () => {
@@ -87,11 +117,14 @@ export async function runtimeKilled(s: ServerProcess, options: { clients: number
   let faults = 0;
   let recovery: number | string = 'no fault';
   for (; faults < options.rounds && !s.exit(); faults++) {
-    const deno = await pollUntil('the Deno child process', RECOVERY_BOUND_MS, () => s.children().find((c) => c.command.includes('deno')));
+    const deno = await pollUntil('the Deno child process', RECOVERY_BOUND_MS, () =>
+      s.children().find((c) => c.command.includes('deno')),
+    );
     process.kill(deno.pid, 'SIGKILL');
     killedAt = Date.now();
     recovery = await pollUntil('a function answering again', RECOVERY_BOUND_MS, async () =>
-      s.exit() ? 'the server exited' : (await invoke()).status === 200 ? Date.now() - killedAt : undefined).catch((err: Error) => err.message);
+      s.exit() ? 'the server exited' : (await invoke()).status === 200 ? Date.now() - killedAt : undefined,
+    ).catch((err: Error) => err.message);
   }
   running = false;
   await Promise.all(loops);
@@ -109,11 +142,20 @@ interface SlowUpload {
 /** PUTs `chunks` chunks of 8 KB, one every `paceMs`, the way a slow mobile client does. */
 function slowUpload(s: ServerProcess, key: string, chunks: number, paceMs: number): SlowUpload {
   const parts = Array.from({ length: chunks }, () => randomBytes(8 * 1024));
-  const upload: SlowUpload = { key, sha: createHash('sha256').update(Buffer.concat(parts)).digest('hex'), chunksSent: 0, done: Promise.resolve({ status: 0, body: '' }) };
+  const upload: SlowUpload = {
+    key,
+    sha: createHash('sha256').update(Buffer.concat(parts)).digest('hex'),
+    chunksSent: 0,
+    done: Promise.resolve({ status: 0, body: '' }),
+  };
   upload.done = new Promise((resolve) => {
     const req = http.request(`${s.baseUrl}/api/storage/buckets/${BUCKET}/objects/${key}`, {
       method: 'PUT',
-      headers: { ...apiKeyHeaders(s), 'content-type': 'application/octet-stream', 'content-length': String(chunks * 8 * 1024) },
+      headers: {
+        ...apiKeyHeaders(s),
+        'content-type': 'application/octet-stream',
+        'content-length': String(chunks * 8 * 1024),
+      },
       timeout: HANG_MS,
     });
     let timer: NodeJS.Timeout | undefined;
@@ -152,7 +194,10 @@ export interface ShutdownResult {
 }
 
 /** SIGTERM while `uploads` slow uploads (~2 s each) stream and `clients` loops insert. */
-export async function sigtermDuringUploads(s: ServerProcess, options: { clients: number; uploads: number }): Promise<ShutdownResult> {
+export async function sigtermDuringUploads(
+  s: ServerProcess,
+  options: { clients: number; uploads: number },
+): Promise<ShutdownResult> {
   const graceMs = Number(s.env.SHUTDOWN_GRACE_MS ?? DEADLINES.SHUTDOWN_GRACE_MS);
   const writers = startWriters(s, { clients: options.clients, uploadEvery: 5 });
   await pollUntil('acknowledged writes', 15_000, () => (writers.tally.acknowledgedRows.size >= 20 ? true : undefined));
@@ -160,7 +205,10 @@ export async function sigtermDuringUploads(s: ServerProcess, options: { clients:
   await pollUntil('the uploads under way', 15_000, () => (uploads.every((u) => u.chunksSent >= 3) ? true : undefined));
   const signalled = Date.now();
   s.signal('SIGTERM');
-  const exit = await Promise.race([s.exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), graceMs + 5_000))]);
+  const exit = await Promise.race([
+    s.exited,
+    new Promise<null>((resolve) => setTimeout(() => resolve(null), graceMs + 5_000)),
+  ]);
   const exitMs = Date.now() - signalled;
   const answers = await Promise.all(uploads.map((u) => u.done));
   return {

@@ -3,7 +3,17 @@
 import { connect, type Socket } from 'node:net';
 import { Pool } from 'undici';
 import { pollUntil, type Exit, type ServerProcess } from '../harness/server-process.js';
-import { HANG_MS, RECOVERY_BOUND_MS, TABLE, anonHeaders, insertRow, normalRead, recoveryMs, timed, type Outcome } from './workload.js';
+import {
+  HANG_MS,
+  RECOVERY_BOUND_MS,
+  TABLE,
+  anonHeaders,
+  insertRow,
+  normalRead,
+  recoveryMs,
+  timed,
+  type Outcome,
+} from './workload.js';
 
 /** JSON nested `depth` levels deep (objects holding arrays, ~30 KB for 5000) as a column value. */
 export function nestedBody(depth: number): string {
@@ -11,14 +21,22 @@ export function nestedBody(depth: number): string {
 }
 
 /** `rounds` rounds of 4 nested bodies (anon key), each beside a normal insert and a normal read. */
-export async function hostileBodies(s: ServerProcess, options: { rounds: number; depth: number }): Promise<{ hostile: Outcome[]; normal: Outcome[]; exit: Exit | null }> {
+export async function hostileBodies(
+  s: ServerProcess,
+  options: { rounds: number; depth: number },
+): Promise<{ hostile: Outcome[]; normal: Outcome[]; exit: Exit | null }> {
   const hostile: Outcome[] = [];
   const normal: Outcome[] = [];
   const body = nestedBody(options.depth);
   for (let round = 0; round < options.rounds; round++) {
     const batch = await Promise.all([
       ...Array.from({ length: 4 }, () =>
-        timed(`${s.baseUrl}/api/database/records/${TABLE}`, { method: 'POST', headers: { ...anonHeaders(s), 'content-type': 'application/json' }, body })),
+        timed(`${s.baseUrl}/api/database/records/${TABLE}`, {
+          method: 'POST',
+          headers: { ...anonHeaders(s), 'content-type': 'application/json' },
+          body,
+        }),
+      ),
       insertRow(s, `normal-${Date.now()}-${round}`),
       normalRead(s),
     ]);
@@ -42,7 +60,10 @@ export interface FloodResult {
 }
 
 /** `flooders` loops of anon regex filters for `windowMs` while one client reads normally. */
-export async function regexFlood(s: ServerProcess, options: { flooders: number; windowMs: number; repeats: number }): Promise<FloodResult> {
+export async function regexFlood(
+  s: ServerProcess,
+  options: { flooders: number; windowMs: number; repeats: number },
+): Promise<FloodResult> {
   const unloaded: number[] = [];
   for (let i = 0; i < 10; i++) unloaded.push((await normalRead(s)).ms);
   const flood: Outcome[] = [];
@@ -62,13 +83,19 @@ export async function regexFlood(s: ServerProcess, options: { flooders: number; 
 /** Opens `count` TCP connections that never send a byte; resolves once each connected or failed. */
 async function idleSockets(port: number, count: number): Promise<Socket[]> {
   const sockets: Socket[] = [];
-  await Promise.all(Array.from({ length: count }, () => new Promise<void>((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    sockets.push(socket);
-    socket.once('connect', () => resolve());
-    socket.once('error', () => resolve());
-    socket.once('close', () => resolve());
-  })));
+  await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<void>((resolve) => {
+          const socket = connect(port, '127.0.0.1');
+          sockets.push(socket);
+          socket.once('connect', () => resolve());
+          socket.once('error', () => resolve());
+          socket.once('close', () => resolve());
+        }),
+    ),
+  );
   return sockets;
 }
 
@@ -85,15 +112,29 @@ export interface ConnectionFloodResult extends FloodResult {
  * `sockets` idle connections held for `windowMs`; meanwhile a client connected before the flood
  * (keep-alive) reads, and the Deno runtime is killed, so restarting it needs descriptors too.
  */
-export async function connectionFlood(s: ServerProcess, options: { sockets: number; windowMs: number }): Promise<ConnectionFloodResult> {
+export async function connectionFlood(
+  s: ServerProcess,
+  options: { sockets: number; windowMs: number },
+): Promise<ConnectionFloodResult> {
   const client = new Pool(s.baseUrl, { connections: 2 });
   const read = async (): Promise<Outcome> => {
     const t0 = performance.now();
     try {
-      const res = await client.request({ path: `/api/database/records/${TABLE}?id=eq.1`, method: 'GET', headers: anonHeaders(s), headersTimeout: HANG_MS, bodyTimeout: HANG_MS });
+      const res = await client.request({
+        path: `/api/database/records/${TABLE}?id=eq.1`,
+        method: 'GET',
+        headers: anonHeaders(s),
+        headersTimeout: HANG_MS,
+        bodyTimeout: HANG_MS,
+      });
       return { status: res.statusCode, body: await res.body.text(), ms: performance.now() - t0, headers: null };
     } catch (err) {
-      return { status: (err as Error).name.includes('Timeout') ? -1 : 0, body: String(err), ms: performance.now() - t0, headers: null };
+      return {
+        status: (err as Error).name.includes('Timeout') ? -1 : 0,
+        body: String(err),
+        ms: performance.now() - t0,
+        headers: null,
+      };
     }
   };
   try {
@@ -110,10 +151,12 @@ export async function connectionFlood(s: ServerProcess, options: { sockets: numb
     const ended = Date.now();
     for (const socket of sockets) socket.destroy();
     const recovery = s.exit() ? 'the server exited' : await recoveryMs(s, ended).catch((err: Error) => err.message);
-    const runtimeBack = s.exit() || !deno
-      ? 'the server exited or had no runtime'
-      : await pollUntil('the function runtime restarted', RECOVERY_BOUND_MS, () =>
-          s.children().some((c) => c.command.includes('deno') && c.pid !== deno.pid) ? Date.now() - ended : undefined).catch((err: Error) => err.message);
+    const runtimeBack =
+      s.exit() || !deno
+        ? 'the server exited or had no runtime'
+        : await pollUntil('the function runtime restarted', RECOVERY_BOUND_MS, () =>
+            s.children().some((c) => c.command.includes('deno') && c.pid !== deno.pid) ? Date.now() - ended : undefined,
+          ).catch((err: Error) => err.message);
     return { unloaded, during, flood: [], held, recovery, runtimeBack, exit: s.exit() };
   } finally {
     await client.close();

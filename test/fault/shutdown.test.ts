@@ -25,7 +25,12 @@ describe('SIGTERM during slow uploads and inserts', () => {
 
     expect.soft(result.exit, s.output().slice(-3000)).toEqual({ code: 0, signal: null });
     expect.soft(result.exitMs).toBeLessThan(GRACE_MS + 5_000);
-    expect.soft(result.uploads.map((u) => u.status), JSON.stringify(result.uploads)).toEqual(result.uploads.map(() => 200));
+    expect
+      .soft(
+        result.uploads.map((u) => u.status),
+        JSON.stringify(result.uploads),
+      )
+      .toEqual(result.uploads.map(() => 200));
     expect(result.tally.hangs).toBe(0);
 
     // The same data, served again: every acknowledged write is there, the slow uploads intact.
@@ -33,9 +38,15 @@ describe('SIGTERM during slow uploads and inserts', () => {
     started.push(again);
     expect(await lostWrites(again, result.tally)).toEqual({ rows: [], objects: [] });
     for (const u of result.uploads.filter((x) => x.status === 200)) {
-      const res = await fetch(`${again.baseUrl}/api/storage/buckets/${BUCKET}/objects/${u.key}`, { headers: apiKeyHeaders(again) });
+      const res = await fetch(`${again.baseUrl}/api/storage/buckets/${BUCKET}/objects/${u.key}`, {
+        headers: apiKeyHeaders(again),
+      });
       expect(res.status).toBe(200);
-      expect(createHash('sha256').update(Buffer.from(await res.arrayBuffer())).digest('hex')).toBe(u.sha);
+      expect(
+        createHash('sha256')
+          .update(Buffer.from(await res.arrayBuffer()))
+          .digest('hex'),
+      ).toBe(u.sha);
     }
   }, 90_000);
 });

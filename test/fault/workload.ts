@@ -37,7 +37,12 @@ export async function timed(url: string, init: RequestInit = {}, hangMs = HANG_M
     return { status: res.status, ms: performance.now() - started, body, headers: res.headers };
   } catch (err) {
     const hung = (err as Error).name === 'TimeoutError';
-    return { status: hung ? -1 : 0, ms: performance.now() - started, body: String((err as Error).cause ?? err), headers: null };
+    return {
+      status: hung ? -1 : 0,
+      ms: performance.now() - started,
+      body: String((err as Error).cause ?? err),
+      headers: null,
+    };
   }
 }
 
@@ -56,7 +61,8 @@ export async function createFixtures(s: ServerProcess): Promise<void> {
             create policy anon_read on public.${TABLE} for select to anon using (true);`,
     }),
   });
-  if (migration.status !== 201 && migration.status !== 200) throw new Error(`migration: ${migration.status} ${await migration.text()}`);
+  if (migration.status !== 201 && migration.status !== 200)
+    throw new Error(`migration: ${migration.status} ${await migration.text()}`);
   const bucket = await fetch(`${s.baseUrl}/api/storage/buckets`, {
     method: 'POST',
     headers: { ...apiKeyHeaders(s), 'content-type': 'application/json' },
@@ -123,7 +129,10 @@ export interface Writers {
 }
 
 /** `clients` loops, each alternating inserts and (every `uploadEvery`th) uploads until stopped. */
-export function startWriters(s: ServerProcess, options: { clients: number; uploadEvery?: number; tag?: string }): Writers {
+export function startWriters(
+  s: ServerProcess,
+  options: { clients: number; uploadEvery?: number; tag?: string },
+): Writers {
   const tally = newTally();
   const tag = options.tag ?? randomBytes(3).toString('hex');
   let running = true;
@@ -133,7 +142,8 @@ export function startWriters(s: ServerProcess, options: { clients: number; uploa
       if (options.uploadEvery && n % options.uploadEvery === 0) {
         const bytes = randomBytes(2048);
         const outcome = record(tally, await uploadObject(s, `${id}.bin`, bytes));
-        if (outcome.status >= 200 && outcome.status < 300) tally.acknowledgedObjects.set(`${id}.bin`, bytes.toString('base64'));
+        if (outcome.status >= 200 && outcome.status < 300)
+          tally.acknowledgedObjects.set(`${id}.bin`, bytes.toString('base64'));
       } else {
         const outcome = record(tally, await insertRow(s, id));
         if (outcome.status >= 200 && outcome.status < 300) tally.acknowledgedRows.add(id);
@@ -157,7 +167,10 @@ export function startWriters(s: ServerProcess, options: { clients: number; uploa
 export async function lostWrites(s: ServerProcess, tally: Tally): Promise<{ rows: string[]; objects: string[] }> {
   const present = new Set<string>();
   for (let offset = 0; ; offset += 1000) {
-    const res = await fetch(`${s.baseUrl}/api/database/records/${TABLE}?select=client_id&order=id&limit=1000&offset=${offset}`, { headers: apiKeyHeaders(s) });
+    const res = await fetch(
+      `${s.baseUrl}/api/database/records/${TABLE}?select=client_id&order=id&limit=1000&offset=${offset}`,
+      { headers: apiKeyHeaders(s) },
+    );
     if (res.status !== 200) throw new Error(`reading rows back: ${res.status} ${await res.text()}`);
     const rows = (await res.json()) as { client_id: string }[];
     for (const row of rows) present.add(row.client_id);
@@ -180,7 +193,8 @@ export async function recoveryMs(s: ServerProcess, since: number, boundMs = RECO
   while (Date.now() < deadline) {
     if (s.exit()) throw new Error(`the server exited (${JSON.stringify(s.exit())}) instead of recovering`);
     const insert = await insertRow(s, `recovery-${since}-${n++}`);
-    const ready = insert.status >= 200 && insert.status < 300 ? await timed(`${s.baseUrl}/api/health/ready`) : undefined;
+    const ready =
+      insert.status >= 200 && insert.status < 300 ? await timed(`${s.baseUrl}/api/health/ready`) : undefined;
     if (ready?.status === 200) return Date.now() - since;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

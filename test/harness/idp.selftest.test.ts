@@ -6,8 +6,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIdTokenIssuer, type IdTokenIssuer } from './id-token-issuer.js';
 import { startOidcIdp, type OidcIdp } from './oidc-idp.js';
 
-const CLIENT = { clientId: 'plinth-selftest', clientSecret: 'selftest-secret-0123456789', redirectUris: ['http://127.0.0.1:1/cb'] };
-const ALICE = { sub: 'alice-1', email: 'alice@example.test', emailVerified: true, name: 'Alice Liddell', picture: 'http://127.0.0.1:1/alice.png' };
+const CLIENT = {
+  clientId: 'plinth-selftest',
+  clientSecret: 'selftest-secret-0123456789',
+  redirectUris: ['http://127.0.0.1:1/cb'],
+};
+const ALICE = {
+  sub: 'alice-1',
+  email: 'alice@example.test',
+  emailVerified: true,
+  name: 'Alice Liddell',
+  picture: 'http://127.0.0.1:1/alice.png',
+};
 const BOB = { sub: 'bob-2', email: 'bob@example.test', emailVerified: false };
 
 const base64url = (bytes: Buffer) => bytes.toString('base64url');
@@ -85,7 +95,9 @@ describe('oidc-idp', () => {
     expect(discovery.id_token_signing_alg_values_supported).toContain('RS256');
     expect(discovery.response_types_supported).toContain('code');
     expect(discovery.scopes_supported).toEqual(expect.arrayContaining(['openid', 'email', 'profile']));
-    expect(discovery.claims_supported).toEqual(expect.arrayContaining(['sub', 'email', 'email_verified', 'name', 'picture']));
+    expect(discovery.claims_supported).toEqual(
+      expect.arrayContaining(['sub', 'email', 'email_verified', 'name', 'picture']),
+    );
   });
 
   it('runs authorize → login → consent → callback → token (PKCE, client_secret_basic) → userinfo', async () => {

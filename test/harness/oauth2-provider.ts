@@ -149,7 +149,13 @@ export interface OAuth2Peer {
   close(): Promise<void>;
 }
 
-export type TokenFailureKind = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'redirect_mismatch' | 'pkce' | 'unsupported_grant_type';
+export type TokenFailureKind =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'redirect_mismatch'
+  | 'pkce'
+  | 'unsupported_grant_type';
 
 interface Grant {
   dialect: Dialect;
@@ -225,7 +231,10 @@ const standardName = (kind: TokenFailureKind) =>
 
 function standardTokenError(kind: TokenFailureKind, description: string): Reply {
   // RFC 6749 §5.2: 401 for a failed client authentication, 400 otherwise.
-  return { status: kind === 'invalid_client' ? 401 : 400, body: { error: standardName(kind), error_description: description } };
+  return {
+    status: kind === 'invalid_client' ? 401 : 400,
+    body: { error: standardName(kind), error_description: description },
+  };
 }
 
 const fbtrace = () => randomBytes(8).toString('base64url');
@@ -269,7 +278,14 @@ const RULES: Record<Dialect, DialectRules> = {
       '/user/emails': (account, grant) => {
         // GitHub hides what a token may not see behind 404.
         if (!grant.scopes.includes('user:email') && !grant.scopes.includes('user')) {
-          return { status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest/users/emails', status: '404' } };
+          return {
+            status: 404,
+            body: {
+              message: 'Not Found',
+              documentation_url: 'https://docs.github.com/rest/users/emails',
+              status: '404',
+            },
+          };
         }
         return { status: 200, body: github(account).emails.map((e) => ({ ...e })) };
       },
@@ -277,9 +293,28 @@ const RULES: Record<Dialect, DialectRules> = {
     clientAuth: ['basic', 'body'],
     pkce: 'optional',
     scopes: new Set([
-      'repo', 'public_repo', 'repo:status', 'read:org', 'write:org', 'admin:org', 'gist', 'notifications',
-      'user', 'read:user', 'user:email', 'user:follow', 'project', 'read:project', 'delete_repo', 'workflow',
-      'read:packages', 'write:packages', 'admin:public_key', 'read:public_key', 'read:gpg_key', 'codespace',
+      'repo',
+      'public_repo',
+      'repo:status',
+      'read:org',
+      'write:org',
+      'admin:org',
+      'gist',
+      'notifications',
+      'user',
+      'read:user',
+      'user:email',
+      'user:follow',
+      'project',
+      'read:project',
+      'delete_repo',
+      'workflow',
+      'read:packages',
+      'write:packages',
+      'admin:public_key',
+      'read:public_key',
+      'read:gpg_key',
+      'codespace',
     ]),
     scopeSeparator: /[ ,]+/,
     unknownScopes: 'drop',
@@ -287,7 +322,11 @@ const RULES: Record<Dialect, DialectRules> = {
     grantTypeRequired: false,
     redirectUriRequired: false,
     tokenMethods: ['POST'],
-    tokenResponse: (accessToken, scopes) => ({ access_token: accessToken, token_type: 'bearer', scope: scopes.join(',') }),
+    tokenResponse: (accessToken, scopes) => ({
+      access_token: accessToken,
+      token_type: 'bearer',
+      scope: scopes.join(','),
+    }),
     accessTokenTtl: null,
     // GitHub answers token errors with 200 and its own error names.
     tokenError: (kind, description) => ({
@@ -302,11 +341,17 @@ const RULES: Record<Dialect, DialectRules> = {
           unsupported_grant_type: 'unsupported_grant_type',
         }[kind],
         error_description: description,
-        error_uri: 'https://docs.github.com/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors',
+        error_uri:
+          'https://docs.github.com/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors',
       },
     }),
-    apiError: (status, message) => ({ status, body: { message, documentation_url: 'https://docs.github.com/rest', status: String(status) } }),
-    authorizeErrorExtras: { error_uri: 'https://docs.github.com/apps/managing-oauth-apps/troubleshooting-authorization-request-errors' },
+    apiError: (status, message) => ({
+      status,
+      body: { message, documentation_url: 'https://docs.github.com/rest', status: String(status) },
+    }),
+    authorizeErrorExtras: {
+      error_uri: 'https://docs.github.com/apps/managing-oauth-apps/troubleshooting-authorization-request-errors',
+    },
     requiresUserAgent: true,
     extraAuthSchemes: ['token'],
   },
@@ -337,8 +382,20 @@ const RULES: Record<Dialect, DialectRules> = {
     clientAuth: ['basic', 'body'],
     pkce: 'optional',
     scopes: new Set([
-      'identify', 'email', 'connections', 'guilds', 'guilds.join', 'guilds.members.read', 'gdm.join', 'openid',
-      'role_connections.write', 'applications.commands', 'bot', 'messages.read', 'rpc', 'activities.read',
+      'identify',
+      'email',
+      'connections',
+      'guilds',
+      'guilds.join',
+      'guilds.members.read',
+      'gdm.join',
+      'openid',
+      'role_connections.write',
+      'applications.commands',
+      'bot',
+      'messages.read',
+      'rpc',
+      'activities.read',
     ]),
     scopeSeparator: / +/,
     unknownScopes: 'refuse',
@@ -355,7 +412,10 @@ const RULES: Record<Dialect, DialectRules> = {
     }),
     accessTokenTtl: 604800,
     tokenError: standardTokenError,
-    apiError: (status) => ({ status, body: { message: `${status}: ${status === 401 ? 'Unauthorized' : 'Forbidden'}`, code: 0 } }),
+    apiError: (status) => ({
+      status,
+      body: { message: `${status}: ${status === 401 ? 'Unauthorized' : 'Forbidden'}`, code: 0 },
+    }),
   },
 
   facebook: {
@@ -364,12 +424,16 @@ const RULES: Record<Dialect, DialectRules> = {
       '/me': (account, grant, query) => {
         const user = account as FacebookAccount;
         // Graph returns only the fields asked for; id and name by default.
-        const fields = (query.get('fields') ?? 'id,name').split(',').map((f) => f.trim()).filter(Boolean);
+        const fields = (query.get('fields') ?? 'id,name')
+          .split(',')
+          .map((f) => f.trim())
+          .filter(Boolean);
         const body: Record<string, unknown> = {};
         for (const field of fields) {
           if (field === 'id') body.id = user.id;
           else if (field === 'name') body.name = user.name;
-          else if (field === 'picture') body.picture = { data: { height: 50, is_silhouette: false, url: user.picture, width: 50 } };
+          else if (field === 'picture')
+            body.picture = { data: { height: 50, is_silhouette: false, url: user.picture, width: 50 } };
           else if (field === 'email') {
             if (grant.scopes.includes('email') && user.email !== undefined) body.email = user.email;
           } else return graphError(400, `(#100) Tried accessing nonexisting field (${field}) on node type (User)`, 100);
@@ -380,8 +444,19 @@ const RULES: Record<Dialect, DialectRules> = {
     clientAuth: ['body'],
     pkce: 'optional',
     scopes: new Set([
-      'public_profile', 'email', 'openid', 'user_friends', 'user_birthday', 'user_gender', 'user_link',
-      'user_location', 'user_photos', 'user_posts', 'user_likes', 'user_hometown', 'user_age_range',
+      'public_profile',
+      'email',
+      'openid',
+      'user_friends',
+      'user_birthday',
+      'user_gender',
+      'user_link',
+      'user_location',
+      'user_photos',
+      'user_posts',
+      'user_likes',
+      'user_hometown',
+      'user_age_range',
     ]),
     scopeSeparator: /[ ,]+/,
     implicitScopes: ['public_profile'],
@@ -407,10 +482,17 @@ const RULES: Record<Dialect, DialectRules> = {
         if (!hasAll(grant.scopes, ['users.read', 'tweet.read'])) {
           return { status: 403, body: { title: 'Forbidden', type: 'about:blank', status: 403, detail: 'Forbidden' } };
         }
-        const fields = (query.get('user.fields') ?? '').split(',').map((f) => f.trim()).filter(Boolean);
+        const fields = (query.get('user.fields') ?? '')
+          .split(',')
+          .map((f) => f.trim())
+          .filter(Boolean);
         const data: Record<string, unknown> = { id: user.id, name: user.name, username: user.username };
         if (fields.includes('profile_image_url')) data.profile_image_url = user.profile_image_url;
-        if (fields.includes('confirmed_email') && grant.scopes.includes('users.email') && user.confirmed_email !== undefined) {
+        if (
+          fields.includes('confirmed_email') &&
+          grant.scopes.includes('users.email') &&
+          user.confirmed_email !== undefined
+        ) {
           data.confirmed_email = user.confirmed_email;
         }
         return { status: 200, body: { data } };
@@ -419,9 +501,26 @@ const RULES: Record<Dialect, DialectRules> = {
     clientAuth: ['basic'],
     pkce: 'required',
     scopes: new Set([
-      'tweet.read', 'tweet.write', 'tweet.moderate.write', 'users.read', 'users.email', 'follows.read', 'follows.write',
-      'offline.access', 'space.read', 'mute.read', 'mute.write', 'like.read', 'like.write', 'list.read', 'list.write',
-      'block.read', 'block.write', 'bookmark.read', 'bookmark.write', 'media.write',
+      'tweet.read',
+      'tweet.write',
+      'tweet.moderate.write',
+      'users.read',
+      'users.email',
+      'follows.read',
+      'follows.write',
+      'offline.access',
+      'space.read',
+      'mute.read',
+      'mute.write',
+      'like.read',
+      'like.write',
+      'list.read',
+      'list.write',
+      'block.read',
+      'block.write',
+      'bookmark.read',
+      'bookmark.write',
+      'media.write',
     ]),
     scopeSeparator: / +/,
     unknownScopes: 'refuse',
@@ -429,7 +528,12 @@ const RULES: Record<Dialect, DialectRules> = {
     grantTypeRequired: true,
     redirectUriRequired: true,
     tokenMethods: ['POST'],
-    tokenResponse: (accessToken, scopes) => ({ token_type: 'bearer', expires_in: 7200, access_token: accessToken, scope: scopes.join(' ') }),
+    tokenResponse: (accessToken, scopes) => ({
+      token_type: 'bearer',
+      expires_in: 7200,
+      access_token: accessToken,
+      scope: scopes.join(' '),
+    }),
     accessTokenTtl: 7200,
     tokenError: (kind, description) =>
       kind === 'invalid_client'
@@ -437,7 +541,12 @@ const RULES: Record<Dialect, DialectRules> = {
         : standardTokenError(kind, description),
     apiError: (status) => ({
       status,
-      body: { title: status === 401 ? 'Unauthorized' : 'Forbidden', type: 'about:blank', status, detail: status === 401 ? 'Unauthorized' : 'Forbidden' },
+      body: {
+        title: status === 401 ? 'Unauthorized' : 'Forbidden',
+        type: 'about:blank',
+        status,
+        detail: status === 401 ? 'Unauthorized' : 'Forbidden',
+      },
     }),
   },
 
@@ -458,7 +567,11 @@ const RULES: Record<Dialect, DialectRules> = {
         };
         if (grant.scopes.includes('user-read-email')) body.email = user.email;
         if (grant.scopes.includes('user-read-private')) {
-          Object.assign(body, { country: user.country ?? 'SE', product: user.product ?? 'free', explicit_content: { filter_enabled: false, filter_locked: false } });
+          Object.assign(body, {
+            country: user.country ?? 'SE',
+            product: user.product ?? 'free',
+            explicit_content: { filter_enabled: false, filter_locked: false },
+          });
         }
         return { status: 200, body };
       },
@@ -466,10 +579,24 @@ const RULES: Record<Dialect, DialectRules> = {
     clientAuth: ['basic'],
     pkce: 'optional',
     scopes: new Set([
-      'user-read-email', 'user-read-private', 'playlist-read-private', 'playlist-read-collaborative',
-      'playlist-modify-private', 'playlist-modify-public', 'user-library-read', 'user-library-modify', 'user-top-read',
-      'user-read-recently-played', 'user-follow-read', 'user-follow-modify', 'user-read-playback-state',
-      'user-modify-playback-state', 'user-read-currently-playing', 'streaming', 'app-remote-control', 'ugc-image-upload',
+      'user-read-email',
+      'user-read-private',
+      'playlist-read-private',
+      'playlist-read-collaborative',
+      'playlist-modify-private',
+      'playlist-modify-public',
+      'user-library-read',
+      'user-library-modify',
+      'user-top-read',
+      'user-read-recently-played',
+      'user-follow-read',
+      'user-follow-modify',
+      'user-read-playback-state',
+      'user-modify-playback-state',
+      'user-read-currently-playing',
+      'streaming',
+      'app-remote-control',
+      'ugc-image-upload',
     ]),
     scopeSeparator: / +/,
     unknownScopes: 'refuse',
@@ -486,7 +613,10 @@ const RULES: Record<Dialect, DialectRules> = {
     }),
     accessTokenTtl: 3600,
     // Spotify answers every token error with 400, client errors included.
-    tokenError: (kind, description) => ({ status: 400, body: { error: standardName(kind), error_description: description } }),
+    tokenError: (kind, description) => ({
+      status: 400,
+      body: { error: standardName(kind), error_description: description },
+    }),
     apiError: (status, message) => ({ status, body: { error: { status, message } } }),
   },
 };
@@ -547,7 +677,8 @@ export async function startOAuth2Peer(): Promise<OAuth2Peer> {
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) send(res, { status: 500, body: { error: 'server_error', error_description: String(error) } });
+      if (!res.headersSent)
+        send(res, { status: 500, body: { error: 'server_error', error_description: String(error) } });
       else res.destroy();
     });
   });
@@ -581,7 +712,8 @@ export async function startOAuth2Peer(): Promise<OAuth2Peer> {
     const rules = RULES[dialect];
     const path = `/${rest.join('/')}`;
 
-    if (path === rules.paths.authorize && req.method === 'GET') return send(res, authorizeEndpoint(dialect, rules, url, req));
+    if (path === rules.paths.authorize && req.method === 'GET')
+      return send(res, authorizeEndpoint(dialect, rules, url, req));
     if (path === rules.paths.token && rules.tokenMethods.includes(req.method ?? '')) {
       return send(res, tokenEndpoint(dialect, rules, url, req, req.method === 'POST' ? await readBody(req) : ''));
     }
@@ -618,7 +750,11 @@ export async function startOAuth2Peer(): Promise<OAuth2Peer> {
     }
     const redirectUri = sentRedirect ?? client.redirectUris[0]!;
     if (!client.redirectUris.includes(redirectUri)) {
-      return page(400, 'Invalid redirect_uri', `The redirect_uri is not registered for this application: ${redirectUri}`);
+      return page(
+        400,
+        'Invalid redirect_uri',
+        `The redirect_uri is not registered for this application: ${redirectUri}`,
+      );
     }
 
     const state = params.get('state');
@@ -638,7 +774,8 @@ export async function startOAuth2Peer(): Promise<OAuth2Peer> {
 
     const asked = (params.get('scope') ?? '').split(rules.scopeSeparator).filter(Boolean);
     const unknown = asked.filter((scope) => !rules.scopes.has(scope));
-    if (unknown.length > 0 && rules.unknownScopes === 'refuse') return refuse('invalid_scope', `Unknown scope: ${unknown.join(' ')}`);
+    if (unknown.length > 0 && rules.unknownScopes === 'refuse')
+      return refuse('invalid_scope', `Unknown scope: ${unknown.join(' ')}`);
     const scopes = [...new Set([...(rules.implicitScopes ?? []), ...asked.filter((scope) => rules.scopes.has(scope))])];
     if (scopes.length === 0 && dialect !== 'github') return refuse('invalid_scope', 'scope is required');
 
@@ -647,7 +784,8 @@ export async function startOAuth2Peer(): Promise<OAuth2Peer> {
     if (challengeValue !== null) {
       // RFC 7636 §4.3: the method defaults to plain.
       const method = params.get('code_challenge_method') ?? 'plain';
-      if (method !== 'S256' && method !== 'plain') return refuse('invalid_request', `Unsupported code_challenge_method: ${method}`);
+      if (method !== 'S256' && method !== 'plain')
+        return refuse('invalid_request', `Unsupported code_challenge_method: ${method}`);
       if (!PKCE_VALUE.test(challengeValue)) return refuse('invalid_request', 'Malformed code_challenge');
       challenge = { value: challengeValue, method };
     } else if (rules.pkce === 'required') {
@@ -679,8 +817,18 @@ export async function startOAuth2Peer(): Promise<OAuth2Peer> {
 
   function tokenEndpoint(dialect: Dialect, rules: DialectRules, url: URL, req: IncomingMessage, body: string): Reply {
     const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    const form = req.method === 'GET' ? new URLSearchParams(url.search) : new URLSearchParams(contentType === 'application/x-www-form-urlencoded' ? body : '');
-    const record: TokenRequestRecord = { method: req.method ?? '', clientAuth: 'none', clientId: undefined, form, pkce: null, outcome: 'issued' };
+    const form =
+      req.method === 'GET'
+        ? new URLSearchParams(url.search)
+        : new URLSearchParams(contentType === 'application/x-www-form-urlencoded' ? body : '');
+    const record: TokenRequestRecord = {
+      method: req.method ?? '',
+      clientAuth: 'none',
+      clientId: undefined,
+      form,
+      pkce: null,
+      outcome: 'issued',
+    };
     tokenLog.get(dialect)!.push(record);
     const fail = (kind: TokenFailureKind, description: string): Reply => {
       record.outcome = kind;
@@ -700,7 +848,8 @@ export async function startOAuth2Peer(): Promise<OAuth2Peer> {
     if (basic) {
       record.clientAuth = 'basic';
       credentials = basic;
-      if (form.has('client_id') && form.get('client_id') !== basic.id) return fail('invalid_request', 'client_id does not match the Authorization header.');
+      if (form.has('client_id') && form.get('client_id') !== basic.id)
+        return fail('invalid_request', 'client_id does not match the Authorization header.');
     } else if (bodySecret !== null) {
       record.clientAuth = 'body';
       credentials = { id: form.get('client_id') ?? '', secret: bodySecret };
@@ -708,10 +857,14 @@ export async function startOAuth2Peer(): Promise<OAuth2Peer> {
     record.clientId = credentials?.id ?? form.get('client_id') ?? undefined;
     if (!credentials) return fail('invalid_client', 'Client authentication is required for this application.');
     if (!rules.clientAuth.includes(record.clientAuth as 'basic' | 'body')) {
-      return fail('invalid_client', `This provider does not take client credentials by ${record.clientAuth === 'basic' ? 'HTTP Basic' : 'the request body'}.`);
+      return fail(
+        'invalid_client',
+        `This provider does not take client credentials by ${record.clientAuth === 'basic' ? 'HTTP Basic' : 'the request body'}.`,
+      );
     }
     const client = clients.get(key(dialect, credentials.id));
-    if (!client || client.clientSecret !== credentials.secret) return fail('invalid_client', 'The client_id and/or client_secret passed are incorrect.');
+    if (!client || client.clientSecret !== credentials.secret)
+      return fail('invalid_client', 'The client_id and/or client_secret passed are incorrect.');
 
     const grantType = form.get('grant_type');
     if (grantType === null ? rules.grantTypeRequired : grantType !== 'authorization_code') {
@@ -745,7 +898,11 @@ export async function startOAuth2Peer(): Promise<OAuth2Peer> {
         PKCE_VALUE.test(verifier) &&
         (grant.challenge.method === 'S256' ? s256(verifier) : verifier) === grant.challenge.value;
       record.pkce = { method: grant.challenge.method, verifierMatched: matched };
-      if (!matched) return fail('pkce', verifier === null ? 'code_verifier is required.' : 'The code_verifier does not match the code_challenge.');
+      if (!matched)
+        return fail(
+          'pkce',
+          verifier === null ? 'code_verifier is required.' : 'The code_verifier does not match the code_challenge.',
+        );
     }
 
     const accessToken = token(dialect === 'github' ? 'gho_' : '');
@@ -761,24 +918,39 @@ export async function startOAuth2Peer(): Promise<OAuth2Peer> {
     // GitHub answers urlencoded unless JSON is asked for.
     if (dialect === 'github' && !(req.headers.accept ?? '').includes('application/json')) {
       const encoded = new URLSearchParams(Object.entries(response).map(([name, value]) => [name, String(value)]));
-      return { status: 200, body: encoded.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' } };
+      return {
+        status: 200,
+        body: encoded.toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+      };
     }
     return { status: 200, body: response };
   }
 
   function userApi(dialect: Dialect, rules: DialectRules, api: ApiHandler, url: URL, req: IncomingMessage): Reply {
     if (rules.requiresUserAgent && !req.headers['user-agent']) {
-      return rules.apiError(403, 'Request forbidden by administrative rules. Please make sure your request has a User-Agent header.');
+      return rules.apiError(
+        403,
+        'Request forbidden by administrative rules. Please make sure your request has a User-Agent header.',
+      );
     }
     const header = req.headers.authorization ?? '';
     const match = /^(\S+)\s+(\S+)$/.exec(header);
     const schemes = ['bearer', ...(rules.extraAuthSchemes ?? []).map((s) => s.toLowerCase())];
     let presented = match && schemes.includes(match[1]!.toLowerCase()) ? match[2] : undefined;
     // Graph also takes the token as a query parameter.
-    if (presented === undefined && dialect === 'facebook') presented = url.searchParams.get('access_token') ?? undefined;
+    if (presented === undefined && dialect === 'facebook')
+      presented = url.searchParams.get('access_token') ?? undefined;
     const grant = presented === undefined ? undefined : accessTokens.get(presented);
     if (!grant || grant.dialect !== dialect || (grant.expiresAt !== null && grant.expiresAt <= Date.now())) {
-      return rules.apiError(401, dialect === 'facebook' ? 'Invalid OAuth access token - Cannot parse access token' : dialect === 'github' ? 'Bad credentials' : 'Invalid access token');
+      return rules.apiError(
+        401,
+        dialect === 'facebook'
+          ? 'Invalid OAuth access token - Cannot parse access token'
+          : dialect === 'github'
+            ? 'Bad credentials'
+            : 'Invalid access token',
+      );
     }
     if (dialect === 'discord' && !grant.scopes.includes('identify')) return rules.apiError(401, 'Unauthorized');
     const account = accounts.get(key(dialect, grant.accountId));
@@ -817,7 +989,12 @@ export async function startOAuth2Peer(): Promise<OAuth2Peer> {
         return new URL(location, authUrl);
       }
       const text = await response.text();
-      throw new Error(`the provider answered ${response.status} instead of redirecting: ${text.replace(/<[^>]+>/g, ' ').trim().slice(0, 300)}`);
+      throw new Error(
+        `the provider answered ${response.status} instead of redirecting: ${text
+          .replace(/<[^>]+>/g, ' ')
+          .trim()
+          .slice(0, 300)}`,
+      );
     },
 
     lastAuthorizationRequest(dialect) {

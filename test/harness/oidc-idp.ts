@@ -303,7 +303,8 @@ export async function startOidcIdp(): Promise<OidcIdp> {
         } else if (interaction.prompt.name === 'consent') {
           const accountId = interaction.session?.accountId;
           const clientId = interaction.params.client_id;
-          if (typeof accountId !== 'string' || typeof clientId !== 'string') throw new Error('consent without a session or client');
+          if (typeof accountId !== 'string' || typeof clientId !== 'string')
+            throw new Error('consent without a session or client');
           const grant = interaction.grantId
             ? await provider.Grant.find(interaction.grantId)
             : new provider.Grant({ accountId, clientId });
@@ -396,9 +397,13 @@ export async function startOidcIdp(): Promise<OidcIdp> {
           continue;
         }
         const body = await response.text();
-        const formPost = response.headers.get('content-type')?.startsWith('text/html') ? formPostTarget(body) : undefined;
+        const formPost = response.headers.get('content-type')?.startsWith('text/html')
+          ? formPostTarget(body)
+          : undefined;
         if (formPost && formPost.origin !== issuer) return formPost;
-        throw new Error(`IdP answered ${response.status} at ${url.pathname} instead of redirecting: ${body.slice(0, 500)}`);
+        throw new Error(
+          `IdP answered ${response.status} at ${url.pathname} instead of redirecting: ${body.slice(0, 500)}`,
+        );
       }
       throw new Error('IdP redirected more than 20 times');
     },

@@ -85,7 +85,13 @@ const int = (v: unknown) => (v === undefined || v === '' ? undefined : Number(v)
 const nullable = (v: unknown) => (v === '' ? null : v);
 
 function build(resource: string, params: Obj, now: number, existing?: Obj): Obj {
-  const base = existing ?? { id: newId(prefixes[resource]!), object: objectNames[resource], created: now, livemode: false, metadata: {} };
+  const base = existing ?? {
+    id: newId(prefixes[resource]!),
+    object: objectNames[resource],
+    created: now,
+    livemode: false,
+    metadata: {},
+  };
   const merged: Obj = { ...base };
   const metadata = params.metadata === '' ? {} : { ...base.metadata, ...(params.metadata ?? {}) };
   for (const [k, v] of Object.entries(metadata)) if (v === '') delete metadata[k];
@@ -116,7 +122,10 @@ function build(resource: string, params: Obj, now: number, existing?: Obj): Obj 
       });
     }
     case 'customers':
-      return Object.assign(merged, { email: params.email ?? base.email ?? null, name: params.name ?? base.name ?? null });
+      return Object.assign(merged, {
+        email: params.email ?? base.email ?? null,
+        name: params.name ?? base.name ?? null,
+      });
     case 'billing_portal/sessions':
       return Object.assign(merged, {
         customer: params.customer,
@@ -172,26 +181,40 @@ export async function startProcessorPeer(): Promise<ProcessorPeer> {
     if (method === 'GET' && path === '/v1/account') {
       return { status: 200, body: { id: account.id, object: 'account', email: `owner@${account.id}.test` } };
     }
-    const match = /^\/v1\/(products|prices|customers|subscriptions|billing_portal\/sessions|checkout\/sessions|webhook_endpoints|invoices|payment_intents|refunds)(?:\/([^/]+))?$/.exec(path);
+    const match =
+      /^\/v1\/(products|prices|customers|subscriptions|billing_portal\/sessions|checkout\/sessions|webhook_endpoints|invoices|payment_intents|refunds)(?:\/([^/]+))?$/.exec(
+        path,
+      );
     if (!match) return processorError(404, 'invalid_request_error', `Unrecognized request URL (${method}: ${path})`);
     const [, resource, id] = match as unknown as [string, string, string | undefined];
     const kind = objectNames[resource]!;
     const all = [...account.objects.values()].filter((o) => o.object === kind);
     if (!id && method === 'GET') {
-      const filtered = all.filter((o) =>
-        (params.product === undefined || o.product === params.product) &&
-        (params.customer === undefined || o.customer === params.customer),
+      const filtered = all.filter(
+        (o) =>
+          (params.product === undefined || o.product === params.product) &&
+          (params.customer === undefined || o.customer === params.customer),
       );
-      return { status: 200, body: { object: 'list', data: filtered.reverse(), has_more: false, url: `/v1/${resource}` } };
+      return {
+        status: 200,
+        body: { object: 'list', data: filtered.reverse(), has_more: false, url: `/v1/${resource}` },
+      };
     }
     if (!id && method === 'POST') {
-      if (resource === 'products' && !params.name) return processorError(400, 'invalid_request_error', 'Missing required param: name.', { param: 'name' });
+      if (resource === 'products' && !params.name)
+        return processorError(400, 'invalid_request_error', 'Missing required param: name.', { param: 'name' });
       if (resource === 'prices') {
         const product = account.objects.get(params.product);
-        if (!product) return processorError(400, 'invalid_request_error', `No such product: '${params.product}'`, { code: 'resource_missing', param: 'product' });
+        if (!product)
+          return processorError(400, 'invalid_request_error', `No such product: '${params.product}'`, {
+            code: 'resource_missing',
+            param: 'product',
+          });
       }
       if (resource === 'billing_portal/sessions' && !account.objects.has(params.customer)) {
-        return processorError(400, 'invalid_request_error', `No such customer: '${params.customer}'`, { code: 'resource_missing' });
+        return processorError(400, 'invalid_request_error', `No such customer: '${params.customer}'`, {
+          code: 'resource_missing',
+        });
       }
       const created = build(resource, params, now);
       account.objects.set(created.id, created);
@@ -208,8 +231,15 @@ export async function startProcessorPeer(): Promise<ProcessorPeer> {
       return { status: 200, body: updated };
     }
     if (method === 'DELETE') {
-      if (resource === 'products' && [...account.objects.values()].some((o) => o.object === 'price' && o.product === id)) {
-        return processorError(400, 'invalid_request_error', 'This product cannot be deleted because it has one or more user-created prices.');
+      if (
+        resource === 'products' &&
+        [...account.objects.values()].some((o) => o.object === 'price' && o.product === id)
+      ) {
+        return processorError(
+          400,
+          'invalid_request_error',
+          'This product cannot be deleted because it has one or more user-created prices.',
+        );
       }
       account.objects.delete(existing.id);
       return { status: 200, body: { id: existing.id, object: kind, deleted: true } };
@@ -222,7 +252,9 @@ export async function startProcessorPeer(): Promise<ProcessorPeer> {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? '/', 'http://processor.test');
     const method = req.method ?? 'GET';
-    const params = parseForm(method === 'GET' || method === 'DELETE' ? url.search.slice(1) : Buffer.concat(chunks).toString('utf8'));
+    const params = parseForm(
+      method === 'GET' || method === 'DELETE' ? url.search.slice(1) : Buffer.concat(chunks).toString('utf8'),
+    );
     const apiKey = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
     const idempotencyKey = req.headers['idempotency-key'] as string | undefined;
     requests.push({ method, path: url.pathname, apiKey, idempotencyKey, params });

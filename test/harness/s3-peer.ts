@@ -26,7 +26,13 @@ const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
 export async function startS3Peer(bucket = 'plinth-objects'): Promise<S3Peer> {
   const directory = await mkdtemp(path.join(tmpdir(), 's3-peer-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket }] });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket }],
+  });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: CREDENTIALS });
@@ -79,8 +85,16 @@ export async function startS3Gateway(): Promise<S3Gateway> {
   const t = await startTestApp({ env: { ...peer.env, API_BASE_URL: `http://127.0.0.1:${port}` } });
   await t.app.listen({ port, host: '127.0.0.1' });
   const endpoint = `http://127.0.0.1:${port}/storage/v1/s3`;
-  const created = await t.request({ method: 'POST', url: '/api/storage/s3/access-keys', headers: { 'x-api-key': t.apiKey }, payload: { description: 'sdk' } });
-  const key = { accessKeyId: created.json.accessKeyId as string, secretAccessKey: created.json.secretAccessKey as string };
+  const created = await t.request({
+    method: 'POST',
+    url: '/api/storage/s3/access-keys',
+    headers: { 'x-api-key': t.apiKey },
+    payload: { description: 'sdk' },
+  });
+  const key = {
+    accessKeyId: created.json.accessKeyId as string,
+    secretAccessKey: created.json.secretAccessKey as string,
+  };
   const clients: S3Client[] = [];
   return {
     t,
@@ -92,7 +106,10 @@ export async function startS3Gateway(): Promise<S3Gateway> {
         endpoint,
         region: overrides.region ?? 'us-east-1',
         forcePathStyle: true,
-        credentials: { accessKeyId: overrides.accessKeyId ?? key.accessKeyId, secretAccessKey: overrides.secretAccessKey ?? key.secretAccessKey },
+        credentials: {
+          accessKeyId: overrides.accessKeyId ?? key.accessKeyId,
+          secretAccessKey: overrides.secretAccessKey ?? key.secretAccessKey,
+        },
       });
       clients.push(c);
       return c;
@@ -124,23 +141,42 @@ const hmac = (k: string | Buffer, data: string) => createHmac('sha256', k).updat
  * us-east-1); `corrupt` zeroes the second chunk after signing. With `trailer`, the final chunk is
  * followed by those trailing headers and their x-amz-trailer-signature.
  */
-export function awsChunked(content: Buffer, seed: string, amzDate: string, secret: string, corrupt: boolean, trailer?: Record<string, string>): Buffer {
+export function awsChunked(
+  content: Buffer,
+  seed: string,
+  amzDate: string,
+  secret: string,
+  corrupt: boolean,
+  trailer?: Record<string, string>,
+): Buffer {
   const date = amzDate.slice(0, 8);
   const scope = `${date}/us-east-1/s3/aws4_request`;
   const signingKey = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), 'us-east-1'), 's3'), 'aws4_request');
   const parts: Buffer[] = [];
   let previous = seed;
-  const chunks = [content.subarray(0, 65536), content.subarray(65536, 131072), content.subarray(131072), Buffer.alloc(0)];
+  const chunks = [
+    content.subarray(0, 65536),
+    content.subarray(65536, 131072),
+    content.subarray(131072),
+    Buffer.alloc(0),
+  ];
   chunks.forEach((chunk, i) => {
     const stringToSign = ['AWS4-HMAC-SHA256-PAYLOAD', amzDate, scope, previous, sha256(''), sha256(chunk)].join('\n');
     const signature = createHmac('sha256', signingKey).update(stringToSign).digest('hex');
     const data = corrupt && i === 1 ? Buffer.from(chunk).fill(0) : chunk;
     const last = i === chunks.length - 1;
-    parts.push(Buffer.from(`${chunk.length.toString(16)};chunk-signature=${signature}\r\n`), data, Buffer.from(last && trailer ? '' : '\r\n'));
+    parts.push(
+      Buffer.from(`${chunk.length.toString(16)};chunk-signature=${signature}\r\n`),
+      data,
+      Buffer.from(last && trailer ? '' : '\r\n'),
+    );
     previous = signature;
   });
   if (trailer) {
-    const canonical = Object.entries(trailer).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}:${v}\n`).join('');
+    const canonical = Object.entries(trailer)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => `${k}:${v}\n`)
+      .join('');
     const stringToSign = ['AWS4-HMAC-SHA256-TRAILER', amzDate, scope, previous, sha256(canonical)].join('\n');
     const signature = createHmac('sha256', signingKey).update(stringToSign).digest('hex');
     parts.push(Buffer.from(`${canonical.replaceAll('\n', '\r\n')}x-amz-trailer-signature:${signature}\r\n\r\n`));

@@ -65,7 +65,12 @@ export function isAlive(pid: number): boolean {
 }
 
 /** Polls `check` until it returns a value (not undefined) or the deadline passes. */
-export async function pollUntil<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined> | T | undefined, intervalMs = 50): Promise<T> {
+export async function pollUntil<T>(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<T | undefined> | T | undefined,
+  intervalMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -108,7 +113,9 @@ async function environmentFor(options: ServerProcessOptions) {
   const embeddedPgPort = reuse?.embeddedPgPort ?? (await freePort());
   const runtimePort = reuse?.runtimePort ?? (await freePort());
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([k, v]) => v !== undefined && (k === 'PATH' || k === 'HOME' || k === 'TMPDIR' || k === 'LANG')),
+    Object.entries(process.env).filter(
+      ([k, v]) => v !== undefined && (k === 'PATH' || k === 'HOME' || k === 'TMPDIR' || k === 'LANG'),
+    ),
   ) as Record<string, string>;
   const env: Record<string, string> = reuse?.env ?? {
     ...inherited,
@@ -137,7 +144,12 @@ function launch(env: Record<string, string>, fileLimit: number | undefined): Chi
   const [command, args] = fileLimit
     ? ['/bin/sh', ['-c', `ulimit -n ${fileLimit} && exec "$@"`, 'sh', ...node]]
     : [node[0]!, node.slice(1)];
-  return spawn(command as string, args as string[], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(command as string, args as string[], {
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 async function platformKeys(baseUrl: string): Promise<{ apiKey: string; anonKey: string }> {
@@ -149,24 +161,37 @@ async function platformKeys(baseUrl: string): Promise<{ apiKey: string; anonKey:
   if (signIn.status !== 200) throw new Error(`admin sign-in failed: ${signIn.status} ${await signIn.text()}`);
   const auth = { authorization: `Bearer ${((await signIn.json()) as { accessToken: string }).accessToken}` };
   const api = (await (await fetch(`${baseUrl}/api/metadata/api-key`, { headers: auth })).json()) as { apiKey: string };
-  const anon = (await (await fetch(`${baseUrl}/api/metadata/anon-key`, { headers: auth })).json()) as { anonKey: string };
+  const anon = (await (await fetch(`${baseUrl}/api/metadata/anon-key`, { headers: auth })).json()) as {
+    anonKey: string;
+  };
   return { apiKey: api.apiKey, anonKey: anon.anonKey };
 }
 
 /** GET /api/health/ready → 200, polled until `timeoutMs`; throws early if the process exits. */
-export async function waitReady(server: Pick<ServerProcess, 'baseUrl' | 'exit' | 'output'>, timeoutMs: number): Promise<number> {
+export async function waitReady(
+  server: Pick<ServerProcess, 'baseUrl' | 'exit' | 'output'>,
+  timeoutMs: number,
+): Promise<number> {
   const started = Date.now();
-  await pollUntil('/api/health/ready', timeoutMs, async () => {
-    const exit = server.exit();
-    if (exit) throw new Error(`the server exited (${exit.code ?? exit.signal}) before it was ready:\n${server.output().slice(-4000)}`);
-    try {
-      const res = await fetch(`${server.baseUrl}/api/health/ready`, { signal: AbortSignal.timeout(2_000) });
-      await res.body?.cancel();
-      return res.status === 200 ? true : undefined;
-    } catch {
-      return undefined;
-    }
-  }, 100);
+  await pollUntil(
+    '/api/health/ready',
+    timeoutMs,
+    async () => {
+      const exit = server.exit();
+      if (exit)
+        throw new Error(
+          `the server exited (${exit.code ?? exit.signal}) before it was ready:\n${server.output().slice(-4000)}`,
+        );
+      try {
+        const res = await fetch(`${server.baseUrl}/api/health/ready`, { signal: AbortSignal.timeout(2_000) });
+        await res.body?.cancel();
+        return res.status === 200 ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    100,
+  );
   return Date.now() - started;
 }
 

@@ -41,7 +41,9 @@ export interface SmtpPeer {
 
 const decodeQuotedPrintable = (text: string) =>
   Buffer.from(
-    text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    text
+      .replace(/=\r?\n/g, '')
+      .replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
     'latin1',
   ).toString('utf8');
 
@@ -58,7 +60,8 @@ function decodeParts(raw: string): DecodedPart[] {
     const body = rest.join('\n\n');
     const contentType = /content-type:\s*([\w/+.-]+)/i.exec(head)?.[1]?.toLowerCase() ?? '';
     const encoding = /content-transfer-encoding:\s*([\w-]+)/i.exec(head)?.[1]?.toLowerCase();
-    if (encoding === 'base64') return { contentType, content: Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8') };
+    if (encoding === 'base64')
+      return { contentType, content: Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8') };
     if (encoding === 'quoted-printable') return { contentType, content: decodeQuotedPrintable(body) };
     return { contentType, content: body };
   });
@@ -142,7 +145,12 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
 
   return {
     port,
-    env: { SMTP_HOST: '127.0.0.1', SMTP_PORT: String(port), SMTP_SENDER_EMAIL: 'no-reply@plinth.test', SMTP_SENDER_NAME: 'Plinth Test' },
+    env: {
+      SMTP_HOST: '127.0.0.1',
+      SMTP_PORT: String(port),
+      SMTP_SENDER_EMAIL: 'no-reply@plinth.test',
+      SMTP_SENDER_NAME: 'Plinth Test',
+    },
     messages,
     nextMessageTo(address) {
       const wanted = address.toLowerCase();

@@ -42,7 +42,10 @@ export interface TestApp extends Server {
   /** app.inject with JSON helpers; `json` is the parsed body (undefined when not JSON). */
   request(options: InjectOptions): Promise<LightMyRequestResponse & { json: any }>;
   /** Registers a user through the API (mobile client) and returns its tokens. */
-  signUp(email?: string, password?: string): Promise<{ user: any; accessToken: string; refreshToken: string; email: string; password: string }>;
+  signUp(
+    email?: string,
+    password?: string,
+  ): Promise<{ user: any; accessToken: string; refreshToken: string; email: string; password: string }>;
   /** An admin access token from the admin sign-in endpoint. */
   adminToken(): Promise<string>;
   /** A second server on the same database (as another instance behind a load balancer). */
@@ -148,7 +151,15 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
 /** The value of a Set-Cookie header's cookie, and its attributes. */
 export function cookieFrom(res: LightMyRequestResponse, name: string) {
   return res.cookies.find((c) => c.name === name) as
-    | { name: string; value: string; path?: string; httpOnly?: boolean; maxAge?: number; sameSite?: string; secure?: boolean }
+    | {
+        name: string;
+        value: string;
+        path?: string;
+        httpOnly?: boolean;
+        maxAge?: number;
+        sameSite?: string;
+        secure?: boolean;
+      }
     | undefined;
 }
 

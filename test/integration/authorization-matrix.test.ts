@@ -122,8 +122,7 @@ const MATRIX_FUNCTION = 'export default () => new Response("matrix");';
 /** Arranges state for a row with the API key; the answer does not matter. */
 let migrationVersion = 0;
 const nextVersion = () => String(++migrationVersion);
-const asAdmin = (request: InjectOptions) =>
-  t.request({ ...request, headers: { 'x-api-key': t.apiKey } });
+const asAdmin = (request: InjectOptions) => t.request({ ...request, headers: { 'x-api-key': t.apiKey } });
 
 let matrixTables = 0;
 const matrixTable = () => `matrix_table_${++matrixTables}`;
@@ -139,19 +138,54 @@ let matrixBucket: Promise<string> | undefined;
 const storageBucket = () =>
   (matrixBucket ??= (async () => {
     await asAdmin({ method: 'POST', url: '/api/storage/buckets', payload: { bucketName: 'matrix', isPublic: true } });
-    await t.deps.sql`create policy matrix_write on storage.objects for all to anon, authenticated using (bucket = 'matrix') with check (bucket = 'matrix')`;
-    await asAdmin({ method: 'PUT', url: '/api/storage/buckets/matrix/objects/shared/readme.txt', headers: { 'x-api-key': t.apiKey, 'content-type': 'text/plain' }, payload: 'hi' });
+    await t.deps
+      .sql`create policy matrix_write on storage.objects for all to anon, authenticated using (bucket = 'matrix') with check (bucket = 'matrix')`;
+    await asAdmin({
+      method: 'PUT',
+      url: '/api/storage/buckets/matrix/objects/shared/readme.txt',
+      headers: { 'x-api-key': t.apiKey, 'content-type': 'text/plain' },
+      payload: 'hi',
+    });
     return 'matrix';
   })());
 
 const routes: Row[] = [
   // Health, documentation and keys for verifying tokens.
   { route: 'GET /api/health', access: 'public', ok: 200, request: () => ({ method: 'GET', url: '/api/health' }) },
-  { route: 'GET /api/health/ready', access: 'public', ok: 200, request: () => ({ method: 'GET', url: '/api/health/ready' }) },
-  { route: 'GET /api/openapi.json', access: 'public', ok: 200, hidden: true, request: () => ({ method: 'GET', url: '/api/openapi.json' }) },
-  { route: 'GET /api/docs', access: 'public', ok: 200, hidden: true, request: () => ({ method: 'GET', url: '/api/docs' }) },
-  { route: 'GET /api/docs/json', access: 'public', ok: 200, hidden: true, request: () => ({ method: 'GET', url: '/api/docs/json' }) },
-  { route: 'GET /api/docs/yaml', access: 'public', ok: 200, hidden: true, request: () => ({ method: 'GET', url: '/api/docs/yaml' }) },
+  {
+    route: 'GET /api/health/ready',
+    access: 'public',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/health/ready' }),
+  },
+  {
+    route: 'GET /api/openapi.json',
+    access: 'public',
+    ok: 200,
+    hidden: true,
+    request: () => ({ method: 'GET', url: '/api/openapi.json' }),
+  },
+  {
+    route: 'GET /api/docs',
+    access: 'public',
+    ok: 200,
+    hidden: true,
+    request: () => ({ method: 'GET', url: '/api/docs' }),
+  },
+  {
+    route: 'GET /api/docs/json',
+    access: 'public',
+    ok: 200,
+    hidden: true,
+    request: () => ({ method: 'GET', url: '/api/docs/json' }),
+  },
+  {
+    route: 'GET /api/docs/yaml',
+    access: 'public',
+    ok: 200,
+    hidden: true,
+    request: () => ({ method: 'GET', url: '/api/docs/yaml' }),
+  },
   {
     route: 'GET /api/docs/static/index.html',
     access: 'public',
@@ -184,8 +218,18 @@ const routes: Row[] = [
       headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET' },
     }),
   },
-  { route: 'GET /.well-known/jwks.json', access: 'public', ok: 200, request: () => ({ method: 'GET', url: '/.well-known/jwks.json' }) },
-  { route: 'GET /api/.well-known/jwks.json', access: 'public', ok: 200, request: () => ({ method: 'GET', url: '/api/.well-known/jwks.json' }) },
+  {
+    route: 'GET /.well-known/jwks.json',
+    access: 'public',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/.well-known/jwks.json' }),
+  },
+  {
+    route: 'GET /api/.well-known/jwks.json',
+    access: 'public',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/.well-known/jwks.json' }),
+  },
 
   // Users and profiles.
   {
@@ -287,7 +331,11 @@ const routes: Row[] = [
     access: 'public',
     ok: 200,
     request: async () => {
-      const signIn = await t.request({ method: 'POST', url: '/api/auth/admin/sessions?client_type=server', payload: TEST_ADMIN });
+      const signIn = await t.request({
+        method: 'POST',
+        url: '/api/auth/admin/sessions?client_type=server',
+        payload: TEST_ADMIN,
+      });
       return {
         method: 'POST',
         url: '/api/auth/admin/refresh?client_type=server',
@@ -304,8 +352,18 @@ const routes: Row[] = [
   },
 
   // Authentication configuration.
-  { route: 'GET /api/auth/public-config', access: 'public', ok: 200, request: () => ({ method: 'GET', url: '/api/auth/public-config' }) },
-  { route: 'GET /api/auth/config', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/auth/config' }) },
+  {
+    route: 'GET /api/auth/public-config',
+    access: 'public',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/public-config' }),
+  },
+  {
+    route: 'GET /api/auth/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/config' }),
+  },
   {
     route: 'PUT /api/auth/config',
     access: 'admin',
@@ -313,27 +371,48 @@ const routes: Row[] = [
     // An empty update changes nothing and answers the current configuration.
     request: () => ({ method: 'PUT', url: '/api/auth/config', payload: {} }),
   },
-  { route: 'GET /api/auth/rate-limits', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/auth/rate-limits' }) },
+  {
+    route: 'GET /api/auth/rate-limits',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/rate-limits' }),
+  },
   {
     route: 'PUT /api/auth/rate-limits',
     access: 'admin',
     ok: 200,
     // Restoring a default that is already in force changes nothing.
-    request: () => ({ method: 'PUT', url: '/api/auth/rate-limits', payload: { limits: [{ name: 'register:ip', reset: true }] } }),
+    request: () => ({
+      method: 'PUT',
+      url: '/api/auth/rate-limits',
+      payload: { limits: [{ name: 'register:ip', reset: true }] },
+    }),
   },
 
   // Email flows (public). Wrong codes and unknown tokens answer 400 to every caller alike.
-  ...(['send-otp', 'send-verification', 'send-reset-password'] as const).map((path): Row => ({
-    route: `POST /api/auth/email/${path}`,
-    access: 'public',
-    ok: 202,
-    request: () => ({ method: 'POST', url: `/api/auth/email/${path}`, payload: { email: unique() }, remoteAddress: someIp() }),
-  })),
+  ...(['send-otp', 'send-verification', 'send-reset-password'] as const).map(
+    (path): Row => ({
+      route: `POST /api/auth/email/${path}`,
+      access: 'public',
+      ok: 202,
+      request: () => ({
+        method: 'POST',
+        url: `/api/auth/email/${path}`,
+        payload: { email: unique() },
+        remoteAddress: someIp(),
+      }),
+    }),
+  ),
   {
     route: 'POST /api/auth/email/verify',
     access: 'public',
     ok: 400,
-    request: () => ({ method: 'POST', url: '/api/auth/email/verify', payload: { email: unique(), otp: '000000' }, remoteAddress: someIp() }),
+    request: () => ({
+      method: 'POST',
+      url: '/api/auth/email/verify',
+      payload: { email: unique(), otp: '000000' },
+      remoteAddress: someIp(),
+    }),
   },
   {
     route: 'POST /api/auth/email/exchange-reset-password-token',
@@ -357,22 +436,34 @@ const routes: Row[] = [
       remoteAddress: someIp(),
     }),
   },
-  ...(['verify-link', 'reset-password-link'] as const).map((path): Row => ({
-    route: `GET /api/auth/email/${path}`,
-    access: 'public',
-    ok: 400,
-    request: () => ({ method: 'GET', url: `/api/auth/email/${path}?token=${wrongToken}` }),
-  })),
+  ...(['verify-link', 'reset-password-link'] as const).map(
+    (path): Row => ({
+      route: `GET /api/auth/email/${path}`,
+      access: 'public',
+      ok: 400,
+      request: () => ({ method: 'GET', url: `/api/auth/email/${path}?token=${wrongToken}` }),
+    }),
+  ),
 
   // Email delivery settings.
-  { route: 'GET /api/auth/smtp-config', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/auth/smtp-config' }) },
+  {
+    route: 'GET /api/auth/smtp-config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/smtp-config' }),
+  },
   {
     route: 'PUT /api/auth/smtp-config',
     access: 'admin',
     ok: 200,
     request: () => ({ method: 'PUT', url: '/api/auth/smtp-config', payload: { enabled: false } }),
   },
-  { route: 'GET /api/auth/email-templates', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/auth/email-templates' }) },
+  {
+    route: 'GET /api/auth/email-templates',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/email-templates' }),
+  },
   {
     route: 'PUT /api/auth/email-templates/:type',
     access: 'admin',
@@ -390,15 +481,26 @@ const routes: Row[] = [
     route: 'GET /api/auth/oauth/:provider',
     access: 'public',
     ok: 404,
-    request: () => ({ method: 'GET', url: `/api/auth/oauth/google?redirect_uri=https://app.example.com/cb&code_challenge=${CHALLENGE}` }),
+    request: () => ({
+      method: 'GET',
+      url: `/api/auth/oauth/google?redirect_uri=https://app.example.com/cb&code_challenge=${CHALLENGE}`,
+    }),
   },
   {
     route: 'GET /api/auth/oauth/custom/:key',
     access: 'public',
     ok: 404,
-    request: () => ({ method: 'GET', url: `/api/auth/oauth/custom/acme?redirect_uri=https://app.example.com/cb&code_challenge=${CHALLENGE}` }),
+    request: () => ({
+      method: 'GET',
+      url: `/api/auth/oauth/custom/acme?redirect_uri=https://app.example.com/cb&code_challenge=${CHALLENGE}`,
+    }),
   },
-  { route: 'GET /api/auth/oauth/:provider/callback', access: 'public', ok: 400, request: () => ({ method: 'GET', url: '/api/auth/oauth/google/callback?code=c&state=forged' }) },
+  {
+    route: 'GET /api/auth/oauth/:provider/callback',
+    access: 'public',
+    ok: 400,
+    request: () => ({ method: 'GET', url: '/api/auth/oauth/google/callback?code=c&state=forged' }),
+  },
   {
     route: 'POST /api/auth/oauth/:provider/callback',
     access: 'public',
@@ -410,22 +512,41 @@ const routes: Row[] = [
       payload: 'code=c&state=forged',
     }),
   },
-  { route: 'GET /api/auth/oauth/custom/:key/callback', access: 'public', ok: 400, request: () => ({ method: 'GET', url: '/api/auth/oauth/custom/acme/callback?code=c&state=forged' }) },
+  {
+    route: 'GET /api/auth/oauth/custom/:key/callback',
+    access: 'public',
+    ok: 400,
+    request: () => ({ method: 'GET', url: '/api/auth/oauth/custom/acme/callback?code=c&state=forged' }),
+  },
   {
     route: 'POST /api/auth/oauth/exchange',
     access: 'public',
     ok: 400,
-    request: () => ({ method: 'POST', url: '/api/auth/oauth/exchange', payload: { code: 'unknown', code_verifier: CHALLENGE } }),
+    request: () => ({
+      method: 'POST',
+      url: '/api/auth/oauth/exchange',
+      payload: { code: 'unknown', code_verifier: CHALLENGE },
+    }),
   },
   {
     route: 'POST /api/auth/id-token',
     access: 'public',
     ok: 404,
-    request: () => ({ method: 'POST', url: '/api/auth/id-token', payload: { provider: 'google', token: 'x.y.z' }, remoteAddress: someIp() }),
+    request: () => ({
+      method: 'POST',
+      url: '/api/auth/id-token',
+      payload: { provider: 'google', token: 'x.y.z' },
+      remoteAddress: someIp(),
+    }),
   },
 
   // OAuth provider settings (admin). Each request first puts the row in the state it needs.
-  { route: 'GET /api/auth/oauth/configs', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/auth/oauth/configs' }) },
+  {
+    route: 'GET /api/auth/oauth/configs',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/oauth/configs' }),
+  },
   {
     route: 'POST /api/auth/oauth/configs',
     access: 'admin',
@@ -435,59 +556,92 @@ const routes: Row[] = [
       return { method: 'POST', url: '/api/auth/oauth/configs', payload: { provider: 'discord', clientId: 'matrix' } };
     },
   },
-  ...(['GET', 'PUT', 'DELETE'] as const).map((method): Row => ({
-    route: `${method} /api/auth/oauth/:provider/config`,
+  ...(['GET', 'PUT', 'DELETE'] as const).map(
+    (method): Row => ({
+      route: `${method} /api/auth/oauth/:provider/config`,
+      access: 'admin',
+      ok: 200,
+      request: async () => {
+        await asAdmin({
+          method: 'POST',
+          url: '/api/auth/oauth/configs',
+          payload: { provider: 'github', clientId: 'matrix' },
+        });
+        return {
+          method,
+          url: '/api/auth/oauth/github/config',
+          ...(method === 'PUT' ? { payload: { scopes: ['read:user'] } } : {}),
+        };
+      },
+    }),
+  ),
+  {
+    route: 'GET /api/auth/oauth/custom/configs',
     access: 'admin',
     ok: 200,
-    request: async () => {
-      await asAdmin({ method: 'POST', url: '/api/auth/oauth/configs', payload: { provider: 'github', clientId: 'matrix' } });
-      return { method, url: '/api/auth/oauth/github/config', ...(method === 'PUT' ? { payload: { scopes: ['read:user'] } } : {}) };
-    },
-  })),
-  { route: 'GET /api/auth/oauth/custom/configs', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/auth/oauth/custom/configs' }) },
+    request: () => ({ method: 'GET', url: '/api/auth/oauth/custom/configs' }),
+  },
   {
     route: 'POST /api/auth/oauth/custom/configs',
     access: 'admin',
     ok: 201,
     request: async () => {
       await asAdmin({ method: 'DELETE', url: '/api/auth/oauth/custom/matrix-new/config' });
-      return { method: 'POST', url: '/api/auth/oauth/custom/configs', payload: { key: 'matrix-new', ...CUSTOM_PROVIDER } };
+      return {
+        method: 'POST',
+        url: '/api/auth/oauth/custom/configs',
+        payload: { key: 'matrix-new', ...CUSTOM_PROVIDER },
+      };
     },
   },
-  ...(['GET', 'PUT', 'DELETE'] as const).map((method): Row => ({
-    route: `${method} /api/auth/oauth/custom/:key/config`,
-    access: 'admin',
-    ok: 200,
-    request: async () => {
-      await asAdmin({ method: 'POST', url: '/api/auth/oauth/custom/configs', payload: { key: 'matrix', ...CUSTOM_PROVIDER } });
-      return { method, url: '/api/auth/oauth/custom/matrix/config', ...(method === 'PUT' ? { payload: { name: 'Matrix IdP' } } : {}) };
-    },
-  })),
+  ...(['GET', 'PUT', 'DELETE'] as const).map(
+    (method): Row => ({
+      route: `${method} /api/auth/oauth/custom/:key/config`,
+      access: 'admin',
+      ok: 200,
+      request: async () => {
+        await asAdmin({
+          method: 'POST',
+          url: '/api/auth/oauth/custom/configs',
+          payload: { key: 'matrix', ...CUSTOM_PROVIDER },
+        });
+        return {
+          method,
+          url: '/api/auth/oauth/custom/matrix/config',
+          ...(method === 'PUT' ? { payload: { name: 'Matrix IdP' } } : {}),
+        };
+      },
+    }),
+  ),
 
   // Records: any credential reaches the pipeline (row-level security decides rows); an unknown
   // table answers 404 to every accepted caller alike.
   // (HEAD is covered with the other GET routes' HEAD checks.)
-  ...(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method): Row => ({
-    route: `${method} /api/database/records/:table`,
-    access: 'client',
-    ok: 404,
-    request: () => ({
-      method,
-      url: '/api/database/records/matrix_missing?id=eq.1',
-      ...(method === 'POST' || method === 'PUT' || method === 'PATCH' ? { payload: { id: 1 } } : {}),
+  ...(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).map(
+    (method): Row => ({
+      route: `${method} /api/database/records/:table`,
+      access: 'client',
+      ok: 404,
+      request: () => ({
+        method,
+        url: '/api/database/records/matrix_missing?id=eq.1',
+        ...(method === 'POST' || method === 'PUT' || method === 'PATCH' ? { payload: { id: 1 } } : {}),
+      }),
     }),
-  })),
+  ),
 
   // Function calls: any credential reaches the pipeline (row-level security applies inside the
   // function); an unknown function answers 404 to every accepted caller alike. Also under the
   // records path, where PostgREST clients send .rpc(). (HEAD is covered with the GET rows.)
   ...(['/api/database/rpc', '/api/database/records/rpc'] as const).flatMap((base) =>
-    (['GET', 'POST'] as const).map((method): Row => ({
-      route: `${method} ${base}/:functionName`,
-      access: 'client',
-      ok: 404,
-      request: () => ({ method, url: `${base}/matrix_missing`, ...(method === 'POST' ? { payload: {} } : {}) }),
-    })),
+    (['GET', 'POST'] as const).map(
+      (method): Row => ({
+        route: `${method} ${base}/:functionName`,
+        access: 'client',
+        ok: 404,
+        request: () => ({ method, url: `${base}/matrix_missing`, ...(method === 'POST' ? { payload: {} } : {}) }),
+      }),
+    ),
   ),
 
   // Functions management (admin). The matrix app does not start the Deno runtime: writes are
@@ -502,58 +656,99 @@ const routes: Row[] = [
       return { method: 'POST', url: '/api/functions', payload: { name: 'matrix-new', code: MATRIX_FUNCTION } };
     },
   },
-  ...(['GET', 'PUT', 'DELETE'] as const).map((method): Row => ({
-    route: `${method} /api/functions/:slug`,
-    access: 'admin',
-    ok: 200,
-    request: async () => {
-      await asAdmin({ method: 'POST', url: '/api/functions', payload: { name: 'matrix-fn', code: MATRIX_FUNCTION } });
-      return { method, url: '/api/functions/matrix-fn', ...(method === 'PUT' ? { payload: { description: 'matrix' } } : {}) };
-    },
-  })),
+  ...(['GET', 'PUT', 'DELETE'] as const).map(
+    (method): Row => ({
+      route: `${method} /api/functions/:slug`,
+      access: 'admin',
+      ok: 200,
+      request: async () => {
+        await asAdmin({ method: 'POST', url: '/api/functions', payload: { name: 'matrix-fn', code: MATRIX_FUNCTION } });
+        return {
+          method,
+          url: '/api/functions/matrix-fn',
+          ...(method === 'PUT' ? { payload: { description: 'matrix' } } : {}),
+        };
+      },
+    }),
+  ),
 
   // Function invocation: the function (created with verifyJwt) needs any credential; with one,
   // the request goes on to the runtime, which is not running here: 502.
-  ...(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method): Row => ({
-    route: `${method} /functions/*`,
-    access: 'client',
-    ok: 502,
-    hidden: true,
-    request: async () => {
-      await asAdmin({ method: 'POST', url: '/api/functions', payload: { name: 'matrix-invoke', code: MATRIX_FUNCTION } });
-      return { method, url: '/functions/matrix-invoke', ...(method === 'GET' ? {} : { payload: 'any body' }) };
-    },
-  })),
+  ...(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).map(
+    (method): Row => ({
+      route: `${method} /functions/*`,
+      access: 'client',
+      ok: 502,
+      hidden: true,
+      request: async () => {
+        await asAdmin({
+          method: 'POST',
+          url: '/api/functions',
+          payload: { name: 'matrix-invoke', code: MATRIX_FUNCTION },
+        });
+        return { method, url: '/functions/matrix-invoke', ...(method === 'GET' ? {} : { payload: 'any body' }) };
+      },
+    }),
+  ),
   // Migrations (admin). Each accepted POST applies a version newer than the last.
-  { route: 'GET /api/database/migrations', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/database/migrations' }) },
+  {
+    route: 'GET /api/database/migrations',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/database/migrations' }),
+  },
   {
     route: 'POST /api/database/migrations',
     access: 'admin',
     ok: 201,
-    request: () => ({ method: 'POST', url: '/api/database/migrations', payload: { version: nextVersion(), name: 'matrix', sql: 'select 1' } }),
+    request: () => ({
+      method: 'POST',
+      url: '/api/database/migrations',
+      payload: { version: nextVersion(), name: 'matrix', sql: 'select 1' },
+    }),
   },
   {
     route: 'POST /api/database/migrations/dry-run',
     access: 'admin',
     ok: 200,
-    request: () => ({ method: 'POST', url: '/api/database/migrations/dry-run', payload: { sql: 'create table matrix_dry (id int)' } }),
+    request: () => ({
+      method: 'POST',
+      url: '/api/database/migrations/dry-run',
+      payload: { sql: 'create table matrix_dry (id int)' },
+    }),
   },
 
   // Admin SQL, table names and database metadata.
-  ...(['/api/database/advance/rawsql', '/api/database/advance/rawsql/unrestricted'] as const).map((url): Row => ({
-    route: `POST ${url}`,
+  ...(['/api/database/advance/rawsql', '/api/database/advance/rawsql/unrestricted'] as const).map(
+    (url): Row => ({
+      route: `POST ${url}`,
+      access: 'admin',
+      ok: 200,
+      request: () => ({ method: 'POST', url, payload: { query: 'select $1::int as n', params: [1] } }),
+    }),
+  ),
+  {
+    route: 'GET /api/database/tables',
     access: 'admin',
     ok: 200,
-    request: () => ({ method: 'POST', url, payload: { query: 'select $1::int as n', params: [1] } }),
-  })),
-  { route: 'GET /api/database/tables', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/database/tables' }) },
-  { route: 'GET /api/metadata/database', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/database' }) },
+    request: () => ({ method: 'GET', url: '/api/database/tables' }),
+  },
+  {
+    route: 'GET /api/metadata/database',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/metadata/database' }),
+  },
   // Table administration (admin); each request works on a table of its own.
   {
     route: 'POST /api/database/tables',
     access: 'admin',
     ok: 201,
-    request: () => ({ method: 'POST', url: '/api/database/tables', payload: { tableName: matrixTable(), columns: [{ columnName: 'note', type: 'string' }] } }),
+    request: () => ({
+      method: 'POST',
+      url: '/api/database/tables',
+      payload: { tableName: matrixTable(), columns: [{ columnName: 'note', type: 'string' }] },
+    }),
   },
   {
     route: 'GET /api/database/tables/:tableName/schema',
@@ -565,21 +760,32 @@ const routes: Row[] = [
     route: 'PATCH /api/database/tables/:tableName/schema',
     access: 'admin',
     ok: 200,
-    request: async () => ({ method: 'PATCH', url: `/api/database/tables/${await existingMatrixTable()}/schema`, payload: { addColumns: [{ columnName: matrixTable(), type: 'integer' }] } }),
+    request: async () => ({
+      method: 'PATCH',
+      url: `/api/database/tables/${await existingMatrixTable()}/schema`,
+      payload: { addColumns: [{ columnName: matrixTable(), type: 'integer' }] },
+    }),
   },
-  ...(['schemas', 'functions', 'indexes', 'policies', 'triggers'] as const).map((what): Row => ({
-    route: `GET /api/database/${what}`,
-    access: 'admin',
-    ok: 200,
-    request: () => ({ method: 'GET', url: `/api/database/${what}${what === 'schemas' ? '' : '?schema=public'}` }),
-  })),
+  ...(['schemas', 'functions', 'indexes', 'policies', 'triggers'] as const).map(
+    (what): Row => ({
+      route: `GET /api/database/${what}`,
+      access: 'admin',
+      ok: 200,
+      request: () => ({ method: 'GET', url: `/api/database/${what}${what === 'schemas' ? '' : '?schema=public'}` }),
+    }),
+  ),
   {
     route: 'POST /api/database/advance/export',
     access: 'admin',
     ok: 200,
     request: () => ({ method: 'POST', url: '/api/database/advance/export', payload: { format: 'json', rowLimit: 1 } }),
   },
-  { route: 'GET /api/metadata', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata?format=markdown' }) },
+  {
+    route: 'GET /api/metadata',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/metadata?format=markdown' }),
+  },
   {
     route: 'GET /api/metadata/:tableName',
     access: 'admin',
@@ -594,23 +800,34 @@ const routes: Row[] = [
   },
   // Storage. Buckets are admin's; objects take any credential and row-level security decides
   // (the matrix bucket lets every role write, so each caller's upload succeeds).
-  { route: 'GET /api/storage/buckets', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/buckets' }) },
+  {
+    route: 'GET /api/storage/buckets',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/storage/buckets' }),
+  },
   {
     route: 'POST /api/storage/buckets',
     access: 'admin',
     ok: 201,
     request: () => ({ method: 'POST', url: '/api/storage/buckets', payload: { bucketName: `m-${randomUUID()}` } }),
   },
-  ...(['PATCH', 'DELETE'] as const).map((method): Row => ({
-    route: `${method} /api/storage/buckets/:bucket`,
-    access: 'admin',
-    ok: 200,
-    request: async () => {
-      const bucketName = `m-${randomUUID()}`;
-      await asAdmin({ method: 'POST', url: '/api/storage/buckets', payload: { bucketName } });
-      return { method, url: `/api/storage/buckets/${bucketName}`, ...(method === 'PATCH' ? { payload: { isPublic: false } } : {}) };
-    },
-  })),
+  ...(['PATCH', 'DELETE'] as const).map(
+    (method): Row => ({
+      route: `${method} /api/storage/buckets/:bucket`,
+      access: 'admin',
+      ok: 200,
+      request: async () => {
+        const bucketName = `m-${randomUUID()}`;
+        await asAdmin({ method: 'POST', url: '/api/storage/buckets', payload: { bucketName } });
+        return {
+          method,
+          url: `/api/storage/buckets/${bucketName}`,
+          ...(method === 'PATCH' ? { payload: { isPublic: false } } : {}),
+        };
+      },
+    }),
+  ),
   {
     route: 'GET /api/storage/buckets/:bucket/objects',
     access: 'client',
@@ -621,13 +838,19 @@ const routes: Row[] = [
     route: 'GET /api/storage/buckets/:bucket/objects/*',
     access: 'public',
     ok: 200,
-    request: async () => ({ method: 'GET', url: `/api/storage/buckets/${await storageBucket()}/objects/shared/readme.txt` }),
+    request: async () => ({
+      method: 'GET',
+      url: `/api/storage/buckets/${await storageBucket()}/objects/shared/readme.txt`,
+    }),
   },
   {
     route: 'GET /api/storage/buckets/:bucket/download-strategy/objects/*',
     access: 'public',
     ok: 200,
-    request: async () => ({ method: 'GET', url: `/api/storage/buckets/${await storageBucket()}/download-strategy/objects/shared/readme.txt` }),
+    request: async () => ({
+      method: 'GET',
+      url: `/api/storage/buckets/${await storageBucket()}/download-strategy/objects/shared/readme.txt`,
+    }),
   },
   {
     // The deprecated download-strategy form (public for a public bucket); the same route's
@@ -635,7 +858,11 @@ const routes: Row[] = [
     route: 'POST /api/storage/buckets/:bucket/objects/*',
     access: 'public',
     ok: 200,
-    request: async () => ({ method: 'POST', url: `/api/storage/buckets/${await storageBucket()}/objects/shared/readme.txt/download-strategy`, payload: {} }),
+    request: async () => ({
+      method: 'POST',
+      url: `/api/storage/buckets/${await storageBucket()}/objects/shared/readme.txt/download-strategy`,
+      payload: {},
+    }),
   },
   {
     route: 'PUT /api/storage/buckets/:bucket/objects/*',
@@ -663,29 +890,55 @@ const routes: Row[] = [
     route: 'DELETE /api/storage/buckets/:bucket/objects/*',
     access: 'client',
     ok: 404, // an unknown key: rows must not delete each other's objects
-    request: async () => ({ method: 'DELETE', url: `/api/storage/buckets/${await storageBucket()}/objects/${randomUUID()}` }),
+    request: async () => ({
+      method: 'DELETE',
+      url: `/api/storage/buckets/${await storageBucket()}/objects/${randomUUID()}`,
+    }),
   },
   {
     route: 'DELETE /api/storage/buckets/:bucket/objects',
     access: 'client',
     ok: 200,
-    request: async () => ({ method: 'DELETE', url: `/api/storage/buckets/${await storageBucket()}/objects`, payload: { keys: [randomUUID()] } }),
+    request: async () => ({
+      method: 'DELETE',
+      url: `/api/storage/buckets/${await storageBucket()}/objects`,
+      payload: { keys: [randomUUID()] },
+    }),
   },
   {
     route: 'POST /api/storage/buckets/:bucket/upload-strategy',
     access: 'client',
     ok: 200,
-    request: async () => ({ method: 'POST', url: `/api/storage/buckets/${await storageBucket()}/upload-strategy`, payload: { filename: 'a.txt' } }),
+    request: async () => ({
+      method: 'POST',
+      url: `/api/storage/buckets/${await storageBucket()}/upload-strategy`,
+      payload: { filename: 'a.txt' },
+    }),
   },
-  { route: 'GET /api/storage/config', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/config' }) },
+  {
+    route: 'GET /api/storage/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/storage/config' }),
+  },
   {
     route: 'PUT /api/storage/config',
     access: 'admin',
     ok: 200,
     request: () => ({ method: 'PUT', url: '/api/storage/config', payload: { maxFileSizeMb: 50 } }),
   },
-  { route: 'GET /api/storage/s3/config', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/s3/config' }) },
-  { route: 'GET /api/storage/s3/access-keys', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/storage/s3/access-keys' }) },
+  {
+    route: 'GET /api/storage/s3/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/storage/s3/config' }),
+  },
+  {
+    route: 'GET /api/storage/s3/access-keys',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/storage/s3/access-keys' }),
+  },
   {
     route: 'POST /api/storage/s3/access-keys',
     access: 'admin',
@@ -693,7 +946,8 @@ const routes: Row[] = [
     // Each accepted cell mints a key and deletes it, so the 50-key limit is never reached.
     request: async () => {
       const existing = await asAdmin({ method: 'GET', url: '/api/storage/s3/access-keys' });
-      for (const key of existing.json as { id: string }[]) await asAdmin({ method: 'DELETE', url: `/api/storage/s3/access-keys/${key.id}` });
+      for (const key of existing.json as { id: string }[])
+        await asAdmin({ method: 'DELETE', url: `/api/storage/s3/access-keys/${key.id}` });
       return { method: 'POST', url: '/api/storage/s3/access-keys', payload: { description: 'matrix' } };
     },
   },
@@ -709,19 +963,36 @@ const routes: Row[] = [
   // The S3 gateway verifies its own SigV4 signatures, ignoring Plinth credentials; on this
   // app's local-disk backend it answers 501 NotImplemented to everyone.
   ...(['/storage/v1/s3', '/storage/v1/s3/*'] as const).flatMap((path) =>
-    (['GET', 'PUT', 'POST', 'DELETE'] as const).map((method): Row => ({
-      route: `${method} ${path}`,
-      access: 'public',
-      ok: 501,
-      hidden: true,
-      request: () => ({ method, url: path.replace('*', 'matrix/key.txt') }),
-    })),
+    (['GET', 'PUT', 'POST', 'DELETE'] as const).map(
+      (method): Row => ({
+        route: `${method} ${path}`,
+        access: 'public',
+        ok: 501,
+        hidden: true,
+        request: () => ({ method, url: path.replace('*', 'matrix/key.txt') }),
+      }),
+    ),
   ),
 
   // Platform keys.
-  { route: 'GET /api/metadata/api-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/api-key' }) },
-  { route: 'GET /api/metadata/anon-key', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/metadata/anon-key' }) },
-  { route: 'POST /api/auth/tokens/anon', access: 'admin', ok: 200, request: () => ({ method: 'POST', url: '/api/auth/tokens/anon' }) },
+  {
+    route: 'GET /api/metadata/api-key',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/metadata/api-key' }),
+  },
+  {
+    route: 'GET /api/metadata/anon-key',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/metadata/anon-key' }),
+  },
+  {
+    route: 'POST /api/auth/tokens/anon',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'POST', url: '/api/auth/tokens/anon' }),
+  },
 
   // Secrets (admin). Each request first creates the secret it needs, under a key of its own.
   { route: 'GET /api/secrets', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/secrets' }) },
@@ -731,23 +1002,27 @@ const routes: Row[] = [
     ok: 201,
     request: () => ({ method: 'POST', url: '/api/secrets', payload: { key: secretKey(), value: 'v' } }),
   },
-  ...(['GET', 'PUT', 'DELETE'] as const).map((method): Row => ({
-    route: `${method} /api/secrets/:key`,
-    access: 'admin',
-    ok: 200,
-    request: async () => {
-      const key = secretKey();
-      await asAdmin({ method: 'POST', url: '/api/secrets', payload: { key, value: 'v' } });
-      return { method, url: `/api/secrets/${key}`, ...(method === 'PUT' ? { payload: { value: 'w' } } : {}) };
-    },
-  })),
+  ...(['GET', 'PUT', 'DELETE'] as const).map(
+    (method): Row => ({
+      route: `${method} /api/secrets/:key`,
+      access: 'admin',
+      ok: 200,
+      request: async () => {
+        const key = secretKey();
+        await asAdmin({ method: 'POST', url: '/api/secrets', payload: { key, value: 'v' } });
+        return { method, url: `/api/secrets/${key}`, ...(method === 'PUT' ? { payload: { value: 'w' } } : {}) };
+      },
+    }),
+  ),
   // Rotations keep the old key working for the grace period, so the other rows' keys stay valid.
-  ...(['api-key', 'anon-key'] as const).map((path): Row => ({
-    route: `POST /api/secrets/${path}/rotate`,
-    access: 'admin',
-    ok: 200,
-    request: () => ({ method: 'POST', url: `/api/secrets/${path}/rotate`, payload: { gracePeriodHours: 24 } }),
-  })),
+  ...(['api-key', 'anon-key'] as const).map(
+    (path): Row => ({
+      route: `POST /api/secrets/${path}/rotate`,
+      access: 'admin',
+      ok: 200,
+      request: () => ({ method: 'POST', url: `/api/secrets/${path}/rotate`, payload: { gracePeriodHours: 24 } }),
+    }),
+  ),
 
   // AI provider key (admin).
   {
@@ -772,39 +1047,86 @@ const routes: Row[] = [
     [
       ['GET /api/payments/status', 200, '/api/payments/status'],
       ['GET /api/payments/config', 200, '/api/payments/config'],
-      ['PUT /api/payments/:environment/config', 400, '/api/payments/test/config', { secretKey: 'sk_live_wrong_environment' }],
+      [
+        'PUT /api/payments/:environment/config',
+        400,
+        '/api/payments/test/config',
+        { secretKey: 'sk_live_wrong_environment' },
+      ],
       ['DELETE /api/payments/:environment/config', 404, '/api/payments/test/config'],
       ['POST /api/payments/:environment/webhook', 400, '/api/payments/test/webhook'],
       ['GET /api/payments/:environment/catalog', 200, '/api/payments/test/catalog'],
       ['GET /api/payments/:environment/catalog/products', 200, '/api/payments/test/catalog/products'],
-      ['POST /api/payments/:environment/catalog/products', 400, '/api/payments/test/catalog/products', { name: 'Matrix' }],
-      ['GET /api/payments/:environment/catalog/products/:productId', 404, '/api/payments/test/catalog/products/prod_matrix'],
-      ['PATCH /api/payments/:environment/catalog/products/:productId', 400, '/api/payments/test/catalog/products/prod_matrix', { name: 'M' }],
-      ['DELETE /api/payments/:environment/catalog/products/:productId', 400, '/api/payments/test/catalog/products/prod_matrix'],
+      [
+        'POST /api/payments/:environment/catalog/products',
+        400,
+        '/api/payments/test/catalog/products',
+        { name: 'Matrix' },
+      ],
+      [
+        'GET /api/payments/:environment/catalog/products/:productId',
+        404,
+        '/api/payments/test/catalog/products/prod_matrix',
+      ],
+      [
+        'PATCH /api/payments/:environment/catalog/products/:productId',
+        400,
+        '/api/payments/test/catalog/products/prod_matrix',
+        { name: 'M' },
+      ],
+      [
+        'DELETE /api/payments/:environment/catalog/products/:productId',
+        400,
+        '/api/payments/test/catalog/products/prod_matrix',
+      ],
       ['GET /api/payments/:environment/catalog/prices', 200, '/api/payments/test/catalog/prices'],
-      ['POST /api/payments/:environment/catalog/prices', 400, '/api/payments/test/catalog/prices', { processorProductId: 'prod_matrix', currency: 'usd', unitAmount: 1 }],
+      [
+        'POST /api/payments/:environment/catalog/prices',
+        400,
+        '/api/payments/test/catalog/prices',
+        { processorProductId: 'prod_matrix', currency: 'usd', unitAmount: 1 },
+      ],
       ['GET /api/payments/:environment/catalog/prices/:priceId', 404, '/api/payments/test/catalog/prices/price_matrix'],
-      ['PATCH /api/payments/:environment/catalog/prices/:priceId', 400, '/api/payments/test/catalog/prices/price_matrix', { active: false }],
-      ['DELETE /api/payments/:environment/catalog/prices/:priceId', 400, '/api/payments/test/catalog/prices/price_matrix'],
+      [
+        'PATCH /api/payments/:environment/catalog/prices/:priceId',
+        400,
+        '/api/payments/test/catalog/prices/price_matrix',
+        { active: false },
+      ],
+      [
+        'DELETE /api/payments/:environment/catalog/prices/:priceId',
+        400,
+        '/api/payments/test/catalog/prices/price_matrix',
+      ],
       ['GET /api/payments/:environment/subscriptions', 200, '/api/payments/test/subscriptions?limit=5'],
       ['GET /api/payments/:environment/customers', 200, '/api/payments/test/customers?limit=5'],
       ['GET /api/payments/:environment/payment-history', 200, '/api/payments/test/payment-history?limit=5'],
-      ['GET /api/payments/:environment/transactions', 200, '/api/payments/test/transactions?subjectType=user&subjectId=u'],
+      [
+        'GET /api/payments/:environment/transactions',
+        200,
+        '/api/payments/test/transactions?subjectType=user&subjectId=u',
+      ],
       ['POST /api/payments/sync', 200, '/api/payments/sync'],
       ['POST /api/payments/:environment/sync', 400, '/api/payments/test/sync'],
     ] as const
-  ).map(([route, ok, url, payload]: readonly [string, number, string, object?]): Row => ({
-    route,
-    access: 'admin',
-    ok,
-    request: () => ({ method: route.split(' ')[0] as InjectOptions['method'], url, ...(payload ? { payload } : {}) }),
-  })),
+  ).map(
+    ([route, ok, url, payload]: readonly [string, number, string, object?]): Row => ({
+      route,
+      access: 'admin',
+      ok,
+      request: () => ({ method: route.split(' ')[0] as InjectOptions['method'], url, ...(payload ? { payload } : {}) }),
+    }),
+  ),
   // Billing pages for a subject. No customer is mapped here (404) and no processor key is set (400).
   {
     route: 'POST /api/payments/:environment/customer-portal-sessions',
     access: 'token',
     ok: 404,
-    request: () => ({ method: 'POST', url: '/api/payments/test/customer-portal-sessions', payload: { subject: { type: 'user', id: shared.user.id } } }),
+    request: () => ({
+      method: 'POST',
+      url: '/api/payments/test/customer-portal-sessions',
+      payload: { subject: { type: 'user', id: shared.user.id } },
+    }),
   },
   {
     route: 'POST /api/payments/:environment/checkout-sessions',
@@ -813,7 +1135,12 @@ const routes: Row[] = [
     request: () => ({
       method: 'POST',
       url: '/api/payments/test/checkout-sessions',
-      payload: { mode: 'payment', lineItems: [{ processorPriceId: 'price_matrix' }], successUrl: 'https://a.example/ok', cancelUrl: 'https://a.example/no' },
+      payload: {
+        mode: 'payment',
+        lineItems: [{ processorPriceId: 'price_matrix' }],
+        successUrl: 'https://a.example/ok',
+        cancelUrl: 'https://a.example/no',
+      },
     }),
     // Checkout is opened for a person (user token or anon key for guests), never with the API key.
     overrides: { 'API key as Bearer': 401, 'API key as x-api-key': 401 },
@@ -823,7 +1150,12 @@ const routes: Row[] = [
     route: 'POST /api/webhooks/processor/:environment',
     access: 'public',
     ok: 503,
-    request: () => ({ method: 'POST', url: '/api/webhooks/processor/test', headers: { 'stripe-signature': 't=1,v1=00' }, payload: { id: 'evt_matrix' } }),
+    request: () => ({
+      method: 'POST',
+      url: '/api/webhooks/processor/test',
+      headers: { 'stripe-signature': 't=1,v1=00' },
+      payload: { id: 'evt_matrix' },
+    }),
   },
 ];
 
@@ -832,15 +1164,17 @@ const routes: Row[] = [
 routes.push(
   ...routes
     .filter((r) => r.route.includes(' /api/payments/'))
-    .map((r): Row => ({
-      ...r,
-      route: r.route.replace(' /api/payments/', ' /api/payments/stripe/'),
-      hidden: true,
-      request: async () => {
-        const request = await r.request();
-        return { ...request, url: String(request.url).replace('/api/payments/', '/api/payments/stripe/') };
-      },
-    })),
+    .map(
+      (r): Row => ({
+        ...r,
+        route: r.route.replace(' /api/payments/', ' /api/payments/stripe/'),
+        hidden: true,
+        request: async () => {
+          const request = await r.request();
+          return { ...request, url: String(request.url).replace('/api/payments/', '/api/payments/stripe/') };
+        },
+      }),
+    ),
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -856,7 +1190,10 @@ function expectedOutcome(access: Access, kind: Kind): Outcome {
 
 async function send(row: Row, credential: Credential) {
   const request = await row.request();
-  const headers = { ...(request.headers as Headers | undefined), ...(await credential.headers(row.endsSession === true)) };
+  const headers = {
+    ...(request.headers as Headers | undefined),
+    ...(await credential.headers(row.endsSession === true)),
+  };
   return t.request({ ...request, headers });
 }
 
@@ -882,7 +1219,14 @@ function expectOutcome(res: Response, row: Row, outcome: Outcome) {
 const cases = routes.flatMap((row) =>
   (Object.entries(credentials) as [CredentialName, Credential][]).map(([credential, c]) => {
     const outcome = row.overrides?.[credential] ?? expectedOutcome(row.access, c.kind);
-    return { route: row.route, access: row.access, credential, expected: outcome === 'ok' ? `${row.ok}` : `${outcome}`, row, outcome };
+    return {
+      route: row.route,
+      access: row.access,
+      credential,
+      expected: outcome === 'ok' ? `${row.ok}` : `${outcome}`,
+      row,
+      outcome,
+    };
   }),
 );
 
@@ -916,11 +1260,18 @@ describe('the matrix covers every route', () => {
     const res = await t.request({ method: 'GET', url: '/api/openapi.json' });
     expect(res.statusCode).toBe(200);
     const documented = Object.entries(res.json.paths as Record<string, Record<string, unknown>>)
-      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1').replace('{*}', '*')}`))
+      .flatMap(([path, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1').replace('{*}', '*')}`),
+      )
       // HEAD twins of GET routes are checked with the GET rows (see the HEAD cases).
       .filter((op) => !op.startsWith('HEAD '))
       .sort();
-    expect(documented).toEqual(routes.filter((r) => !r.hidden).map((r) => r.route).sort());
+    expect(documented).toEqual(
+      routes
+        .filter((r) => !r.hidden)
+        .map((r) => r.route)
+        .sort(),
+    );
   });
 
   it('documents a security requirement exactly on the routes that need a credential', async () => {
@@ -985,7 +1336,9 @@ describe('malformed Authorization headers are rejected, not ignored', () => {
     ['the API key with a Token scheme', () => `Token ${t.apiKey}`],
     ['an API key one character short', () => `Bearer ${t.apiKey.slice(0, -1)}`],
   ])('%s on an admin route → 401', async (_label, header) => {
-    expectUnauthorized(await t.request({ method: 'GET', url: '/api/metadata/api-key', headers: { authorization: header() } }));
+    expectUnauthorized(
+      await t.request({ method: 'GET', url: '/api/metadata/api-key', headers: { authorization: header() } }),
+    );
   });
 
   it('an invalid Authorization header is not rescued by a valid x-api-key', async () => {
@@ -1016,7 +1369,11 @@ interface BodyCase {
 const invalidBodies: BodyCase[] = [
   {
     label: 'POST /api/database/migrations with transaction control in its SQL',
-    request: () => ({ method: 'POST', url: '/api/database/migrations', payload: { version: '1'.repeat(64), name: 'matrix', sql: 'begin; select 1; commit;' } }),
+    request: () => ({
+      method: 'POST',
+      url: '/api/database/migrations',
+      payload: { version: '1'.repeat(64), name: 'matrix', sql: 'begin; select 1; commit;' },
+    }),
     withAccess: 403, // the SQL guard's FORBIDDEN (api-contract §3.2)
     allowed: 'API key as x-api-key',
     unauthorized: ['no credential', 'garbage bearer', 'unknown API key as x-api-key'],
@@ -1061,7 +1418,12 @@ const invalidBodies: BodyCase[] = [
   },
   {
     label: 'PUT /api/auth/config with an unsupported content type',
-    request: () => ({ method: 'PUT', url: '/api/auth/config', headers: { 'content-type': 'application/xml' }, payload: '<config/>' }),
+    request: () => ({
+      method: 'PUT',
+      url: '/api/auth/config',
+      headers: { 'content-type': 'application/xml' },
+      payload: '<config/>',
+    }),
     withAccess: 415,
     allowed: 'API key as x-api-key',
     unauthorized: ['no credential'],
@@ -1153,7 +1515,14 @@ describe('expired access tokens', () => {
   const expiredCases = routes.flatMap((row) =>
     (Object.keys(expiredCredentials) as (keyof typeof expiredCredentials)[]).map((credential) => {
       const outcome = expectedOutcome(row.access, 'invalid');
-      return { route: row.route, access: row.access, credential, expected: outcome === 'ok' ? `${row.ok}` : `${outcome}`, row, outcome };
+      return {
+        route: row.route,
+        access: row.access,
+        credential,
+        expected: outcome === 'ok' ? `${row.ok}` : `${outcome}`,
+        row,
+        outcome,
+      };
     }),
   );
 
@@ -1165,7 +1534,11 @@ describe('expired access tokens', () => {
 
   it('tokens issued after the clock moved still work, so the 401s above are about expiry', async () => {
     const fresh = await t.signUp();
-    const me = await t.request({ method: 'GET', url: '/api/auth/sessions/current', headers: bearer(fresh.accessToken) });
+    const me = await t.request({
+      method: 'GET',
+      url: '/api/auth/sessions/current',
+      headers: bearer(fresh.accessToken),
+    });
     expect(me.statusCode).toBe(200);
     const key = await t.request({ method: 'GET', url: '/api/metadata/api-key', headers: bearer(await t.adminToken()) });
     expect(key.statusCode).toBe(200);

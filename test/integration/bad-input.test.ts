@@ -42,7 +42,10 @@ function expectValidationError(res: LightMyRequestResponse & { json: any }, fiel
   }
   const named: string[] = body.details.map((d: { field: string }) => d.field);
   for (const field of fields) {
-    expect(named.some((n) => n === field || n.startsWith(`${field}.`)), `details name ${field}: ${named.join(', ')}`).toBe(true);
+    expect(
+      named.some((n) => n === field || n.startsWith(`${field}.`)),
+      `details name ${field}: ${named.join(', ')}`,
+    ).toBe(true);
   }
 }
 
@@ -60,7 +63,12 @@ async function usersMatching(search: string): Promise<number> {
 }
 
 const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
-  t.request({ method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload) });
+  t.request({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: JSON.stringify(payload),
+  });
 
 describe('POST /api/auth/users: bad bodies are refused and create nothing', () => {
   // `marker` is put in the email (or name) so the admin list can prove nothing was written.
@@ -69,23 +77,75 @@ describe('POST /api/auth/users: bad bodies are refused and create nothing', () =
     { name: 'missing password', body: (m) => ({ email: `${m}@example.com` }), fields: ['password'] },
     { name: 'missing email', body: (m) => ({ password: 'secret-123', name: m }), fields: ['email'] },
     { name: 'email is a number', body: (m) => ({ email: 12345, password: 'secret-123', name: m }), fields: ['email'] },
-    { name: 'email is a list', body: (m) => ({ email: [`${m}@example.com`], password: 'secret-123' }), fields: ['email'] },
-    { name: 'email is an object', body: (m) => ({ email: { address: `${m}@example.com` }, password: 'secret-123' }), fields: ['email'] },
+    {
+      name: 'email is a list',
+      body: (m) => ({ email: [`${m}@example.com`], password: 'secret-123' }),
+      fields: ['email'],
+    },
+    {
+      name: 'email is an object',
+      body: (m) => ({ email: { address: `${m}@example.com` }, password: 'secret-123' }),
+      fields: ['email'],
+    },
     { name: 'email is null', body: (m) => ({ email: null, password: 'secret-123', name: m }), fields: ['email'] },
     { name: 'email is not an address', body: (m) => ({ email: m, password: 'secret-123' }), fields: ['email'] },
     { name: 'email has no domain', body: (m) => ({ email: `${m}@`, password: 'secret-123' }), fields: ['email'] },
-    { name: 'email is blank after trimming', body: (m) => ({ email: '   ', password: 'secret-123', name: m }), fields: ['email'] },
-    { name: 'email of 10,000 characters', body: (m) => ({ email: `${m}${'a'.repeat(10_000)}@example.com`, password: 'secret-123' }), fields: ['email'] },
-    { name: 'password is a number', body: (m) => ({ email: `${m}@example.com`, password: 12345678 }), fields: ['password'] },
-    { name: 'password is a boolean', body: (m) => ({ email: `${m}@example.com`, password: true }), fields: ['password'] },
+    {
+      name: 'email is blank after trimming',
+      body: (m) => ({ email: '   ', password: 'secret-123', name: m }),
+      fields: ['email'],
+    },
+    {
+      name: 'email of 10,000 characters',
+      body: (m) => ({ email: `${m}${'a'.repeat(10_000)}@example.com`, password: 'secret-123' }),
+      fields: ['email'],
+    },
+    {
+      name: 'password is a number',
+      body: (m) => ({ email: `${m}@example.com`, password: 12345678 }),
+      fields: ['password'],
+    },
+    {
+      name: 'password is a boolean',
+      body: (m) => ({ email: `${m}@example.com`, password: true }),
+      fields: ['password'],
+    },
     { name: 'password is empty', body: (m) => ({ email: `${m}@example.com`, password: '' }), fields: ['password'] },
-    { name: 'password of 100,000 characters', body: (m) => ({ email: `${m}@example.com`, password: 'p'.repeat(100_000) }), fields: ['password'] },
-    { name: 'name is a number', body: (m) => ({ email: `${m}@example.com`, password: 'secret-123', name: 7 }), fields: ['name'] },
-    { name: 'name is blank', body: (m) => ({ email: `${m}@example.com`, password: 'secret-123', name: '   ' }), fields: ['name'] },
-    { name: 'name of 101 characters', body: (m) => ({ email: `${m}@example.com`, password: 'secret-123', name: 'n'.repeat(101) }), fields: ['name'] },
-    { name: 'redirectTo is not a URL', body: (m) => ({ email: `${m}@example.com`, password: 'secret-123', redirectTo: 'not a url' }), fields: ['redirectTo'] },
-    { name: 'autoConfirm is a string', body: (m) => ({ email: `${m}@example.com`, password: 'secret-123', autoConfirm: 'true' }), fields: ['autoConfirm'] },
-    { name: 'every field wrong at once', body: () => ({ email: 1, password: 2, name: 3 }), fields: ['email', 'password', 'name'] },
+    {
+      name: 'password of 100,000 characters',
+      body: (m) => ({ email: `${m}@example.com`, password: 'p'.repeat(100_000) }),
+      fields: ['password'],
+    },
+    {
+      name: 'name is a number',
+      body: (m) => ({ email: `${m}@example.com`, password: 'secret-123', name: 7 }),
+      fields: ['name'],
+    },
+    {
+      name: 'name is blank',
+      body: (m) => ({ email: `${m}@example.com`, password: 'secret-123', name: '   ' }),
+      fields: ['name'],
+    },
+    {
+      name: 'name of 101 characters',
+      body: (m) => ({ email: `${m}@example.com`, password: 'secret-123', name: 'n'.repeat(101) }),
+      fields: ['name'],
+    },
+    {
+      name: 'redirectTo is not a URL',
+      body: (m) => ({ email: `${m}@example.com`, password: 'secret-123', redirectTo: 'not a url' }),
+      fields: ['redirectTo'],
+    },
+    {
+      name: 'autoConfirm is a string',
+      body: (m) => ({ email: `${m}@example.com`, password: 'secret-123', autoConfirm: 'true' }),
+      fields: ['autoConfirm'],
+    },
+    {
+      name: 'every field wrong at once',
+      body: () => ({ email: 1, password: 2, name: 3 }),
+      fields: ['email', 'password', 'name'],
+    },
   ];
 
   it.each(cases)('$name → 400 naming $fields', async ({ body, fields }) => {
@@ -102,7 +162,12 @@ describe('POST /api/auth/users: bad bodies are refused and create nothing', () =
     ['a string', '"a@example.com"'],
     ['a number', '42'],
   ])('a JSON body that is %s → 400', async (_label, raw) => {
-    const res = await t.request({ method: 'POST', url: '/api/auth/users', headers: { 'content-type': 'application/json' }, payload: raw });
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/auth/users',
+      headers: { 'content-type': 'application/json' },
+      payload: raw,
+    });
     expectErrorShape(res, 400, 'VALIDATION_ERROR');
   });
 
@@ -118,29 +183,134 @@ describe('POST /api/auth/users: bad bodies are refused and create nothing', () =
     });
     expect(res.statusCode).toBe(200);
     expect(res.json.user).toMatchObject({ emailVerified: false, metadata: {}, profile: {} });
-    const me = await t.request({ method: 'GET', url: '/api/auth/sessions/current', headers: bearer(res.json.accessToken) });
+    const me = await t.request({
+      method: 'GET',
+      url: '/api/auth/sessions/current',
+      headers: bearer(res.json.accessToken),
+    });
     expect(me.json.user.role).toBe('authenticated');
   });
 });
 
 describe('other public JSON endpoints: wrong types and missing fields', () => {
-  const cases: { name: string; method: 'POST' | 'PATCH'; url: string; body: unknown; fields: string[]; auth?: boolean }[] = [
+  const cases: {
+    name: string;
+    method: 'POST' | 'PATCH';
+    url: string;
+    body: unknown;
+    fields: string[];
+    auth?: boolean;
+  }[] = [
     { name: 'sign-in, empty body', method: 'POST', url: '/api/auth/sessions', body: {}, fields: ['email', 'password'] },
-    { name: 'sign-in, password missing', method: 'POST', url: '/api/auth/sessions', body: { email: 'a@example.com' }, fields: ['password'] },
-    { name: 'sign-in, email is a number', method: 'POST', url: '/api/auth/sessions', body: { email: 1, password: 'x' }, fields: ['email'] },
-    { name: 'sign-in, password is an object', method: 'POST', url: '/api/auth/sessions', body: { email: 'a@example.com', password: { $ne: '' } }, fields: ['password'] },
-    { name: 'sign-in, method is a number', method: 'POST', url: '/api/auth/sessions', body: { method: 1, email: 'a@example.com', password: 'x' }, fields: ['method'] },
-    { name: 'sign-in, 5,000-character email', method: 'POST', url: '/api/auth/sessions', body: { email: `${'a'.repeat(5000)}@example.com`, password: 'x' }, fields: ['email'] },
-    { name: 'refresh, token is a number', method: 'POST', url: '/api/auth/refresh?client_type=mobile', body: { refreshToken: 5 }, fields: ['refreshToken'] },
-    { name: 'refresh, token is empty', method: 'POST', url: '/api/auth/refresh?client_type=mobile', body: { refreshToken: '' }, fields: ['refreshToken'] },
-    { name: 'refresh, body is a list', method: 'POST', url: '/api/auth/refresh?client_type=mobile', body: ['token'], fields: [] },
-    { name: 'logout, token is a list', method: 'POST', url: '/api/auth/logout?client_type=mobile', body: { refreshToken: ['a'] }, fields: ['refreshToken'] },
-    { name: 'admin sign-in, empty body', method: 'POST', url: '/api/auth/admin/sessions', body: {}, fields: ['password'] },
-    { name: 'admin sign-in, username is an object', method: 'POST', url: '/api/auth/admin/sessions', body: { username: {}, password: 'x' }, fields: ['username'] },
-    { name: 'profile update, no profile', method: 'PATCH', url: '/api/auth/profiles/current', body: {}, fields: ['profile'], auth: true },
-    { name: 'profile update, profile is a string', method: 'PATCH', url: '/api/auth/profiles/current', body: { profile: 'Ada' }, fields: ['profile'], auth: true },
-    { name: 'profile update, profile is a list', method: 'PATCH', url: '/api/auth/profiles/current', body: { profile: ['Ada'] }, fields: ['profile'], auth: true },
-    { name: 'profile update, profile is null', method: 'PATCH', url: '/api/auth/profiles/current', body: { profile: null }, fields: ['profile'], auth: true },
+    {
+      name: 'sign-in, password missing',
+      method: 'POST',
+      url: '/api/auth/sessions',
+      body: { email: 'a@example.com' },
+      fields: ['password'],
+    },
+    {
+      name: 'sign-in, email is a number',
+      method: 'POST',
+      url: '/api/auth/sessions',
+      body: { email: 1, password: 'x' },
+      fields: ['email'],
+    },
+    {
+      name: 'sign-in, password is an object',
+      method: 'POST',
+      url: '/api/auth/sessions',
+      body: { email: 'a@example.com', password: { $ne: '' } },
+      fields: ['password'],
+    },
+    {
+      name: 'sign-in, method is a number',
+      method: 'POST',
+      url: '/api/auth/sessions',
+      body: { method: 1, email: 'a@example.com', password: 'x' },
+      fields: ['method'],
+    },
+    {
+      name: 'sign-in, 5,000-character email',
+      method: 'POST',
+      url: '/api/auth/sessions',
+      body: { email: `${'a'.repeat(5000)}@example.com`, password: 'x' },
+      fields: ['email'],
+    },
+    {
+      name: 'refresh, token is a number',
+      method: 'POST',
+      url: '/api/auth/refresh?client_type=mobile',
+      body: { refreshToken: 5 },
+      fields: ['refreshToken'],
+    },
+    {
+      name: 'refresh, token is empty',
+      method: 'POST',
+      url: '/api/auth/refresh?client_type=mobile',
+      body: { refreshToken: '' },
+      fields: ['refreshToken'],
+    },
+    {
+      name: 'refresh, body is a list',
+      method: 'POST',
+      url: '/api/auth/refresh?client_type=mobile',
+      body: ['token'],
+      fields: [],
+    },
+    {
+      name: 'logout, token is a list',
+      method: 'POST',
+      url: '/api/auth/logout?client_type=mobile',
+      body: { refreshToken: ['a'] },
+      fields: ['refreshToken'],
+    },
+    {
+      name: 'admin sign-in, empty body',
+      method: 'POST',
+      url: '/api/auth/admin/sessions',
+      body: {},
+      fields: ['password'],
+    },
+    {
+      name: 'admin sign-in, username is an object',
+      method: 'POST',
+      url: '/api/auth/admin/sessions',
+      body: { username: {}, password: 'x' },
+      fields: ['username'],
+    },
+    {
+      name: 'profile update, no profile',
+      method: 'PATCH',
+      url: '/api/auth/profiles/current',
+      body: {},
+      fields: ['profile'],
+      auth: true,
+    },
+    {
+      name: 'profile update, profile is a string',
+      method: 'PATCH',
+      url: '/api/auth/profiles/current',
+      body: { profile: 'Ada' },
+      fields: ['profile'],
+      auth: true,
+    },
+    {
+      name: 'profile update, profile is a list',
+      method: 'PATCH',
+      url: '/api/auth/profiles/current',
+      body: { profile: ['Ada'] },
+      fields: ['profile'],
+      auth: true,
+    },
+    {
+      name: 'profile update, profile is null',
+      method: 'PATCH',
+      url: '/api/auth/profiles/current',
+      body: { profile: null },
+      fields: ['profile'],
+      auth: true,
+    },
   ];
 
   it.each(cases)('$name → 400', async ({ method, url, body, fields, auth }) => {
@@ -179,7 +349,12 @@ describe('other public JSON endpoints: wrong types and missing fields', () => {
 
   it('a failed profile update changes nothing', async () => {
     const s = await t.signUp();
-    await t.request({ method: 'PATCH', url: '/api/auth/profiles/current', headers: bearer(s.accessToken), payload: { profile: { name: 'Kept' } } });
+    await t.request({
+      method: 'PATCH',
+      url: '/api/auth/profiles/current',
+      headers: bearer(s.accessToken),
+      payload: { profile: { name: 'Kept' } },
+    });
     const bad = await t.request({
       method: 'PATCH',
       url: '/api/auth/profiles/current',
@@ -197,8 +372,17 @@ describe('the body as a whole', () => {
 
   it('a 10 MB JSON body → 413 PAYLOAD_TOO_LARGE, and nothing is created', async () => {
     const marker = unique();
-    const payload = JSON.stringify({ email: `${marker}@example.com`, password: 'secret-123', name: 'x'.repeat(tenMegabytes) });
-    const res = await t.request({ method: 'POST', url: '/api/auth/users', headers: { 'content-type': 'application/json' }, payload });
+    const payload = JSON.stringify({
+      email: `${marker}@example.com`,
+      password: 'secret-123',
+      name: 'x'.repeat(tenMegabytes),
+    });
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/auth/users',
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
     expectErrorShape(res, 413, 'PAYLOAD_TOO_LARGE');
     expect(await usersMatching(marker)).toBe(0);
   });
@@ -227,16 +411,29 @@ describe('the body as a whole', () => {
     ['an empty body', ''],
     ['only whitespace', '   '],
   ])('malformed JSON (%s) → 400 VALIDATION_ERROR', async (_label, raw) => {
-    const res = await t.request({ method: 'POST', url: '/api/auth/sessions', headers: { 'content-type': 'application/json' }, payload: raw });
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/auth/sessions',
+      headers: { 'content-type': 'application/json' },
+      payload: raw,
+    });
     const body = expectErrorShape(res, 400, 'VALIDATION_ERROR');
     expect(body.message).toMatch(/JSON|empty/i);
   });
 
   it.each([
     ['__proto__', '{"email":"a@example.com","password":"secret-123","__proto__":{"isAdmin":true}}'],
-    ['constructor.prototype', '{"email":"a@example.com","password":"secret-123","constructor":{"prototype":{"isAdmin":true}}}'],
+    [
+      'constructor.prototype',
+      '{"email":"a@example.com","password":"secret-123","constructor":{"prototype":{"isAdmin":true}}}',
+    ],
   ])('a body trying prototype pollution through %s → 400', async (_label, raw) => {
-    const res = await t.request({ method: 'POST', url: '/api/auth/users', headers: { 'content-type': 'application/json' }, payload: raw });
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/auth/users',
+      headers: { 'content-type': 'application/json' },
+      payload: raw,
+    });
     expectErrorShape(res, 400, 'VALIDATION_ERROR');
     expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
   });
@@ -246,7 +443,10 @@ describe('the body as a whole', () => {
     ['text/plain; charset=utf-8', '{"email":"a@example.com","password":"secret-123"}'],
     ['application/x-www-form-urlencoded', 'email=a%40example.com&password=secret-123'],
     ['application/xml', '<user><email>a@example.com</email></user>'],
-    ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="email"\r\n\r\na@example.com\r\n--x--'],
+    [
+      'multipart/form-data; boundary=x',
+      '--x\r\nContent-Disposition: form-data; name="email"\r\n\r\na@example.com\r\n--x--',
+    ],
   ])('a %s body to a JSON route → 415 UNSUPPORTED_MEDIA_TYPE', async (contentType, raw) => {
     for (const url of ['/api/auth/users', '/api/auth/sessions', '/api/auth/refresh?client_type=mobile']) {
       const res = await t.request({ method: 'POST', url, headers: { 'content-type': contentType }, payload: raw });
@@ -300,13 +500,21 @@ describe('unicode', () => {
   it('emoji and non-Latin names are stored and returned as sent', async () => {
     const marker = unique();
     const name = '🦄 Zoë 名前 — مرحبا 👩🏽‍💻';
-    const res = await post('/api/auth/users?client_type=mobile', { email: `${marker}@example.com`, password: 'secret-123', name });
+    const res = await post('/api/auth/users?client_type=mobile', {
+      email: `${marker}@example.com`,
+      password: 'secret-123',
+      name,
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json.user.profile).toEqual({ name });
     const pub = await t.request({ method: 'GET', url: `/api/auth/profiles/${res.json.user.id}` });
     expect(pub.json.profile.name).toBe(name);
     // And the admin can find the user by a non-ASCII part of the name.
-    const list = await t.request({ method: 'GET', url: `/api/auth/users?search=${encodeURIComponent('zoë 名前')}`, headers: bearer(t.apiKey) });
+    const list = await t.request({
+      method: 'GET',
+      url: `/api/auth/users?search=${encodeURIComponent('zoë 名前')}`,
+      headers: bearer(t.apiKey),
+    });
     expect(list.json.data.map((u: any) => u.id)).toContain(res.json.user.id);
   });
 
@@ -336,7 +544,11 @@ describe('unicode', () => {
     ['a lone surrogate in the name', { name: 'half \ud83d pair' }],
   ])('%s: a clean 4xx or stored as sent — never a 500, never half-written', async (_label, extra) => {
     const marker = unique();
-    const res = await post('/api/auth/users?client_type=mobile', { email: `${marker}@example.com`, password: 'secret-123', ...extra });
+    const res = await post('/api/auth/users?client_type=mobile', {
+      email: `${marker}@example.com`,
+      password: 'secret-123',
+      ...extra,
+    });
     if (res.statusCode === 200) {
       expect(await usersMatching(marker)).toBe(1);
       return;
@@ -348,7 +560,12 @@ describe('unicode', () => {
   it('a NUL character in a profile value or key is refused with 400', async () => {
     const s = await t.signUp();
     for (const profile of [{ bio: 'a\u0000b' }, { 'k\u0000': 'v' }]) {
-      const res = await t.request({ method: 'PATCH', url: '/api/auth/profiles/current', headers: bearer(s.accessToken), payload: { profile } });
+      const res = await t.request({
+        method: 'PATCH',
+        url: '/api/auth/profiles/current',
+        headers: bearer(s.accessToken),
+        payload: { profile },
+      });
       expectErrorShape(res, 400, 'VALIDATION_ERROR');
     }
     const pub = await t.request({ method: 'GET', url: `/api/auth/profiles/${s.user.id}` });

@@ -27,7 +27,13 @@ describe('startup', () => {
       expect(row?.count).toBe(a.migrations.length);
       const reserved = await a.sql<{ key: string; value_ciphertext: string }[]>`
         select key, value_ciphertext from system.secrets where is_reserved order by key`;
-      expect(reserved.map((r) => r.key)).toEqual(['ADMIN_PASSWORD', 'ANON_KEY', 'API_KEY', 'JWT_KEY_ID', 'JWT_PRIVATE_KEY']);
+      expect(reserved.map((r) => r.key)).toEqual([
+        'ADMIN_PASSWORD',
+        'ANON_KEY',
+        'API_KEY',
+        'JWT_KEY_ID',
+        'JWT_PRIVATE_KEY',
+      ]);
       // Stored encrypted, never in the clear.
       expect(reserved.find((r) => r.key === 'API_KEY')!.value_ciphertext).not.toContain(a.keys.apiKey);
     } finally {

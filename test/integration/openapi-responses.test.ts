@@ -33,9 +33,15 @@ describe('GET /api/openapi.json', () => {
     const paths = doc.json.paths as Record<string, Record<string, Operation>>;
     const routes = Object.entries(paths)
       .filter(([path]) => PREFIXES.some((prefix) => path.startsWith(prefix)))
-      .flatMap(([path, item]) => METHODS.filter((m) => item[m]).map((m) => ({ route: `${m.toUpperCase()} ${path}`, op: item[m]! })));
+      .flatMap(([path, item]) =>
+        METHODS.filter((m) => item[m]).map((m) => ({ route: `${m.toUpperCase()} ${path}`, op: item[m]! })),
+      );
     // Every prefix is there at all (a route that vanished from the document would pass below).
-    for (const prefix of PREFIXES) expect(routes.some((r) => r.route.includes(` ${prefix}`)), prefix).toBe(true);
+    for (const prefix of PREFIXES)
+      expect(
+        routes.some((r) => r.route.includes(` ${prefix}`)),
+        prefix,
+      ).toBe(true);
     const undocumented = routes.filter((r) => !documentsSuccess(r.op)).map((r) => r.route);
     expect(undocumented).toEqual([]);
   });

@@ -14,14 +14,24 @@ const userId = '7d0b1c2e-5f7a-4c1e-9d43-0c9a6b3e2f10';
 
 describe('withRequestScope', () => {
   it.each([
-    [{ role: 'authenticated' as const, claims: { sub: userId, role: 'authenticated', email: 'a@example.com' } },
-      { uid: userId, role: 'authenticated', email: 'a@example.com', current_user: 'authenticated' }],
-    [{ role: 'anon' as const, claims: { role: 'anon' } }, { uid: null, role: 'anon', email: null, current_user: 'anon' }],
-    [{ role: 'project_admin' as const, claims: { sub: 'local:admin@x', role: 'project_admin' } },
-      { uid: null, role: 'project_admin', email: null, current_user: 'project_admin' }],
+    [
+      { role: 'authenticated' as const, claims: { sub: userId, role: 'authenticated', email: 'a@example.com' } },
+      { uid: userId, role: 'authenticated', email: 'a@example.com', current_user: 'authenticated' },
+    ],
+    [
+      { role: 'anon' as const, claims: { role: 'anon' } },
+      { uid: null, role: 'anon', email: null, current_user: 'anon' },
+    ],
+    [
+      { role: 'project_admin' as const, claims: { sub: 'local:admin@x', role: 'project_admin' } },
+      { uid: null, role: 'project_admin', email: null, current_user: 'project_admin' },
+    ],
   ])('runs as %o', async (scope, expected) => {
-    const [row] = await withRequestScope(t.deps.sql, scope, (tx) =>
-      tx`select auth.uid() as uid, auth.role() as role, auth.email() as email, current_user`);
+    const [row] = await withRequestScope(
+      t.deps.sql,
+      scope,
+      (tx) => tx`select auth.uid() as uid, auth.role() as role, auth.email() as email, current_user`,
+    );
     expect(row).toEqual(expected);
   });
 
@@ -53,15 +63,23 @@ describe('withRequestScope', () => {
 
   it('cannot read system tables as a request role', async () => {
     await expect(
-      withRequestScope(t.deps.sql, { role: 'authenticated', claims: { sub: userId } }, (tx) => tx`select * from system.secrets`),
+      withRequestScope(
+        t.deps.sql,
+        { role: 'authenticated', claims: { sub: userId } },
+        (tx) => tx`select * from system.secrets`,
+      ),
     ).rejects.toMatchObject({ code: '42501' });
   });
 });
 
 describe('runScoped (one statement, one round trip)', () => {
   it('runs the statement as the scope', async () => {
-    const rows = await runScoped(t.deps.sql, { role: 'authenticated', claims: { sub: userId, role: 'authenticated' } },
-      'select auth.uid() as uid, current_user as role', []);
+    const rows = await runScoped(
+      t.deps.sql,
+      { role: 'authenticated', claims: { sub: userId, role: 'authenticated' } },
+      'select auth.uid() as uid, current_user as role',
+      [],
+    );
     expect([...rows]).toEqual([{ uid: userId, role: 'authenticated' }]);
   });
 
@@ -69,11 +87,18 @@ describe('runScoped (one statement, one round trip)', () => {
     await t.deps.sql`create table if not exists public.scope_probe2 (n int check (n > 0))`;
     await t.deps.sql`alter table public.scope_probe2 disable row level security`;
     await expect(
-      runScoped(t.deps.sql, { role: 'authenticated', claims: { sub: userId } }, 'insert into public.scope_probe2 values ($1), ($2)', ['1', '-1']),
+      runScoped(
+        t.deps.sql,
+        { role: 'authenticated', claims: { sub: userId } },
+        'insert into public.scope_probe2 values ($1), ($2)',
+        ['1', '-1'],
+      ),
     ).rejects.toMatchObject({ code: '23514' });
     const [row] = await t.deps.sql`select count(*)::int as n from public.scope_probe2`;
     expect(row?.n).toBe(0);
-    const after = await Promise.all(Array.from({ length: 5 }, () => t.deps.sql`select current_user as role, auth.jwt() as jwt`));
+    const after = await Promise.all(
+      Array.from({ length: 5 }, () => t.deps.sql`select current_user as role, auth.jwt() as jwt`),
+    );
     for (const r of after.flat()) expect(r).toMatchObject({ jwt: {} });
     for (const r of after.flat()) expect(r.role).not.toBe('authenticated');
   });

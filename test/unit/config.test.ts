@@ -37,7 +37,12 @@ describe('loadConfig', () => {
   });
 
   it('takes statement timeouts by role and a JSON depth up to the ceiling', () => {
-    const config = loadConfig({ ANON_STATEMENT_TIMEOUT_MS: '0', AUTHENTICATED_STATEMENT_TIMEOUT_MS: '2500', RAW_SQL_TIMEOUT_MS: '60000', MAX_JSON_DEPTH: '1000' });
+    const config = loadConfig({
+      ANON_STATEMENT_TIMEOUT_MS: '0',
+      AUTHENTICATED_STATEMENT_TIMEOUT_MS: '2500',
+      RAW_SQL_TIMEOUT_MS: '60000',
+      MAX_JSON_DEPTH: '1000',
+    });
     expect(config.statementTimeouts).toEqual({ anon: 0, authenticated: 2500, projectAdmin: 60000 });
     expect(config.maxJsonDepth).toBe(1000);
     expect(() => loadConfig({ MAX_JSON_DEPTH: '5000' })).toThrow(/MAX_JSON_DEPTH/);

@@ -12,7 +12,12 @@ describe('textTooDeepAt', () => {
     ['exactly the limit', arrays(3), 3, undefined],
     ['one past the limit, not an object: body', arrays(4), 3, 'body'],
     ['under a top-level key', `{"a":1,"deep":{"x":${arrays(5)}}}`, 3, 'deep'],
-    ['the key that nests, not the last one seen deeper down', `{"ok":{"k":1},"profile":{"inner":${arrays(5)}}}`, 3, 'profile'],
+    [
+      'the key that nests, not the last one seen deeper down',
+      `{"ok":{"k":1},"profile":{"inner":${arrays(5)}}}`,
+      3,
+      'profile',
+    ],
     ['an escaped key', `{"we\\"ird":${arrays(5)}}`, 3, 'we"ird'],
     ['brackets inside strings do not count', `{"s":"${'['.repeat(100)}","t":"{{{{\\"[[["}`, 2, undefined],
     ['an escaped quote does not end the string', `["\\"[[[[[["]`, 2, undefined],
@@ -41,7 +46,12 @@ describe('nestsDeeperThan and jsonText', () => {
   });
 
   it.each<[string, unknown, Parameters<typeof jsonText>[1], RegExp]>([
-    ['deeper than the ceiling (JSON.stringify would overflow the stack)', deep, {}, new RegExp(`${JSON_DEPTH_CEILING} levels`)],
+    [
+      'deeper than the ceiling (JSON.stringify would overflow the stack)',
+      deep,
+      {},
+      new RegExp(`${JSON_DEPTH_CEILING} levels`),
+    ],
     ['deeper than the limit given', JSON.parse(arrays(5)), { maxDepth: 4 }, /4 levels/],
     ['longer than the limit given', { s: 'x'.repeat(100) }, { maxChars: 50 }, /50 characters/],
   ])('refuses a value %s with 400 VALIDATION_ERROR', (_label, value, limits, message) => {

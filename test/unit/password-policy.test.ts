@@ -3,8 +3,20 @@ import { describe, expect, it } from 'vitest';
 import type { AppError } from '../../src/core/errors.js';
 import { assertPasswordMeetsPolicy } from '../../src/modules/auth/password-policy.js';
 
-const none = { passwordMinLength: 6, requireNumber: false, requireLowercase: false, requireUppercase: false, requireSpecialChar: false };
-const all = { passwordMinLength: 8, requireNumber: true, requireLowercase: true, requireUppercase: true, requireSpecialChar: true };
+const none = {
+  passwordMinLength: 6,
+  requireNumber: false,
+  requireLowercase: false,
+  requireUppercase: false,
+  requireSpecialChar: false,
+};
+const all = {
+  passwordMinLength: 8,
+  requireNumber: true,
+  requireLowercase: true,
+  requireUppercase: true,
+  requireSpecialChar: true,
+};
 
 describe('password policy', () => {
   it.each([

@@ -28,14 +28,23 @@ const field = (ref: FieldRef | string, extra: { alias?: string; cast?: string } 
   field: typeof ref === 'string' ? col(ref) : ref,
   ...extra,
 });
-const embed = (relation: string, select: SelectItem[], extra: { alias?: string; hint?: string; inner?: boolean } = {}): SelectItem => ({
+const embed = (
+  relation: string,
+  select: SelectItem[],
+  extra: { alias?: string; hint?: string; inner?: boolean } = {},
+): SelectItem => ({
   kind: 'embed',
   relation,
   inner: false,
   select,
   ...extra,
 });
-const cond = (ref: FieldRef | string, operator: Condition['operator'], value: string | string[], extra: Partial<Condition> = {}): Condition => ({
+const cond = (
+  ref: FieldRef | string,
+  operator: Condition['operator'],
+  value: string | string[],
+  extra: Partial<Condition> = {},
+): Condition => ({
   kind: 'condition',
   field: typeof ref === 'string' ? col(ref) : ref,
   negated: false,
@@ -73,7 +82,8 @@ function expectGrammarError(run: () => unknown, fragment: string, code = 'PGRST1
 
 const nested = (depth: number) => `${'r('.repeat(depth)}id${')'.repeat(depth)}`;
 const nestedTree = (depth: number) => `(${'and('.repeat(depth - 1)}a.eq.1${')'.repeat(depth - 1)})`;
-const nestedEmbeds = (depth: number): SelectItem[] => (depth === 0 ? [field('id')] : [embed('r', nestedEmbeds(depth - 1))]);
+const nestedEmbeds = (depth: number): SelectItem[] =>
+  depth === 0 ? [field('id')] : [embed('r', nestedEmbeds(depth - 1))];
 const nestedAnds = (depth: number): Expression => and(depth === 1 ? cond('a', 'eq', '1') : nestedAnds(depth - 1));
 
 describe('parseSelect', () => {
@@ -120,9 +130,18 @@ describe('parseSelect', () => {
     ['"odd.rel"(*)', [embed('odd.rel', [STAR])]],
     [
       'a:rel!h!inner(id, b:other!inner(x::text))',
-      [embed('rel', [field('id'), embed('other', [field('x', { cast: 'text' })], { alias: 'b', inner: true })], { alias: 'a', hint: 'h', inner: true })],
+      [
+        embed('rel', [field('id'), embed('other', [field('x', { cast: 'text' })], { alias: 'b', inner: true })], {
+          alias: 'a',
+          hint: 'h',
+          inner: true,
+        }),
+      ],
     ],
-    ['*,rel(*,nested(*,deep(id)))', [STAR, embed('rel', [STAR, embed('nested', [STAR, embed('deep', [field('id')])])])]],
+    [
+      '*,rel(*,nested(*,deep(id)))',
+      [STAR, embed('rel', [STAR, embed('nested', [STAR, embed('deep', [field('id')])])])],
+    ],
     [nested(10), nestedEmbeds(10)],
     ['', []],
     ['id,...rel(a,b)', [field('id'), { ...embed('rel', [field('a'), field('b')]), spread: true } as SelectItem]],
@@ -304,21 +323,48 @@ describe('parseFilter: logic trees', () => {
     ['and', '(a.eq.1,b.eq.2)', root(and(cond('a', 'eq', '1'), cond('b', 'eq', '2')))],
     ['not.or', '(a.eq.1,b.eq.2)', root(notTree(or(cond('a', 'eq', '1'), cond('b', 'eq', '2'))))],
     ['not.and', '(a.eq.1)', root(notTree(and(cond('a', 'eq', '1'))))],
-    ['clients.or', '(a.eq.1,b.eq.2)', { path: ['clients'], expression: or(cond('a', 'eq', '1'), cond('b', 'eq', '2')) }],
+    [
+      'clients.or',
+      '(a.eq.1,b.eq.2)',
+      { path: ['clients'], expression: or(cond('a', 'eq', '1'), cond('b', 'eq', '2')) },
+    ],
     ['clients.not.and', '(a.eq.1)', { path: ['clients'], expression: notTree(and(cond('a', 'eq', '1'))) }],
     ['a.b.or', '(c.is.null)', { path: ['a', 'b'], expression: or(cond('c', 'is', 'null')) }],
-    ['or', '(a.eq.1,and(b.gt.2,c.is.null))', root(or(cond('a', 'eq', '1'), and(cond('b', 'gt', '2'), cond('c', 'is', 'null'))))],
+    [
+      'or',
+      '(a.eq.1,and(b.gt.2,c.is.null))',
+      root(or(cond('a', 'eq', '1'), and(cond('b', 'gt', '2'), cond('c', 'is', 'null')))),
+    ],
     [
       'or',
       '(a.eq.1,b.gt.2,and(c.is.null,not.d.eq.5),not.or(e.eq.1))',
-      root(or(cond('a', 'eq', '1'), cond('b', 'gt', '2'), and(cond('c', 'is', 'null'), not(cond('d', 'eq', '5'))), notTree(or(cond('e', 'eq', '1'))))),
+      root(
+        or(
+          cond('a', 'eq', '1'),
+          cond('b', 'gt', '2'),
+          and(cond('c', 'is', 'null'), not(cond('d', 'eq', '5'))),
+          notTree(or(cond('e', 'eq', '1'))),
+        ),
+      ),
     ],
     ['or', '(a.not.eq.1,b.not.in.(1,2))', root(or(not(cond('a', 'eq', '1')), not(cond('b', 'in', ['1', '2']))))],
     ['or', '(name.eq."a,b(c)",x.eq."q\\"t")', root(or(cond('name', 'eq', 'a,b(c)'), cond('x', 'eq', 'q"t')))],
-    ['or', '(tags.cs.{a,b},id.eq(any).{1,"2,3"})', root(or(cond('tags', 'cs', '{a,b}'), cond('id', 'eq', ['1', '2,3'], { quantifier: 'any' })))],
-    ['or', '(a.in.("x,y",z),b.fts(english).cat)', root(or(cond('a', 'in', ['x,y', 'z']), cond('b', 'fts', 'cat', { language: 'english' })))],
+    [
+      'or',
+      '(tags.cs.{a,b},id.eq(any).{1,"2,3"})',
+      root(or(cond('tags', 'cs', '{a,b}'), cond('id', 'eq', ['1', '2,3'], { quantifier: 'any' }))),
+    ],
+    [
+      'or',
+      '(a.in.("x,y",z),b.fts(english).cat)',
+      root(or(cond('a', 'in', ['x,y', 'z']), cond('b', 'fts', 'cat', { language: 'english' }))),
+    ],
     ['or', '( a.eq.1, b.eq.2)', root(or(cond('a', 'eq', '1'), cond('b', 'eq', '2')))],
-    ['or', '(data->>a.eq.1,data->b->>c.is.NULL)', root(or(cond(col('data', text('a')), 'eq', '1'), cond(col('data', to('b'), text('c')), 'is', 'null')))],
+    [
+      'or',
+      '(data->>a.eq.1,data->b->>c.is.NULL)',
+      root(or(cond(col('data', text('a')), 'eq', '1'), cond(col('data', to('b'), text('c')), 'is', 'null'))),
+    ],
     ['or', '(not.eq.1,and.eq.2)', root(or(cond('not', 'eq', '1'), cond('and', 'eq', '2')))],
     ['or', '(a.eq.,b.like.*x*)', root(or(cond('a', 'eq', ''), cond('b', 'like', '*x*')))],
     ['or', '(a.eq."x)', root(or(cond('a', 'eq', '"x')))],
@@ -364,7 +410,10 @@ describe('parseOrder', () => {
     ['"my col".desc', [asc('my col', { direction: 'desc' })]],
     ['data->a->>0.asc.nullslast', [asc(col('data', to('a'), text(0)), { nulls: 'last' })]],
     ['clients(name).desc', [asc('name', { direction: 'desc', relation: 'clients' })]],
-    ['id,clients(data->>x).nullsfirst', [asc('id'), asc(col('data', text('x')), { nulls: 'first', relation: 'clients' })]],
+    [
+      'id,clients(data->>x).nullsfirst',
+      [asc('id'), asc(col('data', text('x')), { nulls: 'first', relation: 'clients' })],
+    ],
   ])('order=%s', (input, expected) => {
     expect(parseOrder(input)).toEqual(expected);
   });
@@ -396,26 +445,67 @@ describe('parseQuery', () => {
     ['schema is not a filter', [['schema', 'private']], base],
     [
       'filters keep their order, logic trees included',
-      [['a', 'eq.1'], ['or', '(b.eq.2,c.eq.3)'], ['clients.name', 'like.x*']],
+      [
+        ['a', 'eq.1'],
+        ['or', '(b.eq.2,c.eq.3)'],
+        ['clients.name', 'like.x*'],
+      ],
       {
         ...base,
-        filters: [root(cond('a', 'eq', '1')), root(or(cond('b', 'eq', '2'), cond('c', 'eq', '3'))), { path: ['clients'], expression: cond('name', 'like', 'x*') }],
+        filters: [
+          root(cond('a', 'eq', '1')),
+          root(or(cond('b', 'eq', '2'), cond('c', 'eq', '3'))),
+          { path: ['clients'], expression: cond('name', 'like', 'x*') },
+        ],
       },
     ],
     [
       'order on the root and an embed',
-      [['order', 'a.desc'], ['clients.order', 'name']],
-      { ...base, orderings: [{ path: [], terms: [asc('a', { direction: 'desc' })] }, { path: ['clients'], terms: [asc('name')] }] },
+      [
+        ['order', 'a.desc'],
+        ['clients.order', 'name'],
+      ],
+      {
+        ...base,
+        orderings: [
+          { path: [], terms: [asc('a', { direction: 'desc' })] },
+          { path: ['clients'], terms: [asc('name')] },
+        ],
+      },
     ],
     [
       'limit and offset merge per path',
-      [['limit', '10'], ['clients.offset', '5'], ['offset', '0'], ['clients.limit', '2']],
-      { ...base, paging: [{ path: [], limit: 10, offset: 0 }, { path: ['clients'], offset: 5, limit: 2 }] },
+      [
+        ['limit', '10'],
+        ['clients.offset', '5'],
+        ['offset', '0'],
+        ['clients.limit', '2'],
+      ],
+      {
+        ...base,
+        paging: [
+          { path: [], limit: 10, offset: 0 },
+          { path: ['clients'], offset: 5, limit: 2 },
+        ],
+      },
     ],
-    ['on_conflict and columns', [['on_conflict', 'a, b'], ['columns', '"x y",z']], { ...base, onConflict: ['a', 'b'], columns: ['x y', 'z'] }],
+    [
+      'on_conflict and columns',
+      [
+        ['on_conflict', 'a, b'],
+        ['columns', '"x y",z'],
+      ],
+      { ...base, onConflict: ['a', 'b'], columns: ['x y', 'z'] },
+    ],
     [
       'a typical postgrest-js request',
-      [['select', '*,author:users!inner(name)'], ['status', 'in.(open,"in review")'], ['order', 'created_at.desc.nullslast'], ['limit', '20'], ['offset', '40']],
+      [
+        ['select', '*,author:users!inner(name)'],
+        ['status', 'in.(open,"in review")'],
+        ['order', 'created_at.desc.nullslast'],
+        ['limit', '20'],
+        ['offset', '40'],
+      ],
       {
         select: [STAR, embed('users', [field('name')], { alias: 'author', inner: true })],
         filters: [root(cond('status', 'in', ['open', 'in review']))],
@@ -438,10 +528,38 @@ describe('parseQuery', () => {
 
   const manyFilters = Array.from({ length: 101 }, (_, i): [string, string] => [`c${i}`, 'eq.1']);
   it.each<[string, [string, string][], string]>([
-    ['select twice', [['select', 'a'], ['select', 'b']], 'query parameter "select" is given more than once'],
-    ['columns twice', [['columns', 'a'], ['columns', 'b']], '"columns" is given more than once'],
-    ['order twice on one path', [['clients.order', 'a'], ['"clients".order', 'b']], '""clients".order" is given more than once'],
-    ['limit twice', [['limit', '1'], ['limit', '2']], '"limit" is given more than once'],
+    [
+      'select twice',
+      [
+        ['select', 'a'],
+        ['select', 'b'],
+      ],
+      'query parameter "select" is given more than once',
+    ],
+    [
+      'columns twice',
+      [
+        ['columns', 'a'],
+        ['columns', 'b'],
+      ],
+      '"columns" is given more than once',
+    ],
+    [
+      'order twice on one path',
+      [
+        ['clients.order', 'a'],
+        ['"clients".order', 'b'],
+      ],
+      '""clients".order" is given more than once',
+    ],
+    [
+      'limit twice',
+      [
+        ['limit', '1'],
+        ['limit', '2'],
+      ],
+      '"limit" is given more than once',
+    ],
     ['negative limit', [['limit', '-1']], 'expecting a non-negative integer'],
     ['non-numeric offset', [['offset', 'abc']], '"failed to parse offset parameter (abc)"'],
     ['fractional limit', [['clients.limit', '1.5']], 'expecting a non-negative integer'],
@@ -480,9 +598,15 @@ describe('parsePreferences', () => {
       'return=representation,count=exact, resolution=merge-duplicates missing=default,tx=rollback',
       { return: 'representation', count: 'exact', resolution: 'merge-duplicates', missing: 'default', tx: 'rollback' },
     ],
-    ['handling=strict, timezone=UTC, max-affected=5, return=minimal', { handling: 'strict', timezone: 'UTC', maxAffected: 5, return: 'minimal' }],
+    [
+      'handling=strict, timezone=UTC, max-affected=5, return=minimal',
+      { handling: 'strict', timezone: 'UTC', maxAffected: 5, return: 'minimal' },
+    ],
     ['handling=lenient max-affected=0', { handling: 'lenient', maxAffected: 0 }],
-    ['max-affected=-1, max-affected=x, handling=loose', { invalid: ['max-affected=-1', 'max-affected=x', 'handling=loose'] }],
+    [
+      'max-affected=-1, max-affected=x, handling=loose',
+      { invalid: ['max-affected=-1', 'max-affected=x', 'handling=loose'] },
+    ],
     ['timezone=America/New_York', { timezone: 'America/New_York' }],
     ['timezone=a;b', { invalid: ['timezone=a;b'] }],
     ['return=everything, count=all', { invalid: ['return=everything', 'count=all'] }],

@@ -29,27 +29,41 @@ describe('negotiate', () => {
     expect(negotiate(accept)).toBe(media);
   });
 
-  it.each(['image/png', 'application/xml', 'text/csv;q=0', 'application/vnd.pgrst.plan+json', 'nonsense'])('Accept: %s → 406 PGRST107', (accept) => {
-    try {
-      negotiate(accept);
-      expect.unreachable();
-    } catch (err) {
-      expect(err).toBeInstanceOf(AppError);
-      expect([(err as AppError).statusCode, (err as AppError).fields?.code, (err as AppError).message]).toEqual([
-        406,
-        'PGRST107',
-        `None of these media types are available: ${accept}`,
-      ]);
-    }
-  });
+  it.each(['image/png', 'application/xml', 'text/csv;q=0', 'application/vnd.pgrst.plan+json', 'nonsense'])(
+    'Accept: %s → 406 PGRST107',
+    (accept) => {
+      try {
+        negotiate(accept);
+        expect.unreachable();
+      } catch (err) {
+        expect(err).toBeInstanceOf(AppError);
+        expect([(err as AppError).statusCode, (err as AppError).fields?.code, (err as AppError).message]).toEqual([
+          406,
+          'PGRST107',
+          `None of these media types are available: ${accept}`,
+        ]);
+      }
+    },
+  );
 });
 
 describe('toCsv', () => {
   it.each<[string, unknown[], string]>([
     ['no rows: empty', [], ''],
-    ['a header, then rows', [{ id: 1, name: 'a' }, { id: 2, name: 'b' }], 'id,name\n1,a\n2,b'],
+    [
+      'a header, then rows',
+      [
+        { id: 1, name: 'a' },
+        { id: 2, name: 'b' },
+      ],
+      'id,name\n1,a\n2,b',
+    ],
     ['null is empty, booleans as words', [{ a: null, b: true }], 'a,b\n,true'],
-    ['commas, quotes and newlines are quoted', [{ t: 'a,b' }, { t: 'say "hi"' }, { t: 'two\nlines' }], 't\n"a,b"\n"say ""hi"""\n"two\nlines"'],
+    [
+      'commas, quotes and newlines are quoted',
+      [{ t: 'a,b' }, { t: 'say "hi"' }, { t: 'two\nlines' }],
+      't\n"a,b"\n"say ""hi"""\n"two\nlines"',
+    ],
     ['padding spaces are quoted', [{ t: ' x ' }], 't\n" x "'],
     ['objects and arrays as JSON', [{ j: { a: [1, 2] } }], 'j\n"{""a"":[1,2]}"'],
     ['a header that needs quoting', [{ 'a,b': 1 }], '"a,b"\n1'],
@@ -61,7 +75,14 @@ describe('toCsv', () => {
 
 describe('fromCsv', () => {
   it.each<[string, string, unknown[]]>([
-    ['a header and rows', 'id,name\n1,a\n2,b', [{ id: '1', name: 'a' }, { id: '2', name: 'b' }]],
+    [
+      'a header and rows',
+      'id,name\n1,a\n2,b',
+      [
+        { id: '1', name: 'a' },
+        { id: '2', name: 'b' },
+      ],
+    ],
     ['CRLF and a trailing newline', 'id,name\r\n1,a\r\n', [{ id: '1', name: 'a' }]],
     ['NULL is null; empty is empty text', 'a,b\nNULL,', [{ a: null, b: '' }]],
     ['a quoted NULL is text', 'a\n"NULL"', [{ a: 'NULL' }]],

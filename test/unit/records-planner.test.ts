@@ -21,8 +21,18 @@ import {
 // with a foreign key to itself (manager_id); genres with no relationship; loose without a key.
 
 function table(name: string, columns: Record<string, string>, primaryKey: string[] = ['id']): Table {
-  const cols = Object.entries(columns).map(([n, type]): [string, Column] => [n, { name: n, type, nullable: true, hasDefault: false }]);
-  return { schema: 'public', name, kind: 'table', columns: new Map(cols), primaryKey, uniqueKeys: primaryKey.length ? [primaryKey] : [] };
+  const cols = Object.entries(columns).map(([n, type]): [string, Column] => [
+    n,
+    { name: n, type, nullable: true, hasDefault: false },
+  ]);
+  return {
+    schema: 'public',
+    name,
+    kind: 'table',
+    columns: new Map(cols),
+    primaryKey,
+    uniqueKeys: primaryKey.length ? [primaryKey] : [],
+  };
 }
 
 const authors = table('authors', { id: 'integer', name: 'text', born: 'date', profile: 'jsonb' });
@@ -75,7 +85,10 @@ const flat = (sql: string) => sql.replace(/\s+/g, ' ').trim();
 const MAX_ROWS = 1000;
 
 function read(target: Table, qs: string, options: { maxRows?: number; count?: boolean } = {}) {
-  const s = readStatement(snapshot, target, q(qs), { maxRows: options.maxRows ?? MAX_ROWS, count: options.count ?? false });
+  const s = readStatement(snapshot, target, q(qs), {
+    maxRows: options.maxRows ?? MAX_ROWS,
+    count: options.count ?? false,
+  });
   return { sql: flat(s.text), params: s.params, returnsBody: s.returnsBody };
 }
 
@@ -166,7 +179,11 @@ describe('every operator', () => {
     ['search=wfts.fat -rat', `t0."search" @@ websearch_to_tsquery($1)`, ['fat -rat']],
     ['search=fts(english).cats', `t0."search" @@ to_tsquery($1::regconfig, $2)`, ['english', 'cats']],
     ['title=fts.cat', `to_tsvector(t0."title") @@ to_tsquery($1)`, ['cat']],
-    ['title=plfts(french).chats', `to_tsvector($1::regconfig, t0."title") @@ plainto_tsquery($1::regconfig, $2)`, ['french', 'chats']],
+    [
+      'title=plfts(french).chats',
+      `to_tsvector($1::regconfig, t0."title") @@ plainto_tsquery($1::regconfig, $2)`,
+      ['french', 'chats'],
+    ],
     ['data->>body=wfts.cat', `to_tsvector((t0."data"->>$1::text)) @@ websearch_to_tsquery($2)`, ['body', 'cat']],
   ])('%s', (qs, fragment, params) => {
     const { sql, params: bound } = read(books, qs);
@@ -209,9 +226,17 @@ describe('not., quantifiers', () => {
 
 describe('logic trees', () => {
   it.each<[string, string, unknown[]]>([
-    ['or=(price.lt.10,price.gt.100)', `((t0."price" < $1::text::numeric) or (t0."price" > $2::text::numeric))`, ['10', '100']],
+    [
+      'or=(price.lt.10,price.gt.100)',
+      `((t0."price" < $1::text::numeric) or (t0."price" > $2::text::numeric))`,
+      ['10', '100'],
+    ],
     ['and=(price.gt.1,title.eq.x)', `((t0."price" > $1::text::numeric) and (t0."title" = $2::text::text))`, ['1', 'x']],
-    ['not.or=(price.lt.10,published.is.true)', `not ((t0."price" < $1::text::numeric) or (t0."published" is true))`, ['10']],
+    [
+      'not.or=(price.lt.10,published.is.true)',
+      `not ((t0."price" < $1::text::numeric) or (t0."published" is true))`,
+      ['10'],
+    ],
     ['not.and=(id.eq.1,id.eq.2)', `not ((t0."id" = $1::text::bigint) and (t0."id" = $2::text::bigint))`, ['1', '2']],
     [
       'or=(id.eq.1,and(price.gt.5,published.is.false))',
@@ -223,10 +248,26 @@ describe('logic trees', () => {
       `((t0."id" = $1::text::bigint) or (not ((t0."price" > $2::text::numeric) and (t0."price" < $3::text::numeric))))`,
       ['1', '5', '9'],
     ],
-    ['or=(price.not.eq.1,title.in.(a,b))', `((not (t0."price" = $1::text::numeric)) or (t0."title" = any($2::text[]::text[])))`, ['1', ['a', 'b']]],
-    ['or=(tags.cs.{a,b},id.eq(any).{1,2})', `((t0."tags" @> $1::text::text[]) or (t0."id" = any($2::text[]::bigint[])))`, ['{a,b}', ['1', '2']]],
-    ['or=(data->>color.eq.red,data->n.gt.3)', `(((t0."data"->>$1::text) = $2::text::text) or ((t0."data"->$3::text) > $4::text::jsonb))`, ['color', 'red', 'n', '3']],
-    ['or=(search.fts(english).cat,title.like.*cat*)', `((t0."search" @@ to_tsquery($1::regconfig, $2)) or (t0."title"::text like $3::text))`, ['english', 'cat', '%cat%']],
+    [
+      'or=(price.not.eq.1,title.in.(a,b))',
+      `((not (t0."price" = $1::text::numeric)) or (t0."title" = any($2::text[]::text[])))`,
+      ['1', ['a', 'b']],
+    ],
+    [
+      'or=(tags.cs.{a,b},id.eq(any).{1,2})',
+      `((t0."tags" @> $1::text::text[]) or (t0."id" = any($2::text[]::bigint[])))`,
+      ['{a,b}', ['1', '2']],
+    ],
+    [
+      'or=(data->>color.eq.red,data->n.gt.3)',
+      `(((t0."data"->>$1::text) = $2::text::text) or ((t0."data"->$3::text) > $4::text::jsonb))`,
+      ['color', 'red', 'n', '3'],
+    ],
+    [
+      'or=(search.fts(english).cat,title.like.*cat*)',
+      `((t0."search" @@ to_tsquery($1::regconfig, $2)) or (t0."title"::text like $3::text))`,
+      ['english', 'cat', '%cat%'],
+    ],
     [
       'published=is.true&or=(price.lt.10,price.gt.100)',
       `t0."published" is true and ((t0."price" < $1::text::numeric) or (t0."price" > $2::text::numeric))`,
@@ -292,68 +333,92 @@ describe('embedded resources over foreign keys', () => {
   it.each<[string, Table, string, string, unknown[]]>([
     [
       'to-one, disambiguated by the foreign key column',
-      books, 'select=title,authors!author_id(name)',
-      `t0."title" as "title", ${toOne('t1', 't1."name" as "name"', 'authors', 't1."id" = t0."author_id"', 'authors')}`, [],
+      books,
+      'select=title,authors!author_id(name)',
+      `t0."title" as "title", ${toOne('t1', 't1."name" as "name"', 'authors', 't1."id" = t0."author_id"', 'authors')}`,
+      [],
     ],
     [
       'to-one, disambiguated by the constraint name, renamed',
-      books, 'select=editor:authors!books_editor_id_fkey(name)',
-      toOne('t1', 't1."name" as "name"', 'authors', 't1."id" = t0."editor_id"', 'editor'), [],
+      books,
+      'select=editor:authors!books_editor_id_fkey(name)',
+      toOne('t1', 't1."name" as "name"', 'authors', 't1."id" = t0."editor_id"', 'editor'),
+      [],
     ],
     [
       'to-one with every column',
-      books, 'select=id,author:authors!author_id(*)',
-      `t0."id" as "id", ${toOne('t1', 't1.*', 'authors', 't1."id" = t0."author_id"', 'author')}`, [],
+      books,
+      'select=id,author:authors!author_id(*)',
+      `t0."id" as "id", ${toOne('t1', 't1.*', 'authors', 't1."id" = t0."author_id"', 'author')}`,
+      [],
     ],
     [
       'to-one with an empty select: every column',
-      books, 'select=id,author:authors!author_id()',
-      `t0."id" as "id", ${toOne('t1', 't1.*', 'authors', 't1."id" = t0."author_id"', 'author')}`, [],
+      books,
+      'select=id,author:authors!author_id()',
+      `t0."id" as "id", ${toOne('t1', 't1.*', 'authors', 't1."id" = t0."author_id"', 'author')}`,
+      [],
     ],
     [
       'to-many',
-      books, 'select=title,reviews(stars)',
-      `t0."title" as "title", ${toMany('t1', 't1."stars" as "stars"', 'reviews', 't1."book_id" = t0."id"', 'reviews')}`, [],
+      books,
+      'select=title,reviews(stars)',
+      `t0."title" as "title", ${toMany('t1', 't1."stars" as "stars"', 'reviews', 't1."book_id" = t0."id"', 'reviews')}`,
+      [],
     ],
     [
       'to-many from the parent, disambiguated by the child column',
-      authors, 'select=name,written:books!author_id(title)',
-      `t0."name" as "name", ${toMany('t1', 't1."title" as "title"', 'books', 't1."author_id" = t0."id"', 'written')}`, [],
+      authors,
+      'select=name,written:books!author_id(title)',
+      `t0."name" as "name", ${toMany('t1', 't1."title" as "title"', 'books', 't1."author_id" = t0."id"', 'written')}`,
+      [],
     ],
     [
       'nested: to-many inside to-many',
-      authors, 'select=name,books!author_id(title,reviews(stars))',
+      authors,
+      'select=name,books!author_id(title,reviews(stars))',
       `t0."name" as "name", ${toMany('t1', `t1."title" as "title", ${toMany('t2', 't2."stars" as "stars"', 'reviews', 't2."book_id" = t1."id"', 'reviews')}`, 'books', 't1."author_id" = t0."id"', 'books')}`,
       [],
     ],
     [
       'nested: to-one inside to-many',
-      reviews, 'select=stars,book:books(title,author:authors!author_id(name))',
+      reviews,
+      'select=stars,book:books(title,author:authors!author_id(name))',
       `t0."stars" as "stars", ${toOne('t1', `t1."title" as "title", ${toOne('t2', 't2."name" as "name"', 'authors', 't2."id" = t1."author_id"', 'author')}`, 'books', 't1."id" = t0."book_id"', 'book')}`,
       [],
     ],
     [
       'a filter on the embedded resource',
-      books, 'select=title,reviews(stars)&reviews.stars=gte.4',
+      books,
+      'select=title,reviews(stars)&reviews.stars=gte.4',
       `t0."title" as "title", ${toMany('t1', 't1."stars" as "stars"', 'reviews', 't1."book_id" = t0."id" and t1."stars" >= $2::text::integer', 'reviews')}`,
       ['4'],
     ],
     [
       'a logic tree on the embedded resource, by its alias',
-      books, 'select=title,critiques:reviews(stars)&critiques.or=(stars.eq.1,stars.eq.5)',
+      books,
+      'select=title,critiques:reviews(stars)&critiques.or=(stars.eq.1,stars.eq.5)',
       `t0."title" as "title", ${toMany('t1', 't1."stars" as "stars"', 'reviews', 't1."book_id" = t0."id" and ((t1."stars" = $2::text::integer) or (t1."stars" = $3::text::integer))', 'critiques')}`,
       ['1', '5'],
     ],
     [
       'order and limit/offset of the embedded resource',
-      books, 'select=title,reviews(stars)&reviews.order=stars.desc&reviews.limit=2&reviews.offset=1',
+      books,
+      'select=title,reviews(stars)&reviews.order=stars.desc&reviews.limit=2&reviews.offset=1',
       `t0."title" as "title", ${toMany('t1', 't1."stars" as "stars"', 'reviews', 't1."book_id" = t0."id"', 'reviews', ' order by t1."stars" desc limit $2 offset $3')}`,
       [2, 1],
     ],
     [
       'a rename, cast and JSON path inside an embed',
-      books, 'select=author:authors!author_id(n:name,born::text,profile->>city)',
-      toOne('t1', 't1."name" as "n", cast(t1."born" as text) as "born", (t1."profile"->>$2::text) as "city"', 'authors', 't1."id" = t0."author_id"', 'author'),
+      books,
+      'select=author:authors!author_id(n:name,born::text,profile->>city)',
+      toOne(
+        't1',
+        't1."name" as "n", cast(t1."born" as text) as "born", (t1."profile"->>$2::text) as "city"',
+        'authors',
+        't1."id" = t0."author_id"',
+        'author',
+      ),
       ['city'],
     ],
   ])('%s', (_label, target, qs, columns, params) => {
@@ -371,7 +436,10 @@ describe('embedded resources over foreign keys', () => {
   });
 
   it('!inner on a to-one embed with a root filter', () => {
-    const { sql, params } = read(books, 'select=title,author:authors!author_id!inner(name)&author.name=eq.Ann&price=gt.1');
+    const { sql, params } = read(
+      books,
+      'select=title,author:authors!author_id!inner(name)&author.name=eq.Ann&price=gt.1',
+    );
     expect(rootWhere(sql)).toBe(
       `t0."price" > $1::text::numeric and exists (select 1 from "public"."authors" t1 where t1."id" = t0."author_id" and t1."name" = $3::text::text)`,
     );
@@ -386,7 +454,13 @@ describe('embedded resources over foreign keys', () => {
     ['a hint that names no foreign key', books, 'select=authors!nope(name)', 400, 'PGRST200'],
     ['a column the embedded table lacks', books, 'select=reviews(nope)', 400, '42703'],
     ['a filter on a column the embedded table lacks', books, 'select=reviews(stars)&reviews.nope=eq.1', 400, '42703'],
-    ['embedding deeper than five levels', reviews, 'select=book:books(reviews(book:books(reviews(book:books(reviews(id))))))', 400, 'PGRST100'],
+    [
+      'embedding deeper than five levels',
+      reviews,
+      'select=book:books(reviews(book:books(reviews(book:books(reviews(id))))))',
+      400,
+      'PGRST100',
+    ],
   ])('%s → %i %s', (_label, target, qs, status, code) => {
     expect(plannerError(() => read(target, qs))).toMatchObject({ status, code });
   });
@@ -454,7 +528,11 @@ describe('order, paging and the row cap', () => {
 describe('insert', () => {
   const rows = [{ id: 1, title: 'x', price: 2 }];
   const insert = (target: Table, qs: string, options: Partial<InsertOptions> = {}) => {
-    const s = insertStatement(snapshot, target, q(qs), rows, { columns: ['id', 'title', 'price'], representation: false, ...options });
+    const s = insertStatement(snapshot, target, q(qs), rows, {
+      columns: ['id', 'title', 'price'],
+      representation: false,
+      ...options,
+    });
     return { sql: flat(s.text), params: s.params, returnsBody: s.returnsBody };
   };
   const into = (target = 'books', cols = '"id", "title", "price"') =>
@@ -474,7 +552,12 @@ describe('insert', () => {
       `with _changed as (${into()} returning t0.*) select coalesce(json_agg(_r), '[]'::json)::text as body, count(_r)::int as page_rows, (null::bigint) as total from (select t0."id" as "id", ${toOne('t1', 't1."name" as "name"', 'authors', 't1."id" = t0."author_id"', 'author')} from _changed t0) _r`,
       true,
     ],
-    ['ignore-duplicates on the primary key', () => insert(books, '', { resolution: 'ignore-duplicates' }), `${into()} on conflict ("id") do nothing`, false],
+    [
+      'ignore-duplicates on the primary key',
+      () => insert(books, '', { resolution: 'ignore-duplicates' }),
+      `${into()} on conflict ("id") do nothing`,
+      false,
+    ],
     [
       'ignore-duplicates on on_conflict columns',
       () => insert(books, 'on_conflict=title', { resolution: 'ignore-duplicates' }),
@@ -490,7 +573,10 @@ describe('insert', () => {
     [
       'columns= picks the body keys',
       () => {
-        const s = insertStatement(snapshot, books, q('columns=title'), rows, { columns: ['title'], representation: false });
+        const s = insertStatement(snapshot, books, q('columns=title'), rows, {
+          columns: ['title'],
+          representation: false,
+        });
         return { sql: flat(s.text), params: s.params, returnsBody: s.returnsBody };
       },
       into('books', '"title"'),
@@ -515,7 +601,10 @@ describe('insert', () => {
   ])('%s: updates every non-key column from excluded', (_label, qs, representation) => {
     const s = insert(books, qs, { resolution: 'merge-duplicates', representation });
     const keys = qs.includes('on_conflict=title') ? '"title"' : '"id"';
-    const sets = ['"id"', '"title"', '"price"'].filter((c) => c !== keys).map((c) => `${c} = excluded.${c}`).join(', ');
+    const sets = ['"id"', '"title"', '"price"']
+      .filter((c) => c !== keys)
+      .map((c) => `${c} = excluded.${c}`)
+      .join(', ');
     expect(s.sql).toContain(`${into()} on conflict (${keys}) do update set ${sets}`);
     expect(s.params).toEqual([JSON.stringify(rows)]);
     expect(s.returnsBody).toBe(representation);
@@ -523,10 +612,25 @@ describe('insert', () => {
   });
 
   it.each<[string, () => unknown, number, string]>([
-    ['an upsert on a table without a primary key and without on_conflict', () => insert(loose, '', { columns: ['a'], resolution: 'merge-duplicates' }), 400, 'PGRST100'],
-    ['an on_conflict column the table lacks', () => insert(books, 'on_conflict=nope', { resolution: 'merge-duplicates' }), 400, '42703'],
+    [
+      'an upsert on a table without a primary key and without on_conflict',
+      () => insert(loose, '', { columns: ['a'], resolution: 'merge-duplicates' }),
+      400,
+      'PGRST100',
+    ],
+    [
+      'an on_conflict column the table lacks',
+      () => insert(books, 'on_conflict=nope', { resolution: 'merge-duplicates' }),
+      400,
+      '42703',
+    ],
     ['a body key that is no column', () => insert(books, '', { columns: ['id', 'nope'] }), 400, 'PGRST204'],
-    ['a select column the table lacks (representation)', () => insert(books, 'select=nope', { representation: true }), 400, '42703'],
+    [
+      'a select column the table lacks (representation)',
+      () => insert(books, 'select=nope', { representation: true }),
+      400,
+      '42703',
+    ],
   ])('%s → %i %s', (_label, run, status, code) => {
     expect(plannerError(run)).toMatchObject({ status, code });
   });
@@ -542,17 +646,35 @@ describe('update', () => {
 
   it.each<[string, string, Record<string, unknown>, boolean, string, unknown[]]>([
     ['one column, filtered', 'id=eq.1', { title: 'y' }, false, set(['title'], `t0."id" = $2::text::bigint`), ['1']],
-    ['several columns, two filters', 'id=gt.1&published=is.false', { title: 'y', price: 3 }, false, set(['title', 'price'], `t0."id" > $2::text::bigint and t0."published" is false`), ['1']],
-    ['a logic tree as the filter', 'or=(id.eq.1,id.eq.2)', { published: true }, false, set(['published'], `((t0."id" = $2::text::bigint) or (t0."id" = $3::text::bigint))`), ['1', '2']],
+    [
+      'several columns, two filters',
+      'id=gt.1&published=is.false',
+      { title: 'y', price: 3 },
+      false,
+      set(['title', 'price'], `t0."id" > $2::text::bigint and t0."published" is false`),
+      ['1'],
+    ],
+    [
+      'a logic tree as the filter',
+      'or=(id.eq.1,id.eq.2)',
+      { published: true },
+      false,
+      set(['published'], `((t0."id" = $2::text::bigint) or (t0."id" = $3::text::bigint))`),
+      ['1', '2'],
+    ],
     [
       'representation',
-      'id=eq.1', { title: 'y' }, true,
+      'id=eq.1',
+      { title: 'y' },
+      true,
       `with _changed as (${set(['title'], `t0."id" = $2::text::bigint`)} returning t0.*) select coalesce(json_agg(_r), '[]'::json)::text as body, count(_r)::int as page_rows, (null::bigint) as total from (select t0.* from _changed t0) _r`,
       ['1'],
     ],
     [
       'representation shaped by select',
-      'id=eq.1&select=id,title', { title: 'y' }, true,
+      'id=eq.1&select=id,title',
+      { title: 'y' },
+      true,
       `with _changed as (${set(['title'], `t0."id" = $2::text::bigint`)} returning t0.*) select coalesce(json_agg(_r), '[]'::json)::text as body, count(_r)::int as page_rows, (null::bigint) as total from (select t0."id" as "id", t0."title" as "title" from _changed t0) _r`,
       ['1'],
     ],
@@ -567,7 +689,13 @@ describe('update', () => {
     ['without any filter', '', { title: 'y' }, 400, '21000'],
     ['with only a select', 'select=id', { title: 'y' }, 400, '21000'],
     ['with only order and limit', 'order=id&limit=1', { title: 'y' }, 400, '21000'],
-    ['with only a filter on an embedded resource', 'select=id,reviews(id)&reviews.stars=eq.1', { title: 'y' }, 400, '21000'],
+    [
+      'with only a filter on an embedded resource',
+      'select=id,reviews(id)&reviews.stars=eq.1',
+      { title: 'y' },
+      400,
+      '21000',
+    ],
     ['naming no column', 'id=eq.1', {}, 400, 'PGRST100'],
     ['naming a column the table lacks', 'id=eq.1', { nope: 1 }, 400, 'PGRST204'],
     ['filtering on a column the table lacks', 'nope=eq.1', { title: 'y' }, 400, '42703'],
@@ -576,7 +704,9 @@ describe('update', () => {
   });
 
   it('the refusal says why and what to do', () => {
-    expect(plannerError(() => update('', { title: 'y' })).message).toBe('A update without any filter would change every row; it was refused.');
+    expect(plannerError(() => update('', { title: 'y' })).message).toBe(
+      'A update without any filter would change every row; it was refused.',
+    );
   });
 });
 
@@ -588,17 +718,31 @@ describe('delete', () => {
 
   it.each<[string, string, boolean, string, unknown[]]>([
     ['filtered', 'id=eq.1', false, `delete from "public"."books" as t0 where t0."id" = $1::text::bigint`, ['1']],
-    ['by a list', 'id=in.(1,2)', false, `delete from "public"."books" as t0 where t0."id" = any($1::text[]::bigint[])`, [['1', '2']]],
-    ['negated', 'published=not.is.true', false, `delete from "public"."books" as t0 where not (t0."published" is true)`, []],
+    [
+      'by a list',
+      'id=in.(1,2)',
+      false,
+      `delete from "public"."books" as t0 where t0."id" = any($1::text[]::bigint[])`,
+      [['1', '2']],
+    ],
+    [
+      'negated',
+      'published=not.is.true',
+      false,
+      `delete from "public"."books" as t0 where not (t0."published" is true)`,
+      [],
+    ],
     [
       'representation: the deleted rows',
-      'id=eq.1', true,
+      'id=eq.1',
+      true,
       `with _changed as (delete from "public"."books" as t0 where t0."id" = $1::text::bigint returning t0.*) select coalesce(json_agg(_r), '[]'::json)::text as body, count(_r)::int as page_rows, (null::bigint) as total from (select t0.* from _changed t0) _r`,
       ['1'],
     ],
     [
       'representation shaped by select with an embed',
-      'id=eq.1&select=title,reviews(stars)', true,
+      'id=eq.1&select=title,reviews(stars)',
+      true,
       `with _changed as (delete from "public"."books" as t0 where t0."id" = $1::text::bigint returning t0.*) select coalesce(json_agg(_r), '[]'::json)::text as body, count(_r)::int as page_rows, (null::bigint) as total from (select t0."title" as "title", ${toMany('t1', 't1."stars" as "stars"', 'reviews', 't1."book_id" = t0."id"', 'reviews')} from _changed t0) _r`,
       ['1'],
     ],
@@ -647,7 +791,10 @@ describe("the planner's errors", () => {
   });
 
   it('identifiers are quoted from the schema cache, values never reach the text', () => {
-    const { sql, params } = read(books, `title=eq.${encodeURIComponent("x'); drop table books; --")}&select=${encodeURIComponent('"a\\"b":title')}`);
+    const { sql, params } = read(
+      books,
+      `title=eq.${encodeURIComponent("x'); drop table books; --")}&select=${encodeURIComponent('"a\\"b":title')}`,
+    );
     expect(sql).not.toContain('drop table');
     expect(sql).toContain(`t0."title" as "a""b"`);
     expect(params).toEqual(["x'); drop table books; --", MAX_ROWS]);

@@ -4,7 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
 import { parseQuery } from '../../src/modules/records/grammar/query.js';
-import { argumentText, callStatement, findRoutine, splitCallQuery, type RpcArguments } from '../../src/modules/records/rpc-plan.js';
+import {
+  argumentText,
+  callStatement,
+  findRoutine,
+  splitCallQuery,
+  type RpcArguments,
+} from '../../src/modules/records/rpc-plan.js';
 import type { Column, Routine, RoutineArg, SchemaSnapshot, Table } from '../../src/modules/records/schema-cache.js';
 
 const column = (name: string, type: string): Column => ({ name, type, nullable: true, hasDefault: false });
@@ -20,27 +26,59 @@ const tags: Table = {
   schema: 'public',
   name: 'tags',
   kind: 'table',
-  columns: new Map([column('id', 'integer'), column('item_id', 'integer'), column('label', 'text')].map((c) => [c.name, c])),
+  columns: new Map(
+    [column('id', 'integer'), column('item_id', 'integer'), column('label', 'text')].map((c) => [c.name, c]),
+  ),
   primaryKey: ['id'],
   uniqueKeys: [['id']],
 };
 
-const arg = (name: string, type: string, extra: Partial<RoutineArg> = {}): RoutineArg => ({ name, type, hasDefault: false, variadic: false, ...extra });
+const arg = (name: string, type: string, extra: Partial<RoutineArg> = {}): RoutineArg => ({
+  name,
+  type,
+  hasDefault: false,
+  variadic: false,
+  ...extra,
+});
 function routine(name: string, args: RoutineArg[], extra: Partial<Routine> = {}): Routine {
-  return { schema: 'public', name, args, returnsSet: false, returnsRows: false, volatile: false, returnType: 'integer', returnsVoid: false, columns: [], ...extra };
+  return {
+    schema: 'public',
+    name,
+    args,
+    returnsSet: false,
+    returnsRows: false,
+    volatile: false,
+    returnType: 'integer',
+    returnsVoid: false,
+    columns: [],
+    ...extra,
+  };
 }
 
 const add = routine('add', [arg('a', 'integer'), arg('b', 'integer')]);
 const greet = routine('greet', [arg('name', 'text', { hasDefault: true })], { returnType: 'text' });
-const span = routine('span', [arg('start', 'date'), arg('days', 'integer', { hasDefault: true })], { returnType: 'date' });
+const span = routine('span', [arg('start', 'date'), arg('days', 'integer', { hasDefault: true })], {
+  returnType: 'date',
+});
 const pickInt = routine('pick', [arg('a', 'integer')]);
 const pickText = routine('pick', [arg('b', 'text')]);
 const ambInt = routine('amb', [arg('a', 'integer')]);
 const ambText = routine('amb', [arg('a', 'text')]);
 const echo = routine('echo', [arg('', 'jsonb')], { returnType: 'jsonb' });
 const sumAll = routine('sum_all', [arg('xs', 'integer[]', { variadic: true })]);
-const listItems = routine('list_items', [], { returnsSet: true, returnsRows: true, returnType: 'items', columns: [...items.columns.values()], returnTable: { schema: 'public', name: 'items' } });
-const firstItem = routine('first_item', [], { returnsRows: true, returnType: 'items', columns: [...items.columns.values()], returnTable: { schema: 'public', name: 'items' } });
+const listItems = routine('list_items', [], {
+  returnsSet: true,
+  returnsRows: true,
+  returnType: 'items',
+  columns: [...items.columns.values()],
+  returnTable: { schema: 'public', name: 'items' },
+});
+const firstItem = routine('first_item', [], {
+  returnsRows: true,
+  returnType: 'items',
+  columns: [...items.columns.values()],
+  returnTable: { schema: 'public', name: 'items' },
+});
 const stats = routine('stats', [arg('min', 'integer', { hasDefault: true })], {
   returnsSet: true,
   returnsRows: true,
@@ -53,8 +91,21 @@ const touch = routine('touch', [], { returnsVoid: true, returnType: 'void', vola
 const snapshot: SchemaSnapshot = {
   version: '1',
   schemas: ['public'],
-  tables: new Map([['public.items', items], ['public.tags', tags]]),
-  foreignKeys: [{ name: 'tags_item_id_fkey', schema: 'public', table: 'tags', columns: ['item_id'], refSchema: 'public', refTable: 'items', refColumns: ['id'] }],
+  tables: new Map([
+    ['public.items', items],
+    ['public.tags', tags],
+  ]),
+  foreignKeys: [
+    {
+      name: 'tags_item_id_fkey',
+      schema: 'public',
+      table: 'tags',
+      columns: ['item_id'],
+      refSchema: 'public',
+      refTable: 'items',
+      refColumns: ['id'],
+    },
+  ],
   routines: new Map(
     Object.entries({
       add: [add],
@@ -86,12 +137,36 @@ function refusal(run: () => unknown) {
 describe('splitCallQuery: arguments and the records grammar in one GET query string', () => {
   it.each<[string, Record<string, string[]>, [string, string][]]>([
     ['a=1&b=2', { a: ['1'], b: ['2'] }, []],
-    ['a=1&select=name&order=id&limit=2&offset=1', { a: ['1'] }, [['select', 'name'], ['order', 'id'], ['limit', '2'], ['offset', '1']]],
+    [
+      'a=1&select=name&order=id&limit=2&offset=1',
+      { a: ['1'] },
+      [
+        ['select', 'name'],
+        ['order', 'id'],
+        ['limit', '2'],
+        ['offset', '1'],
+      ],
+    ],
     ['a=1&id=eq.3', { a: ['1'] }, [['id', 'eq.3']]],
     ['a=gt', {}, [['a', 'gt']]],
     ['a=not.eq.1&b=not', { b: ['not'] }, [['a', 'not.eq.1']]],
-    ['x=eq(any).{1,2}&y=fts(english).cat', {}, [['x', 'eq(any).{1,2}'], ['y', 'fts(english).cat']]],
-    ['or=(a.eq.1,b.eq.2)&tags.order=id&tags.limit=1', {}, [['or', '(a.eq.1,b.eq.2)'], ['tags.order', 'id'], ['tags.limit', '1']]],
+    [
+      'x=eq(any).{1,2}&y=fts(english).cat',
+      {},
+      [
+        ['x', 'eq(any).{1,2}'],
+        ['y', 'fts(english).cat'],
+      ],
+    ],
+    [
+      'or=(a.eq.1,b.eq.2)&tags.order=id&tags.limit=1',
+      {},
+      [
+        ['or', '(a.eq.1,b.eq.2)'],
+        ['tags.order', 'id'],
+        ['tags.limit', '1'],
+      ],
+    ],
     ['tags.label=eq.x', {}, [['tags.label', 'eq.x']]],
     ['schema=public&name=x', { name: ['x'] }, [['schema', 'public']]],
     ['xs=1&xs=2&xs=3', { xs: ['1', '2', '3'] }, []],
@@ -121,42 +196,58 @@ describe('findRoutine: the overload the argument names call', () => {
   it.each<[string, string, string[], boolean, { message: string; details: string; hint: string | null }]>([
     [
       'an unknown function, by POST',
-      'nope', [], true,
+      'nope',
+      [],
+      true,
       {
         message: 'Could not find the function public.nope without parameters in the schema cache',
-        details: 'Searched for the function public.nope without parameters or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.',
+        details:
+          'Searched for the function public.nope without parameters or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.',
         hint: null,
       },
     ],
     [
       'a required parameter missing',
-      'add', ['a'], true,
+      'add',
+      ['a'],
+      true,
       {
         message: 'Could not find the function public.add(a) in the schema cache',
-        details: 'Searched for the function public.add with parameter a or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.',
+        details:
+          'Searched for the function public.add with parameter a or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.',
         hint: 'Perhaps you meant to call the function public.add(a, b)',
       },
     ],
     [
       'an extra argument, by GET (names sorted)',
-      'add', ['b', 'a', 'c'], false,
+      'add',
+      ['b', 'a', 'c'],
+      false,
       {
         message: 'Could not find the function public.add(a, b, c) in the schema cache',
-        details: 'Searched for the function public.add with parameters a, b, c, but no matches were found in the schema cache.',
+        details:
+          'Searched for the function public.add with parameters a, b, c, but no matches were found in the schema cache.',
         hint: 'Perhaps you meant to call the function public.add(a, b)',
       },
     ],
     [
       'the unnamed jsonb parameter is not reachable by GET',
-      'echo', ['x'], false,
+      'echo',
+      ['x'],
+      false,
       {
         message: 'Could not find the function public.echo(x) in the schema cache',
-        details: 'Searched for the function public.echo with parameter x, but no matches were found in the schema cache.',
+        details:
+          'Searched for the function public.echo with parameter x, but no matches were found in the schema cache.',
         hint: 'Perhaps you meant to call the function public.echo()',
       },
     ],
   ])('%s → 404 PGRST202', (_label, name, names, jsonBody, expected) => {
-    expect(refusal(() => findRoutine(snapshot, 'public', name, new Set(names), jsonBody))).toEqual({ status: 404, code: 'PGRST202', ...expected });
+    expect(refusal(() => findRoutine(snapshot, 'public', name, new Set(names), jsonBody))).toEqual({
+      status: 404,
+      code: 'PGRST202',
+      ...expected,
+    });
   });
 
   it('overloads that both take the names → 300 PGRST203, naming both', () => {
@@ -170,7 +261,10 @@ describe('findRoutine: the overload the argument names call', () => {
   });
 
   it('functions of a schema not searched are not found', () => {
-    expect(refusal(() => findRoutine(snapshot, 'other', 'add', new Set(['a', 'b']), true))).toMatchObject({ status: 404, code: 'PGRST202' });
+    expect(refusal(() => findRoutine(snapshot, 'other', 'add', new Set(['a', 'b']), true))).toMatchObject({
+      status: 404,
+      code: 'PGRST202',
+    });
   });
 });
 
@@ -184,7 +278,15 @@ describe('argumentText: a JSON value as the text PostgreSQL casts to the paramet
     ['null', null, 'integer', null],
     ['an array', [1, 2, 3], 'integer[]', '{"1","2","3"}'],
     ['an array with null, quotes and backslashes', ['a"b', null, 'c\\d'], 'text[]', '{"a\\"b",NULL,"c\\\\d"}'],
-    ['a nested array', [[1, 2], [3, 4]], 'integer[]', '{{"1","2"},{"3","4"}}'],
+    [
+      'a nested array',
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      'integer[]',
+      '{{"1","2"},{"3","4"}}',
+    ],
     ['objects in an array', [{ a: 1 }], 'jsonb[]', '{"{\\"a\\":1}"}'],
     ['an object for jsonb', { a: [1, 'x'] }, 'jsonb', '{"a":[1,"x"]}'],
     ['a string for jsonb: a JSON string', 'x', 'jsonb', '"x"'],
@@ -197,7 +299,10 @@ describe('argumentText: a JSON value as the text PostgreSQL casts to the paramet
 });
 
 describe('callStatement: the SQL of each result shape', () => {
-  const named = (values: Record<string, unknown>): RpcArguments => ({ kind: 'named', values: new Map(Object.entries(values)) });
+  const named = (values: Record<string, unknown>): RpcArguments => ({
+    kind: 'named',
+    values: new Map(Object.entries(values)),
+  });
   const call = (r: Routine, args: RpcArguments, qs = '', options = { maxRows: 100, count: false }) => {
     const s = callStatement(snapshot, r, args, parseQuery(new URLSearchParams(qs)), options);
     return { ...s, text: s.text.replace(/\s+/g, ' ') };
@@ -312,6 +417,13 @@ describe('callStatement: the SQL of each result shape', () => {
     ['a filter on a column the result lacks', listItems, 'nope=eq.1', 400, '42703'],
     ['an embed from a result that is no table', stats, 'select=name,tags(label)', 400, 'PGRST200'],
   ])('%s → %i %s', (_label, r, qs, status, code) => {
-    expect(refusal(() => callStatement(snapshot, r, { kind: 'named', values: new Map() }, parseQuery(new URLSearchParams(qs)), { maxRows: 10, count: false }))).toMatchObject({ status, code });
+    expect(
+      refusal(() =>
+        callStatement(snapshot, r, { kind: 'named', values: new Map() }, parseQuery(new URLSearchParams(qs)), {
+          maxRows: 10,
+          count: false,
+        }),
+      ),
+    ).toMatchObject({ status, code });
   });
 });

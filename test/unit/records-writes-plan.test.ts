@@ -12,19 +12,41 @@ type InsertOptionsPart = Omit<InsertOptions, 'columns'>;
 
 const col = (name: string, type: string, defaultSql?: string): [string, Column] => [
   name,
-  { name, type, nullable: true, hasDefault: defaultSql !== undefined, ...(defaultSql === undefined ? {} : { defaultSql }) },
+  {
+    name,
+    type,
+    nullable: true,
+    hasDefault: defaultSql !== undefined,
+    ...(defaultSql === undefined ? {} : { defaultSql }),
+  },
 ];
 const things: Table = {
   schema: 'public',
   name: 'things',
   kind: 'table',
-  columns: new Map([col('id', 'bigint', "nextval('things_id_seq'::regclass)"), col('name', 'text'), col('color', 'text', "'grey'::text")]),
+  columns: new Map([
+    col('id', 'bigint', "nextval('things_id_seq'::regclass)"),
+    col('name', 'text'),
+    col('color', 'text', "'grey'::text"),
+  ]),
   primaryKey: ['id'],
   uniqueKeys: [['id']],
 };
-const pairs: Table = { ...things, name: 'pairs', columns: new Map([col('a', 'integer'), col('b', 'integer'), col('label', 'text')]), primaryKey: ['a', 'b'], uniqueKeys: [['a', 'b']] };
+const pairs: Table = {
+  ...things,
+  name: 'pairs',
+  columns: new Map([col('a', 'integer'), col('b', 'integer'), col('label', 'text')]),
+  primaryKey: ['a', 'b'],
+  uniqueKeys: [['a', 'b']],
+};
 const nokey: Table = { ...things, name: 'nokey', primaryKey: [], uniqueKeys: [] };
-const snapshot: SchemaSnapshot = { version: '1', schemas: ['public'], tables: new Map([[`public.things`, things]]), foreignKeys: [], routines: new Map() };
+const snapshot: SchemaSnapshot = {
+  version: '1',
+  schemas: ['public'],
+  tables: new Map([[`public.things`, things]]),
+  foreignKeys: [],
+  routines: new Map(),
+};
 const q = (qs: string) => parseQuery(new URLSearchParams(qs));
 const flat = (sql: string) => sql.replace(/\s+/g, ' ').trim();
 const rows = [{ name: 'a' }, { name: 'b', color: 'red' }];
@@ -70,15 +92,32 @@ describe('insert with missing=default', () => {
   });
 
   it('with an upsert, the conflict clause follows the defaulted rows', () => {
-    const s = insertStatement(snapshot, things, q(''), rows, { columns: ['id', 'color'], representation: false, missingDefault: true, resolution: 'ignore-duplicates' });
+    const s = insertStatement(snapshot, things, q(''), rows, {
+      columns: ['id', 'color'],
+      representation: false,
+      missingDefault: true,
+      resolution: 'ignore-duplicates',
+    });
     expect(flat(s.text)).toMatch(/_e\.r\) _p on conflict \("id"\) do nothing$/);
   });
 });
 
 describe('insert of objects without keys (all defaults)', () => {
   it.each<[string, unknown[], InsertOptionsPart, string, unknown[]]>([
-    ['{}: one row of defaults', [{}], { representation: false }, `insert into "public"."things" as t0 select from generate_series(1, $1::int)`, [1]],
-    ['[{}, {}, {}]: one row of defaults each', [{}, {}, {}], { representation: false }, `insert into "public"."things" as t0 select from generate_series(1, $1::int)`, [3]],
+    [
+      '{}: one row of defaults',
+      [{}],
+      { representation: false },
+      `insert into "public"."things" as t0 select from generate_series(1, $1::int)`,
+      [1],
+    ],
+    [
+      '[{}, {}, {}]: one row of defaults each',
+      [{}, {}, {}],
+      { representation: false },
+      `insert into "public"."things" as t0 select from generate_series(1, $1::int)`,
+      [3],
+    ],
     [
       'return=representation: the rows come back',
       [{}],
@@ -93,7 +132,13 @@ describe('insert of objects without keys (all defaults)', () => {
       `insert into "public"."things" as t0 select from generate_series(1, $1::int) on conflict ("id") do nothing`,
       [1],
     ],
-    ['missing=default changes nothing', [{}, {}], { representation: false, missingDefault: true }, `insert into "public"."things" as t0 select from generate_series(1, $1::int)`, [2]],
+    [
+      'missing=default changes nothing',
+      [{}, {}],
+      { representation: false, missingDefault: true },
+      `insert into "public"."things" as t0 select from generate_series(1, $1::int)`,
+      [2],
+    ],
   ])('%s', (_label, body, options, sql, params) => {
     const s = insertStatement(snapshot, things, q(''), body, { columns: [], ...options });
     expect(flat(s.text)).toBe(sql);
@@ -105,12 +150,22 @@ describe('JSON bound as text, nesting checked', () => {
   it('a body nested past the ceiling (1000) is a 400 PGRST102 before any SQL runs', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 5000; i++) deep = [deep];
-    expect(codeOf(() => insertStatement(snapshot, things, q(''), [{ name: deep }], { columns: ['name'], representation: false }))).toEqual([400, 'PGRST102']);
-    expect(codeOf(() => updateStatement(snapshot, things, q('id=eq.1'), { name: deep }, false))).toEqual([400, 'PGRST102']);
+    expect(
+      codeOf(() =>
+        insertStatement(snapshot, things, q(''), [{ name: deep }], { columns: ['name'], representation: false }),
+      ),
+    ).toEqual([400, 'PGRST102']);
+    expect(codeOf(() => updateStatement(snapshot, things, q('id=eq.1'), { name: deep }, false))).toEqual([
+      400,
+      'PGRST102',
+    ]);
   });
 
   it('every parameter is a scalar or a list of text: nothing for the driver to walk', () => {
-    const s = insertStatement(snapshot, things, q(''), [{ name: { a: [1, { b: 2 }] } }], { columns: ['name'], representation: false });
+    const s = insertStatement(snapshot, things, q(''), [{ name: { a: [1, { b: 2 }] } }], {
+      columns: ['name'],
+      representation: false,
+    });
     for (const p of s.params) expect(['string', 'number'].includes(typeof p) || p === null).toBe(true);
   });
 });

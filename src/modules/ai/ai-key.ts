@@ -2,12 +2,7 @@
 // from the environment, read and replaced by the admin, masked for display.
 import { withTx, type Queryable, type Sql } from '../../core/db.js';
 import type { Keyring } from '../../core/keyring.js';
-import {
-  insertReservedSecrets,
-  notifySecretChange,
-  readActiveSecrets,
-  updateSecret,
-} from '../secrets/index.js';
+import { insertReservedSecrets, notifySecretChange, readActiveSecrets, updateSecret } from '../secrets/index.js';
 
 export const AI_PROVIDERS = { openrouter: { secret: 'OPENROUTER_API_KEY', label: 'OpenRouter' } } as const;
 export type AiProvider = keyof typeof AI_PROVIDERS;
@@ -17,7 +12,11 @@ const MASK = '••••••••';
 /** First 8 characters, a mask, the last 4; only the mask for keys of 12 characters or fewer. */
 export const maskKey = (key: string): string => (key.length <= 12 ? MASK : `${key.slice(0, 8)}${MASK}${key.slice(-4)}`);
 
-export async function readProviderKey(db: Queryable, keyring: Keyring, provider: AiProvider): Promise<string | undefined> {
+export async function readProviderKey(
+  db: Queryable,
+  keyring: Keyring,
+  provider: AiProvider,
+): Promise<string | undefined> {
   const [row] = await readActiveSecrets(db, [AI_PROVIDERS[provider].secret]);
   return row ? keyring.open(row.valueCiphertext) : undefined;
 }

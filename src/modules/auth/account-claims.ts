@@ -5,7 +5,12 @@ import type { Queryable } from '../../core/db.js';
 import { revokeUserSessions } from './sessions.repo.js';
 import { markEmailVerified, unlinkProviderAccounts } from './users.repo.js';
 
-export async function claimUnverifiedAccount(db: Queryable, account: { id: string; email: string }, now: Date, reason: string) {
+export async function claimUnverifiedAccount(
+  db: Queryable,
+  account: { id: string; email: string },
+  now: Date,
+  reason: string,
+) {
   await markEmailVerified(db, account.email, now, true);
   await revokeUserSessions(db, account.id, now, reason);
   await unlinkProviderAccounts(db, account.id);

@@ -3,7 +3,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/principal.js';
-import { adminSessionResponseSchema, adminSignInBodySchema, clientTypeSchema, refreshBodySchema, successSchema } from './auth.schemas.js';
+import {
+  adminSessionResponseSchema,
+  adminSignInBodySchema,
+  clientTypeSchema,
+  refreshBodySchema,
+  successSchema,
+} from './auth.schemas.js';
 import type { AuthServices } from './auth.services.js';
 import { refreshFromRequest } from './refresh-request.js';
 import {

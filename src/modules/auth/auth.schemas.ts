@@ -14,8 +14,10 @@ const jsonObject = z.record(z.string(), z.unknown());
 
 export const clientTypeSchema = z.object({
   // Anything unrecognised is treated as a web client, as the reference client expects.
-  client_type: z.string().optional().transform((v): ClientType =>
-    v === 'mobile' || v === 'desktop' || v === 'server' ? v : 'web'),
+  client_type: z
+    .string()
+    .optional()
+    .transform((v): ClientType => (v === 'mobile' || v === 'desktop' || v === 'server' ? v : 'web')),
 });
 export type ClientType = 'web' | 'mobile' | 'desktop' | 'server';
 

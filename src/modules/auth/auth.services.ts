@@ -9,7 +9,12 @@ import { createUserService } from './users.service.js';
 
 export type AuthServices = ReturnType<typeof createAuthServices>;
 
-export function createAuthServices(deps: Deps, mailer: Mailer, logQuietFailure: QuietFailureLog, revoked?: Pick<RevokedSessions, 'add'>) {
+export function createAuthServices(
+  deps: Deps,
+  mailer: Mailer,
+  logQuietFailure: QuietFailureLog,
+  revoked?: Pick<RevokedSessions, 'add'>,
+) {
   const sessions = createSessionService(deps, revoked);
   const email = createEmailAuthService(deps, sessions, mailer, logQuietFailure);
   return {

@@ -19,7 +19,11 @@ export type AuthConfigChanges = Partial<Omit<AuthConfig, 'id' | 'createdAt' | 'u
 
 const select = (db: Queryable) => db`
   id,
-  ${db.unsafe(Object.entries(columns).map(([field, col]) => `${col} as "${field}"`).join(', '))},
+  ${db.unsafe(
+    Object.entries(columns)
+      .map(([field, col]) => `${col} as "${field}"`)
+      .join(', '),
+  )},
   to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
   to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt"`;
 

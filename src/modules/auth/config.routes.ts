@@ -14,10 +14,8 @@ export function configRoutes(deps: Deps, oauthProviders: OAuthProviderNames): Fa
     app.get('/api/auth/public-config', {
       schema: { tags, summary: 'Public authentication settings', response: { 200: publicConfigSchema } },
       handler: async () => {
-        const [{ id: _id, createdAt: _c, updatedAt: _u, allowedRedirectUrls: _r, ...config }, providers] = await Promise.all([
-          readAuthConfig(deps.sql),
-          oauthProviders(),
-        ]);
+        const [{ id: _id, createdAt: _c, updatedAt: _u, allowedRedirectUrls: _r, ...config }, providers] =
+          await Promise.all([readAuthConfig(deps.sql), oauthProviders()]);
         // Clients show sign-in buttons for what the admin configured: built-in names and custom keys.
         return { ...config, oAuthProviders: providers.builtIn, customOAuthProviders: providers.custom };
       },
@@ -25,7 +23,12 @@ export function configRoutes(deps: Deps, oauthProviders: OAuthProviderNames): Fa
 
     app.get('/api/auth/config', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Authentication configuration', security: [{ bearerAuth: [] }], response: { 200: authConfigSchema } },
+      schema: {
+        tags,
+        summary: 'Authentication configuration',
+        security: [{ bearerAuth: [] }],
+        response: { 200: authConfigSchema },
+      },
       handler: () => readAuthConfig(deps.sql),
     });
 

@@ -121,7 +121,11 @@ export function createEmailAuthService(
 
   async function sendLink(email: string, purpose: SecretPurpose, type: TemplateType, path: string, redirectTo: string) {
     const { token } = await secrets.issueToken(deps.sql, email, purpose, TTL.link, redirectTo);
-    await mailer.send({ type, to: email, values: { email, link: linkTo(path, token), expiresInMinutes: TTL.link / MINUTE } });
+    await mailer.send({
+      type,
+      to: email,
+      values: { email, link: linkTo(path, token), expiresInMinutes: TTL.link / MINUTE },
+    });
   }
 
   /** The redirect a link flow needs: required for the link method and allowlisted. */
@@ -166,9 +170,7 @@ export function createEmailAuthService(
     },
 
     async sendSignInCode(email: string, ip: string): Promise<void> {
-      await rateLimitedSend(ip, 'SIGN_IN', email, () =>
-        sendCode(email, 'SIGN_IN', 'request-otp', TTL.signInCode),
-      );
+      await rateLimitedSend(ip, 'SIGN_IN', email, () => sendCode(email, 'SIGN_IN', 'request-otp', TTL.signInCode));
     },
 
     /**
@@ -195,7 +197,9 @@ export function createEmailAuthService(
         invalidCode,
       );
       if (outcome.userId === null) {
-        throw new AppError('AUTH_SIGNUP_DISABLED', undefined, { nextActions: 'Ask the project admin to create the account.' });
+        throw new AppError('AUTH_SIGNUP_DISABLED', undefined, {
+          nextActions: 'Ask the project admin to create the account.',
+        });
       }
       return openSessionFor(outcome.userId);
     },
@@ -294,12 +298,16 @@ export function createEmailAuthService(
             const account = await users.findAccountByEmail(tx, consumed.email!);
             if (!account) return undefined;
             const now = deps.clock.now();
-            if (!account.emailVerified) await claimUnverifiedAccount(tx, { id: account.id, email: consumed.email! }, now, 'password_reset');
+            if (!account.emailVerified)
+              await claimUnverifiedAccount(tx, { id: account.id, email: consumed.email! }, now, 'password_reset');
             await users.setPasswordHash(tx, consumed.email!, passwordHash, now);
             await revokeUserSessions(tx, account.id, now, 'password_reset');
             return account.id;
           }),
-        () => new AppError('VALIDATION_ERROR', 'Invalid or expired reset token.', { nextActions: 'Request a new password reset.' }),
+        () =>
+          new AppError('VALIDATION_ERROR', 'Invalid or expired reset token.', {
+            nextActions: 'Request a new password reset.',
+          }),
       );
     },
   };
@@ -324,7 +332,11 @@ export function createEmailAuthService(
   }
 
   /** The stored redirect of a link, if it is still allowed; otherwise a 400 the browser shows. */
-  async function usableRedirect(db: Queryable, redirectTo: string | null, flow: 'verification' | 'reset'): Promise<string> {
+  async function usableRedirect(
+    db: Queryable,
+    redirectTo: string | null,
+    flow: 'verification' | 'reset',
+  ): Promise<string> {
     if (!redirectTo) {
       throw new AppError('VALIDATION_ERROR', `This ${flow} link is invalid or has expired.`, {
         nextActions: `Request a new ${flow} email.`,

@@ -24,7 +24,12 @@ const what = (method: 'code' | 'link') => (method === 'link' ? 'link' : 'code');
 export function emailFlowRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.post('/api/auth/email/send-otp', {
-      schema: { tags, summary: 'Email a 6-digit sign-in code (never says whether the address is registered)', body: emailOnlyBodySchema, response: accepted },
+      schema: {
+        tags,
+        summary: 'Email a 6-digit sign-in code (never says whether the address is registered)',
+        body: emailOnlyBodySchema,
+        response: accepted,
+      },
       handler: async (request, reply) => {
         await auth.email.sendSignInCode(request.body.email, request.ip);
         return reply.code(202).send({
@@ -35,7 +40,12 @@ export function emailFlowRoutes(deps: Deps, auth: AuthServices): FastifyPluginAs
     });
 
     app.post('/api/auth/email/send-verification', {
-      schema: { tags, summary: 'Email a verification code or link', body: emailWithRedirectBodySchema, response: accepted },
+      schema: {
+        tags,
+        summary: 'Email a verification code or link',
+        body: emailWithRedirectBodySchema,
+        response: accepted,
+      },
       handler: async (request, reply) => {
         const method = await auth.email.sendVerification(request.body.email, request.body.redirectTo, request.ip);
         return reply.code(202).send({
@@ -60,12 +70,21 @@ export function emailFlowRoutes(deps: Deps, auth: AuthServices): FastifyPluginAs
     });
 
     app.get('/api/auth/email/verify-link', {
-      schema: { tags, summary: 'The emailed verification link: redirects the browser to redirectTo with svc_status', querystring: linkTokenQuerySchema },
+      schema: {
+        tags,
+        summary: 'The emailed verification link: redirects the browser to redirectTo with svc_status',
+        querystring: linkTokenQuerySchema,
+      },
       handler: async (request, reply) => reply.redirect(await auth.email.verifyLink(request.query.token), 302),
     });
 
     app.post('/api/auth/email/send-reset-password', {
-      schema: { tags, summary: 'Email a password reset code or link', body: emailWithRedirectBodySchema, response: accepted },
+      schema: {
+        tags,
+        summary: 'Email a password reset code or link',
+        body: emailWithRedirectBodySchema,
+        response: accepted,
+      },
       handler: async (request, reply) => {
         const method = await auth.email.sendResetPassword(request.body.email, request.body.redirectTo, request.ip);
         return reply.code(202).send({
@@ -76,7 +95,11 @@ export function emailFlowRoutes(deps: Deps, auth: AuthServices): FastifyPluginAs
     });
 
     app.get('/api/auth/email/reset-password-link', {
-      schema: { tags, summary: 'The emailed reset link: redirects with svc_status=ready and the token while it is usable', querystring: linkTokenQuerySchema },
+      schema: {
+        tags,
+        summary: 'The emailed reset link: redirects with svc_status=ready and the token while it is usable',
+        querystring: linkTokenQuerySchema,
+      },
       handler: async (request, reply) => reply.redirect(await auth.email.resetPasswordLink(request.query.token), 302),
     });
 
@@ -88,13 +111,22 @@ export function emailFlowRoutes(deps: Deps, auth: AuthServices): FastifyPluginAs
         response: { 200: exchangeResetCodeResponseSchema },
       },
       handler: async (request) => {
-        const { token, expiresAt } = await auth.email.exchangeResetCode(request.body.email, request.body.code, request.ip);
+        const { token, expiresAt } = await auth.email.exchangeResetCode(
+          request.body.email,
+          request.body.code,
+          request.ip,
+        );
         return { token, expiresAt: expiresAt.toISOString() };
       },
     });
 
     app.post('/api/auth/email/reset-password', {
-      schema: { tags, summary: 'Set a new password with a reset token; ends every session of the user', body: resetPasswordBodySchema, response: { 200: messageSchema } },
+      schema: {
+        tags,
+        summary: 'Set a new password with a reset token; ends every session of the user',
+        body: resetPasswordBodySchema,
+        response: { 200: messageSchema },
+      },
       handler: async (request) => {
         await auth.email.resetPassword(request.body.newPassword, request.body.otp, request.ip);
         return { message: 'Password reset successfully. Please login with your new password.' };

@@ -13,7 +13,12 @@ export function rateLimitRoutes(deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/auth/rate-limits', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'The rate limits of the public auth routes, with their defaults', security, response: { 200: rateLimitsSchema } },
+      schema: {
+        tags,
+        summary: 'The rate limits of the public auth routes, with their defaults',
+        security,
+        response: { 200: rateLimitsSchema },
+      },
       handler: () => listRateLimits(deps.sql),
     });
 
@@ -21,7 +26,8 @@ export function rateLimitRoutes(deps: Deps): FastifyPluginAsyncZod {
       config: { access: 'admin' },
       schema: {
         tags,
-        summary: 'Set limits ({name, max, windowSeconds}) or restore defaults ({name, reset: true}); applies at once on every server',
+        summary:
+          'Set limits ({name, max, windowSeconds}) or restore defaults ({name, reset: true}); applies at once on every server',
         security,
         body: rateLimitsUpdateSchema,
         response: { 200: rateLimitsSchema },

@@ -17,7 +17,9 @@ export const rateLimitsUpdateSchema = z.strictObject({
     .array(z.union([setLimit, resetLimit]))
     .min(1)
     .max(LIMIT_NAMES.length)
-    .refine((items) => new Set(items.map((i) => i.name)).size === items.length, { message: 'names a limit more than once' }),
+    .refine((items) => new Set(items.map((i) => i.name)).size === items.length, {
+      message: 'names a limit more than once',
+    }),
 });
 export type RateLimitsUpdate = z.infer<typeof rateLimitsUpdateSchema>;
 

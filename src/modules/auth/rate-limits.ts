@@ -18,31 +18,41 @@ export const authLimits = {
    * per-address limits below; this one bounds one host spraying mail to many addresses.
    */
   emailSendPerIp: {
-    name: 'email-send:ip', max: 100, windowSeconds: FIFTEEN_MINUTES,
+    name: 'email-send:ip',
+    max: 100,
+    windowSeconds: FIFTEEN_MINUTES,
     message: 'Too many emails requested from this address. Try again in {seconds} seconds.',
     description: 'Code and link emails (sign-in, verification, reset) requested from one IP.',
   },
   /** Emails to one inbox, every purpose together: the cooldown alone would allow 60 an hour. */
   emailSendPerAddress: {
-    name: 'email-send:address', max: 10, windowSeconds: HOUR,
+    name: 'email-send:address',
+    max: 10,
+    windowSeconds: HOUR,
     message: 'Too many emails were requested for this email address. Try again in {seconds} seconds.',
     description: 'Code and link emails sent to one email address, all purposes together.',
   },
   /** One email per address and purpose per minute. */
   emailCooldown: {
-    name: 'email-cooldown', max: 1, windowSeconds: MINUTE,
+    name: 'email-cooldown',
+    max: 1,
+    windowSeconds: MINUTE,
     message: 'Please wait {seconds} seconds before requesting another email for this address.',
     description: 'Emails of one purpose to one address (a cooldown).',
   },
   /** Wrong codes for one address (sign-in, verification, reset exchange); each code also dies after 3 wrong tries. */
   failedCodesPerAddress: {
-    name: 'failed-code:address', max: 10, windowSeconds: FIFTEEN_MINUTES,
+    name: 'failed-code:address',
+    max: 10,
+    windowSeconds: FIFTEEN_MINUTES,
     message: 'Too many failed attempts for this email address. Try again in {seconds} seconds.',
     description: 'Failed code checks for one email address (successes are not counted).',
   },
   /** Wrong codes and reset tokens from one IP, across addresses: generous, so neighbours behind one NAT still get in. */
   failedCodesPerIp: {
-    name: 'failed-code:ip', max: 100, windowSeconds: FIFTEEN_MINUTES,
+    name: 'failed-code:ip',
+    max: 100,
+    windowSeconds: FIFTEEN_MINUTES,
     message: 'Too many failed attempts from this address. Try again in {seconds} seconds.',
     description: 'Failed code and reset-token checks from one IP (successes are not counted).',
   },
@@ -53,22 +63,31 @@ export const authLimits = {
    * without spending the whole budget again every hour.
    */
   failedSignInsPerAccount: {
-    name: 'failed-sign-in:account', max: 100, windowSeconds: HOUR, lockout: true,
+    name: 'failed-sign-in:account',
+    max: 100,
+    windowSeconds: HOUR,
+    lockout: true,
     message: 'Too many failed sign-ins for this account. Try again in {seconds} seconds.',
     description: 'Failed password sign-ins for one email address; when full, the account is locked for one window.',
   },
   failedSignInsPerIp: {
-    name: 'failed-sign-in:ip', max: 200, windowSeconds: FIFTEEN_MINUTES,
+    name: 'failed-sign-in:ip',
+    max: 200,
+    windowSeconds: FIFTEEN_MINUTES,
     message: 'Too many failed sign-ins from this address. Try again in {seconds} seconds.',
     description: 'Failed password sign-ins from one IP, across accounts (successes are not counted).',
   },
   registrationsPerIp: {
-    name: 'register:ip', max: 100, windowSeconds: FIFTEEN_MINUTES,
+    name: 'register:ip',
+    max: 100,
+    windowSeconds: FIFTEEN_MINUTES,
     message: 'Too many sign-ups from this address. Try again in {seconds} seconds.',
     description: 'Public sign-ups (POST /api/auth/users without admin credentials) from one IP.',
   },
   idTokenPerIp: {
-    name: 'id-token:ip', max: 30, windowSeconds: FIFTEEN_MINUTES,
+    name: 'id-token:ip',
+    max: 30,
+    windowSeconds: FIFTEEN_MINUTES,
     message: 'Too many ID-token sign-ins from this address. Try again in {seconds} seconds.',
     description: 'Native ID-token sign-ins (Google, Apple) from one IP.',
   },

@@ -8,8 +8,7 @@ export function assertRedirectAllowed(redirectTo: string, allowlist: readonly st
   if (isRedirectAllowed(redirectTo, allowlist)) return;
   throw new AppError('VALIDATION_ERROR', `${redirectTo} is not in the allowed redirect URLs.`, {
     details: [{ field: 'redirectTo', rule: 'allowedRedirectUrls', message: 'is not allowed' }],
-    nextActions:
-      'Add this URL to allowedRedirectUrls in the authentication configuration (PUT /api/auth/config).',
+    nextActions: 'Add this URL to allowedRedirectUrls in the authentication configuration (PUT /api/auth/config).',
   });
 }
 

@@ -45,11 +45,16 @@ export async function refreshFromRequest(
     });
   }
   try {
-    const refreshed = await options.sessions.refresh(token, options.kind, web ? (readCsrfHeader(request) ?? '') : undefined);
+    const refreshed = await options.sessions.refresh(
+      token,
+      options.kind,
+      web ? (readCsrfHeader(request) ?? '') : undefined,
+    );
     options.accept?.(refreshed);
     return { refreshed, delivered: deliverTokens(reply, options.config, options.cookie, clientType, refreshed.tokens) };
   } catch (err) {
-    if (web && err instanceof AppError && err.code === 'UNAUTHORIZED') clearRefreshCookie(reply, options.config, options.cookie);
+    if (web && err instanceof AppError && err.code === 'UNAUTHORIZED')
+      clearRefreshCookie(reply, options.config, options.cookie);
     throw err;
   }
 }

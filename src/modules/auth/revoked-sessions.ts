@@ -15,7 +15,10 @@ export interface RevokedSessions {
 
 type RevocationDeps = Pick<Deps, 'sql' | 'clock' | 'config'>;
 
-export async function startRevokedSessions(deps: RevocationDeps, onError: (err: unknown) => void): Promise<RevokedSessions> {
+export async function startRevokedSessions(
+  deps: RevocationDeps,
+  onError: (err: unknown) => void,
+): Promise<RevokedSessions> {
   const lifetimeMs = deps.config.accessTokenTtlSeconds * 1000;
   // Session id → when its last access token has expired (insertion order ≈ expiry order).
   const until = new Map<string, number>();

@@ -107,4 +107,3 @@ export function sessionRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyn
     });
   };
 }
-

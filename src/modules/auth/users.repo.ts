@@ -29,7 +29,9 @@ export async function findSessionUser(db: Queryable, userId: string, sessionId: 
  * email is registered) and whether the project requires verified emails.
  */
 export async function findSignInCandidate(db: Queryable, email: string) {
-  const [row] = await db<{ requireEmailVerification: boolean; account: (User & { passwordHash: string | null }) | null }[]>`
+  const [row] = await db<
+    { requireEmailVerification: boolean; account: (User & { passwordHash: string | null }) | null }[]
+  >`
     select c.require_email_verification as "requireEmailVerification",
       (select to_jsonb(x) from (
         select ${userColumns(db)}, p.password_hash as "passwordHash"

@@ -44,7 +44,13 @@ export function userRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyncZo
             requireEmailVerification: result.requireEmailVerification,
           };
         }
-        const delivered = deliverTokens(reply, deps.config, USER_REFRESH_COOKIE, request.query.client_type, result.tokens);
+        const delivered = deliverTokens(
+          reply,
+          deps.config,
+          USER_REFRESH_COOKIE,
+          request.query.client_type,
+          result.tokens,
+        );
         return { user: result.user, ...delivered, requireEmailVerification: false };
       },
     });
@@ -95,7 +101,13 @@ export function userRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyncZo
 
     app.get('/api/auth/users/:userId', {
       config: adminOnly,
-      schema: { tags, summary: 'One user', security: bearer, params: userIdParamsSchema, response: { 200: userSchema } },
+      schema: {
+        tags,
+        summary: 'One user',
+        security: bearer,
+        params: userIdParamsSchema,
+        response: { 200: userSchema },
+      },
       handler: (request) => auth.users.getUser(request.params.userId),
     });
 

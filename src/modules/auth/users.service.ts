@@ -47,7 +47,10 @@ export function createUserService(
 
   /** A success is not a failure: the account's counter is cleared and the IP's hit taken back. */
   const forgiveSignIn = (email: string, ip: string) =>
-    Promise.all([limiter.release(authLimits.failedSignInsPerAccount, email), limiter.refund(authLimits.failedSignInsPerIp, ip)]);
+    Promise.all([
+      limiter.release(authLimits.failedSignInsPerAccount, email),
+      limiter.refund(authLimits.failedSignInsPerIp, ip),
+    ]);
 
   return {
     /**
@@ -86,7 +89,11 @@ export function createUserService(
       return { user, tokens: await sessions.open({ user }) };
     },
 
-    async signInWithPassword(email: string, password: string, ip: string): Promise<{ user: User; tokens: IssuedTokens }> {
+    async signInWithPassword(
+      email: string,
+      password: string,
+      ip: string,
+    ): Promise<{ user: User; tokens: IssuedTokens }> {
       await countSignInAttempt(email, ip);
       const { account, requireEmailVerification } = await users.findSignInCandidate(deps.sql, email);
       // Unknown emails still pay for a hash, so the answer takes as long as a wrong password.
@@ -96,7 +103,8 @@ export function createUserService(
       const { passwordHash: _hash, ...user } = account;
       if (requireEmailVerification && !user.emailVerified) {
         throw new AppError('FORBIDDEN', 'Email verification required.', {
-          nextActions: 'Verify the email with the code or link sent at sign-up, or request a new one with POST /api/auth/email/send-verification.',
+          nextActions:
+            'Verify the email with the code or link sent at sign-up, or request a new one with POST /api/auth/email/send-verification.',
         });
       }
       return { user, tokens: await sessions.open({ user }) };

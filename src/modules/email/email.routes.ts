@@ -38,7 +38,12 @@ export function emailRoutes(deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/auth/smtp-config', {
       config,
-      schema: { tags, summary: 'The SMTP settings in force (never the password)', security, response: { 200: smtpConfigSchema } },
+      schema: {
+        tags,
+        summary: 'The SMTP settings in force (never the password)',
+        security,
+        response: { 200: smtpConfigSchema },
+      },
       handler: smtpView,
     });
 
@@ -80,7 +85,12 @@ export function emailRoutes(deps: Deps): FastifyPluginAsyncZod {
 
     app.get('/api/auth/email-templates', {
       config,
-      schema: { tags, summary: 'Every email template (custom or default)', security, response: { 200: z.object({ data: z.array(templateSchema) }) } },
+      schema: {
+        tags,
+        summary: 'Every email template (custom or default)',
+        security,
+        response: { 200: z.object({ data: z.array(templateSchema) }) },
+      },
       handler: async () => {
         const custom = await readTemplates(deps.sql);
         return {

@@ -91,7 +91,9 @@ export function createMailer(deps: MailerDeps, log: (email: LoggedEmail) => void
       const { settings } = smtp;
       try {
         await transportFor(settings).sendMail({
-          from: settings.senderName ? { name: settings.senderName, address: settings.senderEmail } : settings.senderEmail,
+          from: settings.senderName
+            ? { name: settings.senderName, address: settings.senderEmail }
+            : settings.senderEmail,
           to,
           subject: message.subject,
           html: message.html,

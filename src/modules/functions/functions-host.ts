@@ -53,11 +53,13 @@ export async function createFunctionsHost(config: Config, sql: Sql, keyring: Key
   /** What this server's runtime holds: slug → version. Emptied when the runtime restarts. */
   const deployed = new Map<string, number>();
 
-  for (const row of await listActiveFunctions(sql)) active.set(row.slug, { verifyJwt: row.verifyJwt, version: row.version });
+  for (const row of await listActiveFunctions(sql))
+    active.set(row.slug, { verifyJwt: row.verifyJwt, version: row.version });
 
   async function functionEnv(): Promise<Record<string, string>> {
     const env: Record<string, string> = {};
-    for (const row of await readFunctionSecrets(sql, RESERVED.anonKey)) env[row.key] = keyring.open(row.valueCiphertext);
+    for (const row of await readFunctionSecrets(sql, RESERVED.anonKey))
+      env[row.key] = keyring.open(row.valueCiphertext);
     env.SVC_BASE_URL = config.apiBaseUrl;
     return env;
   }
@@ -75,7 +77,8 @@ export async function createFunctionsHost(config: Config, sql: Sql, keyring: Key
     if (row?.status === 'active') {
       active.set(slug, { verifyJwt: row.verifyJwt, version: row.version });
       const result = await deploy(row);
-      if (result !== 'pending' && !result.ok) log('error', `function ${slug} v${row.version} failed to load: ${result.message}`);
+      if (result !== 'pending' && !result.ok)
+        log('error', `function ${slug} v${row.version} failed to load: ${result.message}`);
       return;
     }
     active.delete(slug);
@@ -93,13 +96,20 @@ export async function createFunctionsHost(config: Config, sql: Sql, keyring: Key
     for (const row of await listActiveFunctions(sql)) {
       active.set(row.slug, { verifyJwt: row.verifyJwt, version: row.version });
       const result = await deploy(row);
-      if (result !== 'pending' && !result.ok) log('error', `function ${row.slug} v${row.version} failed to load: ${result.message}`);
+      if (result !== 'pending' && !result.ok)
+        log('error', `function ${row.slug} v${row.version} failed to load: ${result.message}`);
     }
   });
 
   const report = (what: string) => (err: unknown) => log('error', `${what} failed`, { err });
-  const functionsListener = await sql.listen(FUNCTIONS_CHANNEL, (slug) => void syncSlug(slug).catch(report(`redeploying ${slug}`)));
-  const secretsListener = await sql.listen(SECRETS_CHANNEL, () => void refreshSecrets().catch(report('refreshing secrets')));
+  const functionsListener = await sql.listen(
+    FUNCTIONS_CHANNEL,
+    (slug) => void syncSlug(slug).catch(report(`redeploying ${slug}`)),
+  );
+  const secretsListener = await sql.listen(
+    SECRETS_CHANNEL,
+    () => void refreshSecrets().catch(report('refreshing secrets')),
+  );
 
   return {
     runtime,

@@ -57,7 +57,11 @@ export async function insertFunction(db: Queryable, f: NewFunction): Promise<Fun
 }
 
 /** Applies changes and moves the version on, so runtimes load the new code. */
-export async function updateFunction(db: Queryable, slug: string, c: FunctionChanges): Promise<FunctionRow | undefined> {
+export async function updateFunction(
+  db: Queryable,
+  slug: string,
+  c: FunctionChanges,
+): Promise<FunctionRow | undefined> {
   const [row] = await db<FunctionRow[]>`
     update functions.definitions set
       name = coalesce(${c.name ?? null}, name),
@@ -79,7 +83,10 @@ export async function deleteFunction(db: Queryable, slug: string): Promise<boole
 }
 
 /** Ciphertexts of the active, unexpired, non-reserved secrets, and of the anon key. */
-export async function readFunctionSecrets(db: Queryable, anonKeyName: string): Promise<{ key: string; valueCiphertext: string }[]> {
+export async function readFunctionSecrets(
+  db: Queryable,
+  anonKeyName: string,
+): Promise<{ key: string; valueCiphertext: string }[]> {
   return db<{ key: string; valueCiphertext: string }[]>`
     select key, value_ciphertext as "valueCiphertext" from system.secrets
     where is_active and (expires_at is null or expires_at > now())

@@ -35,7 +35,10 @@ export function createFunctionsService(deps: Deps) {
     const id = `${row.slug}@${row.version}`;
     if (result === 'pending') return { id, status: 'pending', url: null };
     if (!result.ok) {
-      const where = result.line === null ? '' : ` (line ${result.line}${result.column === null ? '' : `, column ${result.column}`})`;
+      const where =
+        result.line === null
+          ? ''
+          : ` (line ${result.line}${result.column === null ? '' : `, column ${result.column}`})`;
       throw new AppError('FUNCTION_DEPLOY_FAILED', `The function code could not be loaded: ${result.message}${where}`, {
         details: { line: result.line, column: result.column },
         nextActions: 'Fix the code and deploy again; nothing was stored.',

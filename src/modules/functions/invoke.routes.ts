@@ -93,7 +93,11 @@ export function invokeRoutes(deps: Deps): FastifyPluginAsyncZod {
         const slug = request.params['*'].replace(/\/$/, '');
         if (!SLUG.test(slug)) return reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
         const fn = host.lookup(slug);
-        if (!fn) return reply.code(404).type('application/json; charset=utf-8').send({ error: 'Function not found or not active' });
+        if (!fn)
+          return reply
+            .code(404)
+            .type('application/json; charset=utf-8')
+            .send({ error: 'Function not found or not active' });
         if (fn.verifyJwt) checkCredential(request);
         return proxy(request, reply, slug);
       },

@@ -28,7 +28,8 @@ export function createRuntimeClient(runtime: RuntimeSupervisor): RuntimeClient {
   }
 
   const expectOk = async (res: Response) => {
-    if (!res.ok) throw new AppError('UPSTREAM_FAILURE', `The function runtime answered ${res.status}: ${await res.text()}`);
+    if (!res.ok)
+      throw new AppError('UPSTREAM_FAILURE', `The function runtime answered ${res.status}: ${await res.text()}`);
     await res.body?.cancel();
   };
 

@@ -7,7 +7,16 @@ import { Pool, type Dispatcher } from 'undici';
 
 /** Connection-level headers that belong to one hop, never forwarded (either way). */
 export const HOP_BY_HOP = new Set([
-  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'expect',
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'expect',
 ]);
 
 export const forwardable = (name: string) => !HOP_BY_HOP.has(name) && !name.startsWith('x-plinth-');
@@ -43,7 +52,11 @@ export function createRuntimeProxy(deadlineMs: number): RuntimeProxy {
       void current?.pool.destroy().catch(() => {});
       current = {
         port,
-        pool: new Pool(`http://127.0.0.1:${port}`, { connections: 256, headersTimeout: deadlineMs, bodyTimeout: deadlineMs }),
+        pool: new Pool(`http://127.0.0.1:${port}`, {
+          connections: 256,
+          headersTimeout: deadlineMs,
+          bodyTimeout: deadlineMs,
+        }),
       };
     }
     return current.pool;
@@ -106,11 +119,18 @@ export function createRuntimeProxy(deadlineMs: number): RuntimeProxy {
         onError(err) {
           if (body && call.body) call.body.unpipe(body);
           if (answered) out.destroy();
-          else reject({ kind: (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT' ? 'timeout' : 'unreachable', cause: err } satisfies ProxyFailure);
+          else
+            reject({
+              kind: (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT' ? 'timeout' : 'unreachable',
+              cause: err,
+            } satisfies ProxyFailure);
         },
       };
       try {
-        poolFor(port).dispatch({ method: call.method as Dispatcher.HttpMethod, path: call.path, headers: call.headers, body }, handler);
+        poolFor(port).dispatch(
+          { method: call.method as Dispatcher.HttpMethod, path: call.path, headers: call.headers, body },
+          handler,
+        );
       } catch (err) {
         handler.onError!(err as Error);
       }

@@ -140,8 +140,17 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
     try {
       proc = spawn(
         options.denoPath ?? denoBinary(),
-        ['run', '--allow-net', '--no-prompt', `--v8-flags=--max-old-space-size=${options.memoryMb}`, path.join(RUNTIME_DIR, 'server.ts')],
-        { env: { DENO_DIR: options.cacheDir, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' }, stdio: ['pipe', 'pipe', 'pipe'] },
+        [
+          'run',
+          '--allow-net',
+          '--no-prompt',
+          `--v8-flags=--max-old-space-size=${options.memoryMb}`,
+          path.join(RUNTIME_DIR, 'server.ts'),
+        ],
+        {
+          env: { DENO_DIR: options.cacheDir, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' },
+          stdio: ['pipe', 'pipe', 'pipe'],
+        },
       );
     } catch (err) {
       options.log('error', 'the function runtime could not be started', { err });

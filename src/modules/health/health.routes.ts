@@ -56,7 +56,13 @@ export function healthRoutes(deps: Deps): FastifyPluginAsyncZod {
         summary: 'Liveness: the process is not wedged (restart it when this fails)',
         response: {
           200: z.object({ status: z.literal('ok'), version: z.string(), service: z.string(), timestamp: z.string() }),
-          503: z.object({ status: z.literal('wedged'), reason: z.string(), version: z.string(), service: z.string(), timestamp: z.string() }),
+          503: z.object({
+            status: z.literal('wedged'),
+            reason: z.string(),
+            version: z.string(),
+            service: z.string(),
+            timestamp: z.string(),
+          }),
         },
       },
       handler: async (_request, reply) => {
@@ -72,8 +78,18 @@ export function healthRoutes(deps: Deps): FastifyPluginAsyncZod {
         tags: ['health'],
         summary: 'Readiness: the database answers and every system migration is applied',
         response: {
-          200: z.object({ status: z.literal('ready'), database: z.literal('ok'), pendingMigrations: z.array(z.string()), functionsRuntime }),
-          503: z.object({ status: z.literal('unavailable'), database: z.string(), pendingMigrations: z.array(z.string()), functionsRuntime }),
+          200: z.object({
+            status: z.literal('ready'),
+            database: z.literal('ok'),
+            pendingMigrations: z.array(z.string()),
+            functionsRuntime,
+          }),
+          503: z.object({
+            status: z.literal('unavailable'),
+            database: z.string(),
+            pendingMigrations: z.array(z.string()),
+            functionsRuntime,
+          }),
         },
       },
       handler: async (_request, reply) => {
@@ -84,7 +100,10 @@ export function healthRoutes(deps: Deps): FastifyPluginAsyncZod {
           functionsRuntime: z.infer<typeof functionsRuntime>;
         };
         if (results.every((r) => r.ok)) return { ...fields, status: 'ready' as const, database: 'ok' as const };
-        return reply.code(503).header('retry-after', '1').send({ ...fields, status: 'unavailable' });
+        return reply
+          .code(503)
+          .header('retry-after', '1')
+          .send({ ...fields, status: 'unavailable' });
       },
     });
   };

@@ -13,13 +13,23 @@ export function keyRoutes(deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/metadata/api-key', {
       config: admin,
-      schema: { tags: ['metadata'], summary: 'The API key', security, response: { 200: z.object({ apiKey: z.string() }) } },
+      schema: {
+        tags: ['metadata'],
+        summary: 'The API key',
+        security,
+        response: { 200: z.object({ apiKey: z.string() }) },
+      },
       handler: async () => ({ apiKey: deps.keys.apiKey }),
     });
 
     app.get('/api/metadata/anon-key', {
       config: admin,
-      schema: { tags: ['metadata'], summary: 'The anon key', security, response: { 200: z.object({ anonKey: z.string() }) } },
+      schema: {
+        tags: ['metadata'],
+        summary: 'The anon key',
+        security,
+        response: { 200: z.object({ anonKey: z.string() }) },
+      },
       handler: async () => ({ anonKey: deps.keys.anonKey }),
     });
 

@@ -17,8 +17,12 @@ const overview = z.object({
     totalRecords: z.number().int(),
     databaseSize: z.string(),
   }),
-  storage: z.object({ buckets: z.array(z.object({ name: z.string(), public: z.boolean(), objectCount: z.number().int() })) }),
-  functions: z.object({ functions: z.array(z.object({ slug: z.string(), name: z.string(), status: z.string(), verifyJwt: z.boolean() })) }),
+  storage: z.object({
+    buckets: z.array(z.object({ name: z.string(), public: z.boolean(), objectCount: z.number().int() })),
+  }),
+  functions: z.object({
+    functions: z.array(z.object({ slug: z.string(), name: z.string(), status: z.string(), verifyJwt: z.boolean() })),
+  }),
   version: z.string(),
 });
 
@@ -27,7 +31,15 @@ const tableMetadata = z.object({
   rlsEnabled: z.boolean(),
   columns: z.array(columnInfo),
   indexes: z.array(indexInfo),
-  foreignKeys: z.array(z.object({ columnName: z.string(), referenceTable: z.string(), referenceColumn: z.string(), onDelete: z.string(), onUpdate: z.string() })),
+  foreignKeys: z.array(
+    z.object({
+      columnName: z.string(),
+      referenceTable: z.string(),
+      referenceColumn: z.string(),
+      onDelete: z.string(),
+      onUpdate: z.string(),
+    }),
+  ),
   policies: z.array(policyInfo),
   triggers: z.array(triggerInfo),
 });
@@ -52,7 +64,13 @@ export function metadataRoutes(metadata: MetadataService): FastifyPluginAsyncZod
 
     app.get('/api/metadata/:tableName', {
       config: admin,
-      schema: { tags, summary: 'One table: columns, indexes, foreign keys, RLS, policies, triggers', security, params: tableParams, response: { 200: tableMetadata } },
+      schema: {
+        tags,
+        summary: 'One table: columns, indexes, foreign keys, RLS, policies, triggers',
+        security,
+        params: tableParams,
+        response: { 200: tableMetadata },
+      },
       handler: async (request) => metadata.table(request.params.tableName),
     });
   };

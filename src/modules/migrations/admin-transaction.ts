@@ -7,7 +7,11 @@ import { AppError } from '../../core/errors.js';
 
 export type Conn = postgres.ReservedSql;
 
-export async function inAdminTransaction<T>(sql: Sql, work: (conn: Conn) => Promise<T>, options: { rollback?: boolean } = {}): Promise<T> {
+export async function inAdminTransaction<T>(
+  sql: Sql,
+  work: (conn: Conn) => Promise<T>,
+  options: { rollback?: boolean } = {},
+): Promise<T> {
   const conn = await sql.reserve();
   try {
     await conn`begin`;
@@ -52,7 +56,9 @@ export async function runStatement(conn: Conn, text: string, index: number, para
     throw new AppError(code, `Statement ${index} failed: ${pg.message}`, {
       cause: err,
       details: { statement: index, sql: text, code: pg.code, detail: pg.detail, hint: pg.hint, position: pg.position },
-      nextActions: timedOut ? 'The statement ran past the statement timeout; make it cheaper.' : 'Nothing was applied. Fix the statement and try again.',
+      nextActions: timedOut
+        ? 'The statement ran past the statement timeout; make it cheaper.'
+        : 'Nothing was applied. Fix the statement and try again.',
     });
   }
 }

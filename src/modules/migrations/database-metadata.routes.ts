@@ -19,7 +19,12 @@ export function databaseMetadataRoutes(deps: Pick<Deps, 'sql' | 'clock'>): Fasti
   return async (app) => {
     app.get('/api/metadata/database', {
       config: { access: 'admin' },
-      schema: { tags: ['metadata'], summary: 'Tables with exact record counts, totals and database size', security, response: { 200: databaseMetadata } },
+      schema: {
+        tags: ['metadata'],
+        summary: 'Tables with exact record counts, totals and database size',
+        security,
+        response: { 200: databaseMetadata },
+      },
       handler: async () => {
         const [tables, size] = await Promise.all([tableCounts(deps.sql), databaseSize(deps.sql)]);
         return {
@@ -34,7 +39,12 @@ export function databaseMetadataRoutes(deps: Pick<Deps, 'sql' | 'clock'>): Fasti
 
     app.get('/api/database/tables', {
       config: { access: 'admin' },
-      schema: { tags: ['database'], summary: 'Names of the base tables in the public schema', security, response: { 200: z.array(z.string()) } },
+      schema: {
+        tags: ['database'],
+        summary: 'Names of the base tables in the public schema',
+        security,
+        response: { 200: z.array(z.string()) },
+      },
       handler: async () => publicTables(deps.sql),
     });
   };

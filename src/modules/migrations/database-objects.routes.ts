@@ -11,7 +11,13 @@ const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKey: [] }
 const tags = ['database'];
 const schemaQuery = z.strictObject({ schema: identifier.default('public') });
 
-export const indexInfo = z.object({ tableName: z.string(), indexName: z.string(), indexDef: z.string(), isUnique: z.boolean(), isPrimary: z.boolean() });
+export const indexInfo = z.object({
+  tableName: z.string(),
+  indexName: z.string(),
+  indexDef: z.string(),
+  isUnique: z.boolean(),
+  isPrimary: z.boolean(),
+});
 export const policyInfo = z.object({
   tableName: z.string(),
   policyName: z.string(),
@@ -21,14 +27,32 @@ export const policyInfo = z.object({
   using: z.string().nullable(),
   withCheck: z.string().nullable(),
 });
-export const triggerInfo = z.object({ tableName: z.string(), triggerName: z.string(), functionName: z.string(), enabled: z.boolean(), definition: z.string() });
-const functionInfo = z.object({ name: z.string(), arguments: z.string(), returnType: z.string(), language: z.string(), kind: z.string(), definition: z.string() });
+export const triggerInfo = z.object({
+  tableName: z.string(),
+  triggerName: z.string(),
+  functionName: z.string(),
+  enabled: z.boolean(),
+  definition: z.string(),
+});
+const functionInfo = z.object({
+  name: z.string(),
+  arguments: z.string(),
+  returnType: z.string(),
+  language: z.string(),
+  kind: z.string(),
+  definition: z.string(),
+});
 
 export function databaseObjectsRoutes(deps: Pick<Deps, 'sql'>): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/database/schemas', {
       config: admin,
-      schema: { tags, summary: 'Schemas of the database (platform schemas are protected)', security, response: { 200: z.object({ schemas: z.array(z.object({ name: z.string(), isProtected: z.boolean() })) }) } },
+      schema: {
+        tags,
+        summary: 'Schemas of the database (platform schemas are protected)',
+        security,
+        response: { 200: z.object({ schemas: z.array(z.object({ name: z.string(), isProtected: z.boolean() })) }) },
+      },
       handler: async () => ({ schemas: await listSchemas(deps.sql) }),
     });
     // One route per kind of object of a schema; each answers {<kind>: [...]}.
@@ -41,7 +65,13 @@ export function databaseObjectsRoutes(deps: Pick<Deps, 'sql'>): FastifyPluginAsy
     for (const [kind, summary, item, list] of kinds) {
       app.get(`/api/database/${kind}`, {
         config: admin,
-        schema: { tags, summary, security, querystring: schemaQuery, response: { 200: z.object({ [kind]: z.array(item) }) } },
+        schema: {
+          tags,
+          summary,
+          security,
+          querystring: schemaQuery,
+          response: { 200: z.object({ [kind]: z.array(item) }) },
+        },
         handler: async (request) => ({ [kind]: await list(deps.sql, request.query.schema) }),
       });
     }

@@ -8,11 +8,27 @@ type Body = Record<string, unknown>;
 
 function risksOf(s: ParsedStatement): RiskFactor[] {
   const body = (s.node[s.kind] ?? {}) as Body;
-  const danger = (description: string): RiskFactor => ({ code: 'DESTRUCTIVE_DATA_LOSS', description, level: 'DANGER', statement: s.text });
-  const breaking = (description: string): RiskFactor => ({ code: 'SCHEMA_BREAKING_CHANGE', description, level: 'WARNING', statement: s.text });
+  const danger = (description: string): RiskFactor => ({
+    code: 'DESTRUCTIVE_DATA_LOSS',
+    description,
+    level: 'DANGER',
+    statement: s.text,
+  });
+  const breaking = (description: string): RiskFactor => ({
+    code: 'SCHEMA_BREAKING_CHANGE',
+    description,
+    level: 'WARNING',
+    statement: s.text,
+  });
   switch (s.kind) {
     case 'DropStmt':
-      return [danger(`Drops ${String(body.removeType ?? 'an object').replace(/^OBJECT_/, '').toLowerCase()}s and everything in them.`)];
+      return [
+        danger(
+          `Drops ${String(body.removeType ?? 'an object')
+            .replace(/^OBJECT_/, '')
+            .toLowerCase()}s and everything in them.`,
+        ),
+      ];
     case 'TruncateStmt':
       return [danger('Deletes every row of the table.')];
     case 'DeleteStmt':
@@ -26,7 +42,8 @@ function risksOf(s: ParsedStatement): RiskFactor[] {
       return commands.flatMap(({ AlterTableCmd: cmd }): RiskFactor[] => {
         if (cmd?.subtype === 'AT_DropColumn') return [danger('Drops a column and its data.')];
         if (cmd?.subtype === 'AT_AlterColumnType') return [breaking('Changes a column type.')];
-        if (cmd?.subtype === 'AT_SetNotNull') return [breaking('Makes a column NOT NULL; inserts without it will fail.')];
+        if (cmd?.subtype === 'AT_SetNotNull')
+          return [breaking('Makes a column NOT NULL; inserts without it will fail.')];
         return [];
       });
     }

@@ -33,7 +33,11 @@ export async function latestVersion(db: Queryable): Promise<string | undefined> 
 
 /** Runs after the developer's SQL, which may have changed session settings such as DateStyle:
  * nothing is read back. */
-export async function insertApplied(db: Queryable, m: Omit<AppliedMigration, 'createdAt'>, at: Date): Promise<AppliedMigration> {
+export async function insertApplied(
+  db: Queryable,
+  m: Omit<AppliedMigration, 'createdAt'>,
+  at: Date,
+): Promise<AppliedMigration> {
   await db`
     insert into system.custom_migrations (version, name, statements, created_at)
     values (${m.version}, ${m.name}, ${m.statements}, ${at})`;

@@ -1,7 +1,13 @@
 // /api/database/migrations: the applied history, applying a migration, and a dry run (admin).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { MigrationsService } from './migrations.service.js';
-import { dryRunBody, dryRunResult, migrationCreated, migrationHistory, newMigrationBody } from './migrations.schemas.js';
+import {
+  dryRunBody,
+  dryRunResult,
+  migrationCreated,
+  migrationHistory,
+  newMigrationBody,
+} from './migrations.schemas.js';
 
 const admin = { access: 'admin' as const };
 const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKey: [] }];
@@ -10,7 +16,12 @@ export function migrationsRoutes(migrations: MigrationsService): FastifyPluginAs
   return async (app) => {
     app.get('/api/database/migrations', {
       config: admin,
-      schema: { tags: ['database'], summary: 'Applied migrations, newest first', security, response: { 200: migrationHistory } },
+      schema: {
+        tags: ['database'],
+        summary: 'Applied migrations, newest first',
+        security,
+        response: { 200: migrationHistory },
+      },
       handler: async () => ({ migrations: await migrations.list() }),
     });
 
@@ -33,7 +44,8 @@ export function migrationsRoutes(migrations: MigrationsService): FastifyPluginAs
       config: admin,
       schema: {
         tags: ['database'],
-        summary: 'Run SQL in a transaction that is always rolled back; report statements and risks (30 per 15 minutes per IP)',
+        summary:
+          'Run SQL in a transaction that is always rolled back; report statements and risks (30 per 15 minutes per IP)',
         security,
         body: dryRunBody,
         response: { 200: dryRunResult },

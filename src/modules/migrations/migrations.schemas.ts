@@ -25,7 +25,13 @@ export const migrationCreated = appliedMigration.extend({ message: z.string() })
 export const dryRunBody = z.strictObject({ sql: z.string() });
 
 export const riskFactor = z.object({
-  code: z.enum(['DESTRUCTIVE_DATA_LOSS', 'SCHEMA_BREAKING_CHANGE', 'SYNTAX_OR_EXECUTION_ERROR', 'EMPTY_SQL', 'GUARD_VIOLATION']),
+  code: z.enum([
+    'DESTRUCTIVE_DATA_LOSS',
+    'SCHEMA_BREAKING_CHANGE',
+    'SYNTAX_OR_EXECUTION_ERROR',
+    'EMPTY_SQL',
+    'GUARD_VIOLATION',
+  ]),
   description: z.string(),
   level: z.enum(['WARNING', 'DANGER']),
   statement: z.string().optional(),

@@ -39,7 +39,11 @@ export function createMigrationsService(deps: Pick<Deps, 'sql' | 'clock'>, onSch
         }
         await runAll(conn, statements);
         await repo.announceSchemaChange(conn);
-        return repo.insertApplied(conn, { version: m.version, name: m.name, statements: statements.map((s) => s.text) }, deps.clock.now());
+        return repo.insertApplied(
+          conn,
+          { version: m.version, name: m.name, statements: statements.map((s) => s.text) },
+          deps.clock.now(),
+        );
       });
       // This server sees the new schema before answering; the others hear the NOTIFY.
       await onSchemaChanged();
@@ -53,7 +57,14 @@ export function createMigrationsService(deps: Pick<Deps, 'sql' | 'clock'>, onSch
         statements = await splitStatements(sql);
       } catch (err) {
         const error = (err as Error).message;
-        return { valid: false, statementCount: 0, statements: [], riskLevel: 'DANGER', riskFactors: [{ code: 'SYNTAX_OR_EXECUTION_ERROR', description: error, level: 'DANGER' }], error };
+        return {
+          valid: false,
+          statementCount: 0,
+          statements: [],
+          riskLevel: 'DANGER',
+          riskFactors: [{ code: 'SYNTAX_OR_EXECUTION_ERROR', description: error, level: 'DANGER' }],
+          error,
+        };
       }
       const texts = statements.map((s) => s.text);
       const result = (valid: boolean, riskFactors: DryRunResult['riskFactors'], error?: string): DryRunResult => ({
@@ -65,11 +76,20 @@ export function createMigrationsService(deps: Pick<Deps, 'sql' | 'clock'>, onSch
         ...(error !== undefined ? { error } : {}),
       });
       if (statements.length === 0) {
-        return result(false, [{ code: 'EMPTY_SQL', description: 'The SQL contains no statements.', level: 'DANGER' }], 'The SQL contains no statements.');
+        return result(
+          false,
+          [{ code: 'EMPTY_SQL', description: 'The SQL contains no statements.', level: 'DANGER' }],
+          'The SQL contains no statements.',
+        );
       }
       const violations = findViolations(statements);
       if (violations.length > 0) {
-        const factors = violations.map((v) => ({ code: 'GUARD_VIOLATION' as const, description: v.reason, level: 'DANGER' as const, statement: v.sql }));
+        const factors = violations.map((v) => ({
+          code: 'GUARD_VIOLATION' as const,
+          description: v.reason,
+          level: 'DANGER' as const,
+          statement: v.sql,
+        }));
         return result(false, factors, violations[0]!.reason);
       }
       const risks = assessRisks(statements);
@@ -77,7 +97,11 @@ export function createMigrationsService(deps: Pick<Deps, 'sql' | 'clock'>, onSch
         await inAdminTransaction(deps.sql, (conn) => runAll(conn, statements), { rollback: true });
       } catch (err) {
         if (!(err instanceof AppError) || err.statusCode >= 500) throw err;
-        return result(false, [...risks, { code: 'SYNTAX_OR_EXECUTION_ERROR', description: err.message, level: 'DANGER' }], err.message);
+        return result(
+          false,
+          [...risks, { code: 'SYNTAX_OR_EXECUTION_ERROR', description: err.message, level: 'DANGER' }],
+          err.message,
+        );
       }
       return result(true, risks);
     },

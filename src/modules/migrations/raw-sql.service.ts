@@ -14,7 +14,11 @@ export interface RawSqlResult {
 }
 
 export function createRawSqlService(deps: Pick<Deps, 'sql' | 'config'>, onSchemaChanged: () => Promise<unknown>) {
-  return async function runRawSql(query: string, params: unknown[] | undefined, as: 'project_admin' | 'owner'): Promise<RawSqlResult> {
+  return async function runRawSql(
+    query: string,
+    params: unknown[] | undefined,
+    as: 'project_admin' | 'owner',
+  ): Promise<RawSqlResult> {
     const statements = await guardedStatements(query);
     if (params && params.length > 0 && statements.length > 1) {
       throw new AppError('VALIDATION_ERROR', 'Parameters can only be used with a single statement.', {

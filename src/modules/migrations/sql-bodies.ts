@@ -9,7 +9,10 @@ const LANGUAGES = new Set(['sql', 'plpgsql']);
 type Check = (statement: ParsedStatement) => string | undefined;
 
 interface DefElem {
-  DefElem?: { defname?: string; arg?: { String?: { sval?: string }; List?: { items?: { String?: { sval?: string } }[] } } };
+  DefElem?: {
+    defname?: string;
+    arg?: { String?: { sval?: string }; List?: { items?: { String?: { sval?: string } }[] } };
+  };
 }
 
 function option(args: unknown, name: string): DefElem['DefElem'] | undefined {
@@ -19,7 +22,13 @@ function option(args: unknown, name: string): DefElem['DefElem'] | undefined {
 const stringOf = (d: DefElem['DefElem']) => d?.arg?.String?.sval ?? d?.arg?.List?.items?.[0]?.String?.sval;
 
 /** Why a DO block or CREATE FUNCTION/PROCEDURE is refused, or undefined. */
-export function bodyRefusal(kind: string, body: Record<string, unknown>, text: string, check: Check, deniedFunctions: ReadonlySet<string>): string | undefined {
+export function bodyRefusal(
+  kind: string,
+  body: Record<string, unknown>,
+  text: string,
+  check: Check,
+  deniedFunctions: ReadonlySet<string>,
+): string | undefined {
   if (kind !== 'DoStmt' && kind !== 'CreateFunctionStmt') return undefined;
   const args = kind === 'DoStmt' ? body.args : body.options;
   const language = (stringOf(option(args, 'language')) ?? (kind === 'DoStmt' ? 'plpgsql' : 'sql')).toLowerCase();
@@ -66,13 +75,18 @@ function inPlpgsql(text: string, check: Check, deniedFunctions: ReadonlySet<stri
       return;
     }
     const record = node as Record<string, unknown>;
-    if (DYNAMIC.some((k) => k in record) || (record.PLpgSQL_stmt_open as { dynquery?: unknown } | undefined)?.dynquery) {
+    if (
+      DYNAMIC.some((k) => k in record) ||
+      (record.PLpgSQL_stmt_open as { dynquery?: unknown } | undefined)?.dynquery
+    ) {
       reason = 'Dynamic SQL (EXECUTE) in PL/pgSQL is not allowed: SQL built at run time cannot be checked.';
       return;
     }
     const expr = record.PLpgSQL_expr as { query?: string; parseMode?: number } | undefined;
     if (expr?.query !== undefined) {
-      reason = expr.parseMode ? inExpression(expr.query, deniedFunctions) : inSqlBody(expr.query, check)?.replace('function body', 'PL/pgSQL body');
+      reason = expr.parseMode
+        ? inExpression(expr.query, deniedFunctions)
+        : inSqlBody(expr.query, check)?.replace('function body', 'PL/pgSQL body');
       return;
     }
     Object.values(record).forEach(walk);

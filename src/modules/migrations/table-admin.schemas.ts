@@ -7,14 +7,20 @@ export const identifier = z
   .string()
   .min(1)
   .max(63, 'must be at most 63 characters (PostgreSQL truncates longer names)')
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must start with a letter or underscore and use letters, digits and underscores only');
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]*$/,
+    'must start with a letter or underscore and use letters, digits and underscores only',
+  );
 
 /** A table another table may reference: `name` (in public) or `schema.name`. */
 const referencedTable = z
   .string()
   .min(1)
   .max(127)
-  .regex(/^([A-Za-z_][A-Za-z0-9_]{0,62}\.)?[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must be a table name, optionally with its schema (auth.users)');
+  .regex(
+    /^([A-Za-z_][A-Za-z0-9_]{0,62}\.)?[A-Za-z_][A-Za-z0-9_]{0,62}$/,
+    'must be a table name, optionally with its schema (auth.users)',
+  );
 
 /** The friendly types and the PostgreSQL types they stand for; anything else is a raw SQL type. */
 export const FRIENDLY_TYPES = {
@@ -71,7 +77,10 @@ export type ColumnUpdate = z.infer<typeof columnUpdate>;
 
 export const alterTableBody = z
   .strictObject({
-    addColumns: z.array(columnDefinition.omit({ isPrimaryKey: true })).max(1600).optional(),
+    addColumns: z
+      .array(columnDefinition.omit({ isPrimaryKey: true }))
+      .max(1600)
+      .optional(),
     dropColumns: z.array(identifier).max(1600).optional(),
     updateColumns: z.array(columnUpdate).max(1600).optional(),
     addForeignKeys: z.array(foreignKeyDefinition).max(100).optional(),
@@ -80,7 +89,8 @@ export const alterTableBody = z
     renameTable: z.strictObject({ newTableName: identifier }).optional(),
   })
   .refine((b) => Object.values(b).some((v) => v !== undefined && (!Array.isArray(v) || v.length > 0)), {
-    message: 'name at least one change: addColumns, dropColumns, updateColumns, addForeignKeys, dropForeignKeys or renameTable',
+    message:
+      'name at least one change: addColumns, dropColumns, updateColumns, addForeignKeys, dropForeignKeys or renameTable',
   });
 export type AlterTable = z.infer<typeof alterTableBody>;
 

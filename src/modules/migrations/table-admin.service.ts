@@ -41,10 +41,15 @@ async function createTableSql(input: CreateTable): Promise<string> {
       nextActions: `Leave ${AUTO_FIELDS.join(', ')} out of columns: every table gets them.`,
     });
   }
-  assertDistinct(input.columns.map((c) => c.columnName), 'Column');
+  assertDistinct(
+    input.columns.map((c) => c.columnName),
+    'Column',
+  );
   const primaryKey = input.columns.filter((c) => c.isPrimaryKey).map((c) => quoteIdent(c.columnName));
   const elements = [
-    primaryKey.length > 0 ? '"id" uuid not null unique default gen_random_uuid()' : '"id" uuid primary key default gen_random_uuid()',
+    primaryKey.length > 0
+      ? '"id" uuid not null unique default gen_random_uuid()'
+      : '"id" uuid primary key default gen_random_uuid()',
     ...(await Promise.all(input.columns.map(columnSql))),
     '"created_at" timestamp with time zone not null default now()',
     '"updated_at" timestamp with time zone not null default now()',
@@ -62,7 +67,9 @@ async function applyRls(tx: Tx, table: string, enabled: boolean): Promise<void> 
   }
   await tx.unsafe(`alter table ${tableRef(table)} enable row level security`);
   if (!(await hasPolicy(tx, table, ADMIN_POLICY))) {
-    await tx.unsafe(`create policy ${ADMIN_POLICY} on ${tableRef(table)} as permissive for all to project_admin using (true) with check (true)`);
+    await tx.unsafe(
+      `create policy ${ADMIN_POLICY} on ${tableRef(table)} as permissive for all to project_admin using (true) with check (true)`,
+    );
   }
 }
 
@@ -83,7 +90,9 @@ async function updateColumnSql(table: string, u: ColumnUpdate, currentType: stri
     out.push(`${alter} set default ${defaultSql(u.defaultValue, type ?? currentType)}`);
   }
   if (u.newColumnName !== undefined && u.newColumnName !== u.columnName) {
-    out.push(`alter table ${tableRef(table)} rename column ${quoteIdent(u.columnName)} to ${quoteIdent(u.newColumnName)}`);
+    out.push(
+      `alter table ${tableRef(table)} rename column ${quoteIdent(u.columnName)} to ${quoteIdent(u.newColumnName)}`,
+    );
   }
   return out;
 }
@@ -119,11 +128,15 @@ export function createTableAdminService(deps: Pick<Deps, 'sql'>, onSchemaChanged
       const ddl = await createTableSql(input);
       return change(async (tx) => {
         if (await findTable(tx, input.tableName)) {
-          throw new AppError('CONFLICT', `Table "${input.tableName}" already exists.`, { nextActions: 'Choose another name, or change the table with PATCH …/schema.' });
+          throw new AppError('CONFLICT', `Table "${input.tableName}" already exists.`, {
+            nextActions: 'Choose another name, or change the table with PATCH …/schema.',
+          });
         }
         await tx.unsafe(ddl);
         // updated_at moves on every UPDATE (db/migrations/20261121000950_updated_at_trigger.sql).
-        await tx.unsafe(`create trigger touch_updated_at before update on ${tableRef(input.tableName)} for each row execute function system.touch_updated_at()`);
+        await tx.unsafe(
+          `create trigger touch_updated_at before update on ${tableRef(input.tableName)} for each row execute function system.touch_updated_at()`,
+        );
         await applyRls(tx, input.tableName, input.rlsEnabled);
         return schemaOf(tx, input.tableName);
       });
@@ -143,7 +156,8 @@ export function createTableAdminService(deps: Pick<Deps, 'sql'>, onSchemaChanged
         for (const column of changes.dropForeignKeys ?? []) {
           mustExist(column);
           const constraints = await foreignKeysOn(tx, table.oid, column);
-          if (constraints.length === 0) throw new AppError('VALIDATION_ERROR', `Column "${column}" of "${name}" has no foreign key.`);
+          if (constraints.length === 0)
+            throw new AppError('VALIDATION_ERROR', `Column "${column}" of "${name}" has no foreign key.`);
           for (const c of constraints) statements.push(`alter table ${ref} drop constraint ${quoteIdent(c)}`);
           operations.push(`dropped the foreign key of ${column}`);
         }
@@ -158,7 +172,10 @@ export function createTableAdminService(deps: Pick<Deps, 'sql'>, onSchemaChanged
           statements.push(...(await updateColumnSql(name, update, existing.get(update.columnName)!)));
           operations.push(`updated column ${update.columnName}`);
         }
-        assertDistinct((changes.addColumns ?? []).map((c) => c.columnName), 'Column');
+        assertDistinct(
+          (changes.addColumns ?? []).map((c) => c.columnName),
+          'Column',
+        );
         for (const column of changes.addColumns ?? []) {
           if (existing.has(column.columnName) && !(changes.dropColumns ?? []).includes(column.columnName)) {
             throw new AppError('CONFLICT', `Column "${column.columnName}" already exists in table "${name}".`);

@@ -27,17 +27,20 @@ const badType = (type: string, why: string) =>
 export async function sqlType(type: string): Promise<string> {
   const friendly = FRIENDLY_TYPES[type.toLowerCase() as keyof typeof FRIENDLY_TYPES];
   if (friendly) return friendly;
-  if (!RAW_TYPE_CHARS.test(type)) throw badType(type, 'only letters, digits, spaces, dots, commas, brackets and parentheses may appear in a type');
+  if (!RAW_TYPE_CHARS.test(type))
+    throw badType(type, 'only letters, digits, spaces, dots, commas, brackets and parentheses may appear in a type');
   let stmts: Awaited<ReturnType<typeof parse>>['stmts'];
   try {
     ({ stmts } = await parse(`select null::${type}`));
   } catch {
     throw badType(type, 'it does not parse as a type name');
   }
-  const select = stmts?.length === 1 ? (stmts[0]!.stmt as { SelectStmt?: Record<string, unknown> }).SelectStmt : undefined;
+  const select =
+    stmts?.length === 1 ? (stmts[0]!.stmt as { SelectStmt?: Record<string, unknown> }).SelectStmt : undefined;
   const targets = select?.targetList as { ResTarget?: { val?: { TypeCast?: unknown } } }[] | undefined;
   const onlyACast = select && Object.keys(select).every((k) => ['targetList', 'limitOption', 'op'].includes(k));
-  if (!onlyACast || targets?.length !== 1 || !targets[0]?.ResTarget?.val?.TypeCast) throw badType(type, 'it is not a single type name');
+  if (!onlyACast || targets?.length !== 1 || !targets[0]?.ResTarget?.val?.TypeCast)
+    throw badType(type, 'it is not a single type name');
   return type;
 }
 
@@ -47,7 +50,8 @@ const EXPRESSION_DEFAULTS = new Set(['now()', 'current_timestamp', 'current_date
 export function defaultSql(value: string, type: string): string {
   const lowered = value.trim().toLowerCase();
   if (EXPRESSION_DEFAULTS.has(lowered)) return lowered;
-  if (value.includes('\u0000')) throw new AppError('VALIDATION_ERROR', 'A default value must not contain NUL characters.');
+  if (value.includes('\u0000'))
+    throw new AppError('VALIDATION_ERROR', 'A default value must not contain NUL characters.');
   return `${quoteLiteral(value)}::${type}`;
 }
 
@@ -56,11 +60,14 @@ export async function columnSql(column: Omit<ColumnDefinition, 'isPrimaryKey'>):
   const parts = [quoteIdent(column.columnName), type];
   if (!column.isNullable) parts.push('not null');
   if (column.isUnique) parts.push('unique');
-  if (column.defaultValue !== undefined && column.defaultValue !== null) parts.push(`default ${defaultSql(column.defaultValue, type)}`);
+  if (column.defaultValue !== undefined && column.defaultValue !== null)
+    parts.push(`default ${defaultSql(column.defaultValue, type)}`);
   return parts.join(' ');
 }
 
 export function foreignKeySql(fk: ForeignKeyDefinition): string {
-  return `foreign key (${quoteIdent(fk.columnName)}) references ${referenceRef(fk.referenceTable)} (${quoteIdent(fk.referenceColumn)})` +
-    ` on delete ${fk.onDelete.toLowerCase()} on update ${fk.onUpdate.toLowerCase()}`;
+  return (
+    `foreign key (${quoteIdent(fk.columnName)}) references ${referenceRef(fk.referenceTable)} (${quoteIdent(fk.referenceColumn)})` +
+    ` on delete ${fk.onDelete.toLowerCase()} on update ${fk.onUpdate.toLowerCase()}`
+  );
 }

@@ -3,10 +3,19 @@
 import type { Queryable } from '../../core/db.js';
 import type { ColumnInfo, TableSchema } from './table-admin.schemas.js';
 
-const ACTIONS: Record<string, string> = { a: 'NO ACTION', r: 'RESTRICT', c: 'CASCADE', n: 'SET NULL', d: 'SET DEFAULT' };
+const ACTIONS: Record<string, string> = {
+  a: 'NO ACTION',
+  r: 'RESTRICT',
+  c: 'CASCADE',
+  n: 'SET NULL',
+  d: 'SET DEFAULT',
+};
 
 /** The table's oid and RLS flag, or undefined when public has no base table of that name. */
-export async function findTable(db: Queryable, name: string): Promise<{ oid: number; rlsEnabled: boolean } | undefined> {
+export async function findTable(
+  db: Queryable,
+  name: string,
+): Promise<{ oid: number; rlsEnabled: boolean } | undefined> {
   const [row] = await db<{ oid: number; rlsEnabled: boolean }[]>`
     select c.oid::int as oid, c.relrowsecurity as "rlsEnabled"
     from pg_class c join pg_namespace n on n.oid = c.relnamespace
@@ -43,9 +52,15 @@ export async function readColumns(db: Queryable, oid: number): Promise<ColumnInf
     order by a.attnum`;
   return rows.map(({ referenceTable, referenceColumn, onDelete, onUpdate, ...column }) => ({
     ...column,
-    foreignKey: referenceTable && referenceColumn
-      ? { referenceTable, referenceColumn, onDelete: ACTIONS[onDelete ?? 'a'] ?? 'NO ACTION', onUpdate: ACTIONS[onUpdate ?? 'a'] ?? 'NO ACTION' }
-      : null,
+    foreignKey:
+      referenceTable && referenceColumn
+        ? {
+            referenceTable,
+            referenceColumn,
+            onDelete: ACTIONS[onDelete ?? 'a'] ?? 'NO ACTION',
+            onUpdate: ACTIONS[onUpdate ?? 'a'] ?? 'NO ACTION',
+          }
+        : null,
   }));
 }
 
@@ -65,6 +80,7 @@ export async function foreignKeysOn(db: Queryable, oid: number, column: string):
 }
 
 export async function hasPolicy(db: Queryable, table: string, policy: string): Promise<boolean> {
-  const [row] = await db`select 1 from pg_policies where schemaname = 'public' and tablename = ${table} and policyname = ${policy}`;
+  const [row] =
+    await db`select 1 from pg_policies where schemaname = 'public' and tablename = ${table} and policyname = ${policy}`;
   return row !== undefined;
 }

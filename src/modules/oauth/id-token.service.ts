@@ -56,7 +56,9 @@ export function createIdTokenService(deps: Pick<Deps, 'sql' | 'clock'>, sessions
       throw unverified(err instanceof Error ? err.message : 'invalid token');
     }
     if (input.provider === 'apple') {
-      const expected = createHash('sha256').update(input.nonce ?? '').digest('hex');
+      const expected = createHash('sha256')
+        .update(input.nonce ?? '')
+        .digest('hex');
       if (payload.nonce !== expected) throw unverified('the nonce does not match');
     }
     return payload;

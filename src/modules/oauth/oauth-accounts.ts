@@ -25,9 +25,13 @@ export async function resolveAccount(
     const existing = await findAccountByEmail(tx, profile.email);
     if (existing) {
       if (!profile.emailVerified) {
-        throw new AppError('CONFLICT', `An account with ${profile.email} exists, and ${provider} did not verify this address.`, {
-          nextActions: 'Sign in with the existing method for this email.',
-        });
+        throw new AppError(
+          'CONFLICT',
+          `An account with ${profile.email} exists, and ${provider} did not verify this address.`,
+          {
+            nextActions: 'Sign in with the existing method for this email.',
+          },
+        );
       }
       if (!existing.emailVerified) {
         // Whoever registered the address without proving the inbox loses the password, its
@@ -39,13 +43,20 @@ export async function resolveAccount(
       return existing.id;
     }
     if ((await readAuthConfig(tx)).disableSignup) {
-      throw new AppError('AUTH_SIGNUP_DISABLED', undefined, { nextActions: 'Ask the project admin to create the account.' });
+      throw new AppError('AUTH_SIGNUP_DISABLED', undefined, {
+        nextActions: 'Ask the project admin to create the account.',
+      });
     }
     const userProfile = Object.fromEntries(
       Object.entries({ name: profile.name, avatar_url: profile.avatarUrl }).filter(([, v]) => v !== undefined),
     );
-    const userId = await insertProviderUser(tx, { email: profile.email, emailVerified: profile.emailVerified, profile: userProfile });
-    if (!userId) throw new AppError('CONFLICT', 'The account was created by another sign-in at the same moment; try again.');
+    const userId = await insertProviderUser(tx, {
+      email: profile.email,
+      emailVerified: profile.emailVerified,
+      profile: userProfile,
+    });
+    if (!userId)
+      throw new AppError('CONFLICT', 'The account was created by another sign-in at the same moment; try again.');
     await linkProviderAccount(tx, { userId, provider, accountId: profile.accountId, data, now });
     return userId;
   });

@@ -57,7 +57,9 @@ export async function listOAuthConfigs(db: Queryable): Promise<StoredOAuthConfig
 }
 
 export async function findOAuthConfig(db: Queryable, provider: string): Promise<StoredOAuthConfig | undefined> {
-  const [row] = await db<StoredOAuthConfig[]>`select ${selectBuiltIn(db)} from auth.oauth_configs where provider = ${provider}`;
+  const [row] = await db<
+    StoredOAuthConfig[]
+  >`select ${selectBuiltIn(db)} from auth.oauth_configs where provider = ${provider}`;
   return row;
 }
 
@@ -118,11 +120,17 @@ export async function listCustomConfigs(db: Queryable): Promise<StoredCustomConf
 }
 
 export async function findCustomConfig(db: Queryable, key: string): Promise<StoredCustomConfig | undefined> {
-  const [row] = await db<StoredCustomConfig[]>`select ${selectCustom(db)} from auth.custom_oauth_configs where key = ${key}`;
+  const [row] = await db<
+    StoredCustomConfig[]
+  >`select ${selectCustom(db)} from auth.custom_oauth_configs where key = ${key}`;
   return row;
 }
 
-export async function insertCustomConfig(db: Queryable, key: string, values: Required<Omit<CustomConfigChanges, 'scopes'>> & CustomConfigChanges) {
+export async function insertCustomConfig(
+  db: Queryable,
+  key: string,
+  values: Required<Omit<CustomConfigChanges, 'scopes'>> & CustomConfigChanges,
+) {
   const [row] = await db<StoredCustomConfig[]>`
     insert into auth.custom_oauth_configs ${db({ key, ...toColumns(values, customColumns) } as never)}
     on conflict (key) do nothing

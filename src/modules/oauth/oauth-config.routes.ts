@@ -44,7 +44,12 @@ export function oauthConfigRoutes(deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/auth/oauth/configs', {
       config,
-      schema: { tags, summary: 'Configured built-in providers', security, response: { 200: listOf(oauthConfigSchema) } },
+      schema: {
+        tags,
+        summary: 'Configured built-in providers',
+        security,
+        response: { 200: listOf(oauthConfigSchema) },
+      },
       handler: async () => {
         const rows = await repo.listOAuthConfigs(deps.sql);
         return { data: rows.map(viewOf), count: rows.length };
@@ -53,10 +58,19 @@ export function oauthConfigRoutes(deps: Deps): FastifyPluginAsyncZod {
 
     app.post('/api/auth/oauth/configs', {
       config,
-      schema: { tags, summary: 'Configure a built-in provider', security, body: oauthConfigCreateSchema, response: { 201: oauthConfigSchema } },
+      schema: {
+        tags,
+        summary: 'Configure a built-in provider',
+        security,
+        body: oauthConfigCreateSchema,
+        response: { 201: oauthConfigSchema },
+      },
       handler: async (request, reply) => {
         const { provider, clientSecret, ...rest } = request.body;
-        const row = await repo.insertOAuthConfig(deps.sql, provider, { ...rest, clientSecretCiphertext: sealSecret(clientSecret) });
+        const row = await repo.insertOAuthConfig(deps.sql, provider, {
+          ...rest,
+          clientSecretCiphertext: sealSecret(clientSecret),
+        });
         if (!row) {
           throw new AppError('AUTH_OAUTH_CONFIG_EXISTS', `${provider} is already configured.`, {
             nextActions: `Update it with PUT /api/auth/oauth/${provider}/config.`,
@@ -70,7 +84,13 @@ export function oauthConfigRoutes(deps: Deps): FastifyPluginAsyncZod {
 
     app.get('/api/auth/oauth/:provider/config', {
       config,
-      schema: { tags, summary: "A built-in provider's settings", security, params: providerParams, response: { 200: oauthConfigSchema } },
+      schema: {
+        tags,
+        summary: "A built-in provider's settings",
+        security,
+        params: providerParams,
+        response: { 200: oauthConfigSchema },
+      },
       handler: async (request) => {
         const row = await repo.findOAuthConfig(deps.sql, request.params.provider);
         if (!row) throw notConfigured(request.params.provider);
@@ -99,16 +119,28 @@ export function oauthConfigRoutes(deps: Deps): FastifyPluginAsyncZod {
 
     app.delete('/api/auth/oauth/:provider/config', {
       config,
-      schema: { tags, summary: "Remove a built-in provider's settings", security, params: providerParams, response: { 200: deleted } },
+      schema: {
+        tags,
+        summary: "Remove a built-in provider's settings",
+        security,
+        params: providerParams,
+        response: { 200: deleted },
+      },
       handler: async (request) => {
-        if (!(await repo.deleteOAuthConfig(deps.sql, request.params.provider))) throw notConfigured(request.params.provider);
+        if (!(await repo.deleteOAuthConfig(deps.sql, request.params.provider)))
+          throw notConfigured(request.params.provider);
         return { success: true, message: `${request.params.provider} OAuth configuration deleted.` };
       },
     });
 
     app.get('/api/auth/oauth/custom/configs', {
       config,
-      schema: { tags, summary: 'Custom OpenID Connect providers', security, response: { 200: listOf(customConfigSchema) } },
+      schema: {
+        tags,
+        summary: 'Custom OpenID Connect providers',
+        security,
+        response: { 200: listOf(customConfigSchema) },
+      },
       handler: async () => {
         const rows = await repo.listCustomConfigs(deps.sql);
         return { data: rows.map(customViewOf), count: rows.length };
@@ -117,10 +149,19 @@ export function oauthConfigRoutes(deps: Deps): FastifyPluginAsyncZod {
 
     app.post('/api/auth/oauth/custom/configs', {
       config,
-      schema: { tags, summary: 'Add a custom OpenID Connect provider', security, body: customConfigCreateSchema, response: { 201: customConfigSchema } },
+      schema: {
+        tags,
+        summary: 'Add a custom OpenID Connect provider',
+        security,
+        body: customConfigCreateSchema,
+        response: { 201: customConfigSchema },
+      },
       handler: async (request, reply) => {
         const { key, clientSecret, ...rest } = request.body;
-        const row = await repo.insertCustomConfig(deps.sql, key, { ...rest, clientSecretCiphertext: deps.keyring.seal(clientSecret) });
+        const row = await repo.insertCustomConfig(deps.sql, key, {
+          ...rest,
+          clientSecretCiphertext: deps.keyring.seal(clientSecret),
+        });
         if (!row) {
           throw new AppError('AUTH_OAUTH_CONFIG_EXISTS', `A custom provider with key ${key} exists already.`, {
             nextActions: `Update it with PUT /api/auth/oauth/custom/${key}/config.`,
@@ -134,7 +175,13 @@ export function oauthConfigRoutes(deps: Deps): FastifyPluginAsyncZod {
 
     app.get('/api/auth/oauth/custom/:key/config', {
       config,
-      schema: { tags, summary: "A custom provider's settings", security, params: keyParams, response: { 200: customConfigSchema } },
+      schema: {
+        tags,
+        summary: "A custom provider's settings",
+        security,
+        params: keyParams,
+        response: { 200: customConfigSchema },
+      },
       handler: async (request) => {
         const row = await repo.findCustomConfig(deps.sql, request.params.key);
         if (!row) throw notConfigured(`Custom provider ${request.params.key}`);
@@ -154,7 +201,10 @@ export function oauthConfigRoutes(deps: Deps): FastifyPluginAsyncZod {
       },
       handler: async (request) => {
         const { clientSecret, ...rest } = request.body;
-        const changes = { ...rest, clientSecretCiphertext: clientSecret === undefined ? undefined : deps.keyring.seal(clientSecret) };
+        const changes = {
+          ...rest,
+          clientSecretCiphertext: clientSecret === undefined ? undefined : deps.keyring.seal(clientSecret),
+        };
         const row = await repo.updateCustomConfig(deps.sql, request.params.key, changes, deps.clock.now());
         if (!row) throw notConfigured(`Custom provider ${request.params.key}`);
         return customViewOf(row);

@@ -66,11 +66,13 @@ export function oauthRoutes(deps: Deps, oauth: OAuthService, idTokens: IdTokenSe
     const callbackDoc = { tags, summary: "The provider's redirect back: on to the app with svc_code (or error)" };
     app.get('/api/auth/oauth/:provider/callback', {
       schema: { ...callbackDoc, params: builtIn, querystring: callbackSchema },
-      handler: (request, reply) => finish({ kind: 'builtin', provider: request.params.provider }, request, request.query, reply),
+      handler: (request, reply) =>
+        finish({ kind: 'builtin', provider: request.params.provider }, request, request.query, reply),
     });
     app.post('/api/auth/oauth/:provider/callback', {
       schema: { ...callbackDoc, params: builtIn, body: callbackSchema },
-      handler: (request, reply) => finish({ kind: 'builtin', provider: request.params.provider }, request, request.body, reply),
+      handler: (request, reply) =>
+        finish({ kind: 'builtin', provider: request.params.provider }, request, request.body, reply),
     });
     app.get('/api/auth/oauth/custom/:key/callback', {
       schema: { ...callbackDoc, params: custom, querystring: callbackSchema },

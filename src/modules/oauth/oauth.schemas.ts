@@ -99,7 +99,11 @@ export const callbackSchema = z
 export const exchangeBodySchema = z.object({ code: z.string().min(1).max(256), code_verifier: pkceValue });
 
 export const idTokenBodySchema = z.discriminatedUnion('provider', [
-  z.object({ provider: z.literal('google'), token: z.string().min(1).max(16384), name: z.string().trim().min(1).max(100).optional() }),
+  z.object({
+    provider: z.literal('google'),
+    token: z.string().min(1).max(16384),
+    name: z.string().trim().min(1).max(100).optional(),
+  }),
   z
     .object({
       provider: z.literal('apple'),

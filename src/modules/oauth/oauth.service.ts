@@ -28,8 +28,15 @@ const STATE_TTL_MS = 10 * 60 * 1000;
 const CODE_TTL_MS = 5 * 60 * 1000;
 // Parameters Plinth sets itself; a client's values for them are ignored, never forwarded.
 const RESERVED_PARAMS = new Set([
-  'client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method', 'state', 'response_type', 'scope',
-  'nonce', 'response_mode',
+  'client_id',
+  'redirect_uri',
+  'code_challenge',
+  'code_challenge_method',
+  'state',
+  'response_type',
+  'scope',
+  'nonce',
+  'response_mode',
 ]);
 
 const providerKey = (ref: ProviderRef) => (ref.kind === 'builtin' ? ref.provider : ref.key);
@@ -62,7 +69,11 @@ export function createOAuthService(deps: Pick<Deps, 'sql' | 'clock' | 'config' |
     }
     const config = await findCustomConfig(deps.sql, ref.key);
     if (!config) throw notConfigured(ref.key);
-    return customFlows(ref.key, { ...config, clientSecret: open(config.clientSecretCiphertext)!, callbackUrl: callbackUrlOf(ref) });
+    return customFlows(ref.key, {
+      ...config,
+      clientSecret: open(config.clientSecretCiphertext)!,
+      callbackUrl: callbackUrlOf(ref),
+    });
   }
 
   function readState(sealed: string | undefined, ref: ProviderRef): OAuthState {
@@ -104,14 +115,22 @@ export function createOAuthService(deps: Pick<Deps, 'sql' | 'clock' | 'config' |
      * with `error` when the provider or the sign-in failed. A bad state is a 400 (no redirect
      * can be trusted then).
      */
-    async callback(ref: ProviderRef, input: Omit<CallbackInput, 'code'> & { code?: string; state?: string; error?: string; errorDescription?: string }) {
+    async callback(
+      ref: ProviderRef,
+      input: Omit<CallbackInput, 'code'> & { code?: string; state?: string; error?: string; errorDescription?: string },
+    ) {
       const state = readState(input.state, ref);
       if (input.error || !input.code) {
-        return withParams(state.redirectUri, { error: input.errorDescription ?? input.error ?? 'The provider returned no authorization code.' });
+        return withParams(state.redirectUri, {
+          error: input.errorDescription ?? input.error ?? 'The provider returned no authorization code.',
+        });
       }
       try {
         const flow = await flowFor(ref);
-        const profile = await flow.profile({ ...input, code: input.code }, { state: input.state!, verifier: state.verifier, nonce: state.nonce });
+        const profile = await flow.profile(
+          { ...input, code: input.code },
+          { state: input.state!, verifier: state.verifier, nonce: state.nonce },
+        );
         const userId = await resolveAccount(deps, providerKey(ref), profile);
         const code = randomToken();
         await repo.insertExchangeCode(deps.sql, {
@@ -131,11 +150,16 @@ export function createOAuthService(deps: Pick<Deps, 'sql' | 'clock' | 'config' |
     /** Trades a svc_code and the PKCE verifier (S256 of it must be the initiation's challenge) for a session. */
     async exchange(code: string, verifier: string) {
       const spent = await repo.consumeExchangeCode(deps.sql, sha256(code), deps.clock.now());
-      if (!spent) throw new AppError('VALIDATION_ERROR', 'Invalid or expired code.', { nextActions: 'Start the sign-in again.' });
+      if (!spent)
+        throw new AppError('VALIDATION_ERROR', 'Invalid or expired code.', { nextActions: 'Start the sign-in again.' });
       if (s256(verifier) !== spent.codeChallenge) {
-        throw new AppError('VALIDATION_ERROR', 'PKCE verification failed: code_verifier does not match code_challenge.', {
-          nextActions: 'Send the code_verifier whose S256 challenge started this sign-in, then start again.',
-        });
+        throw new AppError(
+          'VALIDATION_ERROR',
+          'PKCE verification failed: code_verifier does not match code_challenge.',
+          {
+            nextActions: 'Send the code_verifier whose S256 challenge started this sign-in, then start again.',
+          },
+        );
       }
       const user = await findUserById(deps.sql, spent.userId);
       if (!user) throw new AppError('AUTH_USER_NOT_FOUND');

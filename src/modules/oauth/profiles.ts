@@ -77,18 +77,36 @@ const readers: Record<ProfileSource, Reader> = {
     const user = await fetchJson(url, t.accessToken);
     const picture = (user.picture as { data?: { url?: string } } | undefined)?.data?.url;
     // Facebook only shares addresses its users confirmed.
-    return { accountId: id(user.id), email: text(user.email)?.toLowerCase(), emailVerified: Boolean(text(user.email)), name: text(user.name), avatarUrl: text(picture) };
+    return {
+      accountId: id(user.id),
+      email: text(user.email)?.toLowerCase(),
+      emailVerified: Boolean(text(user.email)),
+      name: text(user.name),
+      avatarUrl: text(picture),
+    };
   },
   x: async (t, url) => {
     const user = ((await fetchJson(url, t.accessToken)).data ?? {}) as Record<string, unknown>;
     const email = text(user.confirmed_email)?.toLowerCase();
-    return { accountId: id(user.id), email, emailVerified: email !== undefined, name: text(user.name) ?? text(user.username), avatarUrl: text(user.profile_image_url) };
+    return {
+      accountId: id(user.id),
+      email,
+      emailVerified: email !== undefined,
+      name: text(user.name) ?? text(user.username),
+      avatarUrl: text(user.profile_image_url),
+    };
   },
   spotify: async (t, url) => {
     const user = await fetchJson(url, t.accessToken);
     const images = user.images as { url?: string }[] | undefined;
     // Spotify does not verify addresses: never enough to take over an account by email.
-    return { accountId: id(user.id), email: text(user.email)?.toLowerCase(), emailVerified: false, name: text(user.display_name), avatarUrl: text(images?.[0]?.url) };
+    return {
+      accountId: id(user.id),
+      email: text(user.email)?.toLowerCase(),
+      emailVerified: false,
+      name: text(user.display_name),
+      avatarUrl: text(images?.[0]?.url),
+    };
   },
 };
 

@@ -19,7 +19,10 @@ export interface CallbackInput {
 
 export interface ProviderFlow {
   authorizationUrl(state: string, verifier: string, nonce: string): Promise<URL>;
-  profile(callback: CallbackInput, checks: { state: string; verifier: string; nonce: string }): Promise<ProviderProfile>;
+  profile(
+    callback: CallbackInput,
+    checks: { state: string; verifier: string; nonce: string },
+  ): Promise<ProviderProfile>;
 }
 
 export interface BuiltInSettings {
@@ -46,7 +49,10 @@ async function exchangeWithSecretInBody(tokenUrl: string, form: Record<string, s
   const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
   if (!res.ok || typeof body.access_token !== 'string') {
     // OAuth's `{error: "invalid_grant"}`, or Facebook's Graph error `{error: {message, type, code}}`.
-    const error = typeof body.error === 'object' && body.error !== null ? (body.error as { message?: unknown }).message : body.error;
+    const error =
+      typeof body.error === 'object' && body.error !== null
+        ? (body.error as { message?: unknown }).message
+        : body.error;
     throw new Error(`token endpoint answered ${res.status} ${String(error ?? '')}`.trim());
   }
   return new OAuth2Tokens(body);
@@ -149,7 +155,11 @@ export function createCustomFlows() {
   return (key: string, s: CustomSettings): ProviderFlow => customFlow(key, s, discover);
 }
 
-function customFlow(key: string, s: CustomSettings, discover: (s: CustomSettings) => Promise<oidc.Configuration>): ProviderFlow {
+function customFlow(
+  key: string,
+  s: CustomSettings,
+  discover: (s: CustomSettings) => Promise<oidc.Configuration>,
+): ProviderFlow {
   const scopes = (s.scopes ?? ['openid', 'email', 'profile']).join(' ');
   return {
     async authorizationUrl(state, verifier, nonce) {

@@ -3,7 +3,15 @@
 // authenticate, and how their user API describes the signed-in account.
 
 export const BUILT_IN_PROVIDERS = [
-  'google', 'github', 'discord', 'linkedin', 'facebook', 'apple', 'microsoft', 'x', 'spotify',
+  'google',
+  'github',
+  'discord',
+  'linkedin',
+  'facebook',
+  'apple',
+  'microsoft',
+  'x',
+  'spotify',
 ] as const;
 export type BuiltInProvider = (typeof BUILT_IN_PROVIDERS)[number];
 

@@ -20,7 +20,12 @@ export function subjectOf(metadata: Record<string, string> | null | undefined): 
   return type && id ? { type, id } : null;
 }
 
-export async function upsertCustomer(db: Queryable, env: Environment, c: Stripe.Customer | Stripe.DeletedCustomer, now: Date): Promise<void> {
+export async function upsertCustomer(
+  db: Queryable,
+  env: Environment,
+  c: Stripe.Customer | Stripe.DeletedCustomer,
+  now: Date,
+): Promise<void> {
   const deleted = 'deleted' in c && c.deleted === true;
   const full = deleted ? null : (c as Stripe.Customer);
   await db`
@@ -37,7 +42,13 @@ export async function upsertCustomer(db: Queryable, env: Environment, c: Stripe.
   }
 }
 
-export async function upsertMapping(db: Queryable, env: Environment, subject: Subject, customerId: string, now: Date): Promise<void> {
+export async function upsertMapping(
+  db: Queryable,
+  env: Environment,
+  subject: Subject,
+  customerId: string,
+  now: Date,
+): Promise<void> {
   await db`
     insert into payments.customer_mappings (environment, subject_type, subject_id, processor_customer_id, updated_at)
     values (${env}, ${subject.type}, ${subject.id}, ${customerId}, ${now})

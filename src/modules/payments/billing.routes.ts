@@ -3,7 +3,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import * as billing from './billing.repo.js';
-import { envParams, subscriptionSchema, subjectFilter, subscriptionsQuery, syncResultsSchema } from './payments.schemas.js';
+import {
+  envParams,
+  subscriptionSchema,
+  subjectFilter,
+  subscriptionsQuery,
+  syncResultsSchema,
+} from './payments.schemas.js';
 import type { createSyncService } from './sync.service.js';
 
 const tags = ['payments'];
@@ -16,7 +22,11 @@ const withItemDates = <T extends { items: Item[] }>(row: T) => ({
   items: row.items.map((i) => ({ ...i, createdAt: new Date(i.createdAt), updatedAt: new Date(i.updatedAt) })),
 });
 
-export function billingRoutes(deps: Deps, sync: ReturnType<typeof createSyncService>, base: string): FastifyPluginAsyncZod {
+export function billingRoutes(
+  deps: Deps,
+  sync: ReturnType<typeof createSyncService>,
+  base: string,
+): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(`${base}/:environment/subscriptions`, {
       config,
@@ -29,19 +39,35 @@ export function billingRoutes(deps: Deps, sync: ReturnType<typeof createSyncServ
         response: { 200: z.object({ subscriptions: z.array(subscriptionSchema) }) },
       },
       handler: async (request) => {
-        const rows = await billing.listSubscriptions(deps.sql, request.params.environment, subjectFilter(request.query), request.query.limit);
+        const rows = await billing.listSubscriptions(
+          deps.sql,
+          request.params.environment,
+          subjectFilter(request.query),
+          request.query.limit,
+        );
         return { subscriptions: rows.map((r) => withItemDates(r as never)) };
       },
     });
 
     app.post(`${base}/sync`, {
       config,
-      schema: { tags, summary: 'Sync every configured environment from the processor', security, response: { 200: syncResultsSchema } },
+      schema: {
+        tags,
+        summary: 'Sync every configured environment from the processor',
+        security,
+        response: { 200: syncResultsSchema },
+      },
       handler: () => sync.syncAll(),
     });
     app.post(`${base}/:environment/sync`, {
       config,
-      schema: { tags, summary: 'Sync one environment from the processor', security, params: envParams, response: { 200: syncResultsSchema } },
+      schema: {
+        tags,
+        summary: 'Sync one environment from the processor',
+        security,
+        params: envParams,
+        response: { 200: syncResultsSchema },
+      },
       handler: (request) => sync.syncEnvironment(request.params.environment),
     });
   };

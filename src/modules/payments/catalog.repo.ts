@@ -44,7 +44,12 @@ export interface PriceRow {
   syncedAt: Date;
 }
 
-export async function upsertProduct(db: Queryable, env: Environment, p: Stripe.Product, now: Date): Promise<ProductRow> {
+export async function upsertProduct(
+  db: Queryable,
+  env: Environment,
+  p: Stripe.Product,
+  now: Date,
+): Promise<ProductRow> {
   const [row] = await db<ProductRow[]>`
     insert into payments.products (environment, processor_product_id, name, description, active, default_price_id, metadata, raw, synced_at)
     values (${env}, ${p.id}, ${p.name}, ${p.description ?? null}, ${p.active}, ${idOf(p.default_price)},
@@ -76,7 +81,9 @@ export async function upsertPrice(db: Queryable, env: Environment, p: Stripe.Pri
 }
 
 export async function listProducts(db: Queryable, env: Environment): Promise<ProductRow[]> {
-  return db<ProductRow[]>`select ${productColumns(db)} from payments.products where environment = ${env} order by name, processor_product_id`;
+  return db<
+    ProductRow[]
+  >`select ${productColumns(db)} from payments.products where environment = ${env} order by name, processor_product_id`;
 }
 
 export async function findProduct(db: Queryable, env: Environment, id: string): Promise<ProductRow | undefined> {
@@ -109,7 +116,12 @@ export async function pruneMissing(
   table: 'products' | 'prices' | 'customers' | 'subscriptions',
   keep: string[],
 ): Promise<number> {
-  const column = { products: 'processor_product_id', prices: 'processor_price_id', customers: 'processor_customer_id', subscriptions: 'processor_subscription_id' }[table];
+  const column = {
+    products: 'processor_product_id',
+    prices: 'processor_price_id',
+    customers: 'processor_customer_id',
+    subscriptions: 'processor_subscription_id',
+  }[table];
   const rows = await db`
     delete from ${db(`payments.${table}`)} where environment = ${env} and not (${db(column)} = any(${keep}))
     returning 1`;

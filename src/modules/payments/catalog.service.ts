@@ -31,7 +31,12 @@ export function createCatalogService(deps: Deps, connections: ConnectionsService
       const processor = await connections.processor(env);
       const created = await callProcessor('create the product', () =>
         processor.products.create(
-          { name: input.name, description: orEmpty(input.description) || undefined, active: input.active, metadata: input.metadata },
+          {
+            name: input.name,
+            description: orEmpty(input.description) || undefined,
+            active: input.active,
+            metadata: input.metadata,
+          },
           { idempotencyKey: namespacedKey(env, 'products.create', input.idempotencyKey) },
         ),
       );
@@ -72,7 +77,10 @@ export function createCatalogService(deps: Deps, connections: ConnectionsService
             unit_amount: input.unitAmount,
             lookup_key: input.lookupKey ?? undefined,
             active: input.active,
-            recurring: input.recurring && { interval: input.recurring.interval, interval_count: input.recurring.intervalCount },
+            recurring: input.recurring && {
+              interval: input.recurring.interval,
+              interval_count: input.recurring.intervalCount,
+            },
             tax_behavior: input.taxBehavior,
             metadata: input.metadata,
           },
@@ -101,7 +109,11 @@ export function createCatalogService(deps: Deps, connections: ConnectionsService
     /** Prices cannot be deleted at the processor, only archived (made inactive). */
     async archivePrice(env: Environment, id: string) {
       const processor = await connections.processor(env);
-      const archived = await callProcessor('archive the price', () => processor.prices.update(id, { active: false }), priceNotFound(id));
+      const archived = await callProcessor(
+        'archive the price',
+        () => processor.prices.update(id, { active: false }),
+        priceNotFound(id),
+      );
       return { price: await repo.upsertPrice(deps.sql, env, archived, now()), archived: !archived.active };
     },
   };

@@ -76,7 +76,12 @@ export async function upsertConnection(
       webhook_configured_at = case when payments.connections.processor_account_id = excluded.processor_account_id then payments.connections.webhook_configured_at end`;
 }
 
-export async function recordWebhookEndpoint(db: Queryable, env: Environment, endpoint: { id: string; url: string }, now: Date): Promise<void> {
+export async function recordWebhookEndpoint(
+  db: Queryable,
+  env: Environment,
+  endpoint: { id: string; url: string },
+  now: Date,
+): Promise<void> {
   await db`
     update payments.connections set webhook_endpoint_id = ${endpoint.id}, webhook_endpoint_url = ${endpoint.url},
       webhook_configured_at = ${now}, updated_at = ${now}

@@ -10,13 +10,26 @@ export const ENVIRONMENTS: Environment[] = ['test', 'live'];
 
 /** The 20 events the managed webhook endpoint subscribes to. */
 export const MANAGED_EVENTS = [
-  'customer.created', 'customer.updated', 'customer.deleted',
-  'checkout.session.completed', 'checkout.session.async_payment_succeeded', 'checkout.session.async_payment_failed', 'checkout.session.expired',
-  'invoice.paid', 'invoice.payment_failed',
-  'payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded',
-  'refund.created', 'refund.updated', 'refund.failed',
-  'customer.subscription.created', 'customer.subscription.updated', 'customer.subscription.deleted',
-  'customer.subscription.paused', 'customer.subscription.resumed',
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
+  'checkout.session.completed',
+  'checkout.session.async_payment_succeeded',
+  'checkout.session.async_payment_failed',
+  'checkout.session.expired',
+  'invoice.paid',
+  'invoice.payment_failed',
+  'payment_intent.succeeded',
+  'payment_intent.payment_failed',
+  'charge.refunded',
+  'refund.created',
+  'refund.updated',
+  'refund.failed',
+  'customer.subscription.created',
+  'customer.subscription.updated',
+  'customer.subscription.deleted',
+  'customer.subscription.paused',
+  'customer.subscription.resumed',
 ] as const;
 
 const maskKey = (key: string) => `${key.slice(0, key.indexOf('_', 3) + 1)}****${key.slice(-4)}`;
@@ -93,12 +106,18 @@ export function createConnectionsService(deps: Deps) {
         throw new AppError('PAYMENT_CONFIG_INVALID', `The ${env} secret key must start with sk_${env}_.`);
       }
       const client = clientFor(secretKey);
-      const account = await callProcessor('check the secret key', () => client.accounts.retrieveCurrent()).catch((err) => {
-        if (err instanceof AppError && err.code === 'UPSTREAM_FAILURE' && (err.cause as { statusCode?: number })?.statusCode === 401) {
-          throw new AppError('PAYMENT_CONFIG_INVALID', 'The processor rejected this secret key.', { cause: err });
-        }
-        throw err;
-      });
+      const account = await callProcessor('check the secret key', () => client.accounts.retrieveCurrent()).catch(
+        (err) => {
+          if (
+            err instanceof AppError &&
+            err.code === 'UPSTREAM_FAILURE' &&
+            (err.cause as { statusCode?: number })?.statusCode === 401
+          ) {
+            throw new AppError('PAYMENT_CONFIG_INVALID', 'The processor rejected this secret key.', { cause: err });
+          }
+          throw err;
+        },
+      );
       const now = deps.clock.now();
       await withTx(deps.sql, async (tx) => {
         const [previous] = (await repo.listConnections(tx)).filter((c) => c.environment === env);
@@ -107,7 +126,12 @@ export function createConnectionsService(deps: Deps) {
         if (webhookSecret !== undefined) {
           await repo.writeReservedSecret(tx, repo.webhookSecretName(env), deps.keyring.seal(webhookSecret), now);
         }
-        await repo.upsertConnection(tx, env, { id: account.id, email: account.email ?? null, livemode: env === 'live' }, now);
+        await repo.upsertConnection(
+          tx,
+          env,
+          { id: account.id, email: account.email ?? null, livemode: env === 'live' },
+          now,
+        );
       });
       return keys();
     },
@@ -147,7 +171,5 @@ export function createConnectionsService(deps: Deps) {
       if (!removed) throw new AppError('PAYMENT_CONFIG_NOT_FOUND', `No processor key is configured for ${env}.`);
       return keys();
     },
-
-
   };
 }

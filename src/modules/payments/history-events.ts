@@ -20,15 +20,33 @@ function cardOf(...sources: unknown[]): history.Card | null {
     if (typeof s !== 'object' || s === null) continue;
     const o = s as Obj;
     const card = o.payment_method_details?.card ?? o.card;
-    if (card) return { brand: str(card.brand), last4: str(card.last4), country: str(card.country) ?? str(o.billing_details?.address?.country) };
+    if (card)
+      return {
+        brand: str(card.brand),
+        last4: str(card.last4),
+        country: str(card.country) ?? str(o.billing_details?.address?.country),
+      };
   }
   return null;
 }
 
 const base = {
-  invoiceId: null, paymentIntentId: null, chargeId: null, amount: null, amountRefunded: null, currency: null,
-  customerId: null, email: null, subject: null, checkoutSessionId: null, subscriptionId: null, productId: null,
-  priceId: null, description: null, failureMessage: null, card: null,
+  invoiceId: null,
+  paymentIntentId: null,
+  chargeId: null,
+  amount: null,
+  amountRefunded: null,
+  currency: null,
+  customerId: null,
+  email: null,
+  subject: null,
+  checkoutSessionId: null,
+  subscriptionId: null,
+  productId: null,
+  priceId: null,
+  description: null,
+  failureMessage: null,
+  card: null,
 } satisfies Partial<history.PaymentFacts>;
 
 function invoiceFacts(inv: Obj, outcome: 'succeeded' | 'failed'): history.PaymentFacts {
@@ -44,7 +62,8 @@ function invoiceFacts(inv: Obj, outcome: 'succeeded' | 'failed'): history.Paymen
     invoiceId: inv.id,
     paymentIntentId: ref(intent),
     chargeId: ref(inv.charge),
-    amount: outcome === 'succeeded' ? (num(inv.amount_paid) ?? num(inv.total)) : (num(inv.amount_due) ?? num(inv.total)),
+    amount:
+      outcome === 'succeeded' ? (num(inv.amount_paid) ?? num(inv.total)) : (num(inv.amount_due) ?? num(inv.total)),
     currency: str(inv.currency),
     customerId: ref(inv.customer),
     email: str(inv.customer_email),
@@ -53,7 +72,8 @@ function invoiceFacts(inv: Obj, outcome: 'succeeded' | 'failed'): history.Paymen
     productId: ref(line?.pricing?.price_details?.product ?? line?.price?.product),
     priceId: ref(line?.pricing?.price_details?.price ?? line?.price),
     description: str(inv.description) ?? str(line?.description),
-    failureMessage: outcome === 'failed' ? (str(inv.last_finalization_error?.message) ?? 'The invoice payment failed.') : null,
+    failureMessage:
+      outcome === 'failed' ? (str(inv.last_finalization_error?.message) ?? 'The invoice payment failed.') : null,
     card: cardOf(intent, inv.charge),
     createdAt: toDate(num(inv.created)),
     raw: inv,
@@ -130,7 +150,9 @@ const checkoutOutcome: Record<string, history.PaymentFacts['outcome']> = {
 /** A payment-mode checkout's payment (subscription checkouts are paid by their invoices). */
 function checkoutFacts(type: string, s: Obj): history.PaymentFacts | null {
   if (s.mode !== 'payment' || !ref(s.payment_intent)) return null;
-  const outcome = checkoutOutcome[type] ?? (s.payment_status === 'paid' ? 'succeeded' : s.payment_status === 'unpaid' ? 'pending' : null);
+  const outcome =
+    checkoutOutcome[type] ??
+    (s.payment_status === 'paid' ? 'succeeded' : s.payment_status === 'unpaid' ? 'pending' : null);
   if (!outcome) return null;
   return {
     ...base,
@@ -150,15 +172,34 @@ function checkoutFacts(type: string, s: Obj): history.PaymentFacts | null {
 }
 
 /** Records the payment history an event carries; false when it carries none Plinth keeps. */
-export async function recordHistory(db: Queryable, env: Environment, type: string, object: Obj, at: Date, now: Date): Promise<boolean> {
+export async function recordHistory(
+  db: Queryable,
+  env: Environment,
+  type: string,
+  object: Obj,
+  at: Date,
+  now: Date,
+): Promise<boolean> {
   switch (type) {
     case 'invoice.paid':
     case 'invoice.payment_failed':
-      await history.recordPayment(db, env, invoiceFacts(object, type === 'invoice.paid' ? 'succeeded' : 'failed'), at, now);
+      await history.recordPayment(
+        db,
+        env,
+        invoiceFacts(object, type === 'invoice.paid' ? 'succeeded' : 'failed'),
+        at,
+        now,
+      );
       return true;
     case 'payment_intent.succeeded':
     case 'payment_intent.payment_failed':
-      await history.recordPayment(db, env, intentFacts(object, type === 'payment_intent.succeeded' ? 'succeeded' : 'failed'), at, now);
+      await history.recordPayment(
+        db,
+        env,
+        intentFacts(object, type === 'payment_intent.succeeded' ? 'succeeded' : 'failed'),
+        at,
+        now,
+      );
       return true;
     case 'charge.refunded':
       await history.recordPayment(db, env, chargeFacts(object), at, now);
@@ -190,7 +231,12 @@ export interface HistorySnapshot {
 }
 
 /** Records what a sync read: settled invoices and payment intents, and every refund, as of `now`. */
-export async function recordSnapshot(db: Queryable, env: Environment, snap: HistorySnapshot, now: Date): Promise<number> {
+export async function recordSnapshot(
+  db: Queryable,
+  env: Environment,
+  snap: HistorySnapshot,
+  now: Date,
+): Promise<number> {
   let recorded = 0;
   for (const inv of snap.invoices) {
     const outcome = inv.status === 'paid' ? 'succeeded' : inv.status === 'open' && inv.attempted ? 'failed' : null;
@@ -199,7 +245,14 @@ export async function recordSnapshot(db: Queryable, env: Environment, snap: Hist
     recorded++;
   }
   for (const pi of snap.paymentIntents) {
-    const outcome = pi.status === 'succeeded' ? 'succeeded' : pi.last_payment_error ? 'failed' : pi.status === 'processing' ? 'pending' : null;
+    const outcome =
+      pi.status === 'succeeded'
+        ? 'succeeded'
+        : pi.last_payment_error
+          ? 'failed'
+          : pi.status === 'processing'
+            ? 'pending'
+            : null;
     if (!outcome) continue;
     await history.recordPayment(db, env, intentFacts(pi, outcome), now, now);
     recorded++;

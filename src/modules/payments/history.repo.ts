@@ -121,7 +121,12 @@ async function invoiceOfIntent(db: Queryable, env: Environment, paymentIntentId:
   return row?.key;
 }
 
-async function succeededRefunds(db: Queryable, env: Environment, paymentIntentId: string | null, chargeId: string | null): Promise<number> {
+async function succeededRefunds(
+  db: Queryable,
+  env: Environment,
+  paymentIntentId: string | null,
+  chargeId: string | null,
+): Promise<number> {
   if (!paymentIntentId && !chargeId) return 0;
   const [row] = await db<{ total: number }[]>`
     select coalesce(sum(amount), 0)::float8 as total from payments.payment_history
@@ -166,7 +171,11 @@ function paidStatus(amount: number | null, refunded: number): HistoryStatus {
 
 /** Raises a payment's refunded amount to what its succeeded refunds (or its charge) add up to. */
 async function settleRefunds(db: Queryable, env: Environment, row: Row, reported: number, at: Date): Promise<Row> {
-  const refunded = Math.max(row.amountRefunded, reported, await succeededRefunds(db, env, row.processorPaymentIntentId, row.processorChargeId));
+  const refunded = Math.max(
+    row.amountRefunded,
+    reported,
+    await succeededRefunds(db, env, row.processorPaymentIntentId, row.processorChargeId),
+  );
   if (refunded === row.amountRefunded) return row;
   const paid = PAID.includes(row.status);
   return {
@@ -178,19 +187,45 @@ async function settleRefunds(db: Queryable, env: Environment, row: Row, reported
 }
 
 const emptyRow = (key: string, stateAt: Date): Row => ({
-  processorObjectId: key, type: 'failed_payment', status: 'pending', subjectType: null, subjectId: null,
-  processorCustomerId: null, customerEmailSnapshot: null, processorCheckoutSessionId: null, processorPaymentIntentId: null,
-  processorInvoiceId: null, processorChargeId: null, processorRefundId: null, processorSubscriptionId: null,
-  processorProductId: null, processorPriceId: null, amount: null, amountRefunded: 0, currency: null, description: null,
-  failureMessage: null, paymentMethodBrand: null, paymentMethodLast4: null, countryCode: null, paidAt: null, failedAt: null,
-  refundedAt: null, processorCreatedAt: null, stateAt, raw: {},
+  processorObjectId: key,
+  type: 'failed_payment',
+  status: 'pending',
+  subjectType: null,
+  subjectId: null,
+  processorCustomerId: null,
+  customerEmailSnapshot: null,
+  processorCheckoutSessionId: null,
+  processorPaymentIntentId: null,
+  processorInvoiceId: null,
+  processorChargeId: null,
+  processorRefundId: null,
+  processorSubscriptionId: null,
+  processorProductId: null,
+  processorPriceId: null,
+  amount: null,
+  amountRefunded: 0,
+  currency: null,
+  description: null,
+  failureMessage: null,
+  paymentMethodBrand: null,
+  paymentMethodLast4: null,
+  countryCode: null,
+  paidAt: null,
+  failedAt: null,
+  refundedAt: null,
+  processorCreatedAt: null,
+  stateAt,
+  raw: {},
 });
 
 /** Merges what an event says about a payment into its row, as of the event's time `at`. */
 function mergePayment(old: Row, f: PaymentFacts, at: Date): Row {
   const wasPaid = PAID.includes(old.status);
   const paid = wasPaid || f.outcome === 'succeeded';
-  const kind: PaymentKind = old.type === 'subscription_invoice' || f.kind === 'subscription_invoice' ? 'subscription_invoice' : 'one_time_payment';
+  const kind: PaymentKind =
+    old.type === 'subscription_invoice' || f.kind === 'subscription_invoice'
+      ? 'subscription_invoice'
+      : 'one_time_payment';
   const failed = !paid && (f.outcome === 'failed' || old.status === 'failed');
   // A late failure or pending notice about a paid payment adds ids but changes nothing else.
   const authoritative = f.outcome === 'succeeded' || !wasPaid;
@@ -229,10 +264,19 @@ function mergePayment(old: Row, f: PaymentFacts, at: Date): Row {
  * Records what an event says about a payment. An invoice's payment intent is the invoice's own
  * payment: a row the intent made first is folded into the invoice row, never counted twice.
  */
-export async function recordPayment(db: Queryable, env: Environment, f: PaymentFacts, at: Date, now: Date): Promise<void> {
+export async function recordPayment(
+  db: Queryable,
+  env: Environment,
+  f: PaymentFacts,
+  at: Date,
+  now: Date,
+): Promise<void> {
   await lockHistory(db, env);
   const key =
-    f.invoiceId ?? (f.paymentIntentId ? await invoiceOfIntent(db, env, f.paymentIntentId) : undefined) ?? f.paymentIntentId ?? f.chargeId;
+    f.invoiceId ??
+    (f.paymentIntentId ? await invoiceOfIntent(db, env, f.paymentIntentId) : undefined) ??
+    f.paymentIntentId ??
+    f.chargeId;
   if (!key) return;
   let row = (await find(db, env, key)) ?? emptyRow(key, at);
   let reported = f.amountRefunded ?? 0;
@@ -267,13 +311,24 @@ function factsOf(r: Row): PaymentFacts {
   return {
     kind: r.type === 'subscription_invoice' ? 'subscription_invoice' : 'one_time_payment',
     outcome: PAID.includes(r.status) ? 'succeeded' : r.status === 'failed' ? 'failed' : 'pending',
-    invoiceId: r.processorInvoiceId, paymentIntentId: r.processorPaymentIntentId, chargeId: r.processorChargeId,
-    amount: r.amount, amountRefunded: r.amountRefunded, currency: r.currency, customerId: r.processorCustomerId,
-    email: r.customerEmailSnapshot, subject: r.subjectType && r.subjectId ? { type: r.subjectType, id: r.subjectId } : null,
-    checkoutSessionId: r.processorCheckoutSessionId, subscriptionId: r.processorSubscriptionId,
-    productId: r.processorProductId, priceId: r.processorPriceId, description: r.description, failureMessage: r.failureMessage,
+    invoiceId: r.processorInvoiceId,
+    paymentIntentId: r.processorPaymentIntentId,
+    chargeId: r.processorChargeId,
+    amount: r.amount,
+    amountRefunded: r.amountRefunded,
+    currency: r.currency,
+    customerId: r.processorCustomerId,
+    email: r.customerEmailSnapshot,
+    subject: r.subjectType && r.subjectId ? { type: r.subjectType, id: r.subjectId } : null,
+    checkoutSessionId: r.processorCheckoutSessionId,
+    subscriptionId: r.processorSubscriptionId,
+    productId: r.processorProductId,
+    priceId: r.processorPriceId,
+    description: r.description,
+    failureMessage: r.failureMessage,
     card: { brand: r.paymentMethodBrand, last4: r.paymentMethodLast4, country: r.countryCode },
-    createdAt: r.processorCreatedAt, raw: r.raw,
+    createdAt: r.processorCreatedAt,
+    raw: r.raw,
   };
 }
 
@@ -293,11 +348,20 @@ async function subjectFor(db: Queryable, env: Environment, f: PaymentFacts): Pro
 const refundRank = { pending: 0, failed: 1, succeeded: 1 } as const;
 
 /** Records a refund's state (an older one never overwrites a newer), then its payment's refunded amount. */
-export async function recordRefund(db: Queryable, env: Environment, f: RefundFacts, at: Date, now: Date): Promise<void> {
+export async function recordRefund(
+  db: Queryable,
+  env: Environment,
+  f: RefundFacts,
+  at: Date,
+  now: Date,
+): Promise<void> {
   await lockHistory(db, env);
   const old = await find(db, env, f.refundId);
-  const stale = old !== undefined &&
-    (old.stateAt > at || (old.stateAt.getTime() === at.getTime() && refundRank[old.status as keyof typeof refundRank] > refundRank[f.status]));
+  const stale =
+    old !== undefined &&
+    (old.stateAt > at ||
+      (old.stateAt.getTime() === at.getTime() &&
+        refundRank[old.status as keyof typeof refundRank] > refundRank[f.status]));
   const [payment] = await db<Row[]>`
     select ${columns(db)} from payments.payment_history
     where environment = ${env} and type <> 'refund'
@@ -305,29 +369,34 @@ export async function recordRefund(db: Queryable, env: Environment, f: RefundFac
     limit 1`;
   if (!stale) {
     const base = old ?? emptyRow(f.refundId, at);
-    await write(db, env, {
-      ...base,
-      type: 'refund',
-      status: f.status,
-      subjectType: payment?.subjectType ?? base.subjectType,
-      subjectId: payment?.subjectId ?? base.subjectId,
-      processorCustomerId: payment?.processorCustomerId ?? base.processorCustomerId,
-      customerEmailSnapshot: payment?.customerEmailSnapshot ?? base.customerEmailSnapshot,
-      processorInvoiceId: payment?.processorInvoiceId ?? base.processorInvoiceId,
-      processorSubscriptionId: payment?.processorSubscriptionId ?? base.processorSubscriptionId,
-      processorPaymentIntentId: f.paymentIntentId ?? base.processorPaymentIntentId,
-      processorChargeId: f.chargeId ?? base.processorChargeId,
-      processorRefundId: f.refundId,
-      amount: f.amount ?? base.amount,
-      currency: f.currency ?? base.currency,
-      description: f.description ?? base.description,
-      failureMessage: f.failureMessage,
-      refundedAt: f.status === 'succeeded' ? (base.refundedAt ?? at) : null,
-      failedAt: f.status === 'failed' ? (base.failedAt ?? at) : null,
-      processorCreatedAt: base.processorCreatedAt ?? f.createdAt,
-      stateAt: at,
-      raw: f.raw,
-    }, now);
+    await write(
+      db,
+      env,
+      {
+        ...base,
+        type: 'refund',
+        status: f.status,
+        subjectType: payment?.subjectType ?? base.subjectType,
+        subjectId: payment?.subjectId ?? base.subjectId,
+        processorCustomerId: payment?.processorCustomerId ?? base.processorCustomerId,
+        customerEmailSnapshot: payment?.customerEmailSnapshot ?? base.customerEmailSnapshot,
+        processorInvoiceId: payment?.processorInvoiceId ?? base.processorInvoiceId,
+        processorSubscriptionId: payment?.processorSubscriptionId ?? base.processorSubscriptionId,
+        processorPaymentIntentId: f.paymentIntentId ?? base.processorPaymentIntentId,
+        processorChargeId: f.chargeId ?? base.processorChargeId,
+        processorRefundId: f.refundId,
+        amount: f.amount ?? base.amount,
+        currency: f.currency ?? base.currency,
+        description: f.description ?? base.description,
+        failureMessage: f.failureMessage,
+        refundedAt: f.status === 'succeeded' ? (base.refundedAt ?? at) : null,
+        failedAt: f.status === 'failed' ? (base.failedAt ?? at) : null,
+        processorCreatedAt: base.processorCreatedAt ?? f.createdAt,
+        stateAt: at,
+        raw: f.raw,
+      },
+      now,
+    );
   }
   if (payment) {
     const settled = await settleRefunds(db, env, payment, 0, at);

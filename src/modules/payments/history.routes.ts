@@ -5,7 +5,14 @@ import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { listCustomers } from './customers.repo.js';
 import { listHistory } from './history.repo.js';
-import { customerSchema, customersQuery, envParams, paymentHistorySchema, subjectFilter, subscriptionsQuery } from './payments.schemas.js';
+import {
+  customerSchema,
+  customersQuery,
+  envParams,
+  paymentHistorySchema,
+  subjectFilter,
+  subscriptionsQuery,
+} from './payments.schemas.js';
 
 const tags = ['payments'];
 const config = { access: 'admin' as const };
@@ -41,7 +48,9 @@ export function historyRoutes(deps: Deps, base: string): FastifyPluginAsyncZod {
         },
         handler: async (request) => {
           const { environment } = request.params;
-          return { paymentHistory: await listHistory(deps.sql, environment, subjectFilter(request.query), request.query.limit) };
+          return {
+            paymentHistory: await listHistory(deps.sql, environment, subjectFilter(request.query), request.query.limit),
+          };
         },
       });
     }

@@ -81,12 +81,18 @@ export const productUpdateSchema = z
 
 export const priceCreateSchema = z.strictObject({
   processorProductId: z.string().trim().min(1),
-  currency: z.string().regex(/^[a-zA-Z]{3}$/, 'must be a 3-letter currency code').transform((c) => c.toLowerCase()),
+  currency: z
+    .string()
+    .regex(/^[a-zA-Z]{3}$/, 'must be a 3-letter currency code')
+    .transform((c) => c.toLowerCase()),
   unitAmount: z.number().int().min(0),
   lookupKey: lookupKeySchema.optional(),
   active: z.boolean().optional(),
   recurring: z
-    .strictObject({ interval: z.enum(['day', 'week', 'month', 'year']), intervalCount: z.number().int().positive().optional() })
+    .strictObject({
+      interval: z.enum(['day', 'week', 'month', 'year']),
+      intervalCount: z.number().int().positive().optional(),
+    })
     .optional(),
   taxBehavior: taxBehaviorSchema.optional(),
   metadata: metadataSchema.optional(),
@@ -116,7 +122,10 @@ export const subscriptionsQuery = z
     subjectId: z.string().min(1).max(255).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(50),
   })
-  .refine((q) => (q.subjectType === undefined) === (q.subjectId === undefined), 'subjectType and subjectId must be provided together');
+  .refine(
+    (q) => (q.subjectType === undefined) === (q.subjectId === undefined),
+    'subjectType and subjectId must be provided together',
+  );
 
 /** The billing subject a list is filtered by (both query parameters given), or null for all. */
 export const subjectFilter = (q: { subjectType?: string; subjectId?: string }) =>
@@ -203,7 +212,10 @@ const lineItemSchema = z
     message: 'give exactly one of processorPriceId or priceId',
     path: ['processorPriceId'],
   })
-  .transform(({ processorPriceId, priceId, quantity }) => ({ processorPriceId: (processorPriceId ?? priceId)!, quantity }));
+  .transform(({ processorPriceId, priceId, quantity }) => ({
+    processorPriceId: (processorPriceId ?? priceId)!,
+    quantity,
+  }));
 
 export const checkoutCreateSchema = z
   .strictObject({
@@ -216,8 +228,14 @@ export const checkoutCreateSchema = z
     metadata: metadataSchema.optional(),
     idempotencyKey: idempotencyKeySchema.optional(),
   })
-  .refine((b) => b.mode !== 'subscription' || b.subject !== undefined, { message: 'subject is required for subscription checkout', path: ['subject'] })
-  .refine((b) => !Object.keys(b.metadata ?? {}).some((k) => k.startsWith('svc_')), { message: 'metadata keys starting with svc_ are reserved', path: ['metadata'] });
+  .refine((b) => b.mode !== 'subscription' || b.subject !== undefined, {
+    message: 'subject is required for subscription checkout',
+    path: ['subject'],
+  })
+  .refine((b) => !Object.keys(b.metadata ?? {}).some((k) => k.startsWith('svc_')), {
+    message: 'metadata keys starting with svc_ are reserved',
+    path: ['metadata'],
+  });
 export const checkoutSessionSchema = z.object({
   id: z.string(),
   environment: environmentSchema,
@@ -306,7 +324,11 @@ export const webhookEventSchema = z.object({
   processedAt: z.date().nullable(),
 });
 
-export const webhookReceiptSchema = z.object({ received: z.literal(true), handled: z.boolean(), event: webhookEventSchema });
+export const webhookReceiptSchema = z.object({
+  received: z.literal(true),
+  handled: z.boolean(),
+  event: webhookEventSchema,
+});
 
 export type CustomerOut = z.output<typeof customerSchema>;
 export type PaymentHistoryOut = z.output<typeof paymentHistorySchema>;

@@ -25,8 +25,12 @@ export function createProcessorClients(settings: Config['paymentsProcessor']) {
   };
 }
 
-const isProcessorError = (err: unknown): err is { type: string; statusCode?: number; code?: string; message: string; param?: string } =>
-  typeof err === 'object' && err !== null && typeof (err as { type?: unknown }).type === 'string' &&
+const isProcessorError = (
+  err: unknown,
+): err is { type: string; statusCode?: number; code?: string; message: string; param?: string } =>
+  typeof err === 'object' &&
+  err !== null &&
+  typeof (err as { type?: unknown }).type === 'string' &&
   (err as { type: string }).type.startsWith('Stripe');
 
 /**

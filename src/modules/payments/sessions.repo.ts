@@ -50,7 +50,14 @@ export interface CheckoutSessionRow {
 
 export async function insertPortalSession(
   db: Queryable,
-  s: { environment: Environment; subjectType: string; subjectId: string; returnUrl: string | null; configuration: string | null; createdBy: string },
+  s: {
+    environment: Environment;
+    subjectType: string;
+    subjectId: string;
+    returnUrl: string | null;
+    configuration: string | null;
+    createdBy: string;
+  },
   now: Date,
 ): Promise<string> {
   const [row] = await db<{ id: string }[]>`
@@ -63,7 +70,12 @@ export async function insertPortalSession(
 export async function finishPortalSession(
   db: Queryable,
   id: string,
-  outcome: { status: 'created' | 'failed'; processorCustomerId?: string | null; url?: string | null; lastError?: string | null },
+  outcome: {
+    status: 'created' | 'failed';
+    processorCustomerId?: string | null;
+    url?: string | null;
+    lastError?: string | null;
+  },
   now: Date,
 ): Promise<PortalSessionRow> {
   const [row] = await db<PortalSessionRow[]>`
@@ -112,7 +124,13 @@ export async function finishCheckoutSession(
   db: Queryable,
   id: string,
   outcome:
-    | { status: 'open'; processorCheckoutSessionId: string; processorCustomerId: string | null; url: string | null; paymentStatus: string | null }
+    | {
+        status: 'open';
+        processorCheckoutSessionId: string;
+        processorCustomerId: string | null;
+        url: string | null;
+        paymentStatus: string | null;
+      }
     | { status: 'failed'; lastError: string },
   now: Date,
 ): Promise<CheckoutSessionRow> {
@@ -132,7 +150,15 @@ export async function finishCheckoutSession(
 export async function applyCheckoutState(
   db: Queryable,
   env: Environment,
-  s: { id: string; localId: string | null; status: string; paymentStatus: string | null; customerId: string | null; paymentIntentId: string | null; subscriptionId: string | null },
+  s: {
+    id: string;
+    localId: string | null;
+    status: string;
+    paymentStatus: string | null;
+    customerId: string | null;
+    paymentIntentId: string | null;
+    subscriptionId: string | null;
+  },
   now: Date,
 ): Promise<CheckoutSessionRow | undefined> {
   const [row] = await db<CheckoutSessionRow[]>`

@@ -4,13 +4,22 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../http/principal.js';
-import { checkoutCreateSchema, checkoutSessionSchema, envParams, portalCreateSchema, portalSessionSchema } from './payments.schemas.js';
+import {
+  checkoutCreateSchema,
+  checkoutSessionSchema,
+  envParams,
+  portalCreateSchema,
+  portalSessionSchema,
+} from './payments.schemas.js';
 import type { createSessionsService } from './sessions.service.js';
 
 const tags = ['payments'];
 const security = [{ bearerAuth: [] }];
 
-export function sessionsRoutes(sessions: ReturnType<typeof createSessionsService>, base: string): FastifyPluginAsyncZod {
+export function sessionsRoutes(
+  sessions: ReturnType<typeof createSessionsService>,
+  base: string,
+): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(`${base}/:environment/customer-portal-sessions`, {
       config: { access: 'token' },
@@ -23,7 +32,11 @@ export function sessionsRoutes(sessions: ReturnType<typeof createSessionsService
         response: { 201: z.object({ customerPortalSession: portalSessionSchema }) },
       },
       handler: async (request, reply) => {
-        const session = await sessions.createPortalSession(request.params.environment, principalOf(request), request.body);
+        const session = await sessions.createPortalSession(
+          request.params.environment,
+          principalOf(request),
+          request.body,
+        );
         return reply.code(201).send({ customerPortalSession: session });
       },
     });

@@ -15,17 +15,23 @@ import * as repo from './sessions.repo.js';
 
 const CHECKOUT_SESSION_KEY = 'svc_checkout_session_id';
 
-const principalId = (p: Principal) => (p.kind === 'user' ? `user:${p.userId}` : p.kind === 'admin' ? `admin:${p.subject}` : 'anon');
+const principalId = (p: Principal) =>
+  p.kind === 'user' ? `user:${p.userId}` : p.kind === 'admin' ? `admin:${p.subject}` : 'anon';
 
 /** Inserts under the caller's role; a refusal by row-level security means "not your subject". */
-async function recordAsCaller<T>(deps: Deps, principal: Principal, insert: (db: Parameters<Parameters<typeof withRequestScope>[2]>[0]) => Promise<T>): Promise<T> {
+async function recordAsCaller<T>(
+  deps: Deps,
+  principal: Principal,
+  insert: (db: Parameters<Parameters<typeof withRequestScope>[2]>[0]) => Promise<T>,
+): Promise<T> {
   try {
     return await withRequestScope(deps.sql, scopeOf(principal, deps.config.statementTimeouts), insert);
   } catch (err) {
     if ((err as { code?: string }).code === '42501') {
       throw new AppError('FORBIDDEN', 'You may not open a billing session for this subject.', {
         cause: err,
-        nextActions: 'A user may act for the subject {type: "user", id: <their user id>}; other subjects need a row-level security policy.',
+        nextActions:
+          'A user may act for the subject {type: "user", id: <their user id>}; other subjects need a row-level security policy.',
       });
     }
     throw err;
@@ -58,7 +64,8 @@ export function createSessionsService(deps: Deps, connections: ConnectionsServic
         const message = 'No processor customer is mapped to this billing subject.';
         await repo.finishPortalSession(deps.sql, id, { status: 'failed', lastError: message }, now());
         throw new AppError('PAYMENT_NOT_FOUND', message, {
-          nextActions: 'The subject gets a customer with its first checkout, or by a sync of customers carrying svc_subject_type/svc_subject_id metadata.',
+          nextActions:
+            'The subject gets a customer with its first checkout, or by a sync of customers carrying svc_subject_type/svc_subject_id metadata.',
         });
       }
       try {
@@ -69,9 +76,19 @@ export function createSessionsService(deps: Deps, connections: ConnectionsServic
             { idempotencyKey: namespacedKey(env, 'billing_portal.sessions.create', id) },
           ),
         );
-        return repo.finishPortalSession(deps.sql, id, { status: 'created', processorCustomerId: customerId, url: session.url }, now());
+        return repo.finishPortalSession(
+          deps.sql,
+          id,
+          { status: 'created', processorCustomerId: customerId, url: session.url },
+          now(),
+        );
       } catch (err) {
-        await repo.finishPortalSession(deps.sql, id, { status: 'failed', processorCustomerId: customerId, lastError: failureText(err) }, now());
+        await repo.finishPortalSession(
+          deps.sql,
+          id,
+          { status: 'failed', processorCustomerId: customerId, lastError: failureText(err) },
+          now(),
+        );
         throw err;
       }
     },
@@ -79,15 +96,22 @@ export function createSessionsService(deps: Deps, connections: ConnectionsServic
     async createCheckoutSession(env: Environment, principal: Principal, input: CheckoutCreate) {
       const { idempotencyKey, ...request } = input;
       const createdBy = principalId(principal);
-      const fingerprint = createHash('sha256').update(JSON.stringify([createdBy, request])).digest('hex');
+      const fingerprint = createHash('sha256')
+        .update(JSON.stringify([createdBy, request]))
+        .digest('hex');
       const subject: Subject | null = input.subject ?? null;
 
       const existing = async () => {
-        const row = idempotencyKey === undefined ? undefined : await repo.findCheckoutByKey(deps.sql, env, idempotencyKey);
+        const row =
+          idempotencyKey === undefined ? undefined : await repo.findCheckoutByKey(deps.sql, env, idempotencyKey);
         if (row && row.fingerprint !== fingerprint) {
-          throw new AppError('PAYMENT_CHECKOUT_ALREADY_EXISTS', 'Idempotency key is already used for another checkout request.', {
-            nextActions: 'Use a new idempotencyKey for a different checkout request.',
-          });
+          throw new AppError(
+            'PAYMENT_CHECKOUT_ALREADY_EXISTS',
+            'Idempotency key is already used for another checkout request.',
+            {
+              nextActions: 'Use a new idempotencyKey for a different checkout request.',
+            },
+          );
         }
         return row;
       };
@@ -138,7 +162,9 @@ export function createSessionsService(deps: Deps, connections: ConnectionsServic
               customer_email: customerId ? undefined : (input.customerEmail ?? undefined),
               metadata,
               // The subscription or payment intent carries the subject too (for its history).
-              ...(input.mode === 'subscription' ? { subscription_data: { metadata } } : { payment_intent_data: { metadata } }),
+              ...(input.mode === 'subscription'
+                ? { subscription_data: { metadata } }
+                : { payment_intent_data: { metadata } }),
             },
             { idempotencyKey: namespacedKey(env, 'checkout.sessions.create', idempotencyKey ?? id) },
           ),

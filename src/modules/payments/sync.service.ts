@@ -28,7 +28,9 @@ export function createSyncService(deps: Deps, connections: ConnectionsService) {
       products: await processor.products.list({ limit: 100 }).autoPagingToArray({ limit: 10_000 }),
       prices: await processor.prices.list({ limit: 100 }).autoPagingToArray({ limit: 10_000 }),
       customers: await processor.customers.list({ limit: 100 }).autoPagingToArray({ limit: 10_000 }),
-      subscriptions: await processor.subscriptions.list({ limit: 100, status: 'all' }).autoPagingToArray({ limit: 10_000 }),
+      subscriptions: await processor.subscriptions
+        .list({ limit: 100, status: 'all' })
+        .autoPagingToArray({ limit: 10_000 }),
       history: {
         invoices: await processor.invoices.list({ limit: 100 }).autoPagingToArray({ limit: 10_000 }),
         paymentIntents: await processor.paymentIntents.list({ limit: 100 }).autoPagingToArray({ limit: 10_000 }),
@@ -44,11 +46,35 @@ export function createSyncService(deps: Deps, connections: ConnectionsService) {
       for (const p of snap.prices) await catalog.upsertPrice(tx, env, p, now);
       for (const c of snap.customers) await billing.upsertCustomer(tx, env, c, now);
       for (const s of snap.subscriptions) await billing.upsertSubscription(tx, env, s, now, now);
-      await catalog.pruneMissing(tx, env, 'prices', snap.prices.map((p) => p.id));
-      await catalog.pruneMissing(tx, env, 'products', snap.products.map((p) => p.id));
-      await catalog.pruneMissing(tx, env, 'customers', snap.customers.map((c) => c.id));
-      await billing.pruneMappings(tx, env, snap.customers.map((c) => c.id));
-      const deleted = await catalog.pruneMissing(tx, env, 'subscriptions', snap.subscriptions.map((s) => s.id));
+      await catalog.pruneMissing(
+        tx,
+        env,
+        'prices',
+        snap.prices.map((p) => p.id),
+      );
+      await catalog.pruneMissing(
+        tx,
+        env,
+        'products',
+        snap.products.map((p) => p.id),
+      );
+      await catalog.pruneMissing(
+        tx,
+        env,
+        'customers',
+        snap.customers.map((c) => c.id),
+      );
+      await billing.pruneMappings(
+        tx,
+        env,
+        snap.customers.map((c) => c.id),
+      );
+      const deleted = await catalog.pruneMissing(
+        tx,
+        env,
+        'subscriptions',
+        snap.subscriptions.map((s) => s.id),
+      );
       const unmapped = await billing.countUnmappedSubscriptions(tx, env);
       const paymentHistory = await recordSnapshot(tx, env, snap.history, now);
       const counts = {
@@ -69,7 +95,12 @@ export function createSyncService(deps: Deps, connections: ConnectionsService) {
       subscriptions = await write(env, await read(env));
     } catch (err) {
       if (err instanceof AppError && err.code === 'UPSTREAM_FAILURE') {
-        await config.recordSync(deps.sql, env, { status: 'failed', error: err.message, counts: null }, deps.clock.now());
+        await config.recordSync(
+          deps.sql,
+          env,
+          { status: 'failed', error: err.message, counts: null },
+          deps.clock.now(),
+        );
       }
       throw err;
     }

@@ -50,7 +50,8 @@ export async function applyEvent(db: Queryable, env: Environment, event: Stripe.
           id: session.id,
           localId: session.client_reference_id ?? null,
           status: checkoutStatus[event.type]!,
-          paymentStatus: event.type === 'checkout.session.async_payment_failed' ? 'unpaid' : (session.payment_status ?? null),
+          paymentStatus:
+            event.type === 'checkout.session.async_payment_failed' ? 'unpaid' : (session.payment_status ?? null),
           customerId,
           paymentIntentId: idOf(session.payment_intent as string | { id: string } | null),
           subscriptionId: idOf(session.subscription as string | { id: string } | null),
@@ -62,7 +63,11 @@ export async function applyEvent(db: Queryable, env: Environment, event: Stripe.
     }
     case 'invoice.paid':
     case 'invoice.payment_failed': {
-      const invoice = object as { id: string; parent?: { subscription_details?: { subscription?: string | { id: string } } }; subscription?: string | { id: string } };
+      const invoice = object as {
+        id: string;
+        parent?: { subscription_details?: { subscription?: string | { id: string } } };
+        subscription?: string | { id: string };
+      };
       const subscriptionId = idOf(invoice.parent?.subscription_details?.subscription ?? invoice.subscription);
       if (subscriptionId) {
         await db`

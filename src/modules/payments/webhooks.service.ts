@@ -31,7 +31,14 @@ export function createWebhooksService(deps: Pick<Deps, 'sql' | 'clock'>, connect
     }
     let event: Stripe.Event;
     try {
-      event = Stripe.webhooks.constructEvent(body, signature, secret, TOLERANCE_SECONDS, undefined, deps.clock.now().getTime());
+      event = Stripe.webhooks.constructEvent(
+        body,
+        signature,
+        secret,
+        TOLERANCE_SECONDS,
+        undefined,
+        deps.clock.now().getTime(),
+      );
     } catch (err) {
       throw new AppError('VALIDATION_ERROR', 'Invalid webhook signature.', {
         cause: err,
@@ -40,32 +47,56 @@ export function createWebhooksService(deps: Pick<Deps, 'sql' | 'clock'>, connect
     }
     const shape = signedEventShape.safeParse(event);
     if (!shape.success) {
-      throw new AppError('VALIDATION_ERROR', 'The signed event is not a processor event (it needs an id, a type, livemode and data.object).', {
-        details: shape.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-      });
+      throw new AppError(
+        'VALIDATION_ERROR',
+        'The signed event is not a processor event (it needs an id, a type, livemode and data.object).',
+        {
+          details: shape.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+        },
+      );
     }
     if (event.livemode !== (env === 'live')) {
-      throw new AppError('VALIDATION_ERROR', `A ${event.livemode ? 'live' : 'test'} event was sent to the ${env} endpoint.`);
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `A ${event.livemode ? 'live' : 'test'} event was sent to the ${env} endpoint.`,
+      );
     }
     return event;
   }
 
   async function apply(env: Environment, event: Stripe.Event) {
     const object = event.data.object as { id?: string; object?: string };
-    const meta = { environment: env, id: event.id, type: event.type, livemode: event.livemode, objectType: object.object ?? null, objectId: object.id ?? null };
+    const meta = {
+      environment: env,
+      id: event.id,
+      type: event.type,
+      livemode: event.livemode,
+      objectType: object.object ?? null,
+      objectId: object.id ?? null,
+    };
     const now = deps.clock.now();
     try {
       return await withTx(deps.sql, async (tx) => {
         const claimed = await repo.claimEvent(tx, meta, now);
         if (!claimed) return { handled: false, event: (await repo.findEvent(tx, env, event.id))! };
         const applied = await applyEvent(tx, env, event, now);
-        const done = await repo.finishEvent(tx, env, event.id, { status: applied ? 'processed' : 'ignored', error: null }, now);
+        const done = await repo.finishEvent(
+          tx,
+          env,
+          event.id,
+          { status: applied ? 'processed' : 'ignored', error: null },
+          now,
+        );
         return { handled: applied, event: done };
       });
     } catch (err) {
       await repo.recordFailure(deps.sql, meta, err instanceof Error ? err.message : String(err), now);
       // Whatever the cause, nothing was applied: a 5xx makes the processor deliver it again.
-      throw new AppError('INTERNAL_ERROR', 'The event could not be applied; nothing was changed and the processor will retry it.', { cause: err });
+      throw new AppError(
+        'INTERNAL_ERROR',
+        'The event could not be applied; nothing was changed and the processor will retry it.',
+        { cause: err },
+      );
     }
   }
 

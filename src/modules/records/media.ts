@@ -70,16 +70,17 @@ function readRecord(text: string, start: number): { fields: string[]; quoted: bo
     if (text[i] === '"') {
       i++;
       for (;;) {
-        if (i >= text.length) throw recordsError('VALIDATION_ERROR', 'PGRST102', 'Invalid CSV: a quoted field is not closed');
+        if (i >= text.length)
+          throw recordsError('VALIDATION_ERROR', 'PGRST102', 'Invalid CSV: a quoted field is not closed');
         if (text[i] === '"' && text[i + 1] === '"') {
           field += '"';
           i += 2;
-        }
-        else if (text[i] === '"') break;
+        } else if (text[i] === '"') break;
         else field += text[i++];
       }
       i++;
-      if (i < text.length && !',\r\n'.includes(text[i]!)) throw recordsError('VALIDATION_ERROR', 'PGRST102', 'Invalid CSV: text after a closing quote');
+      if (i < text.length && !',\r\n'.includes(text[i]!))
+        throw recordsError('VALIDATION_ERROR', 'PGRST102', 'Invalid CSV: text after a closing quote');
     } else {
       while (i < text.length && !',\r\n'.includes(text[i]!)) field += text[i++];
     }
@@ -108,9 +109,17 @@ export function fromCsv(text: string): Record<string, string | null>[] {
     at = next;
     if (fields.length === 1 && fields[0] === '' && !quoted[0]) continue; // a blank line
     if (fields.length !== header.fields.length) {
-      throw recordsError('VALIDATION_ERROR', 'PGRST102', `Invalid CSV: a row has ${fields.length} fields, the header ${header.fields.length}`);
+      throw recordsError(
+        'VALIDATION_ERROR',
+        'PGRST102',
+        `Invalid CSV: a row has ${fields.length} fields, the header ${header.fields.length}`,
+      );
     }
-    rows.push(Object.fromEntries(header.fields.map((name, i) => [name, fields[i] === 'NULL' && !quoted[i] ? null : fields[i]!])));
+    rows.push(
+      Object.fromEntries(
+        header.fields.map((name, i) => [name, fields[i] === 'NULL' && !quoted[i] ? null : fields[i]!]),
+      ),
+    );
   }
   return rows;
 }

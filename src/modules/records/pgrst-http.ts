@@ -63,7 +63,11 @@ const INVALID_JSON: [ErrorCode, string, string] = ['VALIDATION_ERROR', 'PGRST102
 const frameworkCodes: Record<string, [ErrorCode, string, string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: INVALID_JSON,
   FST_ERR_CTP_EMPTY_JSON_BODY: INVALID_JSON,
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['VALIDATION_ERROR', 'PGRST102', 'The Content-Length header does not match the body'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [
+    'VALIDATION_ERROR',
+    'PGRST102',
+    'The Content-Length header does not match the body',
+  ],
   FST_ERR_CTP_BODY_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'PGRST102', 'The request body is too large'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'PGRST107', 'Content-Type not acceptable'],
 };
@@ -80,7 +84,8 @@ export function pgrstFrameworkErrors(app: AnyFastifyInstance): void {
       const contentType = known[1] === 'PGRST107' ? `: ${request.headers['content-type'] ?? ''}` : '';
       throw recordsError(known[0], known[1], `${known[2]}${contentType}`, { details: err.message });
     }
-    if (err instanceof SyntaxError && err.statusCode === 400) throw recordsError(...INVALID_JSON, { details: err.message });
+    if (err instanceof SyntaxError && err.statusCode === 400)
+      throw recordsError(...INVALID_JSON, { details: err.message });
     if (hasZodFastifySchemaValidationErrors(err)) throw recordsError('VALIDATION_ERROR', 'PGRST100', err.message);
     throw err;
   });

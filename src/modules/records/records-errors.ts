@@ -23,7 +23,10 @@ interface PgError {
 }
 
 const isPgError = (e: unknown): e is PgError =>
-  typeof e === 'object' && e !== null && (e as PgError).name === 'PostgresError' && typeof (e as PgError).code === 'string';
+  typeof e === 'object' &&
+  e !== null &&
+  (e as PgError).name === 'PostgresError' &&
+  typeof (e as PgError).code === 'string';
 
 function statusOf(sqlstate: string, anonymous: boolean): ErrorCode {
   if (sqlstate === '23505' || sqlstate === '23503') return 'CONFLICT';

@@ -54,7 +54,12 @@ async function planRows(tx: Sql, count: Statement): Promise<number> {
   return Math.round(parsed[0]?.Plan['Plan Rows'] ?? 0);
 }
 
-export async function execute(sql: Sql, scope: RequestScope, statement: Statement, options: ExecuteOptions = {}): Promise<Answer> {
+export async function execute(
+  sql: Sql,
+  scope: RequestScope,
+  statement: Statement,
+  options: ExecuteOptions = {},
+): Promise<Answer> {
   if (!options.planned && options.maxAffected === undefined && !options.rollback && !options.oneRow) {
     // Prepared (statements repeat by shape; values are always parameters).
     const result = await runScoped(sql, scope, statement.text, statement.params);

@@ -10,7 +10,11 @@ import { timezoneCheck } from './timezone.js';
 
 export function recordsPlugin(deps: Deps, schemaCache: SchemaCache): FastifyPluginAsyncZod {
   return async (app) => {
-    const options = { maxRows: deps.config.recordsMaxRows, schemas: deps.config.recordsSchemas, timezones: timezoneCheck(deps.sql) };
+    const options = {
+      maxRows: deps.config.recordsMaxRows,
+      schemas: deps.config.recordsSchemas,
+      timezones: timezoneCheck(deps.sql),
+    };
     await app.register(recordsRoutes(createRecordsService(deps, schemaCache, options), deps.config));
     await app.register(rpcRoutes(createRpcService(deps, schemaCache, options), deps.config));
   };

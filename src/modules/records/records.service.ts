@@ -5,14 +5,29 @@ import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import type { ParsedQuery, Preferences, SelectItem } from './grammar/ast.js';
 import { scopeOf } from '../../http/request-scope.js';
-import { applyRange, contentRange, parse, preferenceApplied, preferencesOf, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
+import {
+  applyRange,
+  contentRange,
+  parse,
+  preferenceApplied,
+  preferencesOf,
+  type PgrstHeaders,
+  type PgrstResponse,
+} from './pgrst-request.js';
 import { CONTENT_TYPES, negotiate, toCsv, type Media } from './media.js';
 import { putRow } from './put.js';
 import { execute, notOneRow, type AnswerRow, type ExecuteOptions } from './records-execute.js';
 import { fromPostgresError, recordsError } from './records-errors.js';
 import { qualified, type SchemaCache, type Table } from './schema-cache.js';
 import type { TimezoneCheck } from './timezone.js';
-import { deleteStatement, insertStatement, plannedCountStatement, readStatement, updateStatement, type Statement } from './sql/statements.js';
+import {
+  deleteStatement,
+  insertStatement,
+  plannedCountStatement,
+  readStatement,
+  updateStatement,
+  type Statement,
+} from './sql/statements.js';
 
 export type RecordsMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -57,11 +72,19 @@ function bodyKeys(rows: object[]): string[] {
 
 export type RecordsService = ReturnType<typeof createRecordsService>;
 
-export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: SchemaCache, options: { maxRows: number; schemas: string[]; timezones: TimezoneCheck }) {
+export function createRecordsService(
+  deps: Pick<Deps, 'sql' | 'config'>,
+  cache: SchemaCache,
+  options: { maxRows: number; schemas: string[]; timezones: TimezoneCheck },
+) {
   const { timezones } = options;
   async function tableOf(schema: string, name: string): Promise<Table> {
     if (!options.schemas.includes(schema)) {
-      throw recordsError('NOT_ACCEPTABLE', 'PGRST106', `The schema must be one of the following: ${options.schemas.join(', ')}`);
+      throw recordsError(
+        'NOT_ACCEPTABLE',
+        'PGRST106',
+        `The schema must be one of the following: ${options.schemas.join(', ')}`,
+      );
     }
     let table = cache.current().tables.get(qualified(schema, name));
     // A table created a moment ago may not have reached this server's cache yet. Look again even
@@ -79,18 +102,30 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
   }
 
   /** What keeps the transaction open past one round trip: planned counts, max-affected, rollback. */
-  function executeOptions(req: RecordsRequest, table: Table, query: ParsedQuery, prefs: Preferences, media: Media): ExecuteOptions {
+  function executeOptions(
+    req: RecordsRequest,
+    table: Table,
+    query: ParsedQuery,
+    prefs: Preferences,
+    media: Media,
+  ): ExecuteOptions {
     const snapshot = cache.current();
     const reading = req.method === 'GET' || req.method === 'HEAD';
     const planned =
       reading && (prefs.count === 'planned' || prefs.count === 'estimated')
         ? {
             count: plannedCountStatement(snapshot, table, query),
-            exact: prefs.count === 'estimated' ? readStatement(snapshot, table, query, { maxRows: options.maxRows, count: true }) : undefined,
+            exact:
+              prefs.count === 'estimated'
+                ? readStatement(snapshot, table, query, { maxRows: options.maxRows, count: true })
+                : undefined,
             exactUpTo: options.maxRows,
           }
         : undefined;
-    const limited = prefs.handling === 'strict' && (req.method === 'PATCH' || req.method === 'DELETE') ? prefs.maxAffected : undefined;
+    const limited =
+      prefs.handling === 'strict' && (req.method === 'PATCH' || req.method === 'DELETE')
+        ? prefs.maxAffected
+        : undefined;
     // A write answering one object must change exactly one row, or nothing (PostgREST rolls back).
     const oneRow = !reading && prefs.return === 'representation' && media === 'object';
     return { planned, maxAffected: limited, rollback: prefs.tx === 'rollback', oneRow };
@@ -106,14 +141,23 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
       case 'POST': {
         const rows = Array.isArray(req.body) ? req.body : [req.body];
         if (rows.length === 0 || !rows.every((r) => typeof r === 'object' && r !== null && !Array.isArray(r))) {
-          throw recordsError('VALIDATION_ERROR', 'PGRST102', 'The body must be a JSON object or a non-empty array of objects');
+          throw recordsError(
+            'VALIDATION_ERROR',
+            'PGRST102',
+            'The body must be a JSON object or a non-empty array of objects',
+          );
         }
         // `columns=` names the columns (a key a row lacks is NULL there, or its DEFAULT with
         // missing=default); without it every object must have the same keys, as in PostgREST.
         const columns = query.columns ?? bodyKeys(rows as object[]);
         // return=headers-only: the primary key comes back, for the Location of the new row.
         const locating = prefs.return === 'headers-only' && table.primaryKey.length > 0;
-        const shaped = locating ? { ...query, select: table.primaryKey.map((column): SelectItem => ({ kind: 'field', field: { column, json: [] } })) } : query;
+        const shaped = locating
+          ? {
+              ...query,
+              select: table.primaryKey.map((column): SelectItem => ({ kind: 'field', field: { column, json: [] } })),
+            }
+          : query;
         return insertStatement(snapshot, table, shaped, rows, {
           columns,
           representation: representation || locating,
@@ -124,7 +168,11 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
       case 'PUT': {
         const row = putRow(table, query, req.body);
         const upsert = { ...query, onConflict: table.primaryKey };
-        return insertStatement(snapshot, table, upsert, [row], { columns: Object.keys(row), representation, resolution: 'merge-duplicates' });
+        return insertStatement(snapshot, table, upsert, [row], {
+          columns: Object.keys(row),
+          representation,
+          resolution: 'merge-duplicates',
+        });
       }
       case 'PATCH': {
         if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
@@ -146,14 +194,22 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
         options.schemas[0]!;
       const table = await tableOf(schema, req.table);
       const media = negotiate(req.headers.accept);
-      const { scope, prefs } = await timezones.apply(scopeOf(req.principal, deps.config.statementTimeouts), preferencesOf(req.headers.prefer));
+      const { scope, prefs } = await timezones.apply(
+        scopeOf(req.principal, deps.config.statementTimeouts),
+        preferencesOf(req.headers.prefer),
+      );
       const query = applyRange(parse(req.query), reading ? req.headers.range : undefined);
       const statement = statementFor(req, table, query, prefs);
 
       let rows: AnswerRow[];
       let affected: number;
       try {
-        ({ rows, affected } = await execute(deps.sql, scope, statement, executeOptions(req, table, query, prefs, media)));
+        ({ rows, affected } = await execute(
+          deps.sql,
+          scope,
+          statement,
+          executeOptions(req, table, query, prefs, media),
+        ));
       } catch (err) {
         throw fromPostgresError(err, req.principal.kind === 'anon') ?? err;
       }
@@ -194,11 +250,11 @@ export function createRecordsService(deps: Pick<Deps, 'sql' | 'config'>, cache: 
       if (req.method === 'POST') {
         // As PostgREST: an upsert merging duplicates that inserted no row is 200, not 201.
         const status = statement.reportsInserted && (result?.inserted ?? 0) === 0 ? 200 : 201;
-        if (prefs.return === 'headers-only' && pageRows === 1 && body !== undefined) headers.location = locationOf(table, body);
+        if (prefs.return === 'headers-only' && pageRows === 1 && body !== undefined)
+          headers.location = locationOf(table, body);
         return { status, headers, body: prefs.return === 'representation' ? body : undefined };
       }
       return prefs.return === 'representation' ? { status: 200, headers, body } : { status: 204, headers };
     },
   };
 }
-

@@ -4,7 +4,14 @@
 // result with the records grammar (select, filters, order, paging, count).
 import { OPERATORS, type ParsedQuery } from './grammar/ast.js';
 import { recordsError } from './records-errors.js';
-import { qualified, type Column, type Routine, type RoutineArg, type SchemaSnapshot, type Table } from './schema-cache.js';
+import {
+  qualified,
+  type Column,
+  type Routine,
+  type RoutineArg,
+  type SchemaSnapshot,
+  type Table,
+} from './schema-cache.js';
 import { ident, Params, recordsJsonText } from './sql/params.js';
 import { SelectBuilder } from './sql/select-list.js';
 
@@ -45,12 +52,21 @@ function looksLikeFilter(value: string): boolean {
  * path and values with an operator go to the records grammar; every other `key=value` is an
  * argument. Repeated arguments keep every value (a variadic parameter takes them all).
  */
-export function splitCallQuery(query: [string, string][]): { args: Map<string, string[]>; grammar: [string, string][] } {
+export function splitCallQuery(query: [string, string][]): {
+  args: Map<string, string[]>;
+  grammar: [string, string][];
+} {
   const args = new Map<string, string[]>();
   const grammar: [string, string][] = [];
   for (const [key, value] of query) {
     const last = key.slice(key.lastIndexOf('.') + 1);
-    if (key === 'schema' || RESERVED.has(key) || RESERVED_LAST.has(last) || key.includes('.') || looksLikeFilter(value)) {
+    if (
+      key === 'schema' ||
+      RESERVED.has(key) ||
+      RESERVED_LAST.has(last) ||
+      key.includes('.') ||
+      looksLikeFilter(value)
+    ) {
       grammar.push([key, value]);
     } else {
       args.set(key, [...(args.get(key) ?? []), value]);
@@ -74,27 +90,49 @@ function acceptsNames(routine: Routine, names: Set<string>): boolean {
  * several do. `jsonBody`: a POSTed JSON body, which may also go whole to one unnamed json/jsonb
  * parameter.
  */
-export function findRoutine(snapshot: SchemaSnapshot, schema: string, name: string, names: Set<string>, jsonBody: boolean): Routine {
+export function findRoutine(
+  snapshot: SchemaSnapshot,
+  schema: string,
+  name: string,
+  names: Set<string>,
+  jsonBody: boolean,
+): Routine {
   const overloads = snapshot.routines.get(qualified(schema, name)) ?? [];
   const byName = overloads.filter((r) => acceptsNames(r, names));
-  const single = jsonBody ? overloads.filter((r) => r.args.length === 1 && r.args[0]!.name === '' && isJsonType(r.args[0]!.type)) : [];
+  const single = jsonBody
+    ? overloads.filter((r) => r.args.length === 1 && r.args[0]!.name === '' && isJsonType(r.args[0]!.type))
+    : [];
   const found = byName.length > 0 ? byName : single;
   if (found.length === 1) return found[0]!;
   if (found.length > 1) {
-    throw recordsError('MULTIPLE_CHOICES', 'PGRST203', `Could not choose the best candidate function between: ${found.map(signature).join(', ')}`, {
-      hint: 'Try renaming the parameters or the function itself in the database so function overloading can be resolved',
-    });
+    throw recordsError(
+      'MULTIPLE_CHOICES',
+      'PGRST203',
+      `Could not choose the best candidate function between: ${found.map(signature).join(', ')}`,
+      {
+        hint: 'Try renaming the parameters or the function itself in the database so function overloading can be resolved',
+      },
+    );
   }
   const sorted = [...names].sort();
   const listed = sorted.join(', ');
-  const withParams = sorted.length === 0 ? ' without parameters' : ` with parameter${sorted.length > 1 ? 's' : ''} ${listed}`;
+  const withParams =
+    sorted.length === 0 ? ' without parameters' : ` with parameter${sorted.length > 1 ? 's' : ''} ${listed}`;
   const nearest = overloads[0];
-  throw recordsError('NOT_FOUND', 'PGRST202', `Could not find the function ${schema}.${name}${sorted.length === 0 ? ' without parameters' : `(${listed})`} in the schema cache`, {
-    details: `Searched for the function ${schema}.${name}${withParams}${jsonBody ? ' or with a single unnamed json/jsonb parameter' : ''}, but no matches were found in the schema cache.`,
-    hint: nearest
-      ? `Perhaps you meant to call the function ${schema}.${name}(${nearest.args.map((a) => a.name).sort().join(', ')})`
-      : null,
-  });
+  throw recordsError(
+    'NOT_FOUND',
+    'PGRST202',
+    `Could not find the function ${schema}.${name}${sorted.length === 0 ? ' without parameters' : `(${listed})`} in the schema cache`,
+    {
+      details: `Searched for the function ${schema}.${name}${withParams}${jsonBody ? ' or with a single unnamed json/jsonb parameter' : ''}, but no matches were found in the schema cache.`,
+      hint: nearest
+        ? `Perhaps you meant to call the function ${schema}.${name}(${nearest.args
+            .map((a) => a.name)
+            .sort()
+            .join(', ')})`
+        : null,
+    },
+  );
 }
 
 /** A JSON value as the text PostgreSQL reads for `type` (arrays as array literals). */
@@ -140,12 +178,20 @@ function callSql(routine: Routine, args: RpcArguments, params: Params): string {
  * that is no table gets an empty schema, so no foreign key of a same-named table applies.
  */
 function resultTable(snapshot: SchemaSnapshot, routine: Routine): Table {
-  const returned = routine.returnTable && snapshot.tables.get(qualified(routine.returnTable.schema, routine.returnTable.name));
+  const returned =
+    routine.returnTable && snapshot.tables.get(qualified(routine.returnTable.schema, routine.returnTable.name));
   if (returned) return returned;
   const columns: Column[] = routine.returnsRows
     ? routine.columns
     : [{ name: routine.name, type: routine.returnType, nullable: true, hasDefault: false }];
-  return { schema: '', name: routine.name, kind: 'view', columns: new Map(columns.map((c) => [c.name, c])), primaryKey: [], uniqueKeys: [] };
+  return {
+    schema: '',
+    name: routine.name,
+    kind: 'view',
+    columns: new Map(columns.map((c) => [c.name, c])),
+    primaryKey: [],
+    uniqueKeys: [],
+  };
 }
 
 export interface CallOptions {
@@ -154,13 +200,24 @@ export interface CallOptions {
 }
 
 /** The statement calling `routine` with `args`, its result shaped by `query`. */
-export function callStatement(snapshot: SchemaSnapshot, routine: Routine, args: RpcArguments, query: ParsedQuery, options: CallOptions): RpcStatement {
+export function callStatement(
+  snapshot: SchemaSnapshot,
+  routine: Routine,
+  args: RpcArguments,
+  query: ParsedQuery,
+  options: CallOptions,
+): RpcStatement {
   const params = new Params();
   const call = callSql(routine, args, params);
   const none = 'null::int as page_rows, null::bigint as total';
-  if (routine.returnsVoid) return { text: `select null::text as body, ${none} from ${call}`, params: params.values, shape: 'void' };
+  if (routine.returnsVoid)
+    return { text: `select null::text as body, ${none} from ${call}`, params: params.values, shape: 'void' };
   if (!routine.returnsSet && !routine.returnsRows) {
-    return { text: `select to_json(_f._v)::text as body, ${none} from ${call} _f(_v)`, params: params.values, shape: 'scalar' };
+    return {
+      text: `select to_json(_f._v)::text as body, ${none} from ${call} _f(_v)`,
+      params: params.values,
+      shape: 'scalar',
+    };
   }
 
   const table = resultTable(snapshot, routine);

@@ -27,7 +27,7 @@ export function rpcRoutes(rpc: RpcService, limits: { maxJsonDepth: number }): Fa
           params: z.object({ functionName: z.string().min(1).max(63) }),
         },
         handler: async (request, reply) => {
-            const response = await rpc.call({
+          const response = await rpc.call({
             method: request.method as RpcMethod,
             functionName: request.params.functionName,
             ...pgrstParts(request),

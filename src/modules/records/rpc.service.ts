@@ -11,7 +11,15 @@ import { CONTENT_TYPES, negotiate, toCsv, type Media } from './media.js';
 import { maxAffectedError, notOneRow, RolledBack } from './records-execute.js';
 import { fromPostgresError, recordsError } from './records-errors.js';
 import { scopeOf } from '../../http/request-scope.js';
-import { applyRange, contentRange, parse, preferenceApplied, preferencesOf, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
+import {
+  applyRange,
+  contentRange,
+  parse,
+  preferenceApplied,
+  preferencesOf,
+  type PgrstHeaders,
+  type PgrstResponse,
+} from './pgrst-request.js';
 import type { TimezoneCheck } from './timezone.js';
 import { callStatement, findRoutine, splitCallQuery, type RpcArguments, type RpcResultShape } from './rpc-plan.js';
 import type { Routine, SchemaCache } from './schema-cache.js';
@@ -30,12 +38,8 @@ export interface RpcRequest {
 
 export type RpcResponse = PgrstResponse;
 
-
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-
-
-
 
 /** The named arguments of a GET: the last value of each, all values of a variadic parameter. */
 function getArguments(routine: Routine, args: Map<string, string[]>): RpcArguments {
@@ -52,9 +56,14 @@ function postArguments(routine: Routine, body: unknown): RpcArguments {
   const [only] = routine.args;
   if (routine.args.length === 1 && only!.name === '') return { kind: 'single', value: body ?? {} };
   if (body !== undefined && !isPlainObject(body)) {
-    throw recordsError('VALIDATION_ERROR', 'PGRST102', 'The body of a function call must be a JSON object of named arguments', {
-      details: `${routine.schema}.${routine.name} takes named parameters`,
-    });
+    throw recordsError(
+      'VALIDATION_ERROR',
+      'PGRST102',
+      'The body of a function call must be a JSON object of named arguments',
+      {
+        details: `${routine.schema}.${routine.name} takes named parameters`,
+      },
+    );
   }
   return { kind: 'named', values: new Map(Object.entries(body ?? {})) };
 }
@@ -67,13 +76,21 @@ interface CallAnswer {
 }
 
 /** PostgREST's response to a call: 204 for void, the value for a scalar, an object or an array. */
-function respond(req: RpcRequest, shape: RpcResultShape, query: ParsedQuery, prefs: Preferences, media: Media, result: CallAnswer | undefined): RpcResponse {
+function respond(
+  req: RpcRequest,
+  shape: RpcResultShape,
+  query: ParsedQuery,
+  prefs: Preferences,
+  media: Media,
+  result: CallAnswer | undefined,
+): RpcResponse {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
   const applied = preferenceApplied(prefs, {});
   if (applied) headers['preference-applied'] = applied;
   const withBody = (body: string) => (req.method === 'HEAD' ? undefined : body);
   if (shape === 'void') return { status: 204, headers: { 'content-range': '0-0/*' } };
-  if (shape === 'scalar') return { status: 200, headers: { ...headers, 'content-range': '0-0/*' }, body: withBody(result?.body ?? 'null') };
+  if (shape === 'scalar')
+    return { status: 200, headers: { ...headers, 'content-range': '0-0/*' }, body: withBody(result?.body ?? 'null') };
 
   const pageRows = result?.page_rows ?? 0;
   const total = result?.total === null || result?.total === undefined ? null : Number(result.total);
@@ -101,7 +118,11 @@ function respond(req: RpcRequest, shape: RpcResultShape, query: ParsedQuery, pre
 
 export type RpcService = ReturnType<typeof createRpcService>;
 
-export function createRpcService(deps: Pick<Deps, 'sql' | 'config'>, cache: SchemaCache, options: { maxRows: number; schemas: string[]; timezones: TimezoneCheck }) {
+export function createRpcService(
+  deps: Pick<Deps, 'sql' | 'config'>,
+  cache: SchemaCache,
+  options: { maxRows: number; schemas: string[]; timezones: TimezoneCheck },
+) {
   const { timezones } = options;
   /** The overload called; a function created a moment ago may need a fresher snapshot. */
   async function routineOf(schema: string, name: string, names: Set<string>, jsonBody: boolean): Promise<Routine> {
@@ -116,7 +137,13 @@ export function createRpcService(deps: Pick<Deps, 'sql' | 'config'>, cache: Sche
   }
 
   /** The call in the caller's scope; read-only when it may not write; max-affected and tx=rollback checked before COMMIT. */
-  async function execute(req: RpcRequest, scope: RequestScope, text: string, params: unknown[], run: { readOnly: boolean; maxAffected?: number; rollback: boolean }) {
+  async function execute(
+    req: RpcRequest,
+    scope: RequestScope,
+    text: string,
+    params: unknown[],
+    run: { readOnly: boolean; maxAffected?: number; rollback: boolean },
+  ) {
     try {
       return await withRequestScope(deps.sql, scope, async (tx) => {
         // Sent first and pipelined with the call: a transaction may turn read-only at any point.
@@ -150,20 +177,36 @@ export function createRpcService(deps: Pick<Deps, 'sql' | 'config'>, cache: Sche
         (reading ? req.headers.acceptProfile : req.headers.contentProfile) ??
         options.schemas[0]!;
       if (!options.schemas.includes(schema)) {
-        throw recordsError('NOT_ACCEPTABLE', 'PGRST106', `The schema must be one of the following: ${options.schemas.join(', ')}`);
+        throw recordsError(
+          'NOT_ACCEPTABLE',
+          'PGRST106',
+          `The schema must be one of the following: ${options.schemas.join(', ')}`,
+        );
       }
 
       const split = reading ? splitCallQuery(req.query) : { args: new Map<string, string[]>(), grammar: req.query };
-      const names = reading ? new Set(split.args.keys()) : new Set(isPlainObject(req.body) ? Object.keys(req.body) : []);
+      const names = reading
+        ? new Set(split.args.keys())
+        : new Set(isPlainObject(req.body) ? Object.keys(req.body) : []);
       const media = negotiate(req.headers.accept);
-      const { scope, prefs } = await timezones.apply(scopeOf(req.principal, deps.config.statementTimeouts), preferencesOf(req.headers.prefer));
+      const { scope, prefs } = await timezones.apply(
+        scopeOf(req.principal, deps.config.statementTimeouts),
+        preferencesOf(req.headers.prefer),
+      );
       const query = applyRange(parse(split.grammar), reading ? req.headers.range : undefined);
       const routine = await routineOf(schema, req.functionName, names, !reading);
       const args = reading ? getArguments(routine, split.args) : postArguments(routine, req.body);
-      const statement = callStatement(cache.current(), routine, args, query, { maxRows: options.maxRows, count: prefs.count !== undefined });
+      const statement = callStatement(cache.current(), routine, args, query, {
+        maxRows: options.maxRows,
+        count: prefs.count !== undefined,
+      });
 
       const limit = prefs.handling === 'strict' && !reading ? prefs.maxAffected : undefined;
-      const rows = await execute(req, scope, statement.text, statement.params, { readOnly: reading || !routine.volatile, maxAffected: limit, rollback: prefs.tx === 'rollback' });
+      const rows = await execute(req, scope, statement.text, statement.params, {
+        readOnly: reading || !routine.volatile,
+        maxAffected: limit,
+        rollback: prefs.tx === 'rollback',
+      });
       return respond(req, statement.shape, query, prefs, media, (rows as unknown as CallAnswer[])[0]);
     },
   };

@@ -78,9 +78,25 @@ export const qualified = (schema: string, name: string) => `${schema}.${name}`;
 async function loadSnapshot(sql: Sql, schemas: string[]): Promise<SchemaSnapshot> {
   // One snapshot of the catalog: read on separate connections, the version could be newer than
   // the tables read with it (a table created in between would then never be reloaded).
-  const [versionRows, columnRows, keyRows, routineRows, uniqueRows] = await sql.begin('isolation level repeatable read read only', (sql) => Promise.all([
-    sql<{ version: string }[]>`select version::text from system.schema_version`,
-    sql<{ schema: string; table: string; kind: string; column: string | null; type: string | null; nullable: boolean; hasDefault: boolean; defaultSql: string | null; position: number; isPk: boolean }[]>`
+  const [versionRows, columnRows, keyRows, routineRows, uniqueRows] = await sql.begin(
+    'isolation level repeatable read read only',
+    (sql) =>
+      Promise.all([
+        sql<{ version: string }[]>`select version::text from system.schema_version`,
+        sql<
+          {
+            schema: string;
+            table: string;
+            kind: string;
+            column: string | null;
+            type: string | null;
+            nullable: boolean;
+            hasDefault: boolean;
+            defaultSql: string | null;
+            position: number;
+            isPk: boolean;
+          }[]
+        >`
       select n.nspname as schema, c.relname as table, c.relkind as kind,
              a.attname as column, format_type(a.atttypid, a.atttypmod) as type,
              not a.attnotnull as nullable, a.atthasdef as "hasDefault", a.attnum as position,
@@ -94,7 +110,17 @@ async function loadSnapshot(sql: Sql, schemas: string[]): Promise<SchemaSnapshot
       left join pg_constraint pk on pk.conrelid = c.oid and pk.contype = 'p'
       where n.nspname = any(${schemas}) and c.relkind in ('r', 'p', 'v', 'm', 'f')
       order by n.nspname, c.relname, a.attnum`,
-    sql<{ name: string; schema: string; table: string; columns: string[]; refSchema: string; refTable: string; refColumns: string[] }[]>`
+        sql<
+          {
+            name: string;
+            schema: string;
+            table: string;
+            columns: string[];
+            refSchema: string;
+            refTable: string;
+            refColumns: string[];
+          }[]
+        >`
       select con.conname as name, n.nspname as schema, c.relname as table,
              array(select a.attname from unnest(con.conkey) with ordinality k(attnum, i)
                    join pg_attribute a on a.attrelid = con.conrelid and a.attnum = k.attnum order by k.i)::text[] as columns,
@@ -105,7 +131,7 @@ async function loadSnapshot(sql: Sql, schemas: string[]): Promise<SchemaSnapshot
       join pg_class c on c.oid = con.conrelid join pg_namespace n on n.oid = c.relnamespace
       join pg_class rc on rc.oid = con.confrelid join pg_namespace rn on rn.oid = rc.relnamespace
       where con.contype = 'f' and n.nspname = any(${schemas}) and rn.nspname = any(${schemas})`,
-    sql<RoutineRow[]>`
+        sql<RoutineRow[]>`
       select n.nspname as schema, p.proname as name,
              coalesce(p.proargnames, '{}')::text[] as "argNames",
              array(select format_type(a.t, null) from unnest(coalesce(p.proallargtypes, p.proargtypes::oid[])) with ordinality a(t, i) order by a.i)::text[] as "argTypes",
@@ -122,24 +148,37 @@ async function loadSnapshot(sql: Sql, schemas: string[]): Promise<SchemaSnapshot
       left join pg_class rc on rc.oid = t.typrelid and rc.relkind in ('r', 'p', 'v', 'm', 'f')
       left join pg_namespace rn on rn.oid = rc.relnamespace
       where n.nspname = any(${schemas}) and p.prokind = 'f'`,
-    sql<{ schema: string; table: string; columns: string[] }[]>`
+        sql<{ schema: string; table: string; columns: string[] }[]>`
       select n.nspname as schema, c.relname as table,
              array(select a.attname from unnest(con.conkey) k(attnum)
                    join pg_attribute a on a.attrelid = con.conrelid and a.attnum = k.attnum)::text[] as columns
       from pg_constraint con join pg_class c on c.oid = con.conrelid join pg_namespace n on n.oid = c.relnamespace
       where con.contype in ('p', 'u') and n.nspname = any(${schemas})`,
-  ]));
+      ]),
+  );
 
   const tables = new Map<string, Table>();
   for (const row of columnRows) {
     const key = qualified(row.schema, row.table);
     let table = tables.get(key);
     if (!table) {
-      table = { schema: row.schema, name: row.table, kind: row.kind === 'v' || row.kind === 'm' ? 'view' : 'table', columns: new Map(), primaryKey: [], uniqueKeys: [] };
+      table = {
+        schema: row.schema,
+        name: row.table,
+        kind: row.kind === 'v' || row.kind === 'm' ? 'view' : 'table',
+        columns: new Map(),
+        primaryKey: [],
+        uniqueKeys: [],
+      };
       tables.set(key, table);
     }
     if (row.column && row.type) {
-      const column: Column = { name: row.column, type: row.type, nullable: row.nullable, hasDefault: row.hasDefault || row.defaultSql !== null };
+      const column: Column = {
+        name: row.column,
+        type: row.type,
+        nullable: row.nullable,
+        hasDefault: row.hasDefault || row.defaultSql !== null,
+      };
       if (row.defaultSql !== null) column.defaultSql = row.defaultSql;
       table.columns.set(row.column, column);
       if (row.isPk) table.primaryKey.push(row.column);
@@ -179,18 +218,28 @@ function routineOf(r: RoutineRow): Routine {
   const params = r.argTypes.map((type, i) => ({ name: r.argNames[i] ?? '', type, mode: r.argModes?.[i] ?? 'i' }));
   const inputs = params.filter((p) => p.mode === 'i' || p.mode === 'b' || p.mode === 'v');
   const outputs = params.filter((p) => p.mode === 'o' || p.mode === 'b' || p.mode === 't');
-  const column = (c: { name: string; type: string }): Column => ({ name: c.name, type: c.type, nullable: true, hasDefault: false });
+  const column = (c: { name: string; type: string }): Column => ({
+    name: c.name,
+    type: c.type,
+    nullable: true,
+    hasDefault: false,
+  });
   return {
     schema: r.schema,
     name: r.name,
     // Defaults belong to the last input parameters.
-    args: inputs.map((p, i) => ({ name: p.name, type: p.type, hasDefault: i >= inputs.length - r.argDefaults, variadic: p.mode === 'v' })),
+    args: inputs.map((p, i) => ({
+      name: p.name,
+      type: p.type,
+      hasDefault: i >= inputs.length - r.argDefaults,
+      variadic: p.mode === 'v',
+    })),
     returnsSet: r.returnsSet,
     returnsRows: r.returnsRows,
     volatile: r.volatile,
     returnType: r.returnType,
     returnsVoid: r.returnsVoid,
-    columns: (outputs.length > 0 ? outputs : r.compositeColumns ?? []).map(column),
+    columns: (outputs.length > 0 ? outputs : (r.compositeColumns ?? [])).map(column),
     returnTable: r.returnSchema && r.returnRelation ? { schema: r.returnSchema, name: r.returnRelation } : undefined,
   };
 }

@@ -2,4 +2,10 @@
 // secret storage the AI key, payments configuration and function runtime build on.
 export { secretsPlugin } from './secrets.plugin.js';
 export { loadPlatformKeys, RESERVED, type PlatformKeys } from './platform-keys.js';
-export { insertReservedSecrets, notifySecretChange, readActiveSecrets, SECRETS_CHANNEL, updateSecret } from './secrets.repo.js';
+export {
+  insertReservedSecrets,
+  notifySecretChange,
+  readActiveSecrets,
+  SECRETS_CHANNEL,
+  updateSecret,
+} from './secrets.repo.js';

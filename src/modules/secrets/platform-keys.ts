@@ -88,7 +88,10 @@ export function accessKeysFrom(rows: (SecretRow & { expiresAt: Date | null })[],
   for (const row of rows) {
     const plain = keyring.open(row.valueCiphertext);
     const isApi = row.key.startsWith(RESERVED.apiKey);
-    (isApi ? keys.apiKeyHashes : keys.anonKeyHashes).set(sha256(plain).toString('hex'), row.expiresAt?.getTime() ?? null);
+    (isApi ? keys.apiKeyHashes : keys.anonKeyHashes).set(
+      sha256(plain).toString('hex'),
+      row.expiresAt?.getTime() ?? null,
+    );
     if (row.key === RESERVED.apiKey) keys.apiKey = plain;
     if (row.key === RESERVED.anonKey) keys.anonKey = plain;
   }

@@ -30,7 +30,12 @@ export function secretsRoutes(secrets: SecretsService): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/secrets', {
       config,
-      schema: { tags, summary: 'Every secret, without values (newest first)', security, response: { 200: z.object({ secrets: z.array(secretMetaSchema) }) } },
+      schema: {
+        tags,
+        summary: 'Every secret, without values (newest first)',
+        security,
+        response: { 200: z.object({ secrets: z.array(secretMetaSchema) }) },
+      },
       handler: async () => ({ secrets: await secrets.list() }),
     });
 
@@ -57,13 +62,22 @@ export function secretsRoutes(secrets: SecretsService): FastifyPluginAsyncZod {
       },
       handler: async (request, reply) => {
         const id = await secrets.create(request.body);
-        return reply.code(201).send({ success: true, message: `Secret ${request.body.key} has been created successfully`, id });
+        return reply
+          .code(201)
+          .send({ success: true, message: `Secret ${request.body.key} has been created successfully`, id });
       },
     });
 
     app.put('/api/secrets/:key', {
       config,
-      schema: { tags, summary: 'Update a secret', security, params: keyParams, body: updateSecretSchema, response: { 200: outcomeSchema } },
+      schema: {
+        tags,
+        summary: 'Update a secret',
+        security,
+        params: keyParams,
+        body: updateSecretSchema,
+        response: { 200: outcomeSchema },
+      },
       handler: async (request) => {
         await secrets.update(request.params.key, request.body);
         return { success: true, message: `Secret ${request.params.key} has been updated successfully` };
@@ -72,7 +86,13 @@ export function secretsRoutes(secrets: SecretsService): FastifyPluginAsyncZod {
 
     app.delete('/api/secrets/:key', {
       config,
-      schema: { tags, summary: 'Deactivate a secret (soft delete)', security, params: keyParams, response: { 200: outcomeSchema } },
+      schema: {
+        tags,
+        summary: 'Deactivate a secret (soft delete)',
+        security,
+        params: keyParams,
+        response: { 200: outcomeSchema },
+      },
       handler: async (request) => {
         await secrets.deactivate(request.params.key);
         return { success: true, message: `Secret ${request.params.key} has been deleted successfully` };

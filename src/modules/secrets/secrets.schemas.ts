@@ -1,9 +1,15 @@
 // The secrets wire contract: metadata without values, create/update bodies, key rotation.
 import { z } from 'zod';
 
-export const secretKeySchema = z.string().regex(/^[A-Z0-9_]+$/, 'must contain only A-Z, 0-9 and _').max(255);
+export const secretKeySchema = z
+  .string()
+  .regex(/^[A-Z0-9_]+$/, 'must contain only A-Z, 0-9 and _')
+  .max(255);
 const expiresAtSchema = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
-const valueSchema = z.string().min(1, 'must not be empty').max(64 * 1024);
+const valueSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(64 * 1024);
 
 export const secretMetaSchema = z.object({
   id: z.string(),

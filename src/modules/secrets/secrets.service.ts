@@ -24,7 +24,8 @@ const notFound = (key: string) =>
 
 const reserved = (verb: 'update' | 'delete', key: string) =>
   new AppError('FORBIDDEN', `Cannot ${verb} reserved secret: ${key}`, {
-    nextActions: 'Reserved secrets belong to the platform; the API and anon keys rotate through their rotate endpoints.',
+    nextActions:
+      'Reserved secrets belong to the platform; the API and anon keys rotate through their rotate endpoints.',
   });
 
 export interface NewSecretInput {
@@ -78,7 +79,9 @@ export function createSecretsService(deps: Pick<Deps, 'sql' | 'keyring' | 'clock
           nextActions: 'Choose another key.',
         });
       }
-      const id = await write(key, (tx) => repo.createOrRevive(tx, { key, valueCiphertext: deps.keyring.seal(value), isReserved, expiresAt }));
+      const id = await write(key, (tx) =>
+        repo.createOrRevive(tx, { key, valueCiphertext: deps.keyring.seal(value), isReserved, expiresAt }),
+      );
       if (id === undefined) {
         throw new AppError('SECRET_ALREADY_EXISTS', `Secret already exists: ${key}`, {
           nextActions: `Change it with PUT /api/secrets/${key}.`,
@@ -89,7 +92,10 @@ export function createSecretsService(deps: Pick<Deps, 'sql' | 'keyring' | 'clock
 
     async update(key: string, update: SecretUpdate): Promise<void> {
       const { value, ...changes } = update;
-      await change(key, 'update', { ...changes, valueCiphertext: value === undefined ? undefined : deps.keyring.seal(value) });
+      await change(key, 'update', {
+        ...changes,
+        valueCiphertext: value === undefined ? undefined : deps.keyring.seal(value),
+      });
     },
 
     /** Soft delete: the secret stays, inactive. */
@@ -102,7 +108,12 @@ export function createSecretsService(deps: Pick<Deps, 'sql' | 'keyring' | 'clock
       const label = kind === 'api' ? 'API key' : 'Anon key';
       const { key, oldKeyExpiresAt } = await accessKeys.rotate(kind, graceHours);
       const expiry = oldKeyExpiresAt.toISOString();
-      return { key, success: true, message: `${label} rotated; the old key works until ${expiry}`, oldKeyExpiresAt: expiry };
+      return {
+        key,
+        success: true,
+        message: `${label} rotated; the old key works until ${expiry}`,
+        oldKeyExpiresAt: expiry,
+      };
     },
   };
 }

@@ -34,7 +34,10 @@ export interface BlobStore {
 /** Blobs a client writes straight to the backend, bypassing this server. */
 export interface DirectWrites {
   /** The URL and form fields of a browser POST of blob `id`, at most `maxBytes`, valid until `expires`. */
-  presignPost(id: string, options: { maxBytes: number; contentType?: string; now: Date; expires: Date }): Promise<{ url: string; fields: Record<string, string> }>;
+  presignPost(
+    id: string,
+    options: { maxBytes: number; contentType?: string; now: Date; expires: Date },
+  ): Promise<{ url: string; fields: Record<string, string> }>;
   /** What the backend holds as blob `id`, or null when nothing was written. */
   stat(id: string): Promise<{ size: number; etag: string; contentType?: string } | null>;
   /**

@@ -25,7 +25,13 @@ export function bucketRoutes(storage: StorageService): FastifyPluginAsyncZod {
 
     app.post('/api/storage/buckets', {
       config,
-      schema: { tags, summary: 'Create a bucket', security, body: createBucketBody, response: { 201: bucketCreatedResponse } },
+      schema: {
+        tags,
+        summary: 'Create a bucket',
+        security,
+        body: createBucketBody,
+        response: { 201: bucketCreatedResponse },
+      },
       handler: async (request, reply) => {
         const { bucketName, isPublic } = request.body;
         await storage.createBucket(bucketName, isPublic);
@@ -56,17 +62,28 @@ export function bucketRoutes(storage: StorageService): FastifyPluginAsyncZod {
           message: 'Bucket visibility updated',
           bucket,
           isPublic,
-          nextActions: isPublic ? 'Objects can now be downloaded without a credential.' : 'Downloads now need a credential or a signed URL.',
+          nextActions: isPublic
+            ? 'Objects can now be downloaded without a credential.'
+            : 'Downloads now need a credential or a signed URL.',
         };
       },
     });
 
     app.delete('/api/storage/buckets/:bucket', {
       config,
-      schema: { tags, summary: 'Delete a bucket and its objects', security, params: bucketParams, response: { 200: messageResponse } },
+      schema: {
+        tags,
+        summary: 'Delete a bucket and its objects',
+        security,
+        params: bucketParams,
+        response: { 200: messageResponse },
+      },
       handler: async (request) => {
         await storage.deleteBucket(request.params.bucket);
-        return { message: 'Bucket deleted successfully', nextActions: 'Create a bucket with POST /api/storage/buckets.' };
+        return {
+          message: 'Bucket deleted successfully',
+          nextActions: 'Create a bucket with POST /api/storage/buckets.',
+        };
       },
     });
   };

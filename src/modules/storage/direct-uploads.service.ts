@@ -59,12 +59,24 @@ export function createDirectUploads(deps: Pick<Deps, 'sql' | 'blobStore' | 'cloc
       if (req.size !== undefined && req.size > maxBytes) throw tooLarge(maxBytes);
       await storage.probeWrite(bucket, key, principal);
       const direct = blobStore.direct;
-      if (!direct) return { method: 'direct' as const, uploadUrl: `${storage.baseUrl}${path(bucket, key)}`, key, confirmRequired: false };
+      if (!direct)
+        return {
+          method: 'direct' as const,
+          uploadUrl: `${storage.baseUrl}${path(bucket, key)}`,
+          key,
+          confirmRequired: false,
+        };
       const blobId = randomUUID();
       const now = clock.now();
       const expires = new Date(now.getTime() + POST_TTL_MS);
       // Noted before the client can write, so bytes never confirmed are found by the sweep.
-      await repo.noteDirectUpload(sql, { blobId, bucket, key, requestedBy: requesterOf(principal), expiresAt: expires });
+      await repo.noteDirectUpload(sql, {
+        blobId,
+        bucket,
+        key,
+        requestedBy: requesterOf(principal),
+        expiresAt: expires,
+      });
       const contentType = req.contentType ? normaliseMimeType(req.contentType) : undefined;
       const post = await direct.presignPost(blobId, { maxBytes, contentType, now, expires });
       return {
@@ -104,16 +116,26 @@ export function createDirectUploads(deps: Pick<Deps, 'sql' | 'blobStore' | 'cloc
         throw tooLarge(maxBytes);
       }
       if (req.size !== found.size) throw mismatch(`The uploaded object has ${found.size} bytes, not ${req.size}.`);
-      if (req.etag !== undefined && req.etag.replace(/"/g, '') !== found.etag) throw mismatch('The ETag does not match the uploaded object.');
+      if (req.etag !== undefined && req.etag.replace(/"/g, '') !== found.etag)
+        throw mismatch('The ETag does not match the uploaded object.');
       // The posted blob stays writable while its policy lasts: the object gets a copy of it that
       // no policy names (noted as pending until its row is written), and the posted one goes.
       const posted = found.blobId;
       const sealed = randomUUID();
       const { size, etag, contentType } = found;
       const file = await storage.withPendingBlob(sealed, async () => {
-        if (!(await direct.copy(posted, sealed, etag))) throw mismatch('The uploaded object changed while it was confirmed; confirm again.');
+        if (!(await direct.copy(posted, sealed, etag)))
+          throw mismatch('The uploaded object changed while it was confirmed; confirm again.');
         return storage.adoptBlob(
-          { bucket, key, blobId: sealed, size, etag, mimeType: normaliseMimeType(req.contentType ?? contentType), principal },
+          {
+            bucket,
+            key,
+            blobId: sealed,
+            size,
+            etag,
+            mimeType: normaliseMimeType(req.contentType ?? contentType),
+            principal,
+          },
           async (tx) => {
             await repo.claimBlob(tx, sealed);
             return repo.claimDirectUpload(tx, posted);

@@ -41,11 +41,16 @@ export async function sendObject(
   reply.header('accept-ranges', 'bytes');
   reply.header('last-modified', found.updated_at.toUTCString());
   const ifNoneMatch = request.headers['if-none-match'];
-  if (ifNoneMatch && (ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === quoted(found.etag)))) {
+  if (
+    ifNoneMatch &&
+    (ifNoneMatch.trim() === '*' ||
+      ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === quoted(found.etag)))
+  ) {
     return reply.code(304).send();
   }
   const range = parseRange(request.headers.range, size);
-  const { row, body } = request.method === 'HEAD' ? { row: found, body: undefined } : await storage.open(found, principal, range);
+  const { row, body } =
+    request.method === 'HEAD' ? { row: found, body: undefined } : await storage.open(found, principal, range);
   reply.header('etag', quoted(row.etag));
   reply.header('content-type', row.mime_type);
   if (isActiveContent(row.mime_type)) {

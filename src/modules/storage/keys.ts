@@ -14,14 +14,18 @@ const invalid = (message: string) =>
 
 export function assertBucketName(name: string): void {
   if (!BUCKET_NAME.test(name)) {
-    throw new AppError('STORAGE_INVALID_PARAMETER', 'Invalid bucket name. Use only letters, numbers, hyphens, and underscores.');
+    throw new AppError(
+      'STORAGE_INVALID_PARAMETER',
+      'Invalid bucket name. Use only letters, numbers, hyphens, and underscores.',
+    );
   }
 }
 
 /** Rejects keys that could escape a directory, confuse a path or a header: 400. */
 export function assertObjectKey(key: string): void {
   if (key.length === 0) throw invalid('The object key is empty.');
-  if (Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES) throw invalid(`The object key is longer than ${MAX_KEY_BYTES} bytes.`);
+  if (Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES)
+    throw invalid(`The object key is longer than ${MAX_KEY_BYTES} bytes.`);
   if (/\p{Cs}/u.test(key)) throw invalid('The object key is not valid Unicode.');
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f\\]/.test(key)) throw invalid('The object key contains a control character or a backslash.');
@@ -52,8 +56,18 @@ export function normaliseMimeType(declared: string | undefined): string {
 
 /** `<sanitised basename ≤32>-<epoch ms>-<6 base36><ext>`, as the reference platform names them. */
 export function generatedKey(filename: string | undefined, now: Date): string {
-  const ext = path.extname(filename ?? '').replace(/[^a-zA-Z0-9.]/g, '').slice(0, 16);
-  const base = path.basename(filename ?? 'file', ext).replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 32) || 'file';
-  const suffix = BigInt(`0x${randomBytes(8).toString('hex')}`).toString(36).slice(0, 6).padStart(6, '0');
+  const ext = path
+    .extname(filename ?? '')
+    .replace(/[^a-zA-Z0-9.]/g, '')
+    .slice(0, 16);
+  const base =
+    path
+      .basename(filename ?? 'file', ext)
+      .replace(/[^a-zA-Z0-9_-]/g, '_')
+      .slice(0, 32) || 'file';
+  const suffix = BigInt(`0x${randomBytes(8).toString('hex')}`)
+    .toString(36)
+    .slice(0, 6)
+    .padStart(6, '0');
   return `${base}-${now.getTime()}-${suffix}${ext}`;
 }

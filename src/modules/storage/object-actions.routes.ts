@@ -16,8 +16,9 @@ export function objectActionRoutes(downloads: Downloads, uploads: DirectUploads)
       config: { access: 'public' },
       schema: {
         tags: ['storage'],
-        summary: 'POST …/objects/{key}/confirm-upload (client credential; body size, contentType?, etag?) records a presigned upload; '
-          + 'POST …/objects/{key}/download-strategy is the deprecated form of GET …/download-strategy/objects/{key}',
+        summary:
+          'POST …/objects/{key}/confirm-upload (client credential; body size, contentType?, etag?) records a presigned upload; ' +
+          'POST …/objects/{key}/download-strategy is the deprecated form of GET …/download-strategy/objects/{key}',
         params: objectParams,
         querystring: expiresInQuery,
         body: objectActionBody,
@@ -36,11 +37,18 @@ export function objectActionRoutes(downloads: Downloads, uploads: DirectUploads)
         const body = request.body ?? {};
         if (action === 'download-strategy') {
           const expiresIn = request.query.expiresIn ?? body.expiresIn;
-          return reply.header('cache-control', 'no-store').send(await downloads.strategy({ bucket, key, expiresIn }, request.principal));
+          return reply
+            .header('cache-control', 'no-store')
+            .send(await downloads.strategy({ bucket, key, expiresIn }, request.principal));
         }
         const principal = principalOf(request);
-        if (body.size === undefined) throw new AppError('VALIDATION_ERROR', 'size: Required', { nextActions: 'Send the uploaded size in bytes.' });
-        return uploads.confirm(bucket, key, principal, { size: body.size, contentType: body.contentType, etag: body.etag });
+        if (body.size === undefined)
+          throw new AppError('VALIDATION_ERROR', 'size: Required', { nextActions: 'Send the uploaded size in bytes.' });
+        return uploads.confirm(bucket, key, principal, {
+          size: body.size,
+          contentType: body.contentType,
+          etag: body.etag,
+        });
       },
     });
   };

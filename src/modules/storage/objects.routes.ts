@@ -28,7 +28,11 @@ const client = { access: 'client' as const };
 const publicAccess = { access: 'public' as const };
 const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKey: [] }];
 
-export function objectRoutes(storage: StorageService, downloads: Downloads, uploads: DirectUploads): FastifyPluginAsyncZod {
+export function objectRoutes(
+  storage: StorageService,
+  downloads: Downloads,
+  uploads: DirectUploads,
+): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/storage/buckets/:bucket/objects', {
       config: client,
@@ -50,7 +54,8 @@ export function objectRoutes(storage: StorageService, downloads: Downloads, uplo
       config: publicAccess,
       schema: {
         tags,
-        summary: 'Download an object (public buckets or a signed URL: no credential; Range and If-None-Match supported)',
+        summary:
+          'Download an object (public buckets or a signed URL: no credential; Range and If-None-Match supported)',
         params: objectParams,
         querystring: downloadQuery,
         response: { 200: objectBytes, 206: objectBytes, 304: noBody },
@@ -73,7 +78,10 @@ export function objectRoutes(storage: StorageService, downloads: Downloads, uplo
       },
       handler: async (request, reply) => {
         const { bucket, '*': key } = request.params;
-        const strategy = await downloads.strategy({ bucket, key, expiresIn: request.query.expiresIn }, request.principal);
+        const strategy = await downloads.strategy(
+          { bucket, key, expiresIn: request.query.expiresIn },
+          request.principal,
+        );
         return reply.header('cache-control', 'no-store').send(strategy);
       },
     });
@@ -106,7 +114,8 @@ export function objectRoutes(storage: StorageService, downloads: Downloads, uplo
       config: client,
       schema: {
         tags,
-        summary: 'How to upload an object: a PUT to this server, or on S3 a presigned POST to the bucket and a confirmation',
+        summary:
+          'How to upload an object: a PUT to this server, or on S3 a presigned POST to the bucket and a confirmation',
         security,
         params: bucketParams,
         body: uploadStrategyBody,

@@ -17,7 +17,11 @@ export interface PostPolicy {
 }
 
 /** `20261121T190000Z`, SigV4's date format. */
-const amzDateOf = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+const amzDateOf = (d: Date) =>
+  d
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}Z$/, 'Z');
 
 export function presignPost(p: PostPolicy): { url: string; fields: Record<string, string> } {
   const amzDate = amzDateOf(p.now);
@@ -31,8 +35,14 @@ export function presignPost(p: PostPolicy): { url: string; fields: Record<string
     ...(p.credentials.sessionToken ? { 'x-amz-security-token': p.credentials.sessionToken } : {}),
   };
   // Every field is pinned by an exact condition; the file's size by a range.
-  const conditions = [{ bucket: p.bucket }, ...Object.entries(fields).map(([k, v]) => ({ [k]: v })), ['content-length-range', 0, p.maxBytes]];
+  const conditions = [
+    { bucket: p.bucket },
+    ...Object.entries(fields).map(([k, v]) => ({ [k]: v })),
+    ['content-length-range', 0, p.maxBytes],
+  ];
   const policy = Buffer.from(JSON.stringify({ expiration: p.expires.toISOString(), conditions })).toString('base64');
-  const signature = createHmac('sha256', signingKeyOf(p.credentials.secretAccessKey, date, p.region)).update(policy).digest('hex');
+  const signature = createHmac('sha256', signingKeyOf(p.credentials.secretAccessKey, date, p.region))
+    .update(policy)
+    .digest('hex');
   return { url: p.url, fields: { ...fields, policy, 'x-amz-signature': signature } };
 }

@@ -46,7 +46,8 @@ export function createAccessKeys(deps: Pick<Deps, 'sql' | 'keyring' | 'clock'>) 
     },
 
     async remove(id: string): Promise<void> {
-      if (!(await repo.deleteAccessKey(sql, id))) throw new AppError('S3_ACCESS_KEY_NOT_FOUND', 'Access key not found.');
+      if (!(await repo.deleteAccessKey(sql, id)))
+        throw new AppError('S3_ACCESS_KEY_NOT_FOUND', 'Access key not found.');
     },
 
     /** The secret of an access key id, or null; marks the key as used. */

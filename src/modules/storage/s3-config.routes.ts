@@ -20,7 +20,12 @@ export function s3ConfigRoutes(deps: Pick<Deps, 'config' | 'blobStore'>, keys: A
   return async (app) => {
     app.get('/api/storage/s3/config', {
       config,
-      schema: { tags, summary: 'S3 gateway endpoint, signing region and availability', security, response: { 200: s3ConfigResponse } },
+      schema: {
+        tags,
+        summary: 'S3 gateway endpoint, signing region and availability',
+        security,
+        response: { 200: s3ConfigResponse },
+      },
       handler: () => ({ data: s3ConfigReport(deps) }),
     });
 
@@ -33,18 +38,33 @@ export function s3ConfigRoutes(deps: Pick<Deps, 'config' | 'blobStore'>, keys: A
         body: createAccessKeyBody,
         response: { 201: createdAccessKeyResponse },
       },
-      handler: async (request, reply) => reply.code(201).header('cache-control', 'no-store').send(await keys.create(request.body.description)),
+      handler: async (request, reply) =>
+        reply
+          .code(201)
+          .header('cache-control', 'no-store')
+          .send(await keys.create(request.body.description)),
     });
 
     app.get('/api/storage/s3/access-keys', {
       config,
-      schema: { tags, summary: 'List S3 access keys (without secrets)', security, response: { 200: accessKeyListResponse } },
+      schema: {
+        tags,
+        summary: 'List S3 access keys (without secrets)',
+        security,
+        response: { 200: accessKeyListResponse },
+      },
       handler: () => keys.list(),
     });
 
     app.delete('/api/storage/s3/access-keys/:id', {
       config,
-      schema: { tags, summary: 'Revoke an S3 access key', security, params: accessKeyParams, response: { 204: noBody } },
+      schema: {
+        tags,
+        summary: 'Revoke an S3 access key',
+        security,
+        params: accessKeyParams,
+        response: { 204: noBody },
+      },
       handler: async (request, reply) => {
         await keys.remove(request.params.id);
         return reply.code(204).send();

@@ -11,7 +11,12 @@ export function storageConfigRoutes(settings: StorageConfig): FastifyPluginAsync
   return async (app) => {
     app.get('/api/storage/config', {
       config,
-      schema: { tags, summary: 'Storage settings (largest object size)', security, response: { 200: storageConfigResponse } },
+      schema: {
+        tags,
+        summary: 'Storage settings (largest object size)',
+        security,
+        response: { 200: storageConfigResponse },
+      },
       handler: () => settings.get(),
     });
 

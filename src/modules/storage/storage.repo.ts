@@ -51,7 +51,8 @@ export async function listBuckets(db: Queryable): Promise<(BucketRow & { created
 
 /** False when a bucket of that name exists already. */
 export async function insertBucket(db: Queryable, name: string, isPublic: boolean): Promise<boolean> {
-  const rows = await db`insert into storage.buckets (name, public) values (${name}, ${isPublic}) on conflict do nothing returning name`;
+  const rows =
+    await db`insert into storage.buckets (name, public) values (${name}, ${isPublic}) on conflict do nothing returning name`;
   return rows.length > 0;
 }
 
@@ -89,7 +90,11 @@ export async function findObject(db: Queryable, bucket: string, key: string): Pr
 }
 
 /** One page of a bucket's objects by key, each row with the total count of matches. */
-export async function listObjects(db: Queryable, bucket: string, q: ObjectPage): Promise<(ObjectRow & { total: string })[]> {
+export async function listObjects(
+  db: Queryable,
+  bucket: string,
+  q: ObjectPage,
+): Promise<(ObjectRow & { total: string })[]> {
   const like = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
   return db<(ObjectRow & { total: string })[]>`
     select bucket, key, blob_id, size, mime_type, etag, updated_at, count(*) over () as total
@@ -161,7 +166,13 @@ export async function noteDirectUpload(db: Queryable, u: DirectUploadNote): Prom
 }
 
 /** The newest uploads `requestedBy` noted for (bucket, key) that may still be confirmed. */
-export async function confirmableUploads(db: Queryable, bucket: string, key: string, requestedBy: string, after: Date): Promise<string[]> {
+export async function confirmableUploads(
+  db: Queryable,
+  bucket: string,
+  key: string,
+  requestedBy: string,
+  after: Date,
+): Promise<string[]> {
   const rows = await db<{ blob_id: string }[]>`
     select blob_id from storage.direct_uploads
     where bucket = ${bucket} and key = ${key} and requested_by = ${requestedBy} and expires_at > ${after}

@@ -44,7 +44,10 @@ const pgCode = (err: unknown) => (err as { code?: string }).code;
 const notFound = () => new AppError('OBJECT_NOT_FOUND', 'Object not found.');
 const bucketNotFound = (bucket: string) => new AppError('STORAGE_NOT_FOUND', `Bucket "${bucket}" not found.`);
 
-export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'config'>, settings: Pick<StorageConfig, 'maxBytes'>) {
+export function createStorageService(
+  deps: Pick<Deps, 'sql' | 'blobStore' | 'config'>,
+  settings: Pick<StorageConfig, 'maxBytes'>,
+) {
   const { sql, blobStore } = deps;
   const toFile = (row: ObjectRow): StoredFile => ({
     bucket: row.bucket,
@@ -108,7 +111,9 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
       return await withRequestScope(sql, scopeOf(principal, deps.config.statementTimeouts), work);
     } catch (err) {
       if (pgCode(err) === '42501') {
-        throw new AppError('STORAGE_PERMISSION_DENIED', 'Row-level security on storage.objects does not allow this.', { cause: err });
+        throw new AppError('STORAGE_PERMISSION_DENIED', 'Row-level security on storage.objects does not allow this.', {
+          cause: err,
+        });
       }
       throw err;
     }
@@ -120,12 +125,19 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
     await bucketOf(input.bucket);
     let row: ObjectRow;
     try {
-      row = await withNewBlob(input.body, (staged) => scoped(input.principal, async (tx) => {
-        const written = await repo.upsertObject(tx, { ...input, blobId: staged.id, size: staged.size, etag: staged.md5 });
-        await repo.claimBlob(tx, staged.id);
-        await blobStore.promote(staged.id);
-        return written;
-      }));
+      row = await withNewBlob(input.body, (staged) =>
+        scoped(input.principal, async (tx) => {
+          const written = await repo.upsertObject(tx, {
+            ...input,
+            blobId: staged.id,
+            size: staged.size,
+            etag: staged.md5,
+          });
+          await repo.claimBlob(tx, staged.id);
+          await blobStore.promote(staged.id);
+          return written;
+        }),
+      );
     } catch (err) {
       if (pgCode(err) === '23503') throw bucketNotFound(input.bucket);
       throw err;
@@ -175,7 +187,8 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
 
     async createBucket(name: string, isPublic: boolean): Promise<void> {
       assertBucketName(name);
-      if (!(await repo.insertBucket(sql, name, isPublic))) throw new AppError('STORAGE_ALREADY_EXISTS', `Bucket "${name}" already exists.`);
+      if (!(await repo.insertBucket(sql, name, isPublic)))
+        throw new AppError('STORAGE_ALREADY_EXISTS', `Bucket "${name}" already exists.`);
     },
 
     async updateBucket(name: string, isPublic: boolean): Promise<void> {
@@ -200,7 +213,14 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
       const rollback = new Error('probe only');
       try {
         await scoped(principal, async (tx) => {
-          await repo.upsertObject(tx, { bucket, key, blobId: randomUUID(), size: 0, mimeType: 'application/octet-stream', etag: '' });
+          await repo.upsertObject(tx, {
+            bucket,
+            key,
+            blobId: randomUUID(),
+            size: 0,
+            mimeType: 'application/octet-stream',
+            etag: '',
+          });
           throw rollback;
         });
       } catch (err) {
@@ -212,7 +232,10 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
      * Writes the row of a blob the client put in the backend itself, in one transaction with
      * `claim` (which must answer false when the blob was claimed already: 404).
      */
-    async adoptBlob(input: Omit<RowInput, 'via'> & { principal: Principal }, claim: (tx: Queryable) => Promise<boolean>): Promise<StoredFile> {
+    async adoptBlob(
+      input: Omit<RowInput, 'via'> & { principal: Principal },
+      claim: (tx: Queryable) => Promise<boolean>,
+    ): Promise<StoredFile> {
       const row = await scoped(input.principal, async (tx) => {
         const written = await repo.upsertObject(tx, input);
         if (!(await claim(tx))) throw notFound();
@@ -223,7 +246,11 @@ export function createStorageService(deps: Pick<Deps, 'sql' | 'blobStore' | 'con
     },
 
     /** The bytes of a row from head(); a concurrent replace is followed once. */
-    async open(row: ObjectRow, principal: Principal | null, range?: ByteRange): Promise<{ row: ObjectRow; body: Readable }> {
+    async open(
+      row: ObjectRow,
+      principal: Principal | null,
+      range?: ByteRange,
+    ): Promise<{ row: ObjectRow; body: Readable }> {
       const body = await blobStore.read(row.blob_id, range);
       if (body) return { row, body };
       const again = await head(row.bucket, row.key, principal);

@@ -17,7 +17,12 @@ const start = async (env?: Record<string, string>) => {
 const getKey = (t: TestApp, provider = 'openrouter') =>
   t.request({ method: 'GET', url: `/api/ai/${provider}/api-key`, headers: { 'x-api-key': t.apiKey } });
 const putKey = (t: TestApp, apiKey: unknown, provider = 'openrouter') =>
-  t.request({ method: 'PUT', url: `/api/ai/${provider}/api-key`, headers: { 'x-api-key': t.apiKey }, payload: { apiKey } });
+  t.request({
+    method: 'PUT',
+    url: `/api/ai/${provider}/api-key`,
+    headers: { 'x-api-key': t.apiKey },
+    payload: { apiKey },
+  });
 
 describe('masking', () => {
   it('shows the first 8 and last 4 characters, and only the mask for short keys', () => {
@@ -43,7 +48,11 @@ describe('seeded from OPENROUTER_API_KEY', () => {
     expect((await getKey(t)).json.apiKey).toBe('sk-or-v1-set-by-the-admin-9999');
     const restarted = await t.startAnotherServer();
     try {
-      const again = await restarted.app.inject({ method: 'GET', url: '/api/ai/openrouter/api-key', headers: { 'x-api-key': t.apiKey } });
+      const again = await restarted.app.inject({
+        method: 'GET',
+        url: '/api/ai/openrouter/api-key',
+        headers: { 'x-api-key': t.apiKey },
+      });
       expect(again.json().apiKey).toBe('sk-or-v1-set-by-the-admin-9999');
     } finally {
       await restarted.close();
@@ -61,7 +70,11 @@ describe('seeded from OPENROUTER_API_KEY', () => {
     } finally {
       await db.end();
     }
-    const del = await t.request({ method: 'DELETE', url: '/api/secrets/OPENROUTER_API_KEY', headers: { 'x-api-key': t.apiKey } });
+    const del = await t.request({
+      method: 'DELETE',
+      url: '/api/secrets/OPENROUTER_API_KEY',
+      headers: { 'x-api-key': t.apiKey },
+    });
     expect(del.statusCode).toBe(403);
   });
 });
@@ -87,7 +100,11 @@ describe('bad input', () => {
     const t = await start({ OPENROUTER_API_KEY: SEEDED });
     for (const res of [await getKey(t, 'openai'), await putKey(t, 'k', 'openai')]) {
       expect(res.statusCode).toBe(400);
-      expect(res.json).toMatchObject({ error: 'VALIDATION_ERROR', message: 'Unsupported AI provider: openai', nextActions: expect.stringContaining('openrouter') });
+      expect(res.json).toMatchObject({
+        error: 'VALIDATION_ERROR',
+        message: 'Unsupported AI provider: openai',
+        nextActions: expect.stringContaining('openrouter'),
+      });
     }
   });
 

@@ -2,7 +2,14 @@
 // sessions (sign-in, refresh, logout) and the JWKS that verifies every access token.
 import { createPublicKey, randomBytes, verify, type JsonWebKey } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, cookieFrom, DEFAULT_AUTH_CONFIG, startTestApp, TEST_ADMIN, type TestApp } from '../../harness/test-app.js';
+import {
+  bearer,
+  cookieFrom,
+  DEFAULT_AUTH_CONFIG,
+  startTestApp,
+  TEST_ADMIN,
+  type TestApp,
+} from '../../harness/test-app.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -59,10 +66,18 @@ describe('GET/PUT /api/auth/config', () => {
     t.clock.advance(60_000);
     const res = await putConfig({ passwordMinLength: 10, requireUppercase: true });
     expect(res.statusCode).toBe(200);
-    expect(res.json).toEqual({ ...before, passwordMinLength: 10, requireUppercase: true, updatedAt: expect.any(String) });
+    expect(res.json).toEqual({
+      ...before,
+      passwordMinLength: 10,
+      requireUppercase: true,
+      updatedAt: expect.any(String),
+    });
     expect(Date.parse(res.json.updatedAt)).toBeGreaterThan(Date.parse(before.updatedAt));
 
-    const second = await putConfig({ verifyEmailMethod: 'link', allowedRedirectUrls: ['https://app.example.com/callback'] });
+    const second = await putConfig({
+      verifyEmailMethod: 'link',
+      allowedRedirectUrls: ['https://app.example.com/callback'],
+    });
     expect(second.json).toMatchObject({
       passwordMinLength: 10,
       requireUppercase: true,
@@ -121,7 +136,9 @@ describe('GET/PUT /api/auth/config', () => {
     // Details name the offending field, and nothing of the request was applied.
     const field = Object.keys(body).find((k) => k !== 'passwordMinLength' || Object.keys(body).length === 1)!;
     expect(res.json.details).toEqual(
-      expect.arrayContaining([expect.objectContaining({ field: expect.stringMatching(new RegExp(`^${field}(\\.|$)`)) })]),
+      expect.arrayContaining([
+        expect.objectContaining({ field: expect.stringMatching(new RegExp(`^${field}(\\.|$)`)) }),
+      ]),
     );
     expect((await getConfig()).json).toEqual(before);
   });
@@ -152,7 +169,11 @@ describe('GET /api/auth/public-config', () => {
   });
 
   it('is public and shows the settings clients need, never the redirect allowlist', async () => {
-    await putConfig({ allowedRedirectUrls: ['https://secret.example.com/cb'], passwordMinLength: 9, requireSpecialChar: true });
+    await putConfig({
+      allowedRedirectUrls: ['https://secret.example.com/cb'],
+      passwordMinLength: 9,
+      requireSpecialChar: true,
+    });
     const res = await t.request({ method: 'GET', url: '/api/auth/public-config' });
     expect(res.statusCode).toBe(200);
     expect(res.json).toEqual({
@@ -208,7 +229,10 @@ describe('GET /api/auth/users', () => {
     ];
     for (const [q, ids, pagination] of cases) {
       const body = await page(q);
-      expect(body.data.map((u: any) => u.id), q).toEqual(ids);
+      expect(
+        body.data.map((u: any) => u.id),
+        q,
+      ).toEqual(ids);
       expect(body.pagination, q).toEqual({ ...pagination, total: 5 });
     }
   });
@@ -236,26 +260,31 @@ describe('GET /api/auth/users', () => {
     const p = tag();
     const [byEmail, byName] = await createUsers(p, [undefined, undefined]);
     const n = tag();
-    await t.request({
-      method: 'POST',
-      url: '/api/auth/users?client_type=mobile',
-      payload: { email: `${tag()}@example.com`, password: 'secret-123', name: `Zebra ${n} Crossing` },
-    }).then(async (res) => {
-      expect(res.statusCode).toBe(200);
-      const cases: [string, string[]][] = [
-        [p.toUpperCase(), [byName!.id, byEmail!.id]],
-        [`${p}1@EXAMPLE.COM`, [byName!.id]],
-        [`zebra ${n.toUpperCase()}`, [res.json.user.id]],
-        [`  ${n}  `, [res.json.user.id]],
-        [`${n}-nothing-matches`, []],
-      ];
-      for (const [search, ids] of cases) {
-        const list = await listUsers(`?search=${encodeURIComponent(search)}`);
-        expect(list.statusCode).toBe(200);
-        expect(list.json.data.map((u: any) => u.id), search).toEqual(ids);
-        expect(list.json.pagination.total, search).toBe(ids.length);
-      }
-    });
+    await t
+      .request({
+        method: 'POST',
+        url: '/api/auth/users?client_type=mobile',
+        payload: { email: `${tag()}@example.com`, password: 'secret-123', name: `Zebra ${n} Crossing` },
+      })
+      .then(async (res) => {
+        expect(res.statusCode).toBe(200);
+        const cases: [string, string[]][] = [
+          [p.toUpperCase(), [byName!.id, byEmail!.id]],
+          [`${p}1@EXAMPLE.COM`, [byName!.id]],
+          [`zebra ${n.toUpperCase()}`, [res.json.user.id]],
+          [`  ${n}  `, [res.json.user.id]],
+          [`${n}-nothing-matches`, []],
+        ];
+        for (const [search, ids] of cases) {
+          const list = await listUsers(`?search=${encodeURIComponent(search)}`);
+          expect(list.statusCode).toBe(200);
+          expect(
+            list.json.data.map((u: any) => u.id),
+            search,
+          ).toEqual(ids);
+          expect(list.json.pagination.total, search).toBe(ids.length);
+        }
+      });
   });
 
   it('treats % and _ (and \\) in the search as literal characters', async () => {
@@ -277,7 +306,10 @@ describe('GET /api/auth/users', () => {
     for (const [search, ids] of cases) {
       const list = await listUsers(`?search=${encodeURIComponent(search)}`);
       expect(list.statusCode, search).toBe(200);
-      expect(list.json.data.map((u: any) => u.id), search).toEqual(ids);
+      expect(
+        list.json.data.map((u: any) => u.id),
+        search,
+      ).toEqual(ids);
     }
     // An underscore alone matches only addresses that contain one.
     const all = await listUsers(`?search=_&limit=100`);
@@ -302,7 +334,9 @@ describe('GET /api/auth/users', () => {
     if (status === 400) {
       const field = query.slice(1).split('=')[0]!;
       expect(res.json).toMatchObject({ error: 'VALIDATION_ERROR', statusCode: 400 });
-      expect(res.json.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: expect.stringContaining(field) })]));
+      expect(res.json.details).toEqual(
+        expect.arrayContaining([expect.objectContaining({ field: expect.stringContaining(field) })]),
+      );
     } else {
       expect(res.json.pagination.limit).toBe(Number(new URLSearchParams(query).get('limit')));
       expect(res.json.data.length).toBeLessThanOrEqual(res.json.pagination.limit);
@@ -408,7 +442,9 @@ describe('DELETE /api/auth/users', () => {
     const res = await del(body);
     expect(res.statusCode).toBe(400);
     expect(res.json.error).toBe('VALIDATION_ERROR');
-    expect(res.json.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: expect.stringMatching(/^userIds/) })]));
+    expect(res.json.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ field: expect.stringMatching(/^userIds/) })]),
+    );
   });
 
   it('a mixed batch with one bad id deletes nothing', async () => {
@@ -434,7 +470,11 @@ describe('platform keys', () => {
       expect(res.statusCode).toBe(200);
       expect(res.json).toEqual({ apiKey: expect.stringMatching(/^ik_[0-9a-f]{64}$/) });
     }
-    const { json } = await t.request({ method: 'GET', url: '/api/metadata/api-key', headers: bearer(await t.adminToken()) });
+    const { json } = await t.request({
+      method: 'GET',
+      url: '/api/metadata/api-key',
+      headers: bearer(await t.adminToken()),
+    });
     expect((await getConfig(bearer(json.apiKey))).statusCode).toBe(200);
   });
 
@@ -447,7 +487,11 @@ describe('platform keys', () => {
     const none = await t.request({ method: 'GET', url: '/api/metadata/api-key' });
     expect(none.statusCode).toBe(401);
     expect(none.json.error).toBe('UNAUTHORIZED');
-    const wrongKey = await t.request({ method: 'GET', url: '/api/metadata/api-key', headers: { 'x-api-key': `ik_${'1'.repeat(64)}` } });
+    const wrongKey = await t.request({
+      method: 'GET',
+      url: '/api/metadata/api-key',
+      headers: { 'x-api-key': `ik_${'1'.repeat(64)}` },
+    });
     expect(wrongKey.statusCode).toBe(401);
   });
 
@@ -456,7 +500,11 @@ describe('platform keys', () => {
     expect(meta.statusCode).toBe(200);
     expect(meta.json).toEqual({ anonKey: expect.stringMatching(/^anon_[0-9a-f]{64}$/) });
 
-    const legacy = await t.request({ method: 'POST', url: '/api/auth/tokens/anon', headers: bearer(await t.adminToken()) });
+    const legacy = await t.request({
+      method: 'POST',
+      url: '/api/auth/tokens/anon',
+      headers: bearer(await t.adminToken()),
+    });
     expect(legacy.statusCode).toBe(200);
     expect(legacy.json).toEqual({ accessToken: meta.json.anonKey, message: expect.stringContaining('deprecated') });
     expect(meta.json.anonKey).toBe(t.anonKey);
@@ -464,7 +512,10 @@ describe('platform keys', () => {
 
   it('the anon key endpoints are admin-only', async () => {
     const s = await t.signUp();
-    for (const [method, url] of [['GET', '/api/metadata/anon-key'], ['POST', '/api/auth/tokens/anon']] as const) {
+    for (const [method, url] of [
+      ['GET', '/api/metadata/anon-key'],
+      ['POST', '/api/auth/tokens/anon'],
+    ] as const) {
       expect((await t.request({ method, url })).statusCode).toBe(401);
       const asUser = await t.request({ method, url, headers: bearer(s.accessToken) });
       expect(asUser.statusCode).toBe(403);
@@ -500,11 +551,18 @@ describe('admin sessions', () => {
     ['email', { email: TEST_ADMIN.email, password: TEST_ADMIN.password }],
     ['username', { username: TEST_ADMIN.email, password: TEST_ADMIN.password }],
     ['email in another case', { email: TEST_ADMIN.email.toUpperCase(), password: TEST_ADMIN.password }],
-    ['username with spaces and capitals', { username: `  ${TEST_ADMIN.email.toUpperCase()} `, password: TEST_ADMIN.password }],
+    [
+      'username with spaces and capitals',
+      { username: `  ${TEST_ADMIN.email.toUpperCase()} `, password: TEST_ADMIN.password },
+    ],
   ])('web sign-in with %s: projectAdmin, access token, CSRF token and the admin cookie', async (_label, body) => {
     const res = await adminSignIn(body);
     expect(res.statusCode).toBe(200);
-    expect(res.json).toEqual({ projectAdmin: ADMIN_SUBJECT, accessToken: expect.any(String), csrfToken: expect.any(String) });
+    expect(res.json).toEqual({
+      projectAdmin: ADMIN_SUBJECT,
+      accessToken: expect.any(String),
+      csrfToken: expect.any(String),
+    });
     const cookie = cookieFrom(res, 'svc_admin_refresh_token');
     expect(cookie).toMatchObject({ httpOnly: true, path: '/api/auth/admin' });
     expect(cookie!.value.length).toBeGreaterThan(20);
@@ -519,12 +577,16 @@ describe('admin sessions', () => {
   it('non-web sign-in: refresh token in the body, no cookie', async () => {
     const res = await adminSignIn({ email: TEST_ADMIN.email, password: TEST_ADMIN.password }, 'server');
     expect(res.statusCode).toBe(200);
-    expect(res.json).toMatchObject({ projectAdmin: ADMIN_SUBJECT, accessToken: expect.any(String), refreshToken: expect.any(String) });
+    expect(res.json).toMatchObject({
+      projectAdmin: ADMIN_SUBJECT,
+      accessToken: expect.any(String),
+      refreshToken: expect.any(String),
+    });
     expect(res.json).not.toHaveProperty('csrfToken');
     expect(res.headers['set-cookie']).toBeUndefined();
   });
 
-  it('wrong password, unknown admin, and a user\'s own credentials all get the same 401', async () => {
+  it("wrong password, unknown admin, and a user's own credentials all get the same 401", async () => {
     const user = await t.signUp();
     const answers = [
       await adminSignIn({ email: TEST_ADMIN.email, password: 'wrong-password' }),
@@ -564,7 +626,11 @@ describe('admin sessions', () => {
     const { cookie, csrf } = await webAdmin();
     const res = await adminRefresh(cookie, csrf);
     expect(res.statusCode).toBe(200);
-    expect(res.json).toEqual({ projectAdmin: ADMIN_SUBJECT, accessToken: expect.any(String), csrfToken: expect.any(String) });
+    expect(res.json).toEqual({
+      projectAdmin: ADMIN_SUBJECT,
+      accessToken: expect.any(String),
+      csrfToken: expect.any(String),
+    });
     const next = cookieFrom(res, 'svc_admin_refresh_token');
     expect(next).toMatchObject({ httpOnly: true, path: '/api/auth/admin' });
     expect(next!.value).not.toBe(cookie);
@@ -705,7 +771,14 @@ describe('/.well-known/jwks.json', () => {
     const body = await jwks();
     expect(body.keys.length).toBeGreaterThanOrEqual(1);
     for (const key of body.keys) {
-      expect(key).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig', kid: expect.any(String), n: expect.any(String), e: expect.any(String) });
+      expect(key).toMatchObject({
+        kty: 'RSA',
+        alg: 'RS256',
+        use: 'sig',
+        kid: expect.any(String),
+        n: expect.any(String),
+        e: expect.any(String),
+      });
       for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(key).not.toHaveProperty(secret);
     }
     expect(await jwks('/api/.well-known/jwks.json')).toEqual(body);
@@ -742,7 +815,11 @@ describe('/.well-known/jwks.json', () => {
     const { keys } = await jwks();
     const checked = verifyWithJwks(await t.adminToken(), keys);
     expect(checked.ok).toBe(true);
-    expect(checked.claims).toMatchObject({ sub: ADMIN_SUBJECT.subject, role: 'project_admin', sid: expect.any(String) });
+    expect(checked.claims).toMatchObject({
+      sub: ADMIN_SUBJECT.subject,
+      role: 'project_admin',
+      sid: expect.any(String),
+    });
     expect(checked.claims).not.toHaveProperty('email');
     expect(checked.claims.exp - checked.claims.iat).toBe(900);
   });
@@ -752,7 +829,9 @@ describe('/.well-known/jwks.json', () => {
     const { keys } = await jwks();
     const [h, p, sig] = s.accessToken.split('.') as [string, string, string];
     const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
-    const altered = Buffer.from(JSON.stringify({ ...claims, sub: '00000000-0000-4000-8000-000000000000' })).toString('base64url');
+    const altered = Buffer.from(JSON.stringify({ ...claims, sub: '00000000-0000-4000-8000-000000000000' })).toString(
+      'base64url',
+    );
     expect(verifyWithJwks(`${h}.${altered}.${sig}`, keys).ok).toBe(false);
   });
 });

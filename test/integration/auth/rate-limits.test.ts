@@ -16,9 +16,20 @@ const freshIp = () => `10.77.${Math.floor(++ipCounter / 250) % 250}.${(ipCounter
 const HOUR = 60 * 60_000;
 
 const signIn = (email: string, password: string, ip = freshIp()) =>
-  t.request({ method: 'POST', url: '/api/auth/sessions?client_type=mobile', payload: { email, password }, remoteAddress: ip });
+  t.request({
+    method: 'POST',
+    url: '/api/auth/sessions?client_type=mobile',
+    payload: { email, password },
+    remoteAddress: ip,
+  });
 const register = (email: string, ip: string, headers: Record<string, string> = {}) =>
-  t.request({ method: 'POST', url: '/api/auth/users?client_type=mobile', payload: { email, password: 'password-123' }, remoteAddress: ip, headers });
+  t.request({
+    method: 'POST',
+    url: '/api/auth/users?client_type=mobile',
+    payload: { email, password: 'password-123' },
+    remoteAddress: ip,
+    headers,
+  });
 const admin = () => ({ 'x-api-key': t.apiKey });
 const getLimits = () => t.request({ method: 'GET', url: '/api/auth/rate-limits', headers: admin() });
 const putLimits = (limits: unknown, headers: Record<string, string> = admin()) =>
@@ -31,14 +42,20 @@ afterEach(async () => {
 
 function expectTooMany(res: { statusCode: number; json: any; headers: Record<string, unknown> }, retryAfter: number) {
   expect(res.statusCode).toBe(429);
-  expect(res.json).toMatchObject({ error: 'TOO_MANY_REQUESTS', statusCode: 429, message: expect.any(String), nextActions: expect.any(String) });
+  expect(res.json).toMatchObject({
+    error: 'TOO_MANY_REQUESTS',
+    statusCode: 429,
+    message: expect.any(String),
+    nextActions: expect.any(String),
+  });
   expect(Number(res.headers['retry-after'])).toBe(retryAfter);
 }
 
 describe('failed password sign-ins per account (100 per hour, then locked for an hour)', () => {
   it('after 100 wrong passwords from many IPs the account is locked, even for the right password; an hour later the owner gets in', async () => {
     const owner = await t.signUp();
-    for (let i = 0; i < 100; i++) expect((await signIn(owner.email, `wrong-${i}`)).statusCode, `guess ${i + 1}`).toBe(401);
+    for (let i = 0; i < 100; i++)
+      expect((await signIn(owner.email, `wrong-${i}`)).statusCode, `guess ${i + 1}`).toBe(401);
     // Locked: the password is not even checked, so the lock is no oracle.
     expectTooMany(await signIn(owner.email, 'wrong-again'), 3600);
     expectTooMany(await signIn(owner.email, owner.password), 3600);
@@ -113,25 +130,44 @@ describe('GET/PUT /api/auth/rate-limits', () => {
     const listed = await getLimits();
     expect(listed.statusCode).toBe(200);
     const byName = Object.fromEntries(listed.json.limits.map((l: any) => [l.name, l]));
-    expect(byName['failed-sign-in:account']).toMatchObject({ max: 100, windowSeconds: 3600, custom: false, default: { max: 100, windowSeconds: 3600 } });
+    expect(byName['failed-sign-in:account']).toMatchObject({
+      max: 100,
+      windowSeconds: 3600,
+      custom: false,
+      default: { max: 100, windowSeconds: 3600 },
+    });
     expect(byName['email-send:ip']).toMatchObject({ max: 100, windowSeconds: 900 });
     expect(byName['register:ip']).toMatchObject({ max: 100, windowSeconds: 900, updatedAt: null });
 
     const changed = await putLimits([{ name: 'register:ip', max: 1, windowSeconds: 60 }]);
     expect(changed.statusCode).toBe(200);
-    expect(changed.json.limits.find((l: any) => l.name === 'register:ip')).toMatchObject({ max: 1, windowSeconds: 60, custom: true, updatedAt: expect.any(String) });
+    expect(changed.json.limits.find((l: any) => l.name === 'register:ip')).toMatchObject({
+      max: 1,
+      windowSeconds: 60,
+      custom: true,
+      updatedAt: expect.any(String),
+    });
 
     const other = await t.startAnotherServer();
     try {
       const ip = freshIp();
       const onOther = (email: string) =>
-        other.app.inject({ method: 'POST', url: '/api/auth/users?client_type=mobile', payload: { email, password: 'password-123' }, remoteAddress: ip });
+        other.app.inject({
+          method: 'POST',
+          url: '/api/auth/users?client_type=mobile',
+          payload: { email, password: 'password-123' },
+          remoteAddress: ip,
+        });
       expect((await onOther(`o1-${ipCounter}@example.com`)).statusCode).toBe(200);
       const refused = await onOther(`o2-${ipCounter}@example.com`);
       expect(refused.statusCode).toBe(429);
       expect(refused.headers['retry-after']).toBe('60');
 
-      expect((await putLimits([{ name: 'register:ip', reset: true }])).json.limits.find((l: any) => l.name === 'register:ip')).toMatchObject({ max: 100, custom: false });
+      expect(
+        (await putLimits([{ name: 'register:ip', reset: true }])).json.limits.find(
+          (l: any) => l.name === 'register:ip',
+        ),
+      ).toMatchObject({ max: 100, custom: false });
       expect((await onOther(`o3-${ipCounter}@example.com`)).statusCode).toBe(200);
     } finally {
       await other.close();
@@ -142,7 +178,13 @@ describe('GET/PUT /api/auth/rate-limits', () => {
     ['an unknown name', [{ name: 'nope', max: 1, windowSeconds: 1 }]],
     ['max 0', [{ name: 'register:ip', max: 0, windowSeconds: 60 }]],
     ['a window over a week', [{ name: 'register:ip', max: 1, windowSeconds: 8 * 86_400 }]],
-    ['a name twice', [{ name: 'register:ip', reset: true }, { name: 'register:ip', max: 2, windowSeconds: 60 }]],
+    [
+      'a name twice',
+      [
+        { name: 'register:ip', reset: true },
+        { name: 'register:ip', max: 2, windowSeconds: 60 },
+      ],
+    ],
     ['an empty list', []],
     ['an unknown field', [{ name: 'register:ip', max: 1, windowSeconds: 60, burst: 2 }]],
   ])('%s is a 400 VALIDATION_ERROR', async (_label, limits) => {
@@ -154,6 +196,8 @@ describe('GET/PUT /api/auth/rate-limits', () => {
   it('a user token or the anon key cannot read or change limits', async () => {
     const user = await t.signUp();
     expect((await putLimits([{ name: 'register:ip', reset: true }], bearer(user.accessToken))).statusCode).toBe(403);
-    expect((await t.request({ method: 'GET', url: '/api/auth/rate-limits', headers: bearer(t.anonKey) })).statusCode).toBe(403);
+    expect(
+      (await t.request({ method: 'GET', url: '/api/auth/rate-limits', headers: bearer(t.anonKey) })).statusCode,
+    ).toBe(403);
   });
 });

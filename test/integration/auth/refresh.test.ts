@@ -25,7 +25,11 @@ describe('non-web refresh', () => {
     expect(second.statusCode).toBe(200);
     expect(second.json.refreshToken).not.toBe(first.json.refreshToken);
 
-    const me = await t.request({ method: 'GET', url: '/api/auth/sessions/current', headers: bearer(second.json.accessToken) });
+    const me = await t.request({
+      method: 'GET',
+      url: '/api/auth/sessions/current',
+      headers: bearer(second.json.accessToken),
+    });
     expect(me.statusCode).toBe(200);
     expect(me.json.user).toMatchObject({ id: session.user.id, email: session.email, role: 'authenticated' });
   });
@@ -53,7 +57,11 @@ describe('non-web refresh', () => {
     // The legitimate successor dies with the family.
     const successor = await refreshMobile(rotated.json.refreshToken);
     expect(successor.statusCode).toBe(401);
-    const me = await t.request({ method: 'GET', url: '/api/auth/sessions/current', headers: bearer(rotated.json.accessToken) });
+    const me = await t.request({
+      method: 'GET',
+      url: '/api/auth/sessions/current',
+      headers: bearer(rotated.json.accessToken),
+    });
     expect(me.statusCode).toBe(401);
   });
 

@@ -95,25 +95,28 @@ describe('POST /api/auth/users (public registration)', () => {
     expect(refreshed.statusCode).toBe(200);
   });
 
-  it.each(['mobile', 'desktop', 'server'])('%s client: refresh token in the body, no cookie, no CSRF token', async (clientType) => {
-    const email = uniqueEmail(clientType);
-    const res = await register({ email, password: 'secret-123' }, { clientType });
-    expect(res.statusCode).toBe(200);
-    expect(res.json).toMatchObject({
-      user: { email, profile: {} },
-      accessToken: expect.any(String),
-      refreshToken: expect.any(String),
-      requireEmailVerification: false,
-    });
-    expect(res.json).not.toHaveProperty('csrfToken');
-    expect(res.headers['set-cookie']).toBeUndefined();
-    const refreshed = await t.request({
-      method: 'POST',
-      url: `/api/auth/refresh?client_type=${clientType}`,
-      payload: { refreshToken: res.json.refreshToken },
-    });
-    expect(refreshed.statusCode).toBe(200);
-  });
+  it.each(['mobile', 'desktop', 'server'])(
+    '%s client: refresh token in the body, no cookie, no CSRF token',
+    async (clientType) => {
+      const email = uniqueEmail(clientType);
+      const res = await register({ email, password: 'secret-123' }, { clientType });
+      expect(res.statusCode).toBe(200);
+      expect(res.json).toMatchObject({
+        user: { email, profile: {} },
+        accessToken: expect.any(String),
+        refreshToken: expect.any(String),
+        requireEmailVerification: false,
+      });
+      expect(res.json).not.toHaveProperty('csrfToken');
+      expect(res.headers['set-cookie']).toBeUndefined();
+      const refreshed = await t.request({
+        method: 'POST',
+        url: `/api/auth/refresh?client_type=${clientType}`,
+        payload: { refreshToken: res.json.refreshToken },
+      });
+      expect(refreshed.statusCode).toBe(200);
+    },
+  );
 
   it('trims and lowercases the email, and the account signs in with any casing', async () => {
     const local = `MiXeD-${randomBytes(3).toString('hex')}`;
@@ -135,7 +138,10 @@ describe('POST /api/auth/users (public registration)', () => {
     const first = await register({ email, password: 'first-pass-1', name: 'First' }, { clientType: 'mobile' });
     expect(first.statusCode).toBe(200);
 
-    const dup = await register({ email: variant(email), password: 'second-pass-2', name: 'Second' }, { clientType: 'mobile' });
+    const dup = await register(
+      { email: variant(email), password: 'second-pass-2', name: 'Second' },
+      { clientType: 'mobile' },
+    );
     expect(dup.statusCode).toBe(409);
     expect(dup.json).toMatchObject({ error: 'AUTH_EMAIL_EXISTS', statusCode: 409, message: expect.any(String) });
     expect(dup.headers['set-cookie']).toBeUndefined();
@@ -156,30 +162,94 @@ describe('password policy (PUT /api/auth/config)', () => {
     status: number;
     rules?: string[];
   }[] = [
-    { name: 'default minimum length 6: 5 characters', policy: {}, password: 'abcde', status: 400, rules: ['passwordMinLength'] },
+    {
+      name: 'default minimum length 6: 5 characters',
+      policy: {},
+      password: 'abcde',
+      status: 400,
+      rules: ['passwordMinLength'],
+    },
     { name: 'default minimum length 6: 6 characters', policy: {}, password: 'abcdef', status: 200 },
-    { name: 'minimum length 12: 11 characters', policy: { passwordMinLength: 12 }, password: 'abcdefghijk', status: 400, rules: ['passwordMinLength'] },
-    { name: 'minimum length 12: 12 characters', policy: { passwordMinLength: 12 }, password: 'abcdefghijkl', status: 200 },
-    { name: 'length counts characters, not UTF-16 units: 3 emoji < 6', policy: {}, password: '🔑🔑🔑', status: 400, rules: ['passwordMinLength'] },
+    {
+      name: 'minimum length 12: 11 characters',
+      policy: { passwordMinLength: 12 },
+      password: 'abcdefghijk',
+      status: 400,
+      rules: ['passwordMinLength'],
+    },
+    {
+      name: 'minimum length 12: 12 characters',
+      policy: { passwordMinLength: 12 },
+      password: 'abcdefghijkl',
+      status: 200,
+    },
+    {
+      name: 'length counts characters, not UTF-16 units: 3 emoji < 6',
+      policy: {},
+      password: '🔑🔑🔑',
+      status: 400,
+      rules: ['passwordMinLength'],
+    },
     { name: 'length counts characters: 6 emoji', policy: {}, password: '🔑🔑🔑🔑🔑🔑', status: 200 },
-    { name: 'number required, none given', policy: { requireNumber: true }, password: 'no-digits-here', status: 400, rules: ['requireNumber'] },
+    {
+      name: 'number required, none given',
+      policy: { requireNumber: true },
+      password: 'no-digits-here',
+      status: 400,
+      rules: ['requireNumber'],
+    },
     { name: 'number required, given', policy: { requireNumber: true }, password: 'one-digit-1', status: 200 },
-    { name: 'lowercase required, none given', policy: { requireLowercase: true }, password: 'ALL-UPPER-1', status: 400, rules: ['requireLowercase'] },
+    {
+      name: 'lowercase required, none given',
+      policy: { requireLowercase: true },
+      password: 'ALL-UPPER-1',
+      status: 400,
+      rules: ['requireLowercase'],
+    },
     { name: 'lowercase required, given', policy: { requireLowercase: true }, password: 'MOSTLY-UPPEr', status: 200 },
-    { name: 'uppercase required, none given', policy: { requireUppercase: true }, password: 'all-lower-1', status: 400, rules: ['requireUppercase'] },
+    {
+      name: 'uppercase required, none given',
+      policy: { requireUppercase: true },
+      password: 'all-lower-1',
+      status: 400,
+      rules: ['requireUppercase'],
+    },
     { name: 'uppercase required, given', policy: { requireUppercase: true }, password: 'one-Upper', status: 200 },
-    { name: 'special char required, none given', policy: { requireSpecialChar: true }, password: 'Letters1234', status: 400, rules: ['requireSpecialChar'] },
-    { name: 'special char required, given', policy: { requireSpecialChar: true }, password: 'Letters1234!', status: 200 },
+    {
+      name: 'special char required, none given',
+      policy: { requireSpecialChar: true },
+      password: 'Letters1234',
+      status: 400,
+      rules: ['requireSpecialChar'],
+    },
+    {
+      name: 'special char required, given',
+      policy: { requireSpecialChar: true },
+      password: 'Letters1234!',
+      status: 200,
+    },
     {
       name: 'every rule on, every rule broken: all are named',
-      policy: { passwordMinLength: 10, requireNumber: true, requireLowercase: true, requireUppercase: true, requireSpecialChar: true },
+      policy: {
+        passwordMinLength: 10,
+        requireNumber: true,
+        requireLowercase: true,
+        requireUppercase: true,
+        requireSpecialChar: true,
+      },
       password: 'abc',
       status: 400,
       rules: ['passwordMinLength', 'requireNumber', 'requireUppercase', 'requireSpecialChar'],
     },
     {
       name: 'every rule on, every rule met',
-      policy: { passwordMinLength: 10, requireNumber: true, requireLowercase: true, requireUppercase: true, requireSpecialChar: true },
+      policy: {
+        passwordMinLength: 10,
+        requireNumber: true,
+        requireLowercase: true,
+        requireUppercase: true,
+        requireSpecialChar: true,
+      },
       password: 'Abcdefgh1#',
       status: 200,
     },
@@ -241,7 +311,10 @@ describe('disableSignup', () => {
   ])('the %s still creates users: account only, no tokens, no cookie', async (_label, headersOf) => {
     await setConfig({ disableSignup: true });
     const email = uniqueEmail('byadmin');
-    const res = await register({ email, password: 'secret-123', name: 'Made By Admin' }, { headers: await headersOf() });
+    const res = await register(
+      { email, password: 'secret-123', name: 'Made By Admin' },
+      { headers: await headersOf() },
+    );
     expect(res.statusCode).toBe(200);
     expect(res.json).toEqual({
       user: expect.objectContaining({ email, emailVerified: false, profile: { name: 'Made By Admin' } }),
@@ -321,7 +394,11 @@ describe('requireEmailVerification and autoConfirm', () => {
     const email = uniqueEmail('unconfirmed');
     const res = await register({ email, password: 'secret-123' }, { headers: apiKey() });
     expect(res.statusCode).toBe(200);
-    expect(res.json).toMatchObject({ accessToken: null, requireEmailVerification: true, user: { emailVerified: false } });
+    expect(res.json).toMatchObject({
+      accessToken: null,
+      requireEmailVerification: true,
+      user: { emailVerified: false },
+    });
     expect((await signIn({ email, password: 'secret-123' }, 'mobile')).statusCode).toBe(403);
   });
 
@@ -330,7 +407,10 @@ describe('requireEmailVerification and autoConfirm', () => {
     const res = await register({ email, password: 'secret-123', autoConfirm: true }, { headers: apiKey() });
     expect(res.statusCode).toBe(200);
     expect(res.json.user.emailVerified).toBe(true);
-    const pub = await register({ email: uniqueEmail('autoc-pub'), password: 'secret-123', autoConfirm: true }, { clientType: 'mobile' });
+    const pub = await register(
+      { email: uniqueEmail('autoc-pub'), password: 'secret-123', autoConfirm: true },
+      { clientType: 'mobile' },
+    );
     expect(pub.statusCode).toBe(200);
     expect(pub.json.user.emailVerified).toBe(false);
   });
@@ -427,7 +507,7 @@ describe('GET /api/auth/sessions/current', () => {
     expect(res.json).toEqual({ projectAdmin: { subject: 'local:admin@test.local', username: 'admin@test.local' } });
   });
 
-  it('an expired access token: 401, and the session is not refreshed behind the client\'s back', async () => {
+  it("an expired access token: 401, and the session is not refreshed behind the client's back", async () => {
     const s = await t.signUp();
     const webLogin = await signIn({ email: s.email, password: s.password });
     const cookie = cookieFrom(webLogin, 'svc_refresh_token')!.value;
@@ -564,7 +644,12 @@ describe('profiles', () => {
 
   it('PATCH by a deleted user: no profile is written anywhere', async () => {
     const s = await t.signUp();
-    const del = await t.request({ method: 'DELETE', url: '/api/auth/users', headers: apiKey(), payload: { userIds: [s.user.id] } });
+    const del = await t.request({
+      method: 'DELETE',
+      url: '/api/auth/users',
+      headers: apiKey(),
+      payload: { userIds: [s.user.id] },
+    });
     expect(del.json.deletedCount).toBe(1);
     const res = await t.request({
       method: 'PATCH',
@@ -586,7 +671,9 @@ describe('profiles', () => {
     expect(res.statusCode).toBe(status);
     expect(res.json).toMatchObject({ error: code, statusCode: status });
     if (status === 400) {
-      expect(res.json.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: expect.stringMatching(/userId$/) })]));
+      expect(res.json.details).toEqual(
+        expect.arrayContaining([expect.objectContaining({ field: expect.stringMatching(/userId$/) })]),
+      );
     }
   });
 
@@ -596,7 +683,11 @@ describe('profiles', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json).toEqual({ id: s.user.id, profile: {} });
     // A bad credential on a public route is ignored, not an error.
-    const withJunk = await t.request({ method: 'GET', url: `/api/auth/profiles/${s.user.id}`, headers: bearer('junk') });
+    const withJunk = await t.request({
+      method: 'GET',
+      url: `/api/auth/profiles/${s.user.id}`,
+      headers: bearer('junk'),
+    });
     expect(withJunk.statusCode).toBe(200);
   });
 });

@@ -20,7 +20,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-const onServer = (server: Server, url: string, token: string) => server.app.inject({ method: 'GET', url, headers: bearer(token) });
+const onServer = (server: Server, url: string, token: string) =>
+  server.app.inject({ method: 'GET', url, headers: bearer(token) });
 const records = (server: Server, token: string) => onServer(server, '/api/database/records/revocation_notes', token);
 const storage = (server: Server, token: string) => onServer(server, '/api/storage/buckets/none/objects', token);
 
@@ -67,7 +68,11 @@ describe('revoked sessions', () => {
       payload: { email: first.email, password: first.password },
     });
     expect(second.statusCode).toBe(200);
-    await t.request({ method: 'POST', url: '/api/auth/logout?client_type=mobile', payload: { refreshToken: first.refreshToken } });
+    await t.request({
+      method: 'POST',
+      url: '/api/auth/logout?client_type=mobile',
+      payload: { refreshToken: first.refreshToken },
+    });
     await refusedOn(other, first.accessToken);
     expect((await records(other, second.json.accessToken)).statusCode).toBe(200);
   });
@@ -88,7 +93,12 @@ describe('revoked sessions', () => {
   it('admin logout: the admin access token stops working on admin routes', async () => {
     const adminToken = await t.adminToken();
     expect((await onServer(other, '/api/auth/users', adminToken)).statusCode).toBe(200);
-    const out = await t.request({ method: 'POST', url: '/api/auth/admin/logout?client_type=server', headers: bearer(adminToken), payload: {} });
+    const out = await t.request({
+      method: 'POST',
+      url: '/api/auth/admin/logout?client_type=server',
+      headers: bearer(adminToken),
+      payload: {},
+    });
     expect(out.statusCode).toBe(200);
     await vi.waitFor(async () => expect((await onServer(other, '/api/auth/users', adminToken)).statusCode).toBe(401), {
       timeout: 5_000,
@@ -98,7 +108,11 @@ describe('revoked sessions', () => {
 
   it('a server started after the logout still refuses the token (read back from the database)', async () => {
     const session = await t.signUp();
-    await t.request({ method: 'POST', url: '/api/auth/logout?client_type=mobile', payload: { refreshToken: session.refreshToken } });
+    await t.request({
+      method: 'POST',
+      url: '/api/auth/logout?client_type=mobile',
+      payload: { refreshToken: session.refreshToken },
+    });
     const late = await t.startAnotherServer();
     try {
       expect((await records(late, session.accessToken)).statusCode).toBe(401);

@@ -52,7 +52,9 @@ describe('login and config', () => {
     expect(overridden.stdout).toContain('source: environment and project file');
     const unreachable = await runCli(dir, ['db', 'migrations', 'list'], { PLINTH_URL: closedUrl });
     expect(unreachable.code).toBe(1);
-    expect(unreachable.stderr).toMatch(/^Error: Cannot reach Plinth at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)\. Check the URL/);
+    expect(unreachable.stderr).toMatch(
+      /^Error: Cannot reach Plinth at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)\. Check the URL/,
+    );
     const wrongKey = await runCli(dir, ['db', 'migrations', 'list'], { PLINTH_API_KEY: `ik_${'1'.repeat(64)}` });
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stderr).toMatch(/refused the API key/);
@@ -61,7 +63,9 @@ describe('login and config', () => {
   it('without any configuration, commands that need the server say how to configure one', async () => {
     const res = await runCli(await projectDir(), ['db', 'migrations', 'list']);
     expect(res.code).toBe(1);
-    expect(res.stderr).toBe('Error: No Plinth server configured. Run `plinth login --url <url> --api-key <key>` or set PLINTH_URL and PLINTH_API_KEY.\n');
+    expect(res.stderr).toBe(
+      'Error: No Plinth server configured. Run `plinth login --url <url> --api-key <key>` or set PLINTH_URL and PLINTH_API_KEY.\n',
+    );
   });
 
   it('login refuses a URL that is not http(s)', async () => {
@@ -104,7 +108,9 @@ describe('db migrations new', () => {
     const dir = await projectDir();
     const res = await runCli(dir, ['db', 'migrations', 'new', name]);
     expect(res.code).toBe(1);
-    expect(res.stderr).toBe(`Error: "${name}" is not a valid migration name: use lowercase letters, digits and hyphens only (e.g. add-orders-table).\n`);
+    expect(res.stderr).toBe(
+      `Error: "${name}" is not a valid migration name: use lowercase letters, digits and hyphens only (e.g. add-orders-table).\n`,
+    );
     expect(existsSync(path.join(dir, 'migrations'))).toBe(false);
   });
 
@@ -118,7 +124,9 @@ describe('db migrations new', () => {
     const dir = await projectDir({ [bad]: 'select 1;', '20260101000001_fine.sql': 'select 1;' });
     const res = await runCli(dir, ['db', 'migrations', 'new', 'next-one']);
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(new RegExp(`^Error: Invalid migration file name in migrations/: ${bad.replace('.', '\\.')}\\. Names must be`));
+    expect(res.stderr).toMatch(
+      new RegExp(`^Error: Invalid migration file name in migrations/: ${bad.replace('.', '\\.')}\\. Names must be`),
+    );
     expect(await readdir(path.join(dir, 'migrations'))).toHaveLength(2);
   });
 
@@ -126,7 +134,9 @@ describe('db migrations new', () => {
     const dir = await projectDir({ '20260101000000_one.sql': 'select 1;', '20260101000000_two.sql': 'select 2;' });
     const res = await runCli(dir, ['db', 'migrations', 'new', 'three']);
     expect(res.code).toBe(1);
-    expect(res.stderr).toBe('Error: Two migration files share version 20260101000000: 20260101000000_one.sql and 20260101000000_two.sql. Give one of them a new version.\n');
+    expect(res.stderr).toBe(
+      'Error: Two migration files share version 20260101000000: 20260101000000_one.sql and 20260101000000_two.sql. Give one of them a new version.\n',
+    );
   });
 
   it('ignores hidden files such as .gitkeep', async () => {

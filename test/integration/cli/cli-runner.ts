@@ -16,13 +16,19 @@ export interface CliResult {
 
 /** The environment without any PLINTH_ setting of the machine running the tests. */
 function cleanEnv(extra: Record<string, string>): Record<string, string> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => !k.startsWith('PLINTH_') && v !== undefined)) as Record<string, string>;
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k, v]) => !k.startsWith('PLINTH_') && v !== undefined),
+  ) as Record<string, string>;
   return { ...env, ...extra };
 }
 
 export function runCli(cwd: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: cleanEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -10,8 +10,18 @@ import { projectDir, runCli } from './cli-runner.js';
 
 const history = [
   { version: '20260101000001', name: '../../escaped', statements: ['select 1'], createdAt: '2026-01-01T00:00:01.000Z' },
-  { version: '20260101000002', name: 'x/../../../escaped-too', statements: ['select 2'], createdAt: '2026-01-01T00:00:02.000Z' },
-  { version: '2026\u001b[2J', name: 'clear\u001b]0;owned\u0007', statements: ['select 0'], createdAt: '2026-01-01T00:00:00.000Z' },
+  {
+    version: '20260101000002',
+    name: 'x/../../../escaped-too',
+    statements: ['select 2'],
+    createdAt: '2026-01-01T00:00:02.000Z',
+  },
+  {
+    version: '2026\u001b[2J',
+    name: 'clear\u001b]0;owned\u0007',
+    statements: ['select 0'],
+    createdAt: '2026-01-01T00:00:00.000Z',
+  },
   { version: '20260101000003', name: 'fine', statements: ['select 3'], createdAt: '2026-01-01T00:00:03.000Z' },
 ];
 let server: Server;
@@ -20,7 +30,8 @@ let url: string;
 beforeAll(async () => {
   server = createServer((req, res) => {
     res.setHeader('content-type', 'application/json');
-    if (req.url?.startsWith('/api/database/migrations')) res.end(JSON.stringify({ migrations: [...history].reverse() }));
+    if (req.url?.startsWith('/api/database/migrations'))
+      res.end(JSON.stringify({ migrations: [...history].reverse() }));
     else res.end(JSON.stringify({}));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -40,7 +51,10 @@ describe('fetch never writes outside migrations/', () => {
   });
 
   it('prints remote names and versions escaped, so a server cannot send terminal control sequences', async () => {
-    const res = await runCli(await projectDir(), ['db', 'migrations', 'fetch'], { PLINTH_URL: url, PLINTH_API_KEY: 'ik_whatever' });
+    const res = await runCli(await projectDir(), ['db', 'migrations', 'fetch'], {
+      PLINTH_URL: url,
+      PLINTH_API_KEY: 'ik_whatever',
+    });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
     expect(res.stdout).toContain('Skipped version "2026\\u001b[2J" ("clear\\u001b]0;owned\\u0007")');

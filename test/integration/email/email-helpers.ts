@@ -15,8 +15,16 @@ export const freshIp = () => {
 };
 
 export const SIGN_IN_CODE_MESSAGE = 'If sign-in is available for this email, we have sent a verification code.';
-export const INVALID_CODE = { error: 'VALIDATION_ERROR', message: 'Invalid or expired verification code.', statusCode: 400 };
-export const INVALID_RESET_TOKEN = { error: 'VALIDATION_ERROR', message: 'Invalid or expired reset token.', statusCode: 400 };
+export const INVALID_CODE = {
+  error: 'VALIDATION_ERROR',
+  message: 'Invalid or expired verification code.',
+  statusCode: 400,
+};
+export const INVALID_RESET_TOKEN = {
+  error: 'VALIDATION_ERROR',
+  message: 'Invalid or expired reset token.',
+  statusCode: 400,
+};
 
 /** A 6-digit code that is certainly not `code`. */
 export const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
@@ -26,14 +34,24 @@ export function emailApi(t: TestApp) {
     t.request({ method: 'POST', url, payload, remoteAddress: ip });
 
   async function setConfig(changes: Record<string, unknown>) {
-    const res = await t.request({ method: 'PUT', url: '/api/auth/config', headers: bearer(t.apiKey), payload: changes });
+    const res = await t.request({
+      method: 'PUT',
+      url: '/api/auth/config',
+      headers: bearer(t.apiKey),
+      payload: changes,
+    });
     expect(res.statusCode, res.body).toBe(200);
     return res.json;
   }
 
   /** Sets rate limits as the admin does ({name, max, windowSeconds} or {name, reset: true}). */
   async function setLimits(limits: Record<string, unknown>[]) {
-    const res = await t.request({ method: 'PUT', url: '/api/auth/rate-limits', headers: bearer(t.apiKey), payload: { limits } });
+    const res = await t.request({
+      method: 'PUT',
+      url: '/api/auth/rate-limits',
+      headers: bearer(t.apiKey),
+      payload: { limits },
+    });
     expect(res.statusCode, res.body).toBe(200);
     return res.json;
   }

@@ -24,7 +24,8 @@ const admin = (): Headers => bearer(t.apiKey);
 const getSmtp = (headers: Headers = admin()) => t.request({ method: 'GET', url: '/api/auth/smtp-config', headers });
 const putSmtp = (payload: Record<string, unknown>, headers: Headers = admin()) =>
   t.request({ method: 'PUT', url: '/api/auth/smtp-config', headers, payload });
-const getTemplates = (headers: Headers = admin()) => t.request({ method: 'GET', url: '/api/auth/email-templates', headers });
+const getTemplates = (headers: Headers = admin()) =>
+  t.request({ method: 'GET', url: '/api/auth/email-templates', headers });
 const putTemplate = (type: string, payload: Record<string, unknown>, headers: Headers = admin()) =>
   t.request({ method: 'PUT', url: `/api/auth/email-templates/${type}`, headers, payload });
 
@@ -73,7 +74,12 @@ describe('SMTP configuration', () => {
   it('PUT stores settings that win over the environment; the password is used but never returned', async () => {
     const res = await putSmtp({ ...apiSettings(), password: 's3cret-pw' });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json).toMatchObject({ ...apiSettings(), hasPassword: true, source: 'api', updatedAt: expect.any(String) });
+    expect(res.json).toMatchObject({
+      ...apiSettings(),
+      hasPassword: true,
+      source: 'api',
+      updatedAt: expect.any(String),
+    });
     expect(res.json).not.toHaveProperty('password');
     expect(res.body).not.toContain('s3cret-pw');
 
@@ -126,7 +132,12 @@ describe('email templates', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json.data.map((d: { type: string }) => d.type).sort()).toEqual([...TEMPLATE_TYPES].sort());
     for (const template of res.json.data) {
-      expect(template).toEqual({ type: expect.any(String), subject: expect.stringMatching(/\S/), bodyHtml: expect.stringMatching(/\S/), isDefault: true });
+      expect(template).toEqual({
+        type: expect.any(String),
+        subject: expect.stringMatching(/\S/),
+        bodyHtml: expect.stringMatching(/\S/),
+        isDefault: true,
+      });
       expect(template.bodyHtml).toMatch(template.type.endsWith('-link') ? /\{\{\s*link\s*\}\}/ : /\{\{\s*code\s*\}\}/);
     }
   });
@@ -172,7 +183,10 @@ describe('admin only', () => {
     ['GET /api/auth/smtp-config', (h) => getSmtp(h)],
     ['PUT /api/auth/smtp-config', (h) => putSmtp({ enabled: false }, h)],
     ['GET /api/auth/email-templates', (h) => getTemplates(h)],
-    ['PUT /api/auth/email-templates/request-otp', (h) => putTemplate('request-otp', { subject: 'x', bodyHtml: 'y' }, h)],
+    [
+      'PUT /api/auth/email-templates/request-otp',
+      (h) => putTemplate('request-otp', { subject: 'x', bodyHtml: 'y' }, h),
+    ],
   ];
 
   it.each(calls)('%s: a user gets 403, an anonymous caller 401, and nothing changes', async (_label, call) => {

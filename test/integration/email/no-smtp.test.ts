@@ -55,7 +55,12 @@ describe('no SMTP configured', () => {
     expect(message.from).toContain('configured@plinth.test');
     expect((await api.otpSignIn(email, codeFrom(message))).statusCode).toBe(200);
 
-    const off = await t.request({ method: 'PUT', url: '/api/auth/smtp-config', headers: bearer(t.apiKey), payload: { enabled: false } });
+    const off = await t.request({
+      method: 'PUT',
+      url: '/api/auth/smtp-config',
+      headers: bearer(t.apiKey),
+      payload: { enabled: false },
+    });
     expect(off.json).toMatchObject({ enabled: false, source: 'log' });
     const unsent = uniqueEmail('unsent');
     expect((await api.sendOtp(unsent)).statusCode).toBe(202);

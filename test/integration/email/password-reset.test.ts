@@ -4,7 +4,16 @@
 import { describe, expect, it } from 'vitest';
 import { codeFrom, linkFrom, type SmtpPeer } from '../../harness/smtp-peer.js';
 import type { TestApp } from '../../harness/test-app.js';
-import { type EmailApi, freshIp, INVALID_CODE, INVALID_RESET_TOKEN, redirectOf, uniqueEmail, useEmailTestApp, wrongCode } from './email-helpers.js';
+import {
+  type EmailApi,
+  freshIp,
+  INVALID_CODE,
+  INVALID_RESET_TOKEN,
+  redirectOf,
+  uniqueEmail,
+  useEmailTestApp,
+  wrongCode,
+} from './email-helpers.js';
 
 let t: TestApp;
 let peer: SmtpPeer;
@@ -220,7 +229,11 @@ describe('reset by link', () => {
     const after = await api.openLink(link);
     expect(after.statusCode).toBe(302);
     const { params } = redirectOf(after.headers.location);
-    expect(params).toMatchObject({ svc_status: 'error', svc_type: 'reset_password', svc_error: expect.stringMatching(/\w/) });
+    expect(params).toMatchObject({
+      svc_status: 'error',
+      svc_type: 'reset_password',
+      svc_error: expect.stringMatching(/\w/),
+    });
     expect(params).not.toHaveProperty('token');
     expect((await api.resetPassword('another-password-3', token)).statusCode).toBe(400);
   });
@@ -234,7 +247,11 @@ describe('reset by link', () => {
     const opened = await api.openLink(link);
     expect(opened.statusCode).toBe(302);
     const { params } = redirectOf(opened.headers.location);
-    expect(params).toMatchObject({ svc_status: 'error', svc_type: 'reset_password', svc_error: expect.stringMatching(/\w/) });
+    expect(params).toMatchObject({
+      svc_status: 'error',
+      svc_type: 'reset_password',
+      svc_error: expect.stringMatching(/\w/),
+    });
     expect(params).not.toHaveProperty('token');
 
     const res = await api.resetPassword(NEW_PASSWORD, link.searchParams.get('token')!);

@@ -34,44 +34,53 @@ const senders: [string, Send][] = [
 ];
 
 describe('per-address cooldown (60 s)', () => {
-  it.each(senders)('%s: a second send within 60 s is 429 with Retry-After, from any IP; after 60 s it is accepted', async (_name, send) => {
-    await api.setConfig({ requireEmailVerification: true });
-    // An unverified registered account, so every endpoint really mails it.
-    const email = uniqueEmail('cooldown');
-    const registered = await api.register({ email, password: 'password-123' });
-    expect(registered.statusCode).toBe(200);
-    await peer.nextMessageTo(email);
+  it.each(senders)(
+    '%s: a second send within 60 s is 429 with Retry-After, from any IP; after 60 s it is accepted',
+    async (_name, send) => {
+      await api.setConfig({ requireEmailVerification: true });
+      // An unverified registered account, so every endpoint really mails it.
+      const email = uniqueEmail('cooldown');
+      const registered = await api.register({ email, password: 'password-123' });
+      expect(registered.statusCode).toBe(200);
+      await peer.nextMessageTo(email);
 
-    expect((await send(email, freshIp())).statusCode).toBe(202);
-    await peer.nextMessageTo(email);
+      expect((await send(email, freshIp())).statusCode).toBe(202);
+      await peer.nextMessageTo(email);
 
-    const early = await send(email, freshIp());
-    expect(expectTooMany(early, 60)).toBe(60);
-    t.clock.advance(59_000);
-    expect(expectTooMany(await send(email, freshIp()), 60)).toBe(1);
-    expect(peer.pendingFor(email)).toEqual([]);
+      const early = await send(email, freshIp());
+      expect(expectTooMany(early, 60)).toBe(60);
+      t.clock.advance(59_000);
+      expect(expectTooMany(await send(email, freshIp()), 60)).toBe(1);
+      expect(peer.pendingFor(email)).toEqual([]);
 
-    t.clock.advance(1000);
-    expect((await send(email, freshIp())).statusCode).toBe(202);
-    await peer.nextMessageTo(email);
-  });
+      t.clock.advance(1000);
+      expect((await send(email, freshIp())).statusCode).toBe(202);
+      await peer.nextMessageTo(email);
+    },
+  );
 
-  it.each(senders)('%s: an unregistered address gets exactly the same answers (no enumeration)', async (_name, send) => {
-    await api.setConfig({ requireEmailVerification: true });
-    const registered = uniqueEmail('reg');
-    expect((await api.register({ email: registered, password: 'password-123' })).statusCode).toBe(200);
-    await peer.nextMessageTo(registered);
-    const unregistered = uniqueEmail('unreg');
+  it.each(senders)(
+    '%s: an unregistered address gets exactly the same answers (no enumeration)',
+    async (_name, send) => {
+      await api.setConfig({ requireEmailVerification: true });
+      const registered = uniqueEmail('reg');
+      expect((await api.register({ email: registered, password: 'password-123' })).statusCode).toBe(200);
+      await peer.nextMessageTo(registered);
+      const unregistered = uniqueEmail('unreg');
 
-    const answers = [];
-    for (const email of [registered, unregistered]) {
-      const first = await send(email, freshIp());
-      const second = await send(email, freshIp());
-      answers.push({ first: [first.statusCode, first.body], second: [second.statusCode, second.body, second.headers['retry-after']] });
-    }
-    expect(answers[0]!.second[0]).toBe(429);
-    expect(answers[1]).toEqual(answers[0]);
-  });
+      const answers = [];
+      for (const email of [registered, unregistered]) {
+        const first = await send(email, freshIp());
+        const second = await send(email, freshIp());
+        answers.push({
+          first: [first.statusCode, first.body],
+          second: [second.statusCode, second.body, second.headers['retry-after']],
+        });
+      }
+      expect(answers[0]!.second[0]).toBe(429);
+      expect(answers[1]).toEqual(answers[0]);
+    },
+  );
 
   it('addresses are matched case-insensitively', async () => {
     const email = uniqueEmail('case');
@@ -91,17 +100,20 @@ describe('sends per IP (100 per 15 minutes by default, set by the admin)', () =>
     }
   });
 
-  it.each(senders)('%s: past the admin\'s per-IP limit the next send is 429; another IP is unaffected; the window ends', async (_name, send) => {
-    await api.setLimits([{ name: 'email-send:ip', max: 5, windowSeconds: 15 * 60 }]);
-    const ip = freshIp();
-    for (let i = 0; i < 5; i++) expect((await send(uniqueEmail('ip'), ip)).statusCode).toBe(202);
-    const sixth = await send(uniqueEmail('ip'), ip);
-    expectTooMany(sixth, 15 * 60);
-    expect((await send(uniqueEmail('ip'), freshIp())).statusCode).toBe(202);
+  it.each(senders)(
+    "%s: past the admin's per-IP limit the next send is 429; another IP is unaffected; the window ends",
+    async (_name, send) => {
+      await api.setLimits([{ name: 'email-send:ip', max: 5, windowSeconds: 15 * 60 }]);
+      const ip = freshIp();
+      for (let i = 0; i < 5; i++) expect((await send(uniqueEmail('ip'), ip)).statusCode).toBe(202);
+      const sixth = await send(uniqueEmail('ip'), ip);
+      expectTooMany(sixth, 15 * 60);
+      expect((await send(uniqueEmail('ip'), freshIp())).statusCode).toBe(202);
 
-    t.clock.advance(FIFTEEN_MINUTES);
-    expect((await send(uniqueEmail('ip'), ip)).statusCode).toBe(202);
-  });
+      t.clock.advance(FIFTEEN_MINUTES);
+      expect((await send(uniqueEmail('ip'), ip)).statusCode).toBe(202);
+    },
+  );
 
   it('the three sends share the per-IP budget, and an address refused by it gets no email', async () => {
     await api.setLimits([{ name: 'email-send:ip', max: 5, windowSeconds: 15 * 60 }]);
@@ -142,7 +154,8 @@ describe('failed code checks: per address (10 per 15 minutes) and per IP (100)',
   it('one user behind a shared IP fails 10 times: a neighbour with the right code still gets in', async () => {
     const ip = freshIp();
     const clumsy = uniqueEmail('clumsy');
-    for (let i = 0; i < 10; i++) expect((await api.otpSignIn(clumsy, '000000', { ip })).statusCode, `failure ${i + 1}`).toBe(400);
+    for (let i = 0; i < 10; i++)
+      expect((await api.otpSignIn(clumsy, '000000', { ip })).statusCode, `failure ${i + 1}`).toBe(400);
     // The clumsy address is now blocked ...
     expectTooMany(await api.otpSignIn(clumsy, '000000', { ip }), 15 * 60);
     // ... but not the neighbour behind the same IP.
@@ -220,7 +233,8 @@ describe('failed code checks: per address (10 per 15 minutes) and per IP (100)',
     // Three wrong guesses per address (which also kills each code), ten in all.
     let n = 0;
     for (const { email, code } of targets) {
-      for (let i = 0; i < 3 && n < 10; i++, n++) expect((await api.otpSignIn(email, wrongCode(code), { ip })).statusCode).toBe(400);
+      for (let i = 0; i < 3 && n < 10; i++, n++)
+        expect((await api.otpSignIn(email, wrongCode(code), { ip })).statusCode).toBe(400);
     }
     const { email, code } = await liveCode();
     expect((await api.otpSignIn(email, code, { ip })).statusCode).toBe(429);
@@ -233,7 +247,11 @@ describe('delivery failure', () => {
     peer.failNext();
     const failed = await api.sendOtp(email, freshIp());
     expect(failed.statusCode).toBe(503);
-    expect(failed.json).toMatchObject({ error: 'EMAIL_DELIVERY_FAILED', statusCode: 503, nextActions: expect.any(String) });
+    expect(failed.json).toMatchObject({
+      error: 'EMAIL_DELIVERY_FAILED',
+      statusCode: 503,
+      nextActions: expect.any(String),
+    });
     expect(peer.pendingFor(email)).toEqual([]);
 
     const retried = await api.sendOtp(email, freshIp());

@@ -5,7 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import { codeFrom, type SmtpPeer } from '../../harness/smtp-peer.js';
 import { bearer, cookieFrom, type TestApp } from '../../harness/test-app.js';
-import { type EmailApi, freshIp, INVALID_CODE, SIGN_IN_CODE_MESSAGE, uniqueEmail, useEmailTestApp, wrongCode } from './email-helpers.js';
+import {
+  type EmailApi,
+  freshIp,
+  INVALID_CODE,
+  SIGN_IN_CODE_MESSAGE,
+  uniqueEmail,
+  useEmailTestApp,
+  wrongCode,
+} from './email-helpers.js';
 
 let t: TestApp;
 let peer: SmtpPeer;
@@ -85,7 +93,10 @@ describe('POST /api/auth/sessions with method "otp"', () => {
     const sent = await api.sendOtp(email.toUpperCase());
     expect(sent.statusCode).toBe(202);
     const code = codeFrom(await peer.nextMessageTo(email));
-    const res = await api.otpSignIn(email.replace(/^./, (c) => c.toUpperCase()), code);
+    const res = await api.otpSignIn(
+      email.replace(/^./, (c) => c.toUpperCase()),
+      code,
+    );
     expect(res.statusCode).toBe(200);
     expect(res.json.user.email).toBe(email);
   });
@@ -164,7 +175,12 @@ describe('an unknown email', () => {
     const email = uniqueEmail('newbie');
     const res = await api.otpSignIn(email, await codeFor(email), { name: 'Grace' });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json.user).toMatchObject({ email, emailVerified: true, providers: ['email'], profile: { name: 'Grace' } });
+    expect(res.json.user).toMatchObject({
+      email,
+      emailVerified: true,
+      providers: ['email'],
+      profile: { name: 'Grace' },
+    });
     expect(res.json.accessToken).toEqual(expect.any(String));
 
     const [listed] = await api.usersWithEmail(email);
@@ -279,7 +295,10 @@ describe('two concurrent sign-ins with one code', () => {
   it('exactly one wins, and only one user is created', async () => {
     const email = uniqueEmail('race');
     const code = await codeFor(email);
-    const results = await Promise.all([api.otpSignIn(email, code, { ip: freshIp() }), api.otpSignIn(email, code, { ip: freshIp() })]);
+    const results = await Promise.all([
+      api.otpSignIn(email, code, { ip: freshIp() }),
+      api.otpSignIn(email, code, { ip: freshIp() }),
+    ]);
     expect(results.map((r) => r.statusCode).sort()).toEqual([200, 400]);
     expect(await api.usersWithEmail(email)).toHaveLength(1);
   });

@@ -5,7 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import { codeFrom, linkFrom, type SmtpPeer } from '../../harness/smtp-peer.js';
 import { cookieFrom, type TestApp } from '../../harness/test-app.js';
-import { type EmailApi, freshIp, INVALID_CODE, redirectOf, uniqueEmail, useEmailTestApp, wrongCode } from './email-helpers.js';
+import {
+  type EmailApi,
+  freshIp,
+  INVALID_CODE,
+  redirectOf,
+  uniqueEmail,
+  useEmailTestApp,
+  wrongCode,
+} from './email-helpers.js';
 
 let t: TestApp;
 let peer: SmtpPeer;
@@ -46,7 +54,11 @@ describe('verification by code', () => {
     await registerUnverified(address);
     const res = await api.passwordSignIn(address, PASSWORD);
     expect(res.statusCode).toBe(403);
-    expect(res.json).toMatchObject({ statusCode: 403, error: 'FORBIDDEN', nextActions: expect.stringContaining('send-verification') });
+    expect(res.json).toMatchObject({
+      statusCode: 403,
+      error: 'FORBIDDEN',
+      nextActions: expect.stringContaining('send-verification'),
+    });
     expect(res.json).not.toHaveProperty('accessToken');
   });
 
@@ -58,7 +70,11 @@ describe('verification by code', () => {
 
     const verified = await api.verify(address, code);
     expect(verified.statusCode, verified.body).toBe(200);
-    expect(verified.json.user).toMatchObject({ id: registered.json.user.id, emailVerified: true, providers: ['email'] });
+    expect(verified.json.user).toMatchObject({
+      id: registered.json.user.id,
+      emailVerified: true,
+      providers: ['email'],
+    });
     expect(verified.json.accessToken).toEqual(expect.any(String));
     expect(verified.json.refreshToken).toEqual(expect.any(String));
     expect((await api.currentSession(verified.json.accessToken)).statusCode).toBe(200);
@@ -158,16 +174,19 @@ describe('verification by link', () => {
     ['a URL not in the list', 'https://evil.example.net/verified'],
     ['another path on an allowed host', 'https://app.example.com/other'],
     ['a subdomain of an exact entry', 'https://x.app.example.com/verified'],
-  ])('registration with %s: 400 naming the URL with a nextActions hint, no user, no email', async (_label, redirectTo) => {
-    await linkConfig();
-    const address = uniqueEmail('badredirect');
-    const res = await api.register({ email: address, password: PASSWORD, redirectTo });
-    expect(res.statusCode).toBe(400);
-    expect(res.json.message).toContain(redirectTo);
-    expect(res.json.nextActions).toContain('allowedRedirectUrls');
-    expect(await api.usersWithEmail(address)).toEqual([]);
-    expect(peer.pendingFor(address)).toEqual([]);
-  });
+  ])(
+    'registration with %s: 400 naming the URL with a nextActions hint, no user, no email',
+    async (_label, redirectTo) => {
+      await linkConfig();
+      const address = uniqueEmail('badredirect');
+      const res = await api.register({ email: address, password: PASSWORD, redirectTo });
+      expect(res.statusCode).toBe(400);
+      expect(res.json.message).toContain(redirectTo);
+      expect(res.json.nextActions).toContain('allowedRedirectUrls');
+      expect(await api.usersWithEmail(address)).toEqual([]);
+      expect(peer.pendingFor(address)).toEqual([]);
+    },
+  );
 
   it.each(['javascript:alert(1)', 'data:text/html,hi', 'file:///etc/passwd'])(
     'a dangerous redirectTo (%s) is refused even when every URL is allowed',
@@ -205,7 +224,11 @@ describe('verification by link', () => {
     expect(reused.statusCode).toBe(302);
     const again = redirectOf(reused.headers.location);
     expect(again.base).toBe(APP_URL);
-    expect(again.params).toMatchObject({ svc_status: 'error', svc_type: 'verify_email', svc_error: expect.stringMatching(/\w/) });
+    expect(again.params).toMatchObject({
+      svc_status: 'error',
+      svc_type: 'verify_email',
+      svc_error: expect.stringMatching(/\w/),
+    });
   });
 
   it('an expired link (24 hours) redirects with svc_status=error and leaves the email unverified', async () => {

@@ -13,7 +13,10 @@ afterAll(() => t?.close());
 
 const admin = () => ({ 'x-api-key': t.apiKey });
 const invoke = (slug: string, init: RequestInit = {}) =>
-  fetch(`${t.baseUrl}/functions/${slug}`, { ...init, headers: { ...bearer(t.anonKey), ...(init.headers as Record<string, string>) } });
+  fetch(`${t.baseUrl}/functions/${slug}`, {
+    ...init,
+    headers: { ...bearer(t.anonKey), ...(init.headers as Record<string, string>) },
+  });
 
 const ECHO = `export default async function (req: Request) {
   const url = new URL(req.url);
@@ -35,12 +38,23 @@ describe('management', () => {
       method: 'POST',
       url: '/api/functions',
       headers: admin(),
-      payload: { name: 'Hello World', code: 'export default async function () { return new Response("v1"); }', description: 'greets' },
+      payload: {
+        name: 'Hello World',
+        code: 'export default async function () { return new Response("v1"); }',
+        description: 'greets',
+      },
     });
     expect(created.statusCode, created.body).toBe(201);
     expect(created.json).toMatchObject({
       success: true,
-      function: { slug: 'hello-world', name: 'Hello World', description: 'greets', status: 'active', verifyJwt: true, version: 1 },
+      function: {
+        slug: 'hello-world',
+        name: 'Hello World',
+        description: 'greets',
+        status: 'active',
+        verifyJwt: true,
+        version: 1,
+      },
       deployment: { status: 'success', url: `${t.baseUrl}/functions/hello-world` },
     });
     expect(created.json.function.deployedAt).not.toBeNull();
@@ -76,14 +90,25 @@ describe('management', () => {
     const again = await t.request({ method: 'DELETE', url: '/api/functions/hello-world', headers: admin() });
     expect(again.statusCode).toBe(404);
     expect(again.json).toMatchObject({ error: 'FUNCTION_NOT_FOUND', statusCode: 404 });
-    expect((await t.request({ method: 'GET', url: '/api/functions/hello-world', headers: admin() })).statusCode).toBe(404);
-    expect((await t.request({ method: 'PUT', url: '/api/functions/hello-world', headers: admin(), payload: { name: 'x' } })).statusCode).toBe(404);
+    expect((await t.request({ method: 'GET', url: '/api/functions/hello-world', headers: admin() })).statusCode).toBe(
+      404,
+    );
+    expect(
+      (await t.request({ method: 'PUT', url: '/api/functions/hello-world', headers: admin(), payload: { name: 'x' } }))
+        .statusCode,
+    ).toBe(404);
   });
 
   it('runs the legacy module.exports form and TypeScript', async () => {
-    await t.deploy('legacy', 'module.exports = async function (req) {\n  return new Response("legacy " + req.method);\n};');
+    await t.deploy(
+      'legacy',
+      'module.exports = async function (req) {\n  return new Response("legacy " + req.method);\n};',
+    );
     expect(await (await invoke('legacy', { method: 'PATCH' })).text()).toBe('legacy PATCH');
-    await t.deploy('typed', 'const n: number = 41;\nexport default (_req: Request): Response => new Response(String(n + 1));');
+    await t.deploy(
+      'typed',
+      'const n: number = 41;\nexport default (_req: Request): Response => new Response(String(n + 1));',
+    );
     expect(await (await invoke('typed')).text()).toBe('42');
   });
 
@@ -98,7 +123,12 @@ describe('management', () => {
 
   it('keeps serving the previous version when an update does not load', async () => {
     await t.deploy('stable', 'export default () => new Response("good");');
-    const res = await t.request({ method: 'PUT', url: '/api/functions/stable', headers: admin(), payload: { code: 'export default () => {' } });
+    const res = await t.request({
+      method: 'PUT',
+      url: '/api/functions/stable',
+      headers: admin(),
+      payload: { code: 'export default () => {' },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json.error).toBe('FUNCTION_DEPLOY_FAILED');
     expect(await (await invoke('stable')).text()).toBe('good');
@@ -122,7 +152,12 @@ describe('management', () => {
 
   it.each([
     ['a slug with a dot', { name: 'x', slug: 'a.b', code: 'x' }, 400, 'VALIDATION_ERROR'],
-    ['the reserved slug health', { name: 'health', code: 'export default () => new Response()' }, 400, 'FUNCTION_SLUG_RESERVED'],
+    [
+      'the reserved slug health',
+      { name: 'health', code: 'export default () => new Response()' },
+      400,
+      'FUNCTION_SLUG_RESERVED',
+    ],
     ['empty code', { name: 'empty', code: '' }, 400, 'VALIDATION_ERROR'],
     ['an unknown status', { name: 'st', code: 'x', status: 'error' }, 400, 'VALIDATION_ERROR'],
     ['an unknown field', { name: 'uf', code: 'x', runtime: 'node' }, 400, 'VALIDATION_ERROR'],
@@ -134,7 +169,12 @@ describe('management', () => {
 
   it('answers 409 for a slug that exists', async () => {
     await t.deploy('taken', 'export default () => new Response("1");');
-    const res = await t.request({ method: 'POST', url: '/api/functions', headers: admin(), payload: { name: 'taken', code: 'export default () => new Response("2");' } });
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/functions',
+      headers: admin(),
+      payload: { name: 'taken', code: 'export default () => new Response("2");' },
+    });
     expect(res.statusCode).toBe(409);
     expect(res.json.error).toBe('FUNCTION_ALREADY_EXISTS');
     expect(await (await invoke('taken')).text()).toBe('1');
@@ -146,18 +186,21 @@ describe('invocation', () => {
     expect((await t.deploy('echo', ECHO)).statusCode).toBe(201);
   });
 
-  it.each(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])('passes %s, the query and headers through, and the status and headers back', async (method) => {
-    const res = await invoke('echo?status=201&a=1&a=2', { method, headers: { 'x-custom': 'hello' } });
-    expect(res.status).toBe(201);
-    expect(res.headers.get('x-method')).toBe(method);
-    expect(res.headers.get('x-query')).toBe('?status=201&a=1&a=2');
-    expect(res.headers.get('x-seen-header')).toBe('hello');
-    expect(res.headers.get('x-url')).toBe(`${t.baseUrl}/functions/echo?status=201&a=1&a=2`);
-    // Plinth's own headers come along: the request id and CORS.
-    expect(res.headers.get('x-request-id')).toMatch(/.+/);
-  });
+  it.each(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])(
+    'passes %s, the query and headers through, and the status and headers back',
+    async (method) => {
+      const res = await invoke('echo?status=201&a=1&a=2', { method, headers: { 'x-custom': 'hello' } });
+      expect(res.status).toBe(201);
+      expect(res.headers.get('x-method')).toBe(method);
+      expect(res.headers.get('x-query')).toBe('?status=201&a=1&a=2');
+      expect(res.headers.get('x-seen-header')).toBe('hello');
+      expect(res.headers.get('x-url')).toBe(`${t.baseUrl}/functions/echo?status=201&a=1&a=2`);
+      // Plinth's own headers come along: the request id and CORS.
+      expect(res.headers.get('x-request-id')).toMatch(/.+/);
+    },
+  );
 
-  it('answers HEAD with the function\'s status and headers and no body', async () => {
+  it("answers HEAD with the function's status and headers and no body", async () => {
     const res = await invoke('echo?status=202', { method: 'HEAD', headers: { 'x-custom': 'head' } });
     expect(res.status).toBe(202);
     expect(res.headers.get('x-method')).toBe('HEAD');
@@ -210,8 +253,18 @@ describe('invocation', () => {
 describe('function failures', () => {
   it.each([
     ['throws an error', 'throw new Error("boom")', 500, { error: 'FUNCTION_ERROR', message: 'boom', statusCode: 500 }],
-    ['throws an error with a status', 'throw Object.assign(new Error("nope"), { status: 418 })', 418, { error: 'FUNCTION_ERROR', message: 'nope' }],
-    ['returns something else than a Response', 'return { ok: true }', 500, { error: 'FUNCTION_ERROR', message: 'The function did not return a Response.' }],
+    [
+      'throws an error with a status',
+      'throw Object.assign(new Error("nope"), { status: 418 })',
+      418,
+      { error: 'FUNCTION_ERROR', message: 'nope' },
+    ],
+    [
+      'returns something else than a Response',
+      'return { ok: true }',
+      500,
+      { error: 'FUNCTION_ERROR', message: 'The function did not return a Response.' },
+    ],
   ])('a function that %s answers in the error shape', async (_label, statement, status, body) => {
     const slug = `fails-${status}-${_label.length}`;
     await t.deploy(slug, `export default async () => { ${statement}; };`);
@@ -236,12 +289,19 @@ describe('credentials', () => {
 
   it('a function needs a credential by default', async () => {
     const user = await t.signUp();
-    for (const headers of [bearer(t.anonKey), bearer(user.accessToken), { 'x-api-key': t.apiKey }, bearer(await t.adminToken())]) {
+    for (const headers of [
+      bearer(t.anonKey),
+      bearer(user.accessToken),
+      { 'x-api-key': t.apiKey },
+      bearer(await t.adminToken()),
+    ]) {
       const res = await fetch(`${t.baseUrl}/functions/guarded`, { headers });
       expect(res.status).toBe(200);
     }
     // The function reads the caller's credential itself.
-    expect(await (await fetch(`${t.baseUrl}/functions/guarded`, { headers: bearer(user.accessToken) })).text()).toBe(`Bearer ${user.accessToken}`);
+    expect(await (await fetch(`${t.baseUrl}/functions/guarded`, { headers: bearer(user.accessToken) })).text()).toBe(
+      `Bearer ${user.accessToken}`,
+    );
     for (const headers of [{}, bearer('garbage'), bearer(`anon_${'0'.repeat(64)}`)]) {
       const res = await fetch(`${t.baseUrl}/functions/guarded`, { headers });
       expect(res.status).toBe(401);

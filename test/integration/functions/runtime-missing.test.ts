@@ -13,7 +13,10 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 it('keeps the API up, stores functions as pending, answers 502 and retries', async () => {
-  await vi.waitFor(() => expect(logged.filter((m) => m.includes('restarting in')).length).toBeGreaterThanOrEqual(2), { timeout: 10_000, interval: 20 });
+  await vi.waitFor(() => expect(logged.filter((m) => m.includes('restarting in')).length).toBeGreaterThanOrEqual(2), {
+    timeout: 10_000,
+    interval: 20,
+  });
   const created = await t.request({
     method: 'POST',
     url: '/api/functions',

@@ -46,19 +46,28 @@ afterAll(async () => {
 });
 
 const invoke = (slug: string, init: RequestInit = {}) =>
-  fetch(`${t.baseUrl}/functions/${slug}`, { ...init, headers: { ...bearer(t.anonKey), ...(init.headers as Record<string, string>) } });
+  fetch(`${t.baseUrl}/functions/${slug}`, {
+    ...init,
+    headers: { ...bearer(t.anonKey), ...(init.headers as Record<string, string>) },
+  });
 
 /** Waits for the supervisor to bring up a runtime other than the one with this pid. */
 async function untilRestarted(oldPid: number | undefined) {
-  await vi.waitFor(() => {
-    expect(t.deps.functions.runtime.pid).not.toBe(oldPid);
-    expect(t.deps.functions.runtime.status).toBe('running');
-  }, { timeout: 20_000, interval: 50 });
+  await vi.waitFor(
+    () => {
+      expect(t.deps.functions.runtime.pid).not.toBe(oldPid);
+      expect(t.deps.functions.runtime.status).toBe('running');
+    },
+    { timeout: 20_000, interval: 50 },
+  );
 }
 
 describe('a runtime that dies', () => {
   it('answers 502 for the request in flight and while down, then recovers without a server restart', async () => {
-    await t.deploy('hang', 'export default async (req) => { await fetch(new URL(req.url).searchParams.get("peer") + "/hit/hang"); return await new Promise(() => {}); };');
+    await t.deploy(
+      'hang',
+      'export default async (req) => { await fetch(new URL(req.url).searchParams.get("peer") + "/hit/hang"); return await new Promise(() => {}); };',
+    );
     const reached = peer.hit('hang');
     const inFlight = invoke(`hang?peer=${encodeURIComponent(peer.url())}`);
     await reached;
@@ -91,13 +100,20 @@ describe('deadlines and isolation', () => {
     const { status, body } = await looping;
     expect(order).toEqual(['hello', 'loop']);
     expect(status).toBe(504);
-    expect(body).toMatchObject({ error: 'GATEWAY_TIMEOUT', statusCode: 504, message: expect.stringContaining(`${TIMEOUT_MS} ms`) });
+    expect(body).toMatchObject({
+      error: 'GATEWAY_TIMEOUT',
+      statusCode: 504,
+      message: expect.stringContaining(`${TIMEOUT_MS} ms`),
+    });
     // The looping worker was ended; its function and the others still serve.
     expect(await (await invoke('hello')).text()).toBe('hello');
   });
 
   it('a function that exceeds the memory cap fails; the runtime comes back', async () => {
-    await t.deploy('hog', 'export default () => { const a = []; for (;;) a.push(new Array(1e6).fill(Math.random())); };');
+    await t.deploy(
+      'hog',
+      'export default () => { const a = []; for (;;) a.push(new Array(1e6).fill(Math.random())); };',
+    );
     const pid = t.deps.functions.runtime.pid;
     const res = await invoke('hog');
     expect(res.status).toBe(502);
@@ -116,7 +132,10 @@ describe('permissions', () => {
     ['serve HTTP of its own', 'await Deno.serve({ port: 0 }, () => new Response("x")).shutdown()'],
   ])('a function trying to %s is denied', async (_label, attempt) => {
     const slug = `deny-${_label.replace(/\W+/g, '-')}`;
-    await t.deploy(slug, `export default async () => {\n  try { ${attempt}; return new Response("allowed"); }\n  catch (e) { return new Response(String(e.name) + ": " + e.message, { status: 403 }); }\n};`);
+    await t.deploy(
+      slug,
+      `export default async () => {\n  try { ${attempt}; return new Response("allowed"); }\n  catch (e) { return new Response(String(e.name) + ": " + e.message, { status: 403 }); }\n};`,
+    );
     const res = await invoke(slug);
     const text = await res.text();
     expect(res.status, text).toBe(403);
@@ -124,47 +143,62 @@ describe('permissions', () => {
   });
 
   it('a function holds the network permission and no other', async () => {
-    await t.deploy('perms', `export default async () => {
+    await t.deploy(
+      'perms',
+      `export default async () => {
       const names = ["net", "read", "write", "run", "env", "ffi", "sys", "import"];
       const states = {};
       for (const name of names) states[name] = (await Deno.permissions.query({ name })).state;
       return Response.json(states);
-    };`);
+    };`,
+    );
     const states = await (await invoke('perms')).json();
     expect(states.net).toBe('granted');
     for (const name of ['read', 'write', 'run', 'env', 'ffi', 'sys']) expect(states[name], name).not.toBe('granted');
   });
 
   it('Deno.env shows non-reserved secrets, the base URL and the anon key, never the platform keys', async () => {
-    await t.deps.sql`insert into system.secrets (key, value_ciphertext) values ('STRIPE_LIKE_KEY', ${t.deps.keyring.seal('sk_visible')})`;
-    await t.deps.sql`insert into system.secrets (key, value_ciphertext, is_active) values ('OLD_KEY', ${t.deps.keyring.seal('old')}, false)`;
+    await t.deps
+      .sql`insert into system.secrets (key, value_ciphertext) values ('STRIPE_LIKE_KEY', ${t.deps.keyring.seal('sk_visible')})`;
+    await t.deps
+      .sql`insert into system.secrets (key, value_ciphertext, is_active) values ('OLD_KEY', ${t.deps.keyring.seal('old')}, false)`;
     await t.deps.functions.refreshSecrets();
     await t.deploy('env', 'export default () => Response.json(Deno.env.toObject());');
     const env = await (await invoke('env')).json();
     expect(env).toEqual({ STRIPE_LIKE_KEY: 'sk_visible', SVC_BASE_URL: t.baseUrl, ANON_KEY: t.anonKey });
-    for (const reserved of ['API_KEY', 'JWT_PRIVATE_KEY', 'ADMIN_PASSWORD', 'PATH', 'HOME']) expect(env[reserved]).toBeUndefined();
+    for (const reserved of ['API_KEY', 'JWT_PRIVATE_KEY', 'ADMIN_PASSWORD', 'PATH', 'HOME'])
+      expect(env[reserved]).toBeUndefined();
   });
 
   it('a secret change reaches running functions through NOTIFY plinth_secrets', async () => {
     await t.deploy('one-secret', 'export default () => new Response(Deno.env.get("ROTATING") ?? "unset");');
     expect(await (await invoke('one-secret')).text()).toBe('unset');
-    await t.deps.sql`insert into system.secrets (key, value_ciphertext) values ('ROTATING', ${t.deps.keyring.seal('first')})`;
+    await t.deps
+      .sql`insert into system.secrets (key, value_ciphertext) values ('ROTATING', ${t.deps.keyring.seal('first')})`;
     await t.deps.sql`select pg_notify('plinth_secrets', 'ROTATING')`;
-    await vi.waitFor(async () => expect(await (await invoke('one-secret')).text()).toBe('first'), { timeout: 5_000, interval: 50 });
+    await vi.waitFor(async () => expect(await (await invoke('one-secret')).text()).toBe('first'), {
+      timeout: 5_000,
+      interval: 50,
+    });
   });
 
   it('a function can call back into Plinth with SVC_BASE_URL and the anon key', async () => {
-    await t.deploy('callback', `export default async () => {
+    await t.deploy(
+      'callback',
+      `export default async () => {
       const res = await fetch(Deno.env.get("SVC_BASE_URL") + "/api/auth/public-config", { headers: { authorization: "Bearer " + Deno.env.get("ANON_KEY") } });
       return new Response(String(res.status));
-    };`);
+    };`,
+    );
     expect(await (await invoke('callback')).text()).toBe('200');
   });
 });
 
 describe('streaming', () => {
   it('streams the response: the first chunk arrives while the function still waits', async () => {
-    await t.deploy('stream', `export default (req) => {
+    await t.deploy(
+      'stream',
+      `export default (req) => {
       const peer = new URL(req.url).searchParams.get("peer");
       const body = new ReadableStream({
         async start(controller) {
@@ -175,7 +209,8 @@ describe('streaming', () => {
         },
       });
       return new Response(body, { headers: { "content-type": "text/event-stream" } });
-    };`);
+    };`,
+    );
     const res = await invoke(`stream?peer=${encodeURIComponent(peer.url())}`);
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     const reader = res.body!.getReader();
@@ -187,8 +222,10 @@ describe('streaming', () => {
     expect(rest).toBe('second\n');
   });
 
-  it('a caller that goes away cancels the function\'s response stream', async () => {
-    await t.deploy('endless', `export default (req) => {
+  it("a caller that goes away cancels the function's response stream", async () => {
+    await t.deploy(
+      'endless',
+      `export default (req) => {
       const peer = new URL(req.url).searchParams.get("peer");
       let timer;
       const body = new ReadableStream({
@@ -201,10 +238,14 @@ describe('streaming', () => {
         },
       });
       return new Response(body);
-    };`);
+    };`,
+    );
     const cancelled = peer.hit('cancelled');
     // A connection of its own (node:http), closed by the test: fetch's pool would keep another open.
-    const req = http.get(`${t.baseUrl}/functions/endless?peer=${encodeURIComponent(peer.url())}`, { agent: false, headers: bearer(t.anonKey) });
+    const req = http.get(`${t.baseUrl}/functions/endless?peer=${encodeURIComponent(peer.url())}`, {
+      agent: false,
+      headers: bearer(t.anonKey),
+    });
     const res = await new Promise<http.IncomingMessage>((resolve) => req.on('response', resolve));
     const [first] = (await once(res, 'data')) as [Buffer];
     expect(first.toString()).toContain('tick');
@@ -216,13 +257,16 @@ describe('streaming', () => {
 describe('backpressure', () => {
   it('a function producing faster than its caller reads is held back, not buffered without bound', async () => {
     const CHUNK = 64 * 1024;
-    await t.deploy('firehose', `let produced = 0;
+    await t.deploy(
+      'firehose',
+      `let produced = 0;
       export default (req) => {
         if (new URL(req.url).searchParams.has("count")) return new Response(String(produced));
         return new Response(new ReadableStream({
           pull(controller) { produced++; controller.enqueue(new Uint8Array(${CHUNK})); },
         }));
-      };`);
+      };`,
+    );
     const pid = t.deps.functions.runtime.pid;
     const req = http.get(`${t.baseUrl}/functions/firehose`, { agent: false, headers: bearer(t.anonKey) });
     const res = await new Promise<http.IncomingMessage>((resolve) => req.on('response', resolve));
@@ -240,14 +284,19 @@ describe('backpressure', () => {
 });
 
 describe('several servers', () => {
-  it('a deploy on one server reaches another server\'s runtime through NOTIFY', async () => {
+  it("a deploy on one server reaches another server's runtime through NOTIFY", async () => {
     const other = await t.startAnotherServer();
     try {
       await other.deps.functions.start();
       await t.deploy('shared', 'export default () => new Response("v1");');
       const call = () => other.app.inject({ method: 'GET', url: '/functions/shared', headers: bearer(t.anonKey) });
       await vi.waitFor(async () => expect((await call()).body).toBe('v1'), { timeout: 5_000, interval: 50 });
-      await t.request({ method: 'PUT', url: '/api/functions/shared', headers: { 'x-api-key': t.apiKey }, payload: { code: 'export default () => new Response("v2");' } });
+      await t.request({
+        method: 'PUT',
+        url: '/api/functions/shared',
+        headers: { 'x-api-key': t.apiKey },
+        payload: { code: 'export default () => new Response("v2");' },
+      });
       await vi.waitFor(async () => expect((await call()).body).toBe('v2'), { timeout: 5_000, interval: 50 });
       await t.request({ method: 'DELETE', url: '/api/functions/shared', headers: { 'x-api-key': t.apiKey } });
       await vi.waitFor(async () => expect((await call()).statusCode).toBe(404), { timeout: 5_000, interval: 50 });

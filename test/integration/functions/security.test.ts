@@ -9,30 +9,47 @@ let t: FunctionsApp;
 
 beforeAll(async () => {
   t = await startFunctionsApp();
-  await t.deploy('echo', 'export default (req) => Response.json({ url: req.url, headers: Object.fromEntries(req.headers) });');
+  await t.deploy(
+    'echo',
+    'export default (req) => Response.json({ url: req.url, headers: Object.fromEntries(req.headers) });',
+  );
   // Calls the runtime's control API from inside a function, with the token it guesses.
-  await t.deploy('prober', `export default async (req) => {
+  await t.deploy(
+    'prober',
+    `export default async (req) => {
     const q = new URL(req.url).searchParams;
     const res = await fetch('http://127.0.0.1:' + q.get('port') + '/_plinth/functions', { headers: { 'x-plinth-runtime-token': q.get('token') ?? '' } });
     return new Response(String(res.status));
-  };`);
+  };`,
+  );
   // Reflects ?n= into a response header, as functions do with a client's input.
-  await t.deploy('reflect', `export default (req) => {
+  await t.deploy(
+    'reflect',
+    `export default (req) => {
     const n = new URL(req.url).searchParams.get('n') ?? '';
     return new Response('ok', { headers: { 'x-name': String.fromCharCode(...new TextEncoder().encode(n)) } });
-  };`);
+  };`,
+  );
 });
 afterAll(async () => {
   await t?.close();
 });
 
 const invoke = (slug: string, init: RequestInit = {}) =>
-  fetch(`${t.baseUrl}/functions/${slug}`, { ...init, headers: { ...bearer(t.anonKey), ...(init.headers as Record<string, string>) } });
+  fetch(`${t.baseUrl}/functions/${slug}`, {
+    ...init,
+    headers: { ...bearer(t.anonKey), ...(init.headers as Record<string, string>) },
+  });
 
 describe('what a function receives', () => {
   it('never sees the runtime token or spoofed forwarding headers', async () => {
     const res = await invoke('echo?a=1', {
-      headers: { 'x-plinth-runtime-token': 'guess', 'x-plinth-url': 'http://evil/', 'x-forwarded-for': '6.6.6.6', 'x-forwarded-proto': 'https' },
+      headers: {
+        'x-plinth-runtime-token': 'guess',
+        'x-plinth-url': 'http://evil/',
+        'x-forwarded-for': '6.6.6.6',
+        'x-forwarded-proto': 'https',
+      },
     });
     expect(res.status).toBe(200);
     const { url, headers } = await res.json();
@@ -70,13 +87,19 @@ describe('what a function can reach', () => {
 describe('request framing through the proxy', () => {
   it('a GET with a body answers, with no hang and no desync', async () => {
     const auth = `Authorization: Bearer ${t.anonKey}\r\n`;
-    const status = await rawStatus(`GET /functions/echo HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 5\r\n\r\n`, 'hello');
+    const status = await rawStatus(
+      `GET /functions/echo HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 5\r\n\r\n`,
+      'hello',
+    );
     expect(status).toBe('HTTP/1.1 200 OK');
   }, 10_000);
 
   it('Transfer-Encoding and Content-Length together are refused (400)', async () => {
     const auth = `Authorization: Bearer ${t.anonKey}\r\n`;
-    const status = await rawStatus(`POST /functions/echo HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n`, '0\r\n\r\n');
+    const status = await rawStatus(
+      `POST /functions/echo HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      '0\r\n\r\n',
+    );
     expect(status).toMatch(/^HTTP\/1.1 400/);
   }, 10_000);
 });

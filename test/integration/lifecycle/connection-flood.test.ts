@@ -22,18 +22,29 @@ afterEach(async () => {
 /** Opens `count` idle connections (never sending a byte); resolves once each connected or failed. */
 async function openIdle(port: number, count: number): Promise<void> {
   await Promise.all(
-    Array.from({ length: count }, () => new Promise<void>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.on('error', () => {});
-      socket.once('connect', () => resolve());
-      socket.once('close', () => resolve());
-      flood.push(socket);
-    })),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<void>((resolve) => {
+          const socket = connect(port, '127.0.0.1');
+          socket.on('error', () => {});
+          socket.once('connect', () => resolve());
+          socket.once('close', () => resolve());
+          flood.push(socket);
+        }),
+    ),
   );
 }
 
 /** A request on the given keep-alive agent (one socket: opened before the flood). */
-function send(agent: Agent, s: ServerProcess, method: string, path: string, headers: Record<string, string>, body?: Buffer) {
+function send(
+  agent: Agent,
+  s: ServerProcess,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: Buffer,
+) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = request({ agent, host: '127.0.0.1', port: s.port, method, path, headers }, (res) => {
       let text = '';
@@ -54,13 +65,23 @@ function denoChild(pid: number): number {
 }
 
 async function startFlooded(env: Record<string, string>) {
-  server = await spawnServer({ fileLimit: FILE_LIMIT, env: { DATABASE_URL: await createDatabase(), LOG_LEVEL: 'warn', ...env } });
+  server = await spawnServer({
+    fileLimit: FILE_LIMIT,
+    env: { DATABASE_URL: await createDatabase(), LOG_LEVEL: 'warn', ...env },
+  });
   await server.waitForOutput('Plinth is listening');
   const s = server;
   const apiKey = s.apiKey();
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const admin = { 'x-api-key': apiKey, 'content-type': 'application/json' };
-  const bucket = await send(agent, s, 'POST', '/api/storage/buckets', admin, Buffer.from(JSON.stringify({ bucketName: 'files' })));
+  const bucket = await send(
+    agent,
+    s,
+    'POST',
+    '/api/storage/buckets',
+    admin,
+    Buffer.from(JSON.stringify({ bucketName: 'files' })),
+  );
   expect(bucket.status, bucket.body).toBe(201);
   return { s, agent, apiKey };
 }
@@ -72,19 +93,36 @@ describe('a connection flood past the open-file limit', () => {
     // A few answers on the old connection: the server has accepted (or refused) the flood by then.
     for (let i = 0; i < 3; i++) expect((await send(agent, s, 'GET', '/api/health', {})).status).toBe(200);
     // The cap under this limit is (256 - 64) / 2 = 96: the server closes the connections past it.
-    await until(() => flood.filter((socket) => socket.destroyed).length >= FLOOD - 96, 30_000, 'connections past the cap to be closed');
+    await until(
+      () => flood.filter((socket) => socket.destroyed).length >= FLOOD - 96,
+      30_000,
+      'connections past the cap to be closed',
+    );
     const refused = flood.filter((socket) => socket.destroyed).length;
-    const upload = await send(agent, s, 'POST', '/api/storage/buckets/files/objects', { 'x-api-key': apiKey, 'content-type': 'application/octet-stream' }, Buffer.alloc(4096, 'x'));
+    const upload = await send(
+      agent,
+      s,
+      'POST',
+      '/api/storage/buckets/files/objects',
+      { 'x-api-key': apiKey, 'content-type': 'application/octet-stream' },
+      Buffer.alloc(4096, 'x'),
+    );
     expect(upload.status, upload.body).toBe(201);
     const ready = await send(agent, s, 'GET', '/api/health/ready', {});
     expect(ready.status, ready.body).toBe(200);
-    console.log(`flood: ${FLOOD} idle connections under ulimit -n ${FILE_LIMIT}; ${refused} closed by the server so far`);
+    console.log(
+      `flood: ${FLOOD} idle connections under ulimit -n ${FILE_LIMIT}; ${refused} closed by the server so far`,
+    );
     expect(s.child.exitCode).toBeNull();
     agent.destroy();
   }, 120_000);
 
   it('without the cap, the runtime cannot restart (EMFILE) but the process lives, and the runtime comes back', async () => {
-    const { s, agent } = await startFlooded({ MAX_CONNECTIONS: '100000', FUNCTIONS_HEALTH_INTERVAL_MS: '100', LOG_LEVEL: 'info' });
+    const { s, agent } = await startFlooded({
+      MAX_CONNECTIONS: '100000',
+      FUNCTIONS_HEALTH_INTERVAL_MS: '100',
+      LOG_LEVEL: 'info',
+    });
     await s.waitForOutput('function runtime running on', 60_000);
     await openIdle(s.port, FLOOD);
     // The runtime dies while no file descriptor is left: starting it again fails (EMFILE).
@@ -93,10 +131,14 @@ describe('a connection flood past the open-file limit', () => {
     const during = JSON.parse((await send(agent, s, 'GET', '/api/health', {})).body);
     expect(during.status).toBe('ok');
     for (const socket of flood.splice(0)) socket.destroy();
-    await until(async () => {
-      const ready = JSON.parse((await send(agent, s, 'GET', '/api/health/ready', {})).body);
-      return ready.functionsRuntime?.status === 'running' && ready.functionsRuntime.restarts > 0;
-    }, 60_000, 'the runtime to run again');
+    await until(
+      async () => {
+        const ready = JSON.parse((await send(agent, s, 'GET', '/api/health/ready', {})).body);
+        return ready.functionsRuntime?.status === 'running' && ready.functionsRuntime.restarts > 0;
+      },
+      60_000,
+      'the runtime to run again',
+    );
     expect(s.child.exitCode).toBeNull();
     agent.destroy();
   }, 180_000);

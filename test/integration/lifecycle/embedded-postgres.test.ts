@@ -27,7 +27,10 @@ async function start(): Promise<ServerProcess> {
 const readNotes = async (s: ServerProcess) => {
   try {
     // A read that takes longer than 5 s counts as not answered.
-    const res = await fetch(`${s.baseUrl}/api/database/records/notes`, { headers: { 'x-api-key': apiKey }, signal: AbortSignal.timeout(5_000) });
+    const res = await fetch(`${s.baseUrl}/api/database/records/notes`, {
+      headers: { 'x-api-key': apiKey },
+      signal: AbortSignal.timeout(5_000),
+    });
     return { status: res.status, body: await res.text() };
   } catch (err) {
     return { status: 0, body: String(err) };
@@ -35,7 +38,12 @@ const readNotes = async (s: ServerProcess) => {
 };
 
 /** The fourth line of postmaster.pid onwards ends with the postmaster's status (ready, stopping…). */
-const postmasterStatus = () => readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').trim().split('\n').at(-1)?.trim();
+const postmasterStatus = () =>
+  readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8')
+    .trim()
+    .split('\n')
+    .at(-1)
+    ?.trim();
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'plinth-embedded-'));
@@ -45,7 +53,9 @@ beforeAll(async () => {
   const res = await fetch(`${s.baseUrl}/api/database/advance/rawsql/unrestricted`, {
     method: 'POST',
     headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-    body: JSON.stringify({ query: "create table notes (id int primary key, body text); insert into notes values (1, 'kept')" }),
+    body: JSON.stringify({
+      query: "create table notes (id int primary key, body text); insert into notes values (1, 'kept')",
+    }),
   });
   expect(res.status, await res.text()).toBe(200);
   expect(await readNotes(s)).toMatchObject({ status: 200 });
@@ -84,7 +94,10 @@ describe('embedded PostgreSQL supervision', () => {
     first.child.kill('SIGKILL');
     await first.exited;
     const password = readFileSync(path.join(dataDir, 'pg-password'), 'utf8').trim();
-    const client = postgres(`postgres://postgres:${password}@127.0.0.1:${pgPort}/postgres`, { max: 1, onnotice: () => {} });
+    const client = postgres(`postgres://postgres:${password}@127.0.0.1:${pgPort}/postgres`, {
+      max: 1,
+      onnotice: () => {},
+    });
     try {
       await client`select 1`;
       const orphan = postmasterPid(dataDir)!;

@@ -26,7 +26,10 @@ async function holdPort(): Promise<number> {
 
 /** The exit code, or 'still running' when the process does not end within `ms`. */
 function exitWithin(s: ServerProcess, ms: number): Promise<number | string> {
-  return Promise.race([s.exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running'), ms).unref())]);
+  return Promise.race([
+    s.exited,
+    new Promise<string>((resolve) => setTimeout(() => resolve('still running'), ms).unref()),
+  ]);
 }
 
 describe('a taken port', () => {
@@ -40,7 +43,9 @@ describe('a taken port', () => {
     if (mode === 'external') env.DATABASE_URL = await createDatabase();
     server = await spawnServer({ env });
     expect(await exitWithin(server, 60_000)).toBe(1);
-    expect(server.stderr().trim()).toBe(`${setting} ${port} is already in use: stop what holds it or set ${setting} to a free port`);
+    expect(server.stderr().trim()).toBe(
+      `${setting} ${port} is already in use: stop what holds it or set ${setting} to a free port`,
+    );
     expect(server.stdout()).not.toContain('Plinth is listening');
   });
 });

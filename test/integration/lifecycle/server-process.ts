@@ -37,7 +37,8 @@ export interface StartOptions {
 /** The environment without the PLINTH_/database settings of the machine running the tests. */
 function baseEnv(): Record<string, string> {
   const keep = Object.entries(process.env).filter(
-    ([k, v]) => v !== undefined && !k.startsWith('PLINTH_') && !/^(DATABASE_URL|PORT|EMBEDDED_PG_PORT|FUNCTIONS_.*)$/.test(k),
+    ([k, v]) =>
+      v !== undefined && !k.startsWith('PLINTH_') && !/^(DATABASE_URL|PORT|EMBEDDED_PG_PORT|FUNCTIONS_.*)$/.test(k),
   );
   return Object.fromEntries(keep) as Record<string, string>;
 }
@@ -62,13 +63,23 @@ export async function spawnServer(options: StartOptions = {}): Promise<ServerPro
   };
   const node = `"${process.execPath}" --import tsx src/main.ts`;
   const child = options.fileLimit
-    ? spawn('sh', ['-c', `ulimit -n ${options.fileLimit} && exec ${node}`], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    ? spawn('sh', ['-c', `ulimit -n ${options.fileLimit} && exec ${node}`], {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+    : spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (err += d));
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
   let ended = false;
   void exited.then(() => (ended = true));
 
@@ -78,7 +89,10 @@ export async function spawnServer(options: StartOptions = {}): Promise<ServerPro
         if (out.includes(text)) return done(resolve);
         if (ended) return done(() => reject(new Error(`server exited before printing "${text}":\n${out}\n${err}`)));
       };
-      const timer = setTimeout(() => done(() => reject(new Error(`no "${text}" within ${ms} ms:\n${out}\n${err}`))), ms);
+      const timer = setTimeout(
+        () => done(() => reject(new Error(`no "${text}" within ${ms} ms:\n${out}\n${err}`))),
+        ms,
+      );
       const done = (then: () => void) => {
         clearTimeout(timer);
         child.stdout!.off('data', check);

@@ -47,7 +47,11 @@ describe('SIGTERM', () => {
           port: s.port,
           method: 'POST',
           path: '/api/storage/buckets/uploads/objects',
-          headers: { 'x-api-key': apiKey, 'content-type': 'application/octet-stream', 'content-length': half.length * 2 },
+          headers: {
+            'x-api-key': apiKey,
+            'content-type': 'application/octet-stream',
+            'content-length': half.length * 2,
+          },
         },
         (res) => {
           let body = '';

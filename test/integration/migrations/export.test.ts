@@ -29,12 +29,15 @@ describe('POST /api/database/advance/export', () => {
     expect(sql).toContain('create table public."toys"');
     expect(sql).toContain('CREATE INDEX toys_label_idx');
     expect(sql).toContain('create or replace view public."toy_names"');
-    const before = await t.deps.sql`select m.name, t.label, t.meta, t.made::text from public.toys t join public.makers m on m.id = t.maker_id order by t.id`;
+    const before = await t.deps
+      .sql`select m.name, t.label, t.meta, t.made::text from public.toys t join public.makers m on m.id = t.maker_id order by t.id`;
     await t.deps.sql.unsafe('drop view public.toy_names; drop table public.toys; drop table public.makers');
     await t.deps.sql.unsafe(sql);
-    const after = await t.deps.sql`select m.name, t.label, t.meta, t.made::text from public.toys t join public.makers m on m.id = t.maker_id order by t.id`;
+    const after = await t.deps
+      .sql`select m.name, t.label, t.meta, t.made::text from public.toys t join public.makers m on m.id = t.maker_id order by t.id`;
     expect(after).toEqual(before);
-    const [policy] = await t.deps.sql`select roles::text[] as roles from pg_policies where tablename = 'toys' and policyname = 'toys_read'`;
+    const [policy] = await t.deps
+      .sql`select roles::text[] as roles from pg_policies where tablename = 'toys' and policyname = 'toys_read'`;
     expect(policy!.roles).toEqual(['anon']);
     await expect(t.deps.sql`delete from public.makers where id = 1`).resolves.toBeDefined();
     expect((await t.deps.sql`select count(*)::int as n from public.toys where maker_id = 1`)[0]!.n).toBe(0);
@@ -46,8 +49,18 @@ describe('POST /api/database/advance/export', () => {
     const toys = res.json.data.tables.toys;
     expect(toys.rows).toHaveLength(2);
     expect(toys.truncated).toBe(true);
-    expect(toys.rows[0]).toMatchObject({ id: expect.any(Number), label: expect.stringMatching(/^toy/), meta: { n: 1 } });
-    expect(toys.columns.map((c: { columnName: string }) => c.columnName)).toEqual(['id', 'maker_id', 'label', 'meta', 'made']);
+    expect(toys.rows[0]).toMatchObject({
+      id: expect.any(Number),
+      label: expect.stringMatching(/^toy/),
+      meta: { n: 1 },
+    });
+    expect(toys.columns.map((c: { columnName: string }) => c.columnName)).toEqual([
+      'id',
+      'maker_id',
+      'label',
+      'meta',
+      'made',
+    ]);
     const all = await exportDb({ format: 'json', includeData: false, includeFunctions: true, includeSequences: true });
     expect(Object.keys(all.json.data.tables)).toEqual(expect.arrayContaining(['makers', 'toys']));
     expect(all.json.data.tables.toys.rows).toBeUndefined();

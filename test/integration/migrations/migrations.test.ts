@@ -7,7 +7,12 @@ let t: TestApp;
 const key = () => ({ 'x-api-key': t.apiKey });
 const apply = (version: string, sql: string, name = 'change') =>
   t.request({ method: 'POST', url: '/api/database/migrations', headers: key(), payload: { version, name, sql } });
-const history = async () => (await t.request({ method: 'GET', url: '/api/database/migrations', headers: key() })).json.migrations as { version: string; name: string; statements: string[] }[];
+const history = async () =>
+  (await t.request({ method: 'GET', url: '/api/database/migrations', headers: key() })).json.migrations as {
+    version: string;
+    name: string;
+    statements: string[];
+  }[];
 const tableExists = async (name: string) =>
   (await t.deps.sql<{ exists: boolean }[]>`select to_regclass(${`public.${name}`}) is not null as exists`)[0]!.exists;
 
@@ -18,7 +23,11 @@ afterAll(() => t.close());
 
 describe('applying and listing', () => {
   it('applies a migration, answers 201 with its statements and lists it', async () => {
-    const res = await apply('1', 'create table notes (id int primary key, body text);\n-- a comment\ninsert into notes values (1, \'a;b\');', 'create-notes');
+    const res = await apply(
+      '1',
+      "create table notes (id int primary key, body text);\n-- a comment\ninsert into notes values (1, 'a;b');",
+      'create-notes',
+    );
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json).toEqual({
       version: '1',
@@ -36,7 +45,10 @@ describe('applying and listing', () => {
 select 1`;
     const res = await apply('2', sql);
     expect(res.statusCode, res.body).toBe(201);
-    expect(res.json.statements).toEqual(['create function add_one(x int) returns int language plpgsql as $$ begin return x + 1; end; $$', 'select 1']);
+    expect(res.json.statements).toEqual([
+      'create function add_one(x int) returns int language plpgsql as $$ begin return x + 1; end; $$',
+      'select 1',
+    ]);
   });
 
   it('compares versions as integers: 10 is newer than 9, and 9 is then refused with 409', async () => {
@@ -123,7 +135,11 @@ describe('the guard refuses dangerous statements before anything runs', () => {
     ['SET statement_timeout', 'set statement_timeout = 0;', /Changing statement_timeout/],
     ['RESET ALL', 'reset all;', /RESET ALL is not allowed/],
     ['set_config()', "create table g1 as select set_config('role', 'anon', true);", /set_config\(\) is not allowed/],
-    ['set_config() nested in a function body call', "select 1 where exists (select pg_catalog.set_config('search_path', 'x', false));", /set_config/],
+    [
+      'set_config() nested in a function body call',
+      "select 1 where exists (select pg_catalog.set_config('search_path', 'x', false));",
+      /set_config/,
+    ],
     ['ALTER SYSTEM', 'alter system set work_mem = 1;', /ALTER SYSTEM/],
     ['COPY from a file', "copy notes from '/etc/passwd';", /COPY is not allowed/],
     ['DISCARD', 'discard all;', /DISCARD/],
@@ -141,7 +157,10 @@ describe('the guard refuses dangerous statements before anything runs', () => {
 describe('all or nothing', () => {
   it('a failing statement leaves no trace, not even of earlier statements, and no history row', async () => {
     const before = await history();
-    const res = await apply('3'.repeat(64), 'create table first_one (id int); insert into first_one values (1); insert into missing_table values (1);');
+    const res = await apply(
+      '3'.repeat(64),
+      'create table first_one (id int); insert into first_one values (1); insert into missing_table values (1);',
+    );
     expect(res.statusCode).toBe(400);
     expect(res.json).toMatchObject({ error: 'VALIDATION_ERROR' });
     expect(res.json.message).toMatch(/^Statement 3 failed: relation "missing_table" does not exist/);
@@ -157,7 +176,7 @@ describe('all or nothing', () => {
     expect(row!.path).toBe('public');
   });
 
-  it('session settings a migration SETs do not leak into the server\'s pooled connections', async () => {
+  it("session settings a migration SETs do not leak into the server's pooled connections", async () => {
     const res = await apply('5'.repeat(64), "set datestyle = 'SQL, DMY'; create table leak_probe (id int);");
     expect(res.statusCode, res.body).toBe(201);
     const styles = await Promise.all(Array.from({ length: 12 }, () => t.deps.sql`show datestyle`));
@@ -169,12 +188,21 @@ describe('the records API sees the new schema as soon as POST returns', () => {
   it('a new table, then a new column on a table the records API already read', async () => {
     const records = (url: string) => t.request({ method: 'GET', url, headers: key() });
     expect((await records('/api/database/records/gadgets')).statusCode).toBe(404);
-    expect((await apply('6'.repeat(64), "create table gadgets (id int primary key, label text); insert into gadgets values (1, 'one');")).statusCode).toBe(201);
+    expect(
+      (
+        await apply(
+          '6'.repeat(64),
+          "create table gadgets (id int primary key, label text); insert into gadgets values (1, 'one');",
+        )
+      ).statusCode,
+    ).toBe(201);
     const read = await records('/api/database/records/gadgets');
     expect(read.statusCode, read.body).toBe(200);
     expect(read.json).toEqual([{ id: 1, label: 'one' }]);
 
-    expect((await apply('7'.repeat(64), "alter table gadgets add column colour text not null default 'red';")).statusCode).toBe(201);
+    expect(
+      (await apply('7'.repeat(64), "alter table gadgets add column colour text not null default 'red';")).statusCode,
+    ).toBe(201);
     const withColumn = await records('/api/database/records/gadgets?select=id,colour');
     expect(withColumn.statusCode, withColumn.body).toBe(200);
     expect(withColumn.json).toEqual([{ id: 1, colour: 'red' }]);
@@ -201,7 +229,10 @@ describe('every server hears of the change', () => {
     try {
       const read = () => other.app.inject({ method: 'GET', url: '/api/database/records/shared_table', headers: key() });
       expect((await read()).statusCode).toBe(404);
-      expect((await apply(`${'7'.repeat(63)}9`, "create table shared_table (id int); insert into shared_table values (42);")).statusCode).toBe(201);
+      expect(
+        (await apply(`${'7'.repeat(63)}9`, 'create table shared_table (id int); insert into shared_table values (42);'))
+          .statusCode,
+      ).toBe(201);
       const res = await read();
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json()).toEqual([{ id: 42 }]);
@@ -227,14 +258,22 @@ describe('the advisory lock serialises concurrent applies', () => {
 });
 
 describe('dry run', () => {
-  const dryRun = (sql: string) => t.request({ method: 'POST', url: '/api/database/migrations/dry-run', headers: key(), payload: { sql } });
+  const dryRun = (sql: string) =>
+    t.request({ method: 'POST', url: '/api/database/migrations/dry-run', headers: key(), payload: { sql } });
 
   it('reports statements and risks and always rolls back', async () => {
     const res = await dryRun('create table dry_table (id int); alter table notes drop column body; drop table notes;');
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json).toMatchObject({ valid: true, statementCount: 3, riskLevel: 'DANGER' });
-    expect(res.json.statements).toEqual(['create table dry_table (id int)', 'alter table notes drop column body', 'drop table notes']);
-    expect(res.json.riskFactors.map((f: { code: string }) => f.code)).toEqual(['DESTRUCTIVE_DATA_LOSS', 'DESTRUCTIVE_DATA_LOSS']);
+    expect(res.json.statements).toEqual([
+      'create table dry_table (id int)',
+      'alter table notes drop column body',
+      'drop table notes',
+    ]);
+    expect(res.json.riskFactors.map((f: { code: string }) => f.code)).toEqual([
+      'DESTRUCTIVE_DATA_LOSS',
+      'DESTRUCTIVE_DATA_LOSS',
+    ]);
     expect(await tableExists('dry_table')).toBe(false);
     expect(await tableExists('notes')).toBe(true);
   });
@@ -242,11 +281,38 @@ describe('dry run', () => {
   it.each([
     ['safe SQL', 'create table dry_safe (id int)', { valid: true, riskLevel: 'SAFE', riskFactors: [] }],
     ['a rename', 'alter table notes rename to notes2', { valid: true, riskLevel: 'WARNING' }],
-    ['an empty script', '-- nothing', { valid: false, statementCount: 0, riskFactors: [expect.objectContaining({ code: 'EMPTY_SQL' })] }],
-    ['an empty string', '', { valid: false, statementCount: 0, riskFactors: [expect.objectContaining({ code: 'EMPTY_SQL' })] }],
-    ['transaction control', 'begin; select 1; commit;', { valid: false, riskLevel: 'DANGER', riskFactors: [expect.objectContaining({ code: 'GUARD_VIOLATION' }), expect.objectContaining({ code: 'GUARD_VIOLATION' })] }],
-    ['a syntax error', 'selec 1', { valid: false, riskFactors: [expect.objectContaining({ code: 'SYNTAX_OR_EXECUTION_ERROR' })] }],
-    ['an execution error', 'insert into nowhere values (1)', { valid: false, error: expect.stringMatching(/relation "nowhere" does not exist/) }],
+    [
+      'an empty script',
+      '-- nothing',
+      { valid: false, statementCount: 0, riskFactors: [expect.objectContaining({ code: 'EMPTY_SQL' })] },
+    ],
+    [
+      'an empty string',
+      '',
+      { valid: false, statementCount: 0, riskFactors: [expect.objectContaining({ code: 'EMPTY_SQL' })] },
+    ],
+    [
+      'transaction control',
+      'begin; select 1; commit;',
+      {
+        valid: false,
+        riskLevel: 'DANGER',
+        riskFactors: [
+          expect.objectContaining({ code: 'GUARD_VIOLATION' }),
+          expect.objectContaining({ code: 'GUARD_VIOLATION' }),
+        ],
+      },
+    ],
+    [
+      'a syntax error',
+      'selec 1',
+      { valid: false, riskFactors: [expect.objectContaining({ code: 'SYNTAX_OR_EXECUTION_ERROR' })] },
+    ],
+    [
+      'an execution error',
+      'insert into nowhere values (1)',
+      { valid: false, error: expect.stringMatching(/relation "nowhere" does not exist/) },
+    ],
   ])('%s', async (_label, sql, expected) => {
     const res = await dryRun(sql);
     expect(res.statusCode, res.body).toBe(200);
@@ -259,7 +325,13 @@ describe('dry run', () => {
 describe('dry runs are not limited per IP (api-contract Part A item 16)', () => {
   it('an admin gets 40 dry runs from one IP within 15 minutes, all answered 200', async () => {
     const dryRunFrom = (remoteAddress: string) =>
-      t.request({ method: 'POST', url: '/api/database/migrations/dry-run', headers: key(), remoteAddress, payload: { sql: 'select 1' } });
+      t.request({
+        method: 'POST',
+        url: '/api/database/migrations/dry-run',
+        headers: key(),
+        remoteAddress,
+        payload: { sql: 'select 1' },
+      });
     const statuses: number[] = [];
     for (let i = 0; i < 40; i++) statuses.push((await dryRunFrom('10.66.0.1')).statusCode);
     expect(statuses).toEqual(Array.from({ length: 40 }, () => 200));

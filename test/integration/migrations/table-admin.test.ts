@@ -5,14 +5,23 @@ import { bearer, startTestApp, type TestApp } from '../../harness/test-app.js';
 
 let t: TestApp;
 const key = () => ({ 'x-api-key': t.apiKey });
-const createTable = (payload: Record<string, unknown>) => t.request({ method: 'POST', url: '/api/database/tables', headers: key(), payload });
-const schemaOf = (table: string) => t.request({ method: 'GET', url: `/api/database/tables/${table}/schema`, headers: key() });
+const createTable = (payload: Record<string, unknown>) =>
+  t.request({ method: 'POST', url: '/api/database/tables', headers: key(), payload });
+const schemaOf = (table: string) =>
+  t.request({ method: 'GET', url: `/api/database/tables/${table}/schema`, headers: key() });
 const alter = (table: string, payload: Record<string, unknown>) =>
   t.request({ method: 'PATCH', url: `/api/database/tables/${table}/schema`, headers: key(), payload });
-const records = (table: string, query = '') => t.request({ method: 'GET', url: `/api/database/records/${table}${query}`, headers: key() });
+const records = (table: string, query = '') =>
+  t.request({ method: 'GET', url: `/api/database/records/${table}${query}`, headers: key() });
 const insert = (table: string, row: Record<string, unknown>) =>
-  t.request({ method: 'POST', url: `/api/database/records/${table}`, headers: { ...key(), prefer: 'return=representation' }, payload: row });
-const columnNames = async (table: string) => ((await schemaOf(table)).json.columns as { columnName: string }[]).map((c) => c.columnName);
+  t.request({
+    method: 'POST',
+    url: `/api/database/records/${table}`,
+    headers: { ...key(), prefer: 'return=representation' },
+    payload: row,
+  });
+const columnNames = async (table: string) =>
+  ((await schemaOf(table)).json.columns as { columnName: string }[]).map((c) => c.columnName);
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -21,7 +30,14 @@ afterAll(() => t.close());
 
 describe('POST /api/database/tables', () => {
   it('creates a table with auto fields, friendly and raw types, defaults and a foreign key; the records API serves it at once', async () => {
-    expect((await createTable({ tableName: 'authors', columns: [{ columnName: 'name', type: 'string', isNullable: false, isUnique: true }] })).statusCode).toBe(201);
+    expect(
+      (
+        await createTable({
+          tableName: 'authors',
+          columns: [{ columnName: 'name', type: 'string', isNullable: false, isUnique: true }],
+        })
+      ).statusCode,
+    ).toBe(201);
     const res = await createTable({
       tableName: 'posts',
       columns: [
@@ -40,35 +56,78 @@ describe('POST /api/database/tables', () => {
       foreignKeys: [{ columnName: 'author_id', referenceTable: 'authors', referenceColumn: 'id', onDelete: 'CASCADE' }],
     });
     expect(res.statusCode, res.body).toBe(201);
-    expect(res.json).toMatchObject({ schemaName: 'public', tableName: 'posts', message: 'Table created successfully', autoFields: ['id', 'created_at', 'updated_at'], nextActions: expect.any(String) });
+    expect(res.json).toMatchObject({
+      schemaName: 'public',
+      tableName: 'posts',
+      message: 'Table created successfully',
+      autoFields: ['id', 'created_at', 'updated_at'],
+      nextActions: expect.any(String),
+    });
     const byName = Object.fromEntries((res.json.columns as { columnName: string }[]).map((c) => [c.columnName, c]));
-    expect(Object.keys(byName)).toEqual(['id', 'title', 'views', 'score', 'published', 'published_at', 'day', 'meta', 'slug', 'price', 'tags', 'author_id', 'created_at', 'updated_at']);
-    expect(byName.id).toMatchObject({ type: 'uuid', isPrimaryKey: true, isNullable: false, defaultValue: 'gen_random_uuid()' });
+    expect(Object.keys(byName)).toEqual([
+      'id',
+      'title',
+      'views',
+      'score',
+      'published',
+      'published_at',
+      'day',
+      'meta',
+      'slug',
+      'price',
+      'tags',
+      'author_id',
+      'created_at',
+      'updated_at',
+    ]);
+    expect(byName.id).toMatchObject({
+      type: 'uuid',
+      isPrimaryKey: true,
+      isNullable: false,
+      defaultValue: 'gen_random_uuid()',
+    });
     expect(byName.title).toMatchObject({ type: 'text', isNullable: false, isUnique: false });
     expect(byName.score).toMatchObject({ type: 'double precision' });
     expect(byName.published_at).toMatchObject({ type: 'timestamp with time zone' });
     expect(byName.meta).toMatchObject({ type: 'jsonb' });
     expect(byName.slug).toMatchObject({ type: 'character varying(80)', isUnique: true });
     expect(byName.price).toMatchObject({ type: 'numeric(10,2)' });
-    expect(byName.author_id).toMatchObject({ foreignKey: { referenceTable: 'authors', referenceColumn: 'id', onDelete: 'CASCADE', onUpdate: 'NO ACTION' } });
+    expect(byName.author_id).toMatchObject({
+      foreignKey: { referenceTable: 'authors', referenceColumn: 'id', onDelete: 'CASCADE', onUpdate: 'NO ACTION' },
+    });
 
     const author = await insert('authors', { name: 'Ann' });
     expect(author.statusCode, author.body).toBe(201);
     const post = await insert('posts', { title: 'Hello', author_id: author.json[0].id });
     expect(post.statusCode, post.body).toBe(201);
-    expect(post.json[0]).toMatchObject({ title: 'Hello', views: 0, published: false, meta: { a: 1 }, slug: "it's", id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(post.json[0]).toMatchObject({
+      title: 'Hello',
+      views: 0,
+      published: false,
+      meta: { a: 1 },
+      slug: "it's",
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     expect(post.json[0].created_at).toEqual(expect.any(String));
   });
 
   it('turns row-level security on by default (anon sees nothing) and off when asked', async () => {
-    for (const [tableName, rlsEnabled] of [['locked', undefined], ['open_table', false]] as const) {
-      const res = await createTable({ tableName, columns: [{ columnName: 'note', type: 'string' }], ...(rlsEnabled === undefined ? {} : { rlsEnabled }) });
+    for (const [tableName, rlsEnabled] of [
+      ['locked', undefined],
+      ['open_table', false],
+    ] as const) {
+      const res = await createTable({
+        tableName,
+        columns: [{ columnName: 'note', type: 'string' }],
+        ...(rlsEnabled === undefined ? {} : { rlsEnabled }),
+      });
       expect(res.statusCode, res.body).toBe(201);
       expect((await insert(tableName, { note: 'x' })).statusCode).toBe(201);
     }
     expect((await schemaOf('locked')).json.rlsEnabled).toBe(true);
     expect((await schemaOf('open_table')).json.rlsEnabled).toBe(false);
-    const asAnon = (table: string) => t.request({ method: 'GET', url: `/api/database/records/${table}?select=note`, headers: bearer(t.anonKey) });
+    const asAnon = (table: string) =>
+      t.request({ method: 'GET', url: `/api/database/records/${table}?select=note`, headers: bearer(t.anonKey) });
     expect((await asAnon('locked')).json).toEqual([]);
     expect((await asAnon('open_table')).json).toEqual([{ note: 'x' }]);
   });
@@ -77,7 +136,9 @@ describe('POST /api/database/tables', () => {
     const res = await createTable({
       tableName: 'profiles',
       columns: [{ columnName: 'user_id', type: 'uuid', isNullable: false }],
-      foreignKeys: [{ columnName: 'user_id', referenceTable: 'auth.users', referenceColumn: 'id', onDelete: 'CASCADE' }],
+      foreignKeys: [
+        { columnName: 'user_id', referenceTable: 'auth.users', referenceColumn: 'id', onDelete: 'CASCADE' },
+      ],
     });
     expect(res.statusCode, res.body).toBe(201);
     const userId = (await t.signUp()).user.id;
@@ -85,11 +146,16 @@ describe('POST /api/database/tables', () => {
     const orphan = await insert('profiles', { user_id: '00000000-0000-0000-0000-000000000000' });
     expect(orphan.statusCode).toBe(409);
     const cols = Object.fromEntries((res.json.columns as { columnName: string }[]).map((c) => [c.columnName, c]));
-    expect(cols.user_id).toMatchObject({ foreignKey: { referenceTable: 'auth.users', referenceColumn: 'id', onDelete: 'CASCADE' } });
+    expect(cols.user_id).toMatchObject({
+      foreignKey: { referenceTable: 'auth.users', referenceColumn: 'id', onDelete: 'CASCADE' },
+    });
   });
 
   it('a user primary key keeps id unique and not null', async () => {
-    const res = await createTable({ tableName: 'codes', columns: [{ columnName: 'code', type: 'string', isPrimaryKey: true, isNullable: false }] });
+    const res = await createTable({
+      tableName: 'codes',
+      columns: [{ columnName: 'code', type: 'string', isPrimaryKey: true, isNullable: false }],
+    });
     expect(res.statusCode, res.body).toBe(201);
     const cols = Object.fromEntries((res.json.columns as { columnName: string }[]).map((c) => [c.columnName, c]));
     expect(cols.code).toMatchObject({ isPrimaryKey: true });
@@ -98,16 +164,66 @@ describe('POST /api/database/tables', () => {
 
   it.each([
     ['an existing table', { tableName: 'posts', columns: [] }, 409, /already exists/],
-    ['a column named twice', { tableName: 'twice', columns: [{ columnName: 'a', type: 'string' }, { columnName: 'a', type: 'integer' }] }, 409, /named twice/],
-    ['an auto field', { tableName: 'auto', columns: [{ columnName: 'id', type: 'integer' }] }, 400, /created automatically/],
-    ['a type that does not exist', { tableName: 'badtype', columns: [{ columnName: 'a', type: 'nosuchtype' }] }, 400, /type "nosuchtype" does not exist/],
-    ['SQL smuggled in a type', { tableName: 'inject', columns: [{ columnName: 'a', type: 'int); drop table posts; --' }] }, 400, /is not a column type/],
-    ['a constraint smuggled in a type', { tableName: 'inject', columns: [{ columnName: 'a', type: 'int primary key' }] }, 400, /is not a column type/],
-    ['a default that does not fit the type', { tableName: 'baddefault', columns: [{ columnName: 'n', type: 'integer', defaultValue: 'many' }] }, 400, /invalid input syntax for type integer/],
-    ['a foreign key to a missing table', { tableName: 'orphans', columns: [{ columnName: 'p', type: 'uuid' }], foreignKeys: [{ columnName: 'p', referenceTable: 'nowhere', referenceColumn: 'id' }] }, 400, /"public.nowhere" does not exist/],
+    [
+      'a column named twice',
+      {
+        tableName: 'twice',
+        columns: [
+          { columnName: 'a', type: 'string' },
+          { columnName: 'a', type: 'integer' },
+        ],
+      },
+      409,
+      /named twice/,
+    ],
+    [
+      'an auto field',
+      { tableName: 'auto', columns: [{ columnName: 'id', type: 'integer' }] },
+      400,
+      /created automatically/,
+    ],
+    [
+      'a type that does not exist',
+      { tableName: 'badtype', columns: [{ columnName: 'a', type: 'nosuchtype' }] },
+      400,
+      /type "nosuchtype" does not exist/,
+    ],
+    [
+      'SQL smuggled in a type',
+      { tableName: 'inject', columns: [{ columnName: 'a', type: 'int); drop table posts; --' }] },
+      400,
+      /is not a column type/,
+    ],
+    [
+      'a constraint smuggled in a type',
+      { tableName: 'inject', columns: [{ columnName: 'a', type: 'int primary key' }] },
+      400,
+      /is not a column type/,
+    ],
+    [
+      'a default that does not fit the type',
+      { tableName: 'baddefault', columns: [{ columnName: 'n', type: 'integer', defaultValue: 'many' }] },
+      400,
+      /invalid input syntax for type integer/,
+    ],
+    [
+      'a foreign key to a missing table',
+      {
+        tableName: 'orphans',
+        columns: [{ columnName: 'p', type: 'uuid' }],
+        foreignKeys: [{ columnName: 'p', referenceTable: 'nowhere', referenceColumn: 'id' }],
+      },
+      400,
+      /"public.nowhere" does not exist/,
+    ],
     ['a table name with a quote', { tableName: 'bad"name', columns: [] }, 400, /tableName/],
     ['a table name over 63 characters', { tableName: 'a'.repeat(64), columns: [] }, 400, /63/],
-    ['a column name with a space', { tableName: 'spaced', columns: [{ columnName: 'a b', type: 'string' }] }, 400, /columnName/],
+    [
+      'a column name with a space',
+      { tableName: 'spaced', columns: [{ columnName: 'a b', type: 'string' }] },
+      400,
+      /columnName/,
+    ],
     ['an unknown field', { tableName: 'extra', columns: [], owner: 'me' }, 400, /owner/],
   ])('%s', async (_label, payload, status, message) => {
     const res = await createTable(payload);
@@ -128,7 +244,15 @@ describe('GET /api/database/tables/:tableName/schema', () => {
 
 describe('PATCH /api/database/tables/:tableName/schema', () => {
   beforeAll(async () => {
-    await createTable({ tableName: 'items', columns: [{ columnName: 'label', type: 'string' }, { columnName: 'old', type: 'integer' }, { columnName: 'qty', type: 'string', defaultValue: '1' }, { columnName: 'author_id', type: 'uuid' }] });
+    await createTable({
+      tableName: 'items',
+      columns: [
+        { columnName: 'label', type: 'string' },
+        { columnName: 'old', type: 'integer' },
+        { columnName: 'qty', type: 'string', defaultValue: '1' },
+        { columnName: 'author_id', type: 'uuid' },
+      ],
+    });
     await insert('items', { label: 'first', qty: '5' });
   });
 
@@ -136,22 +260,38 @@ describe('PATCH /api/database/tables/:tableName/schema', () => {
     const res = await alter('items', {
       addColumns: [{ columnName: 'colour', type: 'string', defaultValue: 'red', isNullable: false }],
       dropColumns: ['old'],
-      updateColumns: [{ columnName: 'qty', type: 'integer', defaultValue: '2', isNullable: false }, { columnName: 'label', newColumnName: 'title' }],
-      addForeignKeys: [{ columnName: 'author_id', referenceTable: 'authors', referenceColumn: 'id', onDelete: 'SET NULL' }],
+      updateColumns: [
+        { columnName: 'qty', type: 'integer', defaultValue: '2', isNullable: false },
+        { columnName: 'label', newColumnName: 'title' },
+      ],
+      addForeignKeys: [
+        { columnName: 'author_id', referenceTable: 'authors', referenceColumn: 'id', onDelete: 'SET NULL' },
+      ],
     });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json).toMatchObject({ message: 'Table schema updated successfully', tableName: 'items', operations: expect.arrayContaining(['dropped column old', 'added column colour']) });
+    expect(res.json).toMatchObject({
+      message: 'Table schema updated successfully',
+      tableName: 'items',
+      operations: expect.arrayContaining(['dropped column old', 'added column colour']),
+    });
     const read = await records('items', '?select=title,qty,colour');
     expect(read.statusCode, read.body).toBe(200);
     expect(read.json).toEqual([{ title: 'first', qty: 5, colour: 'red' }]);
-    const cols = Object.fromEntries(((await schemaOf('items')).json.columns as { columnName: string }[]).map((c) => [c.columnName, c]));
+    const cols = Object.fromEntries(
+      ((await schemaOf('items')).json.columns as { columnName: string }[]).map((c) => [c.columnName, c]),
+    );
     expect(cols.qty).toMatchObject({ type: 'integer', isNullable: false, defaultValue: '2' });
     expect(cols.author_id).toMatchObject({ foreignKey: { referenceTable: 'authors', onDelete: 'SET NULL' } });
     expect(cols.old).toBeUndefined();
 
-    const dropped = await alter('items', { dropForeignKeys: ['author_id'], updateColumns: [{ columnName: 'qty', defaultValue: null }] });
+    const dropped = await alter('items', {
+      dropForeignKeys: ['author_id'],
+      updateColumns: [{ columnName: 'qty', defaultValue: null }],
+    });
     expect(dropped.statusCode, dropped.body).toBe(200);
-    const after = Object.fromEntries(((await schemaOf('items')).json.columns as { columnName: string }[]).map((c) => [c.columnName, c]));
+    const after = Object.fromEntries(
+      ((await schemaOf('items')).json.columns as { columnName: string }[]).map((c) => [c.columnName, c]),
+    );
     expect(after.author_id).toMatchObject({ foreignKey: null });
     expect(after.qty).toMatchObject({ defaultValue: null });
   });
@@ -180,10 +320,34 @@ describe('PATCH /api/database/tables/:tableName/schema', () => {
   it.each([
     ['an unknown table', 'nowhere', { dropColumns: ['x'] }, 404, /Table "nowhere" does not exist/],
     ['dropping an unknown column', 'items', { dropColumns: ['ghost'] }, 400, /Column "ghost" does not exist/],
-    ['updating an unknown column', 'items', { updateColumns: [{ columnName: 'ghost', isNullable: true }] }, 400, /Column "ghost" does not exist/],
-    ['adding an existing column', 'items', { addColumns: [{ columnName: 'title', type: 'string' }] }, 409, /already exists/],
-    ['a bad type', 'items', { updateColumns: [{ columnName: 'title', type: 'text; drop table items' }] }, 400, /is not a column type/],
-    ['a type the data does not fit', 'items', { updateColumns: [{ columnName: 'title', type: 'integer' }] }, 400, /invalid input syntax for type integer/],
+    [
+      'updating an unknown column',
+      'items',
+      { updateColumns: [{ columnName: 'ghost', isNullable: true }] },
+      400,
+      /Column "ghost" does not exist/,
+    ],
+    [
+      'adding an existing column',
+      'items',
+      { addColumns: [{ columnName: 'title', type: 'string' }] },
+      409,
+      /already exists/,
+    ],
+    [
+      'a bad type',
+      'items',
+      { updateColumns: [{ columnName: 'title', type: 'text; drop table items' }] },
+      400,
+      /is not a column type/,
+    ],
+    [
+      'a type the data does not fit',
+      'items',
+      { updateColumns: [{ columnName: 'title', type: 'integer' }] },
+      400,
+      /invalid input syntax for type integer/,
+    ],
     ['renaming onto an existing table', 'items', { renameTable: { newTableName: 'posts' } }, 409, /already exists/],
     ['a foreign key on a column without one', 'items', { dropForeignKeys: ['title'] }, 400, /has no foreign key/],
     ['no change at all', 'items', {}, 400, /at least one change/],

@@ -14,14 +14,22 @@ beforeAll(async () => {
     method: 'POST',
     url: '/api/database/tables',
     headers: key(),
-    payload: { tableName: 'notes', columns: [{ columnName: 'body', type: 'string', isNullable: false, isUnique: false }] },
+    payload: {
+      tableName: 'notes',
+      columns: [{ columnName: 'body', type: 'string', isNullable: false, isUnique: false }],
+    },
   });
   expect(created.statusCode).toBe(201);
 });
 afterAll(() => t.close());
 
 const records = (method: 'GET' | 'POST' | 'PATCH', path: string, payload?: unknown) =>
-  t.request({ method, url: `/api/database/records/${path}`, headers: { ...key(), prefer: 'return=representation' }, payload: payload as never });
+  t.request({
+    method,
+    url: `/api/database/records/${path}`,
+    headers: { ...key(), prefer: 'return=representation' },
+    payload: payload as never,
+  });
 
 it('a PATCH through the records API moves updated_at; created_at and other rows stay', async () => {
   const inserted = await records('POST', 'notes', [{ body: 'a' }, { body: 'b' }]);
@@ -53,7 +61,12 @@ it('a PATCH through the records API moves updated_at; created_at and other rows 
 });
 
 it('a table whose updated_at was dropped still takes updates', async () => {
-  const dropped = await t.request({ method: 'PATCH', url: '/api/database/tables/notes/schema', headers: key(), payload: { dropColumns: ['updated_at'] } });
+  const dropped = await t.request({
+    method: 'PATCH',
+    url: '/api/database/tables/notes/schema',
+    headers: key(),
+    payload: { dropColumns: ['updated_at'] },
+  });
   expect(dropped.statusCode).toBe(200);
   const patched = await records('PATCH', 'notes?body=eq.b', { body: 'b2' });
   expect(patched.statusCode).toBe(200);

@@ -23,7 +23,14 @@ beforeAll(async () => {
     method: 'POST',
     url: '/api/auth/oauth/configs',
     headers: admin,
-    payload: { provider: 'google', clientId: 'plinth', clientSecret: 'secret-0123456789', authorizationUrl: idp.authorizationUrl, tokenUrl: idp.tokenUrl, userinfoUrl: idp.userinfoUrl },
+    payload: {
+      provider: 'google',
+      clientId: 'plinth',
+      clientSecret: 'secret-0123456789',
+      authorizationUrl: idp.authorizationUrl,
+      tokenUrl: idp.tokenUrl,
+      userinfoUrl: idp.userinfoUrl,
+    },
   });
   await t.request({ method: 'PUT', url: '/api/auth/config', headers: admin, payload: { allowedRedirectUrls: [APP] } });
 });
@@ -36,12 +43,19 @@ afterAll(async () => {
 async function googleSignIn(sub: string) {
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
-  const init = await t.request({ method: 'GET', url: `/api/auth/oauth/google?${new URLSearchParams({ redirect_uri: APP, code_challenge: challenge })}` });
+  const init = await t.request({
+    method: 'GET',
+    url: `/api/auth/oauth/google?${new URLSearchParams({ redirect_uri: APP, code_challenge: challenge })}`,
+  });
   const callback = await idp.authorize(init.json.authUrl, sub);
   const back = await t.request({ method: 'GET', url: callback.pathname + callback.search });
   const params = new URL(String(back.headers.location)).searchParams;
   if (!params.get('svc_code')) return { error: params.get('error') };
-  const session = await t.request({ method: 'POST', url: '/api/auth/oauth/exchange?client_type=mobile', payload: { code: params.get('svc_code'), code_verifier: verifier } });
+  const session = await t.request({
+    method: 'POST',
+    url: '/api/auth/oauth/exchange?client_type=mobile',
+    payload: { code: params.get('svc_code'), code_verifier: verifier },
+  });
   return { user: session.json.user };
 }
 
@@ -58,9 +72,19 @@ async function squat() {
 describe('the inbox owner claims an account a provider created unverified', () => {
   it('by signing in with an emailed code', async () => {
     const squatted = await squat();
-    await t.request({ method: 'POST', url: '/api/auth/email/send-otp', payload: { email: squatted.email }, remoteAddress: '10.9.0.1' });
+    await t.request({
+      method: 'POST',
+      url: '/api/auth/email/send-otp',
+      payload: { email: squatted.email },
+      remoteAddress: '10.9.0.1',
+    });
     const code = codeFrom(await peer.nextMessageTo(squatted.email));
-    const owner = await t.request({ method: 'POST', url: '/api/auth/sessions?client_type=mobile', payload: { method: 'otp', email: squatted.email, otp: code }, remoteAddress: '10.9.0.1' });
+    const owner = await t.request({
+      method: 'POST',
+      url: '/api/auth/sessions?client_type=mobile',
+      payload: { method: 'otp', email: squatted.email, otp: code },
+      remoteAddress: '10.9.0.1',
+    });
     expect(owner.statusCode).toBe(200);
     expect(owner.json.user).toMatchObject({ id: squatted.userId, emailVerified: true, providers: ['email'] });
     const again = await googleSignIn(squatted.sub);
@@ -70,14 +94,33 @@ describe('the inbox owner claims an account a provider created unverified', () =
 
   it('by resetting the password by email', async () => {
     const squatted = await squat();
-    await t.request({ method: 'POST', url: '/api/auth/email/send-reset-password', payload: { email: squatted.email }, remoteAddress: '10.9.0.2' });
+    await t.request({
+      method: 'POST',
+      url: '/api/auth/email/send-reset-password',
+      payload: { email: squatted.email },
+      remoteAddress: '10.9.0.2',
+    });
     const code = codeFrom(await peer.nextMessageTo(squatted.email));
-    const exchanged = await t.request({ method: 'POST', url: '/api/auth/email/exchange-reset-password-token', payload: { email: squatted.email, code }, remoteAddress: '10.9.0.2' });
-    const reset = await t.request({ method: 'POST', url: '/api/auth/email/reset-password', payload: { newPassword: 'owner-password-1', otp: exchanged.json.token }, remoteAddress: '10.9.0.2' });
+    const exchanged = await t.request({
+      method: 'POST',
+      url: '/api/auth/email/exchange-reset-password-token',
+      payload: { email: squatted.email, code },
+      remoteAddress: '10.9.0.2',
+    });
+    const reset = await t.request({
+      method: 'POST',
+      url: '/api/auth/email/reset-password',
+      payload: { newPassword: 'owner-password-1', otp: exchanged.json.token },
+      remoteAddress: '10.9.0.2',
+    });
     expect(reset.statusCode).toBe(200);
     const again = await googleSignIn(squatted.sub);
     expect(again.error).toMatch(/did not verify/);
-    const owner = await t.request({ method: 'POST', url: '/api/auth/sessions?client_type=mobile', payload: { email: squatted.email, password: 'owner-password-1' } });
+    const owner = await t.request({
+      method: 'POST',
+      url: '/api/auth/sessions?client_type=mobile',
+      payload: { email: squatted.email, password: 'owner-password-1' },
+    });
     expect(owner.json.user).toMatchObject({ id: squatted.userId, emailVerified: true, providers: ['email'] });
   });
 });

@@ -8,7 +8,10 @@ import { epochSeconds } from '../../../src/core/clock.js';
 import { startIdTokenIssuer, type IdTokenIssuer } from '../../harness/id-token-issuer.js';
 import { bearer, cookieFrom, startTestApp, type TestApp } from '../../harness/test-app.js';
 
-const GOOGLE = { clientId: 'google-web-client.apps.example', nativeClientIds: ['google-ios-client.apps.example', 'google-android-client.apps.example'] };
+const GOOGLE = {
+  clientId: 'google-web-client.apps.example',
+  nativeClientIds: ['google-ios-client.apps.example', 'google-android-client.apps.example'],
+};
 const APPLE = { clientId: 'com.example.web', nativeClientIds: ['com.example.ios'] };
 
 let t: TestApp;
@@ -59,7 +62,15 @@ const unique = () => randomBytes(4).toString('hex');
 function claims(aud: string, overrides: Record<string, unknown> = {}) {
   const tag = unique();
   const now = epochSeconds(t.clock.now());
-  return { sub: `acct-${tag}`, aud, email: `native-${tag}@example.com`, email_verified: true, iat: now, exp: now + 600, ...overrides };
+  return {
+    sub: `acct-${tag}`,
+    aud,
+    email: `native-${tag}@example.com`,
+    email_verified: true,
+    iat: now,
+    exp: now + 600,
+    ...overrides,
+  };
 }
 
 describe('Google', () => {
@@ -77,11 +88,18 @@ describe('Google', () => {
       accessToken: expect.any(String),
       refreshToken: expect.any(String),
     });
-    const me = await t.request({ method: 'GET', url: '/api/auth/sessions/current', headers: bearer(res.json.accessToken) });
+    const me = await t.request({
+      method: 'GET',
+      url: '/api/auth/sessions/current',
+      headers: bearer(res.json.accessToken),
+    });
     expect(me.statusCode).toBe(200);
     expect(me.json.user.id).toBe(res.json.user.id);
 
-    const again = await idTokenSignIn({ provider: 'google', token: await google.sign({ ...c, email: 'changed@example.com' }) });
+    const again = await idTokenSignIn({
+      provider: 'google',
+      token: await google.sign({ ...c, email: 'changed@example.com' }),
+    });
     expect(again.statusCode).toBe(200);
     expect(again.json.user.id).toBe(res.json.user.id);
   });
@@ -92,7 +110,10 @@ describe('Google', () => {
   });
 
   it('web client: refresh cookie and csrfToken', async () => {
-    const res = await idTokenSignIn({ provider: 'google', token: await google.sign(claims(GOOGLE.clientId)) }, { clientType: 'web' });
+    const res = await idTokenSignIn(
+      { provider: 'google', token: await google.sign(claims(GOOGLE.clientId)) },
+      { clientType: 'web' },
+    );
     expect(res.statusCode).toBe(200);
     expect(res.json).toMatchObject({ accessToken: expect.any(String), csrfToken: expect.any(String) });
     expect(res.json.refreshToken ?? null).toBeNull();
@@ -108,7 +129,10 @@ describe('Google', () => {
       payload: { email, password: 'password-123', autoConfirm: true },
     });
     expect(created.statusCode, created.body).toBe(200);
-    const res = await idTokenSignIn({ provider: 'google', token: await google.sign(claims(GOOGLE.clientId, { email })) });
+    const res = await idTokenSignIn({
+      provider: 'google',
+      token: await google.sign(claims(GOOGLE.clientId, { email })),
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json.user.id).toBe(created.json.user.id);
     expect([...res.json.user.providers].sort()).toEqual(['email', 'google']);
@@ -118,7 +142,10 @@ describe('Google', () => {
     const c = claims(GOOGLE.clientId, { email_verified: false });
     const res = await idTokenSignIn({ provider: 'google', token: await google.sign(c) });
     expect(res.statusCode).toBe(400);
-    expect(res.json).toMatchObject({ error: 'VALIDATION_ERROR', message: expect.stringContaining('did not share an email') });
+    expect(res.json).toMatchObject({
+      error: 'VALIDATION_ERROR',
+      message: expect.stringContaining('did not share an email'),
+    });
     expect(res.json.accessToken).toBeUndefined();
 
     const existing = await t.signUp();
@@ -132,7 +159,10 @@ describe('Google', () => {
   });
 
   it('a token without an email creates no account', async () => {
-    const res = await idTokenSignIn({ provider: 'google', token: await google.sign(claims(GOOGLE.clientId, { email: undefined, email_verified: undefined })) });
+    const res = await idTokenSignIn({
+      provider: 'google',
+      token: await google.sign(claims(GOOGLE.clientId, { email: undefined, email_verified: undefined })),
+    });
     expect(res.statusCode).toBe(400);
   });
 });
@@ -141,7 +171,8 @@ describe('sign-up disabled', () => {
   it('refuses a new account with 403 while a known one still signs in', async () => {
     const known = claims(GOOGLE.clientId);
     expect((await idTokenSignIn({ provider: 'google', token: await google.sign(known) })).statusCode).toBe(200);
-    const set = (disableSignup: boolean) => t.request({ method: 'PUT', url: '/api/auth/config', headers: admin(), payload: { disableSignup } });
+    const set = (disableSignup: boolean) =>
+      t.request({ method: 'PUT', url: '/api/auth/config', headers: admin(), payload: { disableSignup } });
     expect((await set(true)).statusCode).toBe(200);
     try {
       const refused = await idTokenSignIn({ provider: 'google', token: await google.sign(claims(GOOGLE.clientId)) });
@@ -159,24 +190,39 @@ describe('tokens that must be refused (401)', () => {
   const cases: [string, () => Promise<string>][] = [
     ['the wrong audience', () => google.sign(claims('someone-elses-client'))],
     ['an Apple client id as audience of a Google token', () => google.sign(claims(APPLE.clientId))],
-    ['an expired token', async () => {
-      const now = epochSeconds(t.clock.now());
-      return google.sign(claims(GOOGLE.clientId, { iat: now - 3600, exp: now - 1 }));
-    }],
+    [
+      'an expired token',
+      async () => {
+        const now = epochSeconds(t.clock.now());
+        return google.sign(claims(GOOGLE.clientId, { iat: now - 3600, exp: now - 1 }));
+      },
+    ],
     ['the wrong issuer', () => google.sign(claims(GOOGLE.clientId, { iss: 'https://evil.example' }))],
-    ["Apple's issuer on a Google token", () => google.sign(claims(GOOGLE.clientId, { iss: 'https://appleid.apple.com' }))],
+    [
+      "Apple's issuer on a Google token",
+      () => google.sign(claims(GOOGLE.clientId, { iss: 'https://appleid.apple.com' })),
+    ],
     ['a key the JWKS does not list', () => google.sign(claims(GOOGLE.clientId), { unknownKey: true })],
-    ['an unlisted key claiming the listed kid', () => google.sign(claims(GOOGLE.clientId), { unknownKey: true, kid: google.kid })],
+    [
+      'an unlisted key claiming the listed kid',
+      () => google.sign(claims(GOOGLE.clientId), { unknownKey: true, kid: google.kid }),
+    ],
     ["a token signed by Apple's key", () => apple.sign({ ...claims(GOOGLE.clientId), iss: google.issuer })],
-    ['a tampered payload', async () => {
-      const [header, payload, signature] = (await google.sign(claims(GOOGLE.clientId))).split('.');
-      const changed = { ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), email: 'admin@example.com' };
-      return [header, Buffer.from(JSON.stringify(changed)).toString('base64url'), signature].join('.');
-    }],
-    ['an unsigned token (alg none)', async () => {
-      const part = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
-      return `${part({ alg: 'none', typ: 'JWT' })}.${part({ ...claims(GOOGLE.clientId), iss: google.issuer })}.`;
-    }],
+    [
+      'a tampered payload',
+      async () => {
+        const [header, payload, signature] = (await google.sign(claims(GOOGLE.clientId))).split('.');
+        const changed = { ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), email: 'admin@example.com' };
+        return [header, Buffer.from(JSON.stringify(changed)).toString('base64url'), signature].join('.');
+      },
+    ],
+    [
+      'an unsigned token (alg none)',
+      async () => {
+        const part = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+        return `${part({ alg: 'none', typ: 'JWT' })}.${part({ ...claims(GOOGLE.clientId), iss: google.issuer })}.`;
+      },
+    ],
     ['something that is not a JWT', async () => 'not-a-jwt'],
   ];
 
@@ -194,18 +240,32 @@ describe('Apple', () => {
     const c = claims(APPLE.nativeClientIds[0]!, { nonce: sha256Hex(nonce), email_verified: 'true' });
     const first = await idTokenSignIn({ provider: 'apple', token: await apple.sign(c), nonce, name: 'Ada Lovelace' });
     expect(first.statusCode, first.body).toBe(200);
-    expect(first.json.user).toMatchObject({ email: c.email, emailVerified: true, providers: ['apple'], profile: { name: 'Ada Lovelace' } });
+    expect(first.json.user).toMatchObject({
+      email: c.email,
+      emailVerified: true,
+      providers: ['apple'],
+      profile: { name: 'Ada Lovelace' },
+    });
 
     // Apple sends the name only once; a later sign-in changes nothing.
     const nonce2 = `raw-${unique()}`;
-    const again = await idTokenSignIn({ provider: 'apple', token: await apple.sign({ ...c, nonce: sha256Hex(nonce2) }), nonce: nonce2, name: 'Somebody Else' });
+    const again = await idTokenSignIn({
+      provider: 'apple',
+      token: await apple.sign({ ...c, nonce: sha256Hex(nonce2) }),
+      nonce: nonce2,
+      name: 'Somebody Else',
+    });
     expect(again.statusCode).toBe(200);
     expect(again.json.user).toMatchObject({ id: first.json.user.id, profile: { name: 'Ada Lovelace' } });
   });
 
   it('the web clientId is an accepted audience too', async () => {
     const nonce = `raw-${unique()}`;
-    const res = await idTokenSignIn({ provider: 'apple', token: await apple.sign(claims(APPLE.clientId, { nonce: sha256Hex(nonce) })), nonce });
+    const res = await idTokenSignIn({
+      provider: 'apple',
+      token: await apple.sign(claims(APPLE.clientId, { nonce: sha256Hex(nonce) })),
+      nonce,
+    });
     expect(res.statusCode, res.body).toBe(200);
   });
 
@@ -217,7 +277,11 @@ describe('Apple', () => {
     ['no nonce claim in the token', (n: string) => ({ tokenNonce: undefined, sent: n })],
   ])('%s is a 401', async (_name, make) => {
     const { tokenNonce, sent } = make(`raw-${unique()}`);
-    const res = await idTokenSignIn({ provider: 'apple', token: await apple.sign(claims(APPLE.clientId, { nonce: tokenNonce })), nonce: sent });
+    const res = await idTokenSignIn({
+      provider: 'apple',
+      token: await apple.sign(claims(APPLE.clientId, { nonce: tokenNonce })),
+      nonce: sent,
+    });
     expect(res.statusCode, res.body).toBe(401);
     expect(res.json.error).toBe('UNAUTHORIZED');
   });
@@ -269,7 +333,10 @@ describe('rate limit', () => {
     expect((await idTokenSignIn({ provider: 'google', token: valid })).statusCode).toBe(200);
 
     t.clock.advance(15 * 60 * 1000 + 1000);
-    const later = await idTokenSignIn({ provider: 'google', token: await google.sign(claims(GOOGLE.clientId)) }, { ip });
+    const later = await idTokenSignIn(
+      { provider: 'google', token: await google.sign(claims(GOOGLE.clientId)) },
+      { ip },
+    );
     expect(later.statusCode, later.body).toBe(200);
   });
 });

@@ -40,7 +40,11 @@ beforeAll(async () => {
   expect(t.config.apiBaseUrl).toBe(API_BASE);
 
   for (const ref of [GOOGLE, MICROSOFT, LINKEDIN, APPLE]) {
-    await idp.addClient({ clientId: `plinth-${ref.key}`, clientSecret: secretOf(ref.key), redirectUris: [`${API_BASE}${ref.callbackPath}`] });
+    await idp.addClient({
+      clientId: `plinth-${ref.key}`,
+      clientSecret: secretOf(ref.key),
+      redirectUris: [`${API_BASE}${ref.callbackPath}`],
+    });
     const res = await t.request({
       method: 'POST',
       url: '/api/auth/oauth/configs',
@@ -59,12 +63,22 @@ beforeAll(async () => {
     expect(res.statusCode, res.body).toBe(201);
   }
 
-  await idp.addClient({ clientId: 'plinth-custom', clientSecret: secretOf(CUSTOM_KEY), redirectUris: [`${API_BASE}${CUSTOM.callbackPath}`] });
+  await idp.addClient({
+    clientId: 'plinth-custom',
+    clientSecret: secretOf(CUSTOM_KEY),
+    redirectUris: [`${API_BASE}${CUSTOM.callbackPath}`],
+  });
   const custom = await t.request({
     method: 'POST',
     url: '/api/auth/oauth/custom/configs',
     headers: admin(),
-    payload: { key: CUSTOM_KEY, name: 'Corp SSO', discoveryEndpoint: idp.discoveryUrl, clientId: 'plinth-custom', clientSecret: secretOf(CUSTOM_KEY) },
+    payload: {
+      key: CUSTOM_KEY,
+      name: 'Corp SSO',
+      discoveryEndpoint: idp.discoveryUrl,
+      clientId: 'plinth-custom',
+      clientSecret: secretOf(CUSTOM_KEY),
+    },
   });
   expect(custom.statusCode, custom.body).toBe(201);
 
@@ -121,7 +135,11 @@ function deliverCallback(ref: Ref, callbackUrl: URL) {
 function redirectOf(res: { statusCode: number; headers: Record<string, unknown>; body: string }) {
   expect(res.statusCode, res.body).toBe(302);
   const location = new URL(String(res.headers.location));
-  return { base: `${location.origin}${location.pathname}`, location, params: Object.fromEntries(location.searchParams) };
+  return {
+    base: `${location.origin}${location.pathname}`,
+    location,
+    params: Object.fromEntries(location.searchParams),
+  };
 }
 
 /** Initiation → IdP (login + consent as `sub`) → Plinth's callback; the app redirect Plinth answered with. */
@@ -131,7 +149,11 @@ async function browserFlow(
   opts: { redirect?: string; hints?: Record<string, string>; deny?: boolean } = {},
 ) {
   const pkce = pkcePair();
-  const init = await initiate(ref, { redirect_uri: opts.redirect ?? APP_REDIRECT, code_challenge: pkce.challenge, ...opts.hints });
+  const init = await initiate(ref, {
+    redirect_uri: opts.redirect ?? APP_REDIRECT,
+    code_challenge: pkce.challenge,
+    ...opts.hints,
+  });
   expect(init.statusCode, init.body).toBe(200);
   const authUrl = new URL(init.json.authUrl);
   const callbackUrl = await idp.authorize(authUrl.toString(), sub, { deny: opts.deny });
@@ -142,7 +164,11 @@ async function browserFlow(
 }
 
 function exchange(code: string, verifier: string, clientType = 'mobile') {
-  return t.request({ method: 'POST', url: `/api/auth/oauth/exchange?client_type=${clientType}`, payload: { code, code_verifier: verifier } });
+  return t.request({
+    method: 'POST',
+    url: `/api/auth/oauth/exchange?client_type=${clientType}`,
+    payload: { code, code_verifier: verifier },
+  });
 }
 
 /** The whole sign-in, ending in a session (mobile client unless told otherwise). */
@@ -157,7 +183,11 @@ async function signIn(ref: Ref, sub: string, clientType = 'mobile') {
 }
 
 async function usersWithEmail(email: string) {
-  const res = await t.request({ method: 'GET', url: `/api/auth/users?search=${encodeURIComponent(email)}`, headers: admin() });
+  const res = await t.request({
+    method: 'GET',
+    url: `/api/auth/users?search=${encodeURIComponent(email)}`,
+    headers: admin(),
+  });
   expect(res.statusCode).toBe(200);
   return (res.json.data as { id: string; email: string }[]).filter((u) => u.email === email);
 }
@@ -209,7 +239,11 @@ describe('full sign-in through the IdP', () => {
       accessToken: expect.any(String),
       refreshToken: expect.any(String),
     });
-    const me = await t.request({ method: 'GET', url: '/api/auth/sessions/current', headers: bearer(session.json.accessToken) });
+    const me = await t.request({
+      method: 'GET',
+      url: '/api/auth/sessions/current',
+      headers: bearer(session.json.accessToken),
+    });
     expect(me.statusCode).toBe(200);
     expect(me.json.user).toMatchObject({ id: session.json.user.id, email: person.email, role: 'authenticated' });
 
@@ -222,7 +256,12 @@ describe('full sign-in through the IdP', () => {
   it('web client: refresh cookie + csrfToken, refreshToken null; the cookie refreshes', async () => {
     const person = idpUser();
     const res = await signIn(GOOGLE, person.sub, 'web');
-    expect(res.json).toMatchObject({ user: { email: person.email }, accessToken: expect.any(String), csrfToken: expect.any(String), refreshToken: null });
+    expect(res.json).toMatchObject({
+      user: { email: person.email },
+      accessToken: expect.any(String),
+      csrfToken: expect.any(String),
+      refreshToken: null,
+    });
     const cookie = cookieFrom(res, 'svc_refresh_token');
     expect(cookie).toMatchObject({ httpOnly: true, path: '/api/auth' });
     const refreshed = await t.request({
@@ -255,7 +294,9 @@ describe('full sign-in through the IdP', () => {
 describe('hints', () => {
   it('forwards extra parameters to the IdP, and the sign-in still completes', async () => {
     const person = idpUser();
-    const flow = await browserFlow(GOOGLE, person.sub, { hints: { login_hint: person.email, prompt: 'select_account', hd: 'example.com' } });
+    const flow = await browserFlow(GOOGLE, person.sub, {
+      hints: { login_hint: person.email, prompt: 'select_account', hd: 'example.com' },
+    });
     const seen = idp.lastAuthorizationRequest()!;
     expect(seen.get('login_hint')).toBe(person.email);
     expect(seen.get('prompt')).toBe('select_account');
@@ -304,7 +345,11 @@ describe('initiation errors', () => {
     const evil = 'https://evil.example/steal';
     const res = await initiate(GOOGLE, { redirect_uri: evil, code_challenge: challenge });
     expect(res.statusCode).toBe(400);
-    expect(res.json).toMatchObject({ error: 'VALIDATION_ERROR', statusCode: 400, nextActions: expect.stringContaining('allowedRedirectUrls') });
+    expect(res.json).toMatchObject({
+      error: 'VALIDATION_ERROR',
+      statusCode: 400,
+      nextActions: expect.stringContaining('allowedRedirectUrls'),
+    });
     expect(res.json.message).toContain(evil);
     // Another path on the allowed host is no better, nor is a dangerous scheme.
     for (const redirect of ['https://app.example/other', `${APP_REDIRECT}/../admin`, 'javascript:alert(1)']) {
@@ -326,7 +371,10 @@ describe('initiation errors', () => {
   });
 
   it('an unknown provider is a 400; a known but unconfigured one (built-in or custom) a 404', async () => {
-    const unknown = await t.request({ method: 'GET', url: `/api/auth/oauth/myspace?redirect_uri=${encodeURIComponent(APP_REDIRECT)}&code_challenge=${challenge}` });
+    const unknown = await t.request({
+      method: 'GET',
+      url: `/api/auth/oauth/myspace?redirect_uri=${encodeURIComponent(APP_REDIRECT)}&code_challenge=${challenge}`,
+    });
     expect(unknown.statusCode).toBe(400);
     for (const ref of [builtIn('spotify'), { ...CUSTOM, initPath: '/api/auth/oauth/custom/nobody' }]) {
       const res = await initiate(ref, { redirect_uri: APP_REDIRECT, code_challenge: challenge });
@@ -358,7 +406,11 @@ describe('svc_code exchange', () => {
 
   it('an unknown code and a bad body are 400', async () => {
     expect((await exchange('no-such-code', pkcePair().verifier)).statusCode).toBe(400);
-    const noVerifier = await t.request({ method: 'POST', url: '/api/auth/oauth/exchange?client_type=mobile', payload: { code: 'x' } });
+    const noVerifier = await t.request({
+      method: 'POST',
+      url: '/api/auth/oauth/exchange?client_type=mobile',
+      payload: { code: 'x' },
+    });
     expect(noVerifier.statusCode).toBe(400);
     expect((await exchange('x', 'short')).statusCode).toBe(400);
   });
@@ -416,18 +468,21 @@ describe('state', () => {
 });
 
 describe('provider failures', () => {
-  it.each([GOOGLE, LINKEDIN, CUSTOM])('a failing token endpoint sends the browser back with error= ($key)', async (ref) => {
-    const person = idpUser();
-    idp.failNextTokenRequest();
-    const flow = await browserFlow(ref, person.sub);
-    expect(flow.base).toBe(APP_REDIRECT);
-    expect(flow.params.error).toEqual(expect.any(String));
-    expect(flow.location.toString()).not.toContain(secretOf(ref.key));
-    expect(flow.params.svc_code).toBeUndefined();
-    expect(await usersWithEmail(person.email)).toHaveLength(0);
-    // The next attempt succeeds.
-    expect((await signIn(ref, person.sub)).json.user.email).toBe(person.email);
-  });
+  it.each([GOOGLE, LINKEDIN, CUSTOM])(
+    'a failing token endpoint sends the browser back with error= ($key)',
+    async (ref) => {
+      const person = idpUser();
+      idp.failNextTokenRequest();
+      const flow = await browserFlow(ref, person.sub);
+      expect(flow.base).toBe(APP_REDIRECT);
+      expect(flow.params.error).toEqual(expect.any(String));
+      expect(flow.location.toString()).not.toContain(secretOf(ref.key));
+      expect(flow.params.svc_code).toBeUndefined();
+      expect(await usersWithEmail(person.email)).toHaveLength(0);
+      // The next attempt succeeds.
+      expect((await signIn(ref, person.sub)).json.user.email).toBe(person.email);
+    },
+  );
 
   it.each([GOOGLE, CUSTOM])('denied consent sends the browser back with error= ($key)', async (ref) => {
     const person = idpUser();
@@ -441,7 +496,12 @@ describe('provider failures', () => {
 
   it('an unreachable user API sends the browser back with error=, not a 500', async () => {
     const person = idpUser();
-    const dead = await t.request({ method: 'PUT', url: '/api/auth/oauth/microsoft/config', headers: admin(), payload: { userinfoUrl: 'http://127.0.0.1:1/userinfo' } });
+    const dead = await t.request({
+      method: 'PUT',
+      url: '/api/auth/oauth/microsoft/config',
+      headers: admin(),
+      payload: { userinfoUrl: 'http://127.0.0.1:1/userinfo' },
+    });
     expect(dead.statusCode).toBe(200);
     try {
       const flow = await browserFlow(MICROSOFT, person.sub);
@@ -449,7 +509,12 @@ describe('provider failures', () => {
       expect(flow.params.error).toEqual(expect.any(String));
       expect(flow.params.svc_code).toBeUndefined();
     } finally {
-      await t.request({ method: 'PUT', url: '/api/auth/oauth/microsoft/config', headers: admin(), payload: { userinfoUrl: idp.userinfoUrl } });
+      await t.request({
+        method: 'PUT',
+        url: '/api/auth/oauth/microsoft/config',
+        headers: admin(),
+        payload: { userinfoUrl: idp.userinfoUrl },
+      });
     }
     expect((await signIn(MICROSOFT, person.sub)).json.user.email).toBe(person.email);
   });
@@ -480,7 +545,11 @@ describe('linking by email', () => {
     expect(session.json.user.email).toBe(email);
     expect([...session.json.user.providers].sort()).toEqual(['email', 'google']);
 
-    const password = await t.request({ method: 'POST', url: '/api/auth/sessions?client_type=mobile', payload: { email, password: 'password-123' } });
+    const password = await t.request({
+      method: 'POST',
+      url: '/api/auth/sessions?client_type=mobile',
+      payload: { email, password: 'password-123' },
+    });
     expect(password.statusCode).toBe(200);
     expect(password.json.user.id).toBe(created.json.user.id);
   });
@@ -499,13 +568,25 @@ describe('linking by email', () => {
       payload: { email: squatter.email, password: squatter.password },
     });
     expect(oldPassword.statusCode).toBe(401);
-    const oldRefresh = await t.request({ method: 'POST', url: '/api/auth/refresh?client_type=mobile', payload: { refreshToken: squatter.refreshToken } });
+    const oldRefresh = await t.request({
+      method: 'POST',
+      url: '/api/auth/refresh?client_type=mobile',
+      payload: { refreshToken: squatter.refreshToken },
+    });
     expect(oldRefresh.statusCode).toBe(401);
-    const oldAccess = await t.request({ method: 'GET', url: '/api/auth/sessions/current', headers: bearer(squatter.accessToken) });
+    const oldAccess = await t.request({
+      method: 'GET',
+      url: '/api/auth/sessions/current',
+      headers: bearer(squatter.accessToken),
+    });
     expect(oldAccess.statusCode).toBe(401);
 
     // The new owner's session is fine.
-    const me = await t.request({ method: 'GET', url: '/api/auth/sessions/current', headers: bearer(session.json.accessToken) });
+    const me = await t.request({
+      method: 'GET',
+      url: '/api/auth/sessions/current',
+      headers: bearer(session.json.accessToken),
+    });
     expect(me.statusCode).toBe(200);
   });
 
@@ -545,7 +626,15 @@ describe('linking by email', () => {
     const owner = idpUser({ email: squatter.email });
     const owned = await signIn(GOOGLE, owner.sub);
     expect(owned.json.user).toMatchObject({ id: squatted.json.user.id, emailVerified: true, providers: ['google'] });
-    expect((await t.request({ method: 'POST', url: '/api/auth/refresh?client_type=mobile', payload: { refreshToken: squatted.json.refreshToken } })).statusCode).toBe(401);
+    expect(
+      (
+        await t.request({
+          method: 'POST',
+          url: '/api/auth/refresh?client_type=mobile',
+          payload: { refreshToken: squatted.json.refreshToken },
+        })
+      ).statusCode,
+    ).toBe(401);
 
     // The squatter's provider account no longer leads into it.
     const again = await browserFlow(LINKEDIN, squatter.sub);

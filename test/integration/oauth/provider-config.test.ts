@@ -21,8 +21,18 @@ const SECRETS = [GOOGLE_SECRET, GOOGLE_SECRET_2, GITHUB_SECRET, CUSTOM_SECRET, C
 const bodies: string[] = [];
 const admin = { 'x-api-key': '' };
 
-async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = admin) {
-  const res = await t.request({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+async function call(
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  payload?: unknown,
+  headers: Record<string, string> = admin,
+) {
+  const res = await t.request({
+    method,
+    url,
+    headers,
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
   bodies.push(res.body);
   return res;
 }
@@ -74,7 +84,10 @@ describe('built-in provider settings', () => {
     expect(list.json.data.map((c: { provider: string }) => c.provider)).toContain('google');
 
     t.clock.advance(1000);
-    const updated = await call('PUT', '/api/auth/oauth/google/config', { clientId: 'google-client-2', clientSecret: GOOGLE_SECRET_2 });
+    const updated = await call('PUT', '/api/auth/oauth/google/config', {
+      clientId: 'google-client-2',
+      clientSecret: GOOGLE_SECRET_2,
+    });
     expect(updated.statusCode, updated.body).toBe(200);
     // Omitted fields are kept.
     expect(updated.json).toMatchObject({
@@ -100,12 +113,24 @@ describe('built-in provider settings', () => {
   });
 
   it('a second configuration of the same provider is a 409', async () => {
-    const first = await call('POST', '/api/auth/oauth/configs', { provider: 'github', clientId: 'gh', clientSecret: GITHUB_SECRET });
+    const first = await call('POST', '/api/auth/oauth/configs', {
+      provider: 'github',
+      clientId: 'gh',
+      clientSecret: GITHUB_SECRET,
+    });
     expect(first.statusCode).toBe(201);
     expect(first.json.nativeClientIds).toEqual([]);
-    const again = await call('POST', '/api/auth/oauth/configs', { provider: 'github', clientId: 'gh-2', clientSecret: GITHUB_SECRET });
+    const again = await call('POST', '/api/auth/oauth/configs', {
+      provider: 'github',
+      clientId: 'gh-2',
+      clientSecret: GITHUB_SECRET,
+    });
     expect(again.statusCode).toBe(409);
-    expect(again.json).toMatchObject({ error: 'AUTH_OAUTH_CONFIG_EXISTS', statusCode: 409, nextActions: expect.any(String) });
+    expect(again.json).toMatchObject({
+      error: 'AUTH_OAUTH_CONFIG_EXISTS',
+      statusCode: 409,
+      nextActions: expect.any(String),
+    });
     // The first one is untouched.
     expect((await call('GET', '/api/auth/oauth/github/config')).json.clientId).toBe('gh');
   });
@@ -124,9 +149,15 @@ describe('built-in provider settings', () => {
     ['a blank clientId', { provider: 'discord', clientId: '   ' }],
     ['an unknown field', { provider: 'discord', clientId: 'c', useSharedKey: true }],
     ['a token URL that is not a URL', { provider: 'discord', clientId: 'c', tokenUrl: 'not a url' }],
-    ['an authorization URL with a script scheme', { provider: 'discord', clientId: 'c', authorizationUrl: 'javascript:alert(1)' }],
+    [
+      'an authorization URL with a script scheme',
+      { provider: 'discord', clientId: 'c', authorizationUrl: 'javascript:alert(1)' },
+    ],
     ['a JWKS URL that is not http(s)', { provider: 'discord', clientId: 'c', jwksUrl: 'ftp://keys.example.com/jwks' }],
-    ['too many nativeClientIds', { provider: 'discord', clientId: 'c', nativeClientIds: Array.from({ length: 21 }, (_, i) => `n${i}`) }],
+    [
+      'too many nativeClientIds',
+      { provider: 'discord', clientId: 'c', nativeClientIds: Array.from({ length: 21 }, (_, i) => `n${i}`) },
+    ],
   ])('creating with %s is a 400', async (_name, payload) => {
     const res = await call('POST', '/api/auth/oauth/configs', payload);
     expect(res.statusCode, res.body).toBe(400);
@@ -170,9 +201,19 @@ describe('custom provider settings', () => {
     expect(list.statusCode).toBe(200);
     expect(list.json).toEqual({ data: [created.json], count: 1 });
 
-    const updated = await call('PUT', '/api/auth/oauth/custom/corp-sso/config', { name: 'Corp', clientSecret: CUSTOM_SECRET_2, scopes: ['openid'] });
+    const updated = await call('PUT', '/api/auth/oauth/custom/corp-sso/config', {
+      name: 'Corp',
+      clientSecret: CUSTOM_SECRET_2,
+      scopes: ['openid'],
+    });
     expect(updated.statusCode).toBe(200);
-    expect(updated.json).toMatchObject({ key: 'corp-sso', name: 'Corp', clientId: 'corp-client', scopes: ['openid'], hasClientSecret: true });
+    expect(updated.json).toMatchObject({
+      key: 'corp-sso',
+      name: 'Corp',
+      clientId: 'corp-client',
+      scopes: ['openid'],
+      hasClientSecret: true,
+    });
 
     const dup = await call('POST', '/api/auth/oauth/custom/configs', { ...custom, name: 'Another' });
     expect(dup.statusCode).toBe(409);
@@ -192,7 +233,10 @@ describe('custom provider settings', () => {
     ['a key with a slash', { ...custom, key: 'a/b' }],
     ['a 65-character key', { ...custom, key: 'k'.repeat(65) }],
     ['a discovery endpoint that is not a URL', { ...custom, key: 'bad-url', discoveryEndpoint: 'sso.corp.example' }],
-    ['a discovery endpoint with a script scheme', { ...custom, key: 'bad-scheme', discoveryEndpoint: 'javascript:alert(1)' }],
+    [
+      'a discovery endpoint with a script scheme',
+      { ...custom, key: 'bad-scheme', discoveryEndpoint: 'javascript:alert(1)' },
+    ],
     ['no client secret', { key: 'no-secret', name: 'x', discoveryEndpoint: custom.discoveryEndpoint, clientId: 'c' }],
   ])('creating with %s is a 400', async (_name, payload) => {
     const res = await call('POST', '/api/auth/oauth/custom/configs', payload);
@@ -223,7 +267,11 @@ describe('who may manage provider settings', () => {
         ['PUT', '/api/auth/oauth/github/config', { clientId: 'hijacked' }],
         ['DELETE', '/api/auth/oauth/github/config'],
         ['GET', '/api/auth/oauth/custom/configs'],
-        ['POST', '/api/auth/oauth/custom/configs', { key: 'evil', name: 'e', discoveryEndpoint: 'https://e.example/x', clientId: 'c', clientSecret: 's' }],
+        [
+          'POST',
+          '/api/auth/oauth/custom/configs',
+          { key: 'evil', name: 'e', discoveryEndpoint: 'https://e.example/x', clientId: 'c', clientSecret: 's' },
+        ],
       ] as const) {
         const res = await call(method, url, payload, headers);
         expect(statuses, `${who}: ${method} ${url} → ${res.statusCode}`).toContain(res.statusCode);
@@ -236,9 +284,27 @@ describe('who may manage provider settings', () => {
 
 describe('public configuration', () => {
   it('lists the configured built-in providers and custom keys, and no secret', async () => {
-    expect((await call('POST', '/api/auth/oauth/configs', { provider: 'linkedin', clientId: 'li', clientSecret: GOOGLE_SECRET })).statusCode).toBe(201);
-    expect((await call('POST', '/api/auth/oauth/custom/configs', { ...customConfig('okta'), clientSecret: CUSTOM_SECRET })).statusCode).toBe(201);
-    expect((await call('POST', '/api/auth/oauth/custom/configs', { ...customConfig('auth0'), clientSecret: CUSTOM_SECRET_2 })).statusCode).toBe(201);
+    expect(
+      (
+        await call('POST', '/api/auth/oauth/configs', {
+          provider: 'linkedin',
+          clientId: 'li',
+          clientSecret: GOOGLE_SECRET,
+        })
+      ).statusCode,
+    ).toBe(201);
+    expect(
+      (await call('POST', '/api/auth/oauth/custom/configs', { ...customConfig('okta'), clientSecret: CUSTOM_SECRET }))
+        .statusCode,
+    ).toBe(201);
+    expect(
+      (
+        await call('POST', '/api/auth/oauth/custom/configs', {
+          ...customConfig('auth0'),
+          clientSecret: CUSTOM_SECRET_2,
+        })
+      ).statusCode,
+    ).toBe(201);
 
     const res = await call('GET', '/api/auth/public-config', undefined, {});
     expect(res.statusCode).toBe(200);
@@ -276,5 +342,10 @@ describe('public configuration', () => {
 });
 
 function customConfig(key: string) {
-  return { key, name: key, discoveryEndpoint: `https://${key}.example/.well-known/openid-configuration`, clientId: `${key}-client` };
+  return {
+    key,
+    name: key,
+    discoveryEndpoint: `https://${key}.example/.well-known/openid-configuration`,
+    clientId: `${key}-client`,
+  };
 }

@@ -49,7 +49,11 @@ beforeAll(async () => {
   t = await startTestApp();
   expect(t.config.apiBaseUrl).toBe(API_BASE);
   for (const dialect of DIALECTS) {
-    peer.addClient(dialect, { clientId: `plinth-${dialect}`, clientSecret: secretOf(dialect), redirectUris: [callbackOf(dialect)] });
+    peer.addClient(dialect, {
+      clientId: `plinth-${dialect}`,
+      clientSecret: secretOf(dialect),
+      redirectUris: [callbackOf(dialect)],
+    });
     const endpoints = peer.endpoints(dialect);
     const res = await t.request({
       method: 'POST',
@@ -66,7 +70,12 @@ beforeAll(async () => {
     });
     expect(res.statusCode, res.body).toBe(201);
   }
-  const config = await t.request({ method: 'PUT', url: '/api/auth/config', headers: admin(), payload: { allowedRedirectUrls: [APP_REDIRECT] } });
+  const config = await t.request({
+    method: 'PUT',
+    url: '/api/auth/config',
+    headers: admin(),
+    payload: { allowedRedirectUrls: [APP_REDIRECT] },
+  });
   expect(config.statusCode, config.body).toBe(200);
 });
 afterAll(async () => {
@@ -163,7 +172,11 @@ function deliverCallback(callbackUrl: URL) {
 function redirectOf(res: { statusCode: number; headers: Record<string, unknown>; body: string }) {
   expect(res.statusCode, res.body).toBe(302);
   const location = new URL(String(res.headers.location));
-  return { base: `${location.origin}${location.pathname}`, location, params: Object.fromEntries(location.searchParams) };
+  return {
+    base: `${location.origin}${location.pathname}`,
+    location,
+    params: Object.fromEntries(location.searchParams),
+  };
 }
 
 /** Initiation → the provider (signed in as `accountId`) → Plinth's callback; the app redirect Plinth answered with. */
@@ -180,7 +193,11 @@ async function browserFlow(dialect: Dialect, accountId: string | number, options
 }
 
 function exchange(code: string, verifier: string) {
-  return t.request({ method: 'POST', url: '/api/auth/oauth/exchange?client_type=mobile', payload: { code, code_verifier: verifier } });
+  return t.request({
+    method: 'POST',
+    url: '/api/auth/oauth/exchange?client_type=mobile',
+    payload: { code, code_verifier: verifier },
+  });
 }
 
 /**
@@ -235,7 +252,11 @@ async function signIn(dialect: Dialect, accountId: string | number) {
 }
 
 async function usersWithEmail(email: string) {
-  const res = await t.request({ method: 'GET', url: `/api/auth/users?search=${encodeURIComponent(email)}`, headers: admin() });
+  const res = await t.request({
+    method: 'GET',
+    url: `/api/auth/users?search=${encodeURIComponent(email)}`,
+    headers: admin(),
+  });
   expect(res.statusCode).toBe(200);
   return (res.json.data as { id: string; email: string }[]).filter((u) => u.email === email);
 }
@@ -320,7 +341,11 @@ describe('github', () => {
     expect(expectErrorRedirect(flow, 'github')).toMatch(/did not verify/);
 
     expect((await userById(existing.user.id)).providers).toEqual(['email']);
-    const password = await t.request({ method: 'POST', url: '/api/auth/sessions?client_type=mobile', payload: { email: existing.email, password: existing.password } });
+    const password = await t.request({
+      method: 'POST',
+      url: '/api/auth/sessions?client_type=mobile',
+      payload: { email: existing.email, password: existing.password },
+    });
     expect(password.statusCode).toBe(200);
     expect(await usersWithEmail(existing.email)).toHaveLength(1);
   });
@@ -341,7 +366,10 @@ describe('discord', () => {
       email: account.email,
       emailVerified: true,
       providers: ['discord'],
-      profile: { name: account.global_name, avatar_url: `https://cdn.discordapp.com/avatars/${account.id}/${account.avatar}.png` },
+      profile: {
+        name: account.global_name,
+        avatar_url: `https://cdn.discordapp.com/avatars/${account.id}/${account.avatar}.png`,
+      },
     });
     expect(apiRequests.map((r) => r.path)).toEqual(['/api/users/@me']);
     expect((await signIn('discord', account.id)).user.id).toBe(user.id);
@@ -408,7 +436,9 @@ describe('x', () => {
     const flow = await browserFlow('x', account.id);
     expect(expectErrorRedirect(flow, 'x')).toMatch(/did not share an email/);
     // The provider was asked, and answered without an address.
-    expect(peer.apiRequests('x').slice(apiBefore)).toEqual([expect.objectContaining({ path: '/2/users/me', status: 200 })]);
+    expect(peer.apiRequests('x').slice(apiBefore)).toEqual([
+      expect.objectContaining({ path: '/2/users/me', status: 200 }),
+    ]);
   });
 });
 
@@ -452,7 +482,10 @@ describe('provider refusals reach the app as error=', () => {
     const replay = redirectOf(await deliverCallback(flow.callbackUrl));
     expect(replay.base).toBe(APP_REDIRECT);
     const error = expectErrorRedirect(replay, dialect);
-    expect(peer.tokenRequests(dialect).at(-1)).toMatchObject({ clientAuth: CLIENT_AUTH[dialect], outcome: 'invalid_grant' });
+    expect(peer.tokenRequests(dialect).at(-1)).toMatchObject({
+      clientAuth: CLIENT_AUTH[dialect],
+      outcome: 'invalid_grant',
+    });
     expect(error).toContain(`${dialect} did not accept the authorization code`);
     expect(error).not.toContain('[object Object]');
 
@@ -462,15 +495,28 @@ describe('provider refusals reach the app as error=', () => {
 
   it.each(DIALECTS)('%s: a wrong client secret is refused by the token endpoint', async (dialect) => {
     const account = newAccount[dialect]();
-    const changed = await t.request({ method: 'PUT', url: `/api/auth/oauth/${dialect}/config`, headers: admin(), payload: { clientSecret: 'not-the-secret-0123456789' } });
+    const changed = await t.request({
+      method: 'PUT',
+      url: `/api/auth/oauth/${dialect}/config`,
+      headers: admin(),
+      payload: { clientSecret: 'not-the-secret-0123456789' },
+    });
     expect(changed.statusCode, changed.body).toBe(200);
     try {
       const flow = await browserFlow(dialect, account.id);
       expect(expectErrorRedirect(flow, dialect)).toContain(`${dialect} did not accept the authorization code`);
       expect(flow.location.toString()).not.toContain('not-the-secret');
-      expect(peer.tokenRequests(dialect).at(-1)).toMatchObject({ clientAuth: CLIENT_AUTH[dialect], outcome: 'invalid_client' });
+      expect(peer.tokenRequests(dialect).at(-1)).toMatchObject({
+        clientAuth: CLIENT_AUTH[dialect],
+        outcome: 'invalid_client',
+      });
     } finally {
-      const restored = await t.request({ method: 'PUT', url: `/api/auth/oauth/${dialect}/config`, headers: admin(), payload: { clientSecret: secretOf(dialect) } });
+      const restored = await t.request({
+        method: 'PUT',
+        url: `/api/auth/oauth/${dialect}/config`,
+        headers: admin(),
+        payload: { clientSecret: secretOf(dialect) },
+      });
       expect(restored.statusCode).toBe(200);
     }
     await signIn(dialect, account.id);

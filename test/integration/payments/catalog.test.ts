@@ -22,7 +22,14 @@ describe('products', () => {
     });
     expect(res.statusCode).toBe(201);
     const { product } = res.json;
-    expect(product).toMatchObject({ environment: 'test', name: 'Pro plan', description: 'All features', active: true, defaultPriceId: null, metadata: { tier: 'pro' } });
+    expect(product).toMatchObject({
+      environment: 'test',
+      name: 'Pro plan',
+      description: 'All features',
+      active: true,
+      defaultPriceId: null,
+      metadata: { tier: 'pro' },
+    });
     expect(product.processorProductId).toMatch(/^prod_/);
     expect(new Date(product.syncedAt).toISOString()).toBe(product.syncedAt);
     expect(p.peer.get(TEST_KEY, product.processorProductId)?.name).toBe('Pro plan');
@@ -32,7 +39,9 @@ describe('products', () => {
     // The live environment is another processor account and another mirror.
     expect((await call('GET', '/api/payments/live/catalog/products')).json).toEqual({ products: [] });
     expect(p.peer.get(LIVE_KEY, product.processorProductId)).toBeUndefined();
-    expect((await call('GET', `/api/payments/live/catalog/products/${product.processorProductId}`)).json.error).toBe('PAYMENT_PRODUCT_NOT_FOUND');
+    expect((await call('GET', `/api/payments/live/catalog/products/${product.processorProductId}`)).json.error).toBe(
+      'PAYMENT_PRODUCT_NOT_FOUND',
+    );
   });
 
   it('passes idempotency keys namespaced per environment and operation; a retry gives the same product', async () => {
@@ -42,8 +51,14 @@ describe('products', () => {
     const live = await call('POST', '/api/payments/live/catalog/products', body);
     expect(second.json.product.processorProductId).toBe(first.json.product.processorProductId);
     expect(live.json.product.processorProductId).not.toBe(first.json.product.processorProductId);
-    const keys = p.peer.requests.filter((r) => r.path === '/v1/products' && r.method === 'POST' && r.params.name === 'Idem').map((r) => r.idempotencyKey);
-    expect(keys).toEqual(['svc:test:products.create:k-1', 'svc:test:products.create:k-1', 'svc:live:products.create:k-1']);
+    const keys = p.peer.requests
+      .filter((r) => r.path === '/v1/products' && r.method === 'POST' && r.params.name === 'Idem')
+      .map((r) => r.idempotencyKey);
+    expect(keys).toEqual([
+      'svc:test:products.create:k-1',
+      'svc:test:products.create:k-1',
+      'svc:live:products.create:k-1',
+    ]);
     const list = await call('GET', '/api/payments/test/catalog/products');
     expect(list.json.products.filter((x: { name: string }) => x.name === 'Idem')).toHaveLength(1);
   });
@@ -51,7 +66,11 @@ describe('products', () => {
   it('updates and deletes through the processor', async () => {
     const { json } = await call('POST', '/api/payments/test/catalog/products', { name: 'Temp', description: 'd' });
     const id = json.product.processorProductId;
-    const patched = await call('PATCH', `/api/payments/test/catalog/products/${id}`, { name: 'Temp 2', description: null, active: false });
+    const patched = await call('PATCH', `/api/payments/test/catalog/products/${id}`, {
+      name: 'Temp 2',
+      description: null,
+      active: false,
+    });
     expect(patched.statusCode).toBe(200);
     expect(patched.json.product).toMatchObject({ name: 'Temp 2', description: null, active: false });
     const del = await call('DELETE', `/api/payments/test/catalog/products/${id}`);
@@ -99,24 +118,30 @@ describe('products', () => {
       idempotencyKey: 'k'.repeat(200),
     });
     expect(res.statusCode).toBe(201);
-    expect((await call('PATCH', `/api/payments/test/catalog/products/${res.json.product.processorProductId}`, {})).statusCode).toBe(400);
+    expect(
+      (await call('PATCH', `/api/payments/test/catalog/products/${res.json.product.processorProductId}`, {}))
+        .statusCode,
+    ).toBe(400);
     expect((await call('GET', '/api/payments/staging/catalog/products')).statusCode).toBe(400);
     expect((await call('GET', '/api/payments/test/catalog/products?x=1')).statusCode).toBe(400);
   });
 
-  it('serves the same routes under /api/payments/stripe/ (the official client\'s path)', async () => {
+  it("serves the same routes under /api/payments/stripe/ (the official client's path)", async () => {
     const direct = await call('GET', '/api/payments/test/catalog/products');
     const alias = await call('GET', '/api/payments/stripe/test/catalog/products');
     expect(alias.statusCode).toBe(200);
     expect(alias.json).toEqual(direct.json);
-    expect((await call('GET', '/api/payments/stripe/status')).json).toEqual((await call('GET', '/api/payments/status')).json);
+    expect((await call('GET', '/api/payments/stripe/status')).json).toEqual(
+      (await call('GET', '/api/payments/status')).json,
+    );
   });
 });
 
 describe('prices', () => {
   let productId = '';
   beforeAll(async () => {
-    productId = (await call('POST', '/api/payments/test/catalog/products', { name: 'Priced' })).json.product.processorProductId;
+    productId = (await call('POST', '/api/payments/test/catalog/products', { name: 'Priced' })).json.product
+      .processorProductId;
   });
 
   it('creates recurring and one-time prices, lists them by product, gets one', async () => {
@@ -143,8 +168,17 @@ describe('prices', () => {
       active: true,
       metadata: { plan: 'pro' },
     });
-    const once = await call('POST', '/api/payments/test/catalog/prices', { processorProductId: productId, currency: 'usd', unitAmount: 0 });
-    expect(once.json.price).toMatchObject({ type: 'one_time', recurringInterval: null, unitAmount: 0, lookupKey: null });
+    const once = await call('POST', '/api/payments/test/catalog/prices', {
+      processorProductId: productId,
+      currency: 'usd',
+      unitAmount: 0,
+    });
+    expect(once.json.price).toMatchObject({
+      type: 'one_time',
+      recurringInterval: null,
+      unitAmount: 0,
+      lookupKey: null,
+    });
 
     const list = await call('GET', `/api/payments/test/catalog/prices?processorProductId=${productId}`);
     expect(list.json.prices).toHaveLength(2);
@@ -155,13 +189,25 @@ describe('prices', () => {
   });
 
   it('updates and archives a price; an unknown one is 404', async () => {
-    const { json } = await call('POST', '/api/payments/test/catalog/prices', { processorProductId: productId, currency: 'usd', unitAmount: 5, lookupKey: 'old' });
+    const { json } = await call('POST', '/api/payments/test/catalog/prices', {
+      processorProductId: productId,
+      currency: 'usd',
+      unitAmount: 5,
+      lookupKey: 'old',
+    });
     const id = json.price.processorPriceId;
-    const patched = await call('PATCH', `/api/payments/test/catalog/prices/${id}`, { lookupKey: null, taxBehavior: 'inclusive', metadata: { a: 'b' } });
+    const patched = await call('PATCH', `/api/payments/test/catalog/prices/${id}`, {
+      lookupKey: null,
+      taxBehavior: 'inclusive',
+      metadata: { a: 'b' },
+    });
     expect(patched.json.price).toMatchObject({ lookupKey: null, taxBehavior: 'inclusive', metadata: { a: 'b' } });
     const archived = await call('DELETE', `/api/payments/test/catalog/prices/${id}`);
     expect(archived.json).toMatchObject({ archived: true, price: { processorPriceId: id, active: false } });
-    for (const [method, url] of [['GET', '/api/payments/test/catalog/prices/price_missing'], ['PATCH', '/api/payments/test/catalog/prices/price_missing']] as const) {
+    for (const [method, url] of [
+      ['GET', '/api/payments/test/catalog/prices/price_missing'],
+      ['PATCH', '/api/payments/test/catalog/prices/price_missing'],
+    ] as const) {
       const res = await call(method, url, method === 'PATCH' ? { active: true } : undefined);
       expect(res.statusCode).toBe(404);
       expect(res.json.error).toBe('PAYMENT_PRICE_NOT_FOUND');
@@ -177,7 +223,11 @@ describe('prices', () => {
   });
 
   it('a price for a product the processor does not know is a 400 from the processor', async () => {
-    const res = await call('POST', '/api/payments/test/catalog/prices', { processorProductId: 'prod_nope', currency: 'usd', unitAmount: 1 });
+    const res = await call('POST', '/api/payments/test/catalog/prices', {
+      processorProductId: 'prod_nope',
+      currency: 'usd',
+      unitAmount: 1,
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json.error).toBe('VALIDATION_ERROR');
     expect(res.json.message).toContain('No such product');
@@ -212,7 +262,11 @@ describe('prices', () => {
   );
 
   it('accepts lookupKey of 200 characters', async () => {
-    const res = await call('POST', '/api/payments/test/catalog/prices', { ...base(), lookupKey: 'l'.repeat(200), idempotencyKey: 'k'.repeat(200) });
+    const res = await call('POST', '/api/payments/test/catalog/prices', {
+      ...base(),
+      lookupKey: 'l'.repeat(200),
+      idempotencyKey: 'k'.repeat(200),
+    });
     expect(res.statusCode).toBe(201);
   });
 });

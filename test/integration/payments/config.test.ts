@@ -23,9 +23,17 @@ describe('processor configuration', () => {
         { environment: 'live', hasKey: false, maskedKey: null },
       ],
     });
-    const create = await p.t.request({ method: 'POST', url: '/api/payments/test/catalog/products', headers: p.admin, payload: { name: 'X' } });
+    const create = await p.t.request({
+      method: 'POST',
+      url: '/api/payments/test/catalog/products',
+      headers: p.admin,
+      payload: { name: 'X' },
+    });
     expect(create.statusCode).toBe(400);
-    expect(create.json).toMatchObject({ error: 'PAYMENT_CONFIG_INVALID', message: 'PROCESSOR_TEST_SECRET_KEY is not configured.' });
+    expect(create.json).toMatchObject({
+      error: 'PAYMENT_CONFIG_INVALID',
+      message: 'PROCESSOR_TEST_SECRET_KEY is not configured.',
+    });
     expect(create.json.nextActions).toContain('PUT /api/payments/test/config');
   });
 
@@ -57,7 +65,8 @@ describe('processor configuration', () => {
     expect(res.json.keys[0]).toEqual({ environment: 'test', hasKey: true, maskedKey: 'sk_test_****0001' });
     expect(res.json.keys[1].hasKey).toBe(false);
 
-    const [row] = await p.t.deps.sql`select value_ciphertext, is_reserved from system.secrets where key = 'PROCESSOR_TEST_SECRET_KEY'`;
+    const [row] = await p.t.deps
+      .sql`select value_ciphertext, is_reserved from system.secrets where key = 'PROCESSOR_TEST_SECRET_KEY'`;
     expect(row!.is_reserved).toBe(true);
     expect(row!.value_ciphertext).not.toContain(TEST_KEY);
     expect(p.t.deps.keyring.open(row!.value_ciphertext)).toBe(TEST_KEY);
@@ -74,7 +83,12 @@ describe('processor configuration', () => {
 
   it('the stored key is reserved: the secrets API refuses to change or delete it', async () => {
     for (const method of ['PUT', 'DELETE'] as const) {
-      const res = await p.t.request({ method, url: '/api/secrets/PROCESSOR_TEST_SECRET_KEY', headers: p.admin, ...(method === 'PUT' ? { payload: { value: 'sk_test_other' } } : {}) });
+      const res = await p.t.request({
+        method,
+        url: '/api/secrets/PROCESSOR_TEST_SECRET_KEY',
+        headers: p.admin,
+        ...(method === 'PUT' ? { payload: { value: 'sk_test_other' } } : {}),
+      });
       expect(res.statusCode).toBe(403);
       expect(res.json.error).toBe('FORBIDDEN');
     }
@@ -94,19 +108,40 @@ describe('processor configuration', () => {
 
   it('creates the managed webhook endpoint at the processor; its secret verifies deliveries; recreating replaces it', async () => {
     p.peer.failNext(1, '/v1/webhook_endpoints');
-    expect((await p.t.request({ method: 'POST', url: '/api/payments/test/webhook', headers: p.admin })).statusCode).toBe(502);
+    expect(
+      (await p.t.request({ method: 'POST', url: '/api/payments/test/webhook', headers: p.admin })).statusCode,
+    ).toBe(502);
 
     const res = await p.t.request({ method: 'POST', url: '/api/payments/test/webhook', headers: p.admin });
     expect(res.statusCode).toBe(200);
     const { connection } = res.json;
-    expect(connection).toMatchObject({ environment: 'test', webhookEndpointUrl: `${p.t.config.apiBaseUrl}/api/webhooks/processor/test` });
+    expect(connection).toMatchObject({
+      environment: 'test',
+      webhookEndpointUrl: `${p.t.config.apiBaseUrl}/api/webhooks/processor/test`,
+    });
     const endpoint = p.peer.get(TEST_KEY, connection.webhookEndpointId)!;
     expect(endpoint.url).toBe(connection.webhookEndpointUrl);
     expect(endpoint.enabled_events).toContain('customer.subscription.updated');
 
-    const payload = JSON.stringify({ id: 'evt_cfg', object: 'event', type: 'ping', created: epochSeconds(p.t.clock.now()), livemode: false, data: { object: { id: 'x', object: 'ping' } } });
-    const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: endpoint.secret, timestamp: epochSeconds(p.t.clock.now()) });
-    const delivered = await p.t.request({ method: 'POST', url: '/api/webhooks/processor/test', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, payload });
+    const payload = JSON.stringify({
+      id: 'evt_cfg',
+      object: 'event',
+      type: 'ping',
+      created: epochSeconds(p.t.clock.now()),
+      livemode: false,
+      data: { object: { id: 'x', object: 'ping' } },
+    });
+    const signature = Stripe.webhooks.generateTestHeaderString({
+      payload,
+      secret: endpoint.secret,
+      timestamp: epochSeconds(p.t.clock.now()),
+    });
+    const delivered = await p.t.request({
+      method: 'POST',
+      url: '/api/webhooks/processor/test',
+      headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+      payload,
+    });
     expect(delivered.statusCode).toBe(200);
     expect(delivered.json.event.processingStatus).toBe('ignored');
 

@@ -28,7 +28,9 @@ async function history(query = '', env = 'test', path = 'payment-history'): Prom
   return res.json.paymentHistory;
 }
 const byObject = async (id: string, env = 'test') =>
-  (await history('?limit=100', env)).filter((r) => [r.processorPaymentIntentId, r.processorInvoiceId, r.processorRefundId].includes(id));
+  (await history('?limit=100', env)).filter((r) =>
+    [r.processorPaymentIntentId, r.processorInvoiceId, r.processorRefundId].includes(id),
+  );
 
 const intent = (id: string, extra: Row = {}) => ({
   id,
@@ -43,8 +45,16 @@ const intent = (id: string, extra: Row = {}) => ({
   latest_charge: { id: `ch_${id}`, object: 'charge', payment_method_details: { type: 'card', card } },
   ...extra,
 });
-const refund = (id: string, pi: string, status: string, amount: number) =>
-  ({ id, object: 'refund', amount, currency: 'eur', payment_intent: pi, charge: `ch_${pi}`, status, created: 1_790_000_100 });
+const refund = (id: string, pi: string, status: string, amount: number) => ({
+  id,
+  object: 'refund',
+  amount,
+  currency: 'eur',
+  payment_intent: pi,
+  charge: `ch_${pi}`,
+  status,
+  created: 1_790_000_100,
+});
 const invoice = (id: string, pi: string | null, extra: Row = {}) => ({
   id,
   object: 'invoice',
@@ -56,7 +66,12 @@ const invoice = (id: string, pi: string | null, extra: Row = {}) => ({
   total: 900,
   created: 1_790_000_200,
   parent: { type: 'subscription_details', subscription_details: { subscription: 'sub_h', metadata: subject('t-2') } },
-  lines: { object: 'list', data: [{ id: 'il_1', description: '1 × Pro', pricing: { price_details: { price: 'price_pro', product: 'prod_pro' } } }] },
+  lines: {
+    object: 'list',
+    data: [
+      { id: 'il_1', description: '1 × Pro', pricing: { price_details: { price: 'price_pro', product: 'prod_pro' } } },
+    ],
+  },
   payments: { object: 'list', data: pi ? [{ payment: { type: 'payment_intent', payment_intent: pi } }] : [] },
   ...extra,
 });
@@ -83,7 +98,10 @@ describe('payment history from webhooks', () => {
       currency: 'eur',
       paymentMethodBrand: 'visa',
       paymentMethodLast4: '4242',
-      paidAt: p.t.clock.now().toISOString().replace(/\.\d{3}Z$/, '.000Z'),
+      paidAt: p.t.clock
+        .now()
+        .toISOString()
+        .replace(/\.\d{3}Z$/, '.000Z'),
       processorCreatedAt: new Date(1_790_000_000_000).toISOString(),
     });
     expect(rows[0]).not.toHaveProperty('raw');
@@ -99,24 +117,53 @@ describe('payment history from webhooks', () => {
     await send('refund.updated', refund('re_1', 'pi_1', 'succeeded', 300), { created: now + 5 });
     await send('refund.created', refund('re_1', 'pi_1', 'pending', 300), { created: now + 1 }); // late and older
     let rows = await byObject('pi_1');
-    expect(rows.find((r) => r.type === 'refund')).toMatchObject({ status: 'succeeded', amount: 300, subjectId: 't-1', processorRefundId: 're_1' });
-    expect(rows.find((r) => r.type === 'one_time_payment')).toMatchObject({ status: 'partially_refunded', amountRefunded: 300 });
+    expect(rows.find((r) => r.type === 'refund')).toMatchObject({
+      status: 'succeeded',
+      amount: 300,
+      subjectId: 't-1',
+      processorRefundId: 're_1',
+    });
+    expect(rows.find((r) => r.type === 'one_time_payment')).toMatchObject({
+      status: 'partially_refunded',
+      amountRefunded: 300,
+    });
 
     // The charge reports both refunds; re_1 is not counted twice, and replaying changes nothing.
     const charge = {
-      id: 'ch_pi_1', object: 'charge', amount: 1000, amount_captured: 1000, amount_refunded: 1000, currency: 'eur', paid: true,
-      customer: 'cus_h1', payment_intent: 'pi_1', created: 1_790_000_000, payment_method_details: { card },
-      refunds: { object: 'list', data: [refund('re_1', 'pi_1', 'succeeded', 300), refund('re_2', 'pi_1', 'succeeded', 700)] },
+      id: 'ch_pi_1',
+      object: 'charge',
+      amount: 1000,
+      amount_captured: 1000,
+      amount_refunded: 1000,
+      currency: 'eur',
+      paid: true,
+      customer: 'cus_h1',
+      payment_intent: 'pi_1',
+      created: 1_790_000_000,
+      payment_method_details: { card },
+      refunds: {
+        object: 'list',
+        data: [refund('re_1', 'pi_1', 'succeeded', 300), refund('re_2', 'pi_1', 'succeeded', 700)],
+      },
     };
     const { body } = await send('charge.refunded', charge, { created: now + 6 });
     await deliverEvent(p, body);
     await send('charge.refunded', charge, { created: now + 7 }); // the same state under another event id
     rows = await byObject('pi_1');
-    expect(rows.filter((r) => r.type === 'refund').map((r) => [r.processorRefundId, r.status, r.amount]).sort()).toEqual([
+    expect(
+      rows
+        .filter((r) => r.type === 'refund')
+        .map((r) => [r.processorRefundId, r.status, r.amount])
+        .sort(),
+    ).toEqual([
       ['re_1', 'succeeded', 300],
       ['re_2', 'succeeded', 700],
     ]);
-    expect(rows.find((r) => r.type === 'one_time_payment')).toMatchObject({ status: 'refunded', amountRefunded: 1000, amount: 1000 });
+    expect(rows.find((r) => r.type === 'one_time_payment')).toMatchObject({
+      status: 'refunded',
+      amountRefunded: 1000,
+      amount: 1000,
+    });
   });
 
   it('a refund that arrives before its payment is counted when the payment arrives', async () => {
@@ -124,10 +171,16 @@ describe('payment history from webhooks', () => {
     await send('refund.failed', refund('re_4', 'pi_2', 'failed', 100));
     await send('payment_intent.succeeded', intent('pi_2', { metadata: subject('t-3') }));
     const rows = await byObject('pi_2');
-    expect(rows.find((r) => r.type === 'one_time_payment')).toMatchObject({ status: 'partially_refunded', amountRefunded: 250, subjectId: 't-3' });
+    expect(rows.find((r) => r.type === 'one_time_payment')).toMatchObject({
+      status: 'partially_refunded',
+      amountRefunded: 250,
+      subjectId: 't-3',
+    });
     expect(rows.find((r) => r.processorRefundId === 're_4')).toMatchObject({ type: 'refund', status: 'failed' });
     // The refunds take the payment's subject and customer, so the subject filter finds them.
-    expect((await history('?subjectType=team&subjectId=t-3')).map((r) => [r.type, r.processorCustomerId]).sort()).toEqual([
+    expect(
+      (await history('?subjectType=team&subjectId=t-3')).map((r) => [r.type, r.processorCustomerId]).sort(),
+    ).toEqual([
       ['one_time_payment', 'cus_h1'],
       ['refund', 'cus_h1'],
       ['refund', 'cus_h1'],
@@ -136,30 +189,70 @@ describe('payment history from webhooks', () => {
 
   it('a refunded charge with no earlier event records its payment as refunded, once', async () => {
     const charge = {
-      id: 'ch_only', object: 'charge', amount: 800, amount_captured: 800, amount_refunded: 800, currency: 'gbp', paid: true,
-      customer: 'cus_h3', payment_intent: 'pi_only', created: 1_790_000_050, billing_details: { email: 'c@example.com', address: { country: 'GB' } },
-      payment_method_details: { card: { brand: 'amex', last4: '0005', country: null } }, refunds: { object: 'list', data: [] },
+      id: 'ch_only',
+      object: 'charge',
+      amount: 800,
+      amount_captured: 800,
+      amount_refunded: 800,
+      currency: 'gbp',
+      paid: true,
+      customer: 'cus_h3',
+      payment_intent: 'pi_only',
+      created: 1_790_000_050,
+      billing_details: { email: 'c@example.com', address: { country: 'GB' } },
+      payment_method_details: { card: { brand: 'amex', last4: '0005', country: null } },
+      refunds: { object: 'list', data: [] },
     };
     await send('charge.refunded', charge);
-    await send('payment_intent.succeeded', intent('pi_only', { amount: 800, amount_received: 800, currency: 'gbp', customer: 'cus_h3', metadata: {}, latest_charge: 'ch_only', receipt_email: null }));
+    await send(
+      'payment_intent.succeeded',
+      intent('pi_only', {
+        amount: 800,
+        amount_received: 800,
+        currency: 'gbp',
+        customer: 'cus_h3',
+        metadata: {},
+        latest_charge: 'ch_only',
+        receipt_email: null,
+      }),
+    );
     const rows = await byObject('pi_only');
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
-      type: 'one_time_payment', status: 'refunded', amount: 800, amountRefunded: 800, processorChargeId: 'ch_only',
-      customerEmailSnapshot: 'c@example.com', paymentMethodBrand: 'amex', paymentMethodLast4: '0005',
+      type: 'one_time_payment',
+      status: 'refunded',
+      amount: 800,
+      amountRefunded: 800,
+      processorChargeId: 'ch_only',
+      customerEmailSnapshot: 'c@example.com',
+      paymentMethodBrand: 'amex',
+      paymentMethodLast4: '0005',
     });
   });
 
   it('a failed payment becomes a payment when it succeeds, and a late failure does not undo it', async () => {
     const now = epochSeconds(p.t.clock.now());
-    const failing = intent('pi_3', { amount_received: 0, last_payment_error: { message: 'Your card was declined.', payment_method: { card } } });
+    const failing = intent('pi_3', {
+      amount_received: 0,
+      last_payment_error: { message: 'Your card was declined.', payment_method: { card } },
+    });
     await send('payment_intent.payment_failed', failing, { created: now });
-    expect((await byObject('pi_3'))[0]).toMatchObject({ type: 'failed_payment', status: 'failed', failureMessage: 'Your card was declined.', amount: 1000 });
+    expect((await byObject('pi_3'))[0]).toMatchObject({
+      type: 'failed_payment',
+      status: 'failed',
+      failureMessage: 'Your card was declined.',
+      amount: 1000,
+    });
     await send('payment_intent.succeeded', intent('pi_3'), { created: now + 10 });
     await send('payment_intent.payment_failed', failing, { created: now + 5 });
     const rows = await byObject('pi_3');
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ type: 'one_time_payment', status: 'succeeded', failureMessage: null, amount: 1000 });
+    expect(rows[0]).toMatchObject({
+      type: 'one_time_payment',
+      status: 'succeeded',
+      failureMessage: null,
+      amount: 1000,
+    });
     expect(rows[0]!.failedAt).not.toBeNull();
   });
 
@@ -167,45 +260,90 @@ describe('payment history from webhooks', () => {
     await send('invoice.payment_failed', invoice('in_1', 'pi_in1'));
     expect((await byObject('in_1'))[0]).toMatchObject({ type: 'failed_payment', status: 'failed', amount: 900 });
     await send('invoice.paid', invoice('in_1', 'pi_in1'));
-    await send('payment_intent.succeeded', intent('pi_in1', { amount: 900, amount_received: 900, currency: 'usd', customer: 'cus_h2', metadata: {} }));
+    await send(
+      'payment_intent.succeeded',
+      intent('pi_in1', { amount: 900, amount_received: 900, currency: 'usd', customer: 'cus_h2', metadata: {} }),
+    );
     let rows = await byObject('pi_in1');
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
-      type: 'subscription_invoice', status: 'succeeded', processorInvoiceId: 'in_1', processorPaymentIntentId: 'pi_in1',
-      processorSubscriptionId: 'sub_h', processorPriceId: 'price_pro', processorProductId: 'prod_pro', subjectType: 'team',
-      subjectId: 't-2', amount: 900, currency: 'usd', description: '1 × Pro', paymentMethodLast4: '4242',
+      type: 'subscription_invoice',
+      status: 'succeeded',
+      processorInvoiceId: 'in_1',
+      processorPaymentIntentId: 'pi_in1',
+      processorSubscriptionId: 'sub_h',
+      processorPriceId: 'price_pro',
+      processorProductId: 'prod_pro',
+      subjectType: 'team',
+      subjectId: 't-2',
+      amount: 900,
+      currency: 'usd',
+      description: '1 × Pro',
+      paymentMethodLast4: '4242',
     });
 
     // The payment intent first (newer API: it does not name its invoice), then the invoice.
-    await send('payment_intent.succeeded', intent('pi_in2', { amount: 900, amount_received: 900, currency: 'usd', customer: 'cus_h2', metadata: {} }));
+    await send(
+      'payment_intent.succeeded',
+      intent('pi_in2', { amount: 900, amount_received: 900, currency: 'usd', customer: 'cus_h2', metadata: {} }),
+    );
     await send('invoice.paid', invoice('in_2', 'pi_in2'));
     rows = await byObject('pi_in2');
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ type: 'subscription_invoice', processorInvoiceId: 'in_2', subjectId: 't-2', paymentMethodBrand: 'visa' });
+    expect(rows[0]).toMatchObject({
+      type: 'subscription_invoice',
+      processorInvoiceId: 'in_2',
+      subjectId: 't-2',
+      paymentMethodBrand: 'visa',
+    });
 
     // Older API: the payment intent names its invoice.
-    await send('payment_intent.succeeded', intent('pi_in3', { invoice: 'in_3', amount_received: 900, currency: 'usd', customer: 'cus_h2', metadata: {} }));
+    await send(
+      'payment_intent.succeeded',
+      intent('pi_in3', { invoice: 'in_3', amount_received: 900, currency: 'usd', customer: 'cus_h2', metadata: {} }),
+    );
     await send('invoice.paid', invoice('in_3', null, { payment_intent: 'pi_in3' }));
     expect(await byObject('in_3')).toHaveLength(1);
   });
 
   it('checkout payments: completed but unpaid is pending until the delayed payment succeeds or fails', async () => {
     const session = (id: string, pi: string, status: string) => ({
-      id, object: 'checkout.session', mode: 'payment', payment_intent: pi, payment_status: status, status: 'complete',
-      amount_total: 4200, currency: 'eur', customer: null, customer_details: { email: 'guest@example.com' }, created: 1_790_000_300,
-      client_reference_id: null, metadata: {},
+      id,
+      object: 'checkout.session',
+      mode: 'payment',
+      payment_intent: pi,
+      payment_status: status,
+      status: 'complete',
+      amount_total: 4200,
+      currency: 'eur',
+      customer: null,
+      customer_details: { email: 'guest@example.com' },
+      created: 1_790_000_300,
+      client_reference_id: null,
+      metadata: {},
     });
     await send('checkout.session.completed', session('cs_1', 'pi_cs1', 'unpaid'));
-    expect((await byObject('pi_cs1'))[0]).toMatchObject({ type: 'one_time_payment', status: 'pending', processorCheckoutSessionId: 'cs_1', customerEmailSnapshot: 'guest@example.com' });
+    expect((await byObject('pi_cs1'))[0]).toMatchObject({
+      type: 'one_time_payment',
+      status: 'pending',
+      processorCheckoutSessionId: 'cs_1',
+      customerEmailSnapshot: 'guest@example.com',
+    });
     await send('checkout.session.async_payment_succeeded', session('cs_1', 'pi_cs1', 'paid'));
-    await send('payment_intent.succeeded', intent('pi_cs1', { amount: 4200, amount_received: 4200, customer: null, metadata: {} }));
+    await send(
+      'payment_intent.succeeded',
+      intent('pi_cs1', { amount: 4200, amount_received: 4200, customer: null, metadata: {} }),
+    );
     const rows = await byObject('pi_cs1');
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ status: 'succeeded', amount: 4200, processorCheckoutSessionId: 'cs_1' });
 
     await send('checkout.session.async_payment_failed', session('cs_2', 'pi_cs2', 'unpaid'));
     expect((await byObject('pi_cs2'))[0]).toMatchObject({ type: 'failed_payment', status: 'failed' });
-    const expired = await send('checkout.session.expired', { ...session('cs_3', 'pi_cs3', 'unpaid'), status: 'expired' });
+    const expired = await send('checkout.session.expired', {
+      ...session('cs_3', 'pi_cs3', 'unpaid'),
+      status: 'expired',
+    });
     expect(expired.res.json.handled).toBe(true);
     expect(await byObject('pi_cs3')).toEqual([]);
   });
@@ -213,8 +351,13 @@ describe('payment history from webhooks', () => {
   it('keeps the environments apart', async () => {
     await send('payment_intent.succeeded', { ...intent('pi_1'), livemode: true, amount_received: 5 }, { env: 'live' });
     expect(await byObject('pi_1', 'live')).toMatchObject([{ environment: 'live', amount: 5, status: 'succeeded' }]);
-    expect((await byObject('pi_1')).find((r) => r.type === 'one_time_payment')).toMatchObject({ environment: 'test', amount: 1000, status: 'refunded' });
-    const [row] = await p.t.deps.sql`select count(*)::int as n from payments.payment_history where environment = 'live'`;
+    expect((await byObject('pi_1')).find((r) => r.type === 'one_time_payment')).toMatchObject({
+      environment: 'test',
+      amount: 1000,
+      status: 'refunded',
+    });
+    const [row] = await p.t.deps
+      .sql`select count(*)::int as n from payments.payment_history where environment = 'live'`;
     expect(row!.n).toBe(1);
   });
 });
@@ -260,9 +403,15 @@ describe('GET payment-history', () => {
 describe('payment history from sync', () => {
   it('reads invoices, payment intents and refunds from the processor, idempotently, without double counting', async () => {
     p.peer.put(TEST_KEY, invoice('in_s1', 'pi_s1', { status: 'paid' }));
-    p.peer.put(TEST_KEY, { ...intent('pi_s1', { amount: 900, amount_received: 900, metadata: {} }), status: 'succeeded' });
+    p.peer.put(TEST_KEY, {
+      ...intent('pi_s1', { amount: 900, amount_received: 900, metadata: {} }),
+      status: 'succeeded',
+    });
     p.peer.put(TEST_KEY, { ...intent('pi_s2', { latest_charge: 'ch_pi_s2' }), status: 'succeeded' });
-    p.peer.put(TEST_KEY, { ...intent('pi_s3', { amount_received: 0, last_payment_error: { message: 'Insufficient funds.' } }), status: 'requires_payment_method' });
+    p.peer.put(TEST_KEY, {
+      ...intent('pi_s3', { amount_received: 0, last_payment_error: { message: 'Insufficient funds.' } }),
+      status: 'requires_payment_method',
+    });
     p.peer.put(TEST_KEY, { ...intent('pi_s4'), status: 'requires_payment_method', last_payment_error: null });
     p.peer.put(TEST_KEY, invoice('in_s2', null, { status: 'draft' }));
     p.peer.put(TEST_KEY, refund('re_s1', 'pi_s2', 'succeeded', 100));
@@ -273,18 +422,31 @@ describe('payment history from sync', () => {
     const after = await history('?limit=100');
     const second = await p.t.request({ method: 'POST', url: '/api/payments/test/sync', headers: p.admin });
     expect(second.statusCode).toBe(200);
-    expect((await history('?limit=100')).map(({ updatedAt: _u, ...r }) => r)).toEqual(after.map(({ updatedAt: _u, ...r }) => r));
+    expect((await history('?limit=100')).map(({ updatedAt: _u, ...r }) => r)).toEqual(
+      after.map(({ updatedAt: _u, ...r }) => r),
+    );
 
-    expect(await byObject('pi_s1')).toMatchObject([{ type: 'subscription_invoice', status: 'succeeded', processorInvoiceId: 'in_s1', amount: 900 }]);
+    expect(await byObject('pi_s1')).toMatchObject([
+      { type: 'subscription_invoice', status: 'succeeded', processorInvoiceId: 'in_s1', amount: 900 },
+    ]);
     const s2 = await byObject('pi_s2');
-    expect(s2.find((r) => r.type === 'one_time_payment')).toMatchObject({ status: 'partially_refunded', amountRefunded: 100 });
-    expect(s2.filter((r) => r.type === 'refund')).toMatchObject([{ processorRefundId: 're_s1', status: 'succeeded', amount: 100 }]);
-    expect(await byObject('pi_s3')).toMatchObject([{ type: 'failed_payment', status: 'failed', failureMessage: 'Insufficient funds.' }]);
+    expect(s2.find((r) => r.type === 'one_time_payment')).toMatchObject({
+      status: 'partially_refunded',
+      amountRefunded: 100,
+    });
+    expect(s2.filter((r) => r.type === 'refund')).toMatchObject([
+      { processorRefundId: 're_s1', status: 'succeeded', amount: 100 },
+    ]);
+    expect(await byObject('pi_s3')).toMatchObject([
+      { type: 'failed_payment', status: 'failed', failureMessage: 'Insufficient funds.' },
+    ]);
     expect(await byObject('pi_s4')).toEqual([]);
     expect(await byObject('in_s2')).toEqual([]);
 
     // A webhook about an older state of a refund the sync already saw changes nothing.
-    await send('refund.created', refund('re_s1', 'pi_s2', 'pending', 100), { created: epochSeconds(p.t.clock.now()) - 60 });
+    await send('refund.created', refund('re_s1', 'pi_s2', 'pending', 100), {
+      created: epochSeconds(p.t.clock.now()) - 60,
+    });
     expect((await byObject('re_s1'))[0]).toMatchObject({ status: 'succeeded' });
   });
 });
@@ -295,10 +457,20 @@ describe('managed webhook endpoint', () => {
     const res = await p.t.request({ method: 'POST', url: '/api/payments/test/webhook', headers: p.admin });
     const events = p.peer.get(TEST_KEY, res.json.connection.webhookEndpointId)!.enabled_events as string[];
     expect(events).toHaveLength(20);
-    expect(events).toEqual(expect.arrayContaining([
-      'invoice.paid', 'invoice.payment_failed', 'payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded',
-      'refund.created', 'refund.updated', 'refund.failed', 'checkout.session.async_payment_succeeded',
-      'checkout.session.async_payment_failed', 'checkout.session.expired',
-    ]));
+    expect(events).toEqual(
+      expect.arrayContaining([
+        'invoice.paid',
+        'invoice.payment_failed',
+        'payment_intent.succeeded',
+        'payment_intent.payment_failed',
+        'charge.refunded',
+        'refund.created',
+        'refund.updated',
+        'refund.failed',
+        'checkout.session.async_payment_succeeded',
+        'checkout.session.async_payment_failed',
+        'checkout.session.expired',
+      ]),
+    );
   });
 });

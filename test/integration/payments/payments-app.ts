@@ -27,7 +27,10 @@ export async function startPaymentsApp(): Promise<PaymentsApp> {
     peer,
     admin,
     async configureBoth() {
-      for (const [env, secretKey] of [['test', TEST_KEY], ['live', LIVE_KEY]] as const) {
+      for (const [env, secretKey] of [
+        ['test', TEST_KEY],
+        ['live', LIVE_KEY],
+      ] as const) {
         const res = await t.request({
           method: 'PUT',
           url: `/api/payments/${env}/config`,
@@ -80,7 +83,12 @@ export function subscriptionObject(id: string, customer: string, status: string,
 let counter = 0;
 
 /** A processor event of `type` about `object`, created now on the app's clock unless told. */
-export function processorEvent(p: PaymentsApp, type: string, object: object, options: { created?: number; id?: string; livemode?: boolean } = {}) {
+export function processorEvent(
+  p: PaymentsApp,
+  type: string,
+  object: object,
+  options: { created?: number; id?: string; livemode?: boolean } = {},
+) {
   return {
     id: options.id ?? `evt_${++counter}_${Date.now()}`,
     object: 'event',
@@ -113,7 +121,10 @@ export function deliverEvent(
   return p.t.request({
     method: 'POST',
     url: `/api/webhooks/processor/${env}`,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...(signature === null ? {} : { 'stripe-signature': signature }) },
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      ...(signature === null ? {} : { 'stripe-signature': signature }),
+    },
     payload,
   });
 }

@@ -16,8 +16,18 @@ beforeAll(async () => {
   alice = { id: a.user.id, token: a.accessToken };
   bob = { id: b.user.id, token: b.accessToken };
   p.peer.put(TEST_KEY, { id: 'prod_1', object: 'product', name: 'P', active: true });
-  p.peer.put(TEST_KEY, { id: 'price_1', object: 'price', product: 'prod_1', currency: 'usd', unit_amount: 100, active: true, type: 'recurring' });
-  expect((await p.t.request({ method: 'POST', url: '/api/payments/test/sync', headers: p.admin })).statusCode).toBe(200);
+  p.peer.put(TEST_KEY, {
+    id: 'price_1',
+    object: 'price',
+    product: 'prod_1',
+    currency: 'usd',
+    unit_amount: 100,
+    active: true,
+    type: 'recurring',
+  });
+  expect((await p.t.request({ method: 'POST', url: '/api/payments/test/sync', headers: p.admin })).statusCode).toBe(
+    200,
+  );
 });
 afterAll(() => p.close());
 
@@ -26,7 +36,13 @@ const checkout = (headers: Record<string, string>, extra: object) =>
     method: 'POST',
     url: '/api/payments/test/checkout-sessions',
     headers,
-    payload: { mode: 'subscription', lineItems: [{ processorPriceId: 'price_1', quantity: 1 }], successUrl: 'https://app.example.com/ok', cancelUrl: 'https://app.example.com/no', ...extra },
+    payload: {
+      mode: 'subscription',
+      lineItems: [{ processorPriceId: 'price_1', quantity: 1 }],
+      successUrl: 'https://app.example.com/ok',
+      cancelUrl: 'https://app.example.com/no',
+      ...extra,
+    },
   });
 
 describe('checkout metadata cannot name a subject', () => {
@@ -46,7 +62,10 @@ describe('checkout metadata cannot name a subject', () => {
   });
 
   it('other metadata keys still pass through', async () => {
-    const res = await checkout(bearer(alice.token), { subject: { type: 'user', id: alice.id }, metadata: { plan: 'pro' } });
+    const res = await checkout(bearer(alice.token), {
+      subject: { type: 'user', id: alice.id },
+      metadata: { plan: 'pro' },
+    });
     expect(res.statusCode, res.body).toBe(201);
     const sent = p.peer.get(TEST_KEY, res.json.checkoutSession.processorCheckoutSessionId)!;
     expect(sent.metadata).toMatchObject({ plan: 'pro', svc_subject_id: alice.id });
@@ -56,7 +75,11 @@ describe('checkout metadata cannot name a subject', () => {
 describe('signed but malformed webhook events', () => {
   it('an event without data.object or without an id is a 400, recorded nowhere', async () => {
     const base = { object: 'event', type: 'customer.subscription.updated', livemode: false, created: 1 };
-    for (const body of [{ id: 'evt_nodata', ...base }, { id: 'evt_noobject', ...base, data: {} }, { ...base, data: { object: { id: 'sub_1', object: 'subscription' } } }]) {
+    for (const body of [
+      { id: 'evt_nodata', ...base },
+      { id: 'evt_noobject', ...base, data: {} },
+      { ...base, data: { object: { id: 'sub_1', object: 'subscription' } } },
+    ]) {
       const res = await deliverEvent(p, body);
       expect(res.statusCode, res.body).toBe(400);
       expect(res.json).toMatchObject({ error: 'VALIDATION_ERROR', statusCode: 400 });

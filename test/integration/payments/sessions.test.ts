@@ -17,13 +17,38 @@ beforeAll(async () => {
   alice = { id: a.user.id, token: a.accessToken };
   bob = { id: b.user.id, token: b.accessToken };
   adminToken = await p.t.adminToken();
-  for (const [id, subject] of [['cus_alice', alice.id], ['cus_bob', bob.id]] as const) {
-    p.peer.put(TEST_KEY, { id, object: 'customer', email: null, name: null, metadata: { svc_subject_type: 'user', svc_subject_id: subject } });
+  for (const [id, subject] of [
+    ['cus_alice', alice.id],
+    ['cus_bob', bob.id],
+  ] as const) {
+    p.peer.put(TEST_KEY, {
+      id,
+      object: 'customer',
+      email: null,
+      name: null,
+      metadata: { svc_subject_type: 'user', svc_subject_id: subject },
+    });
   }
-  p.peer.put(TEST_KEY, { id: 'cus_team', object: 'customer', email: null, name: null, metadata: { svc_subject_type: 'team', svc_subject_id: 't1' } });
+  p.peer.put(TEST_KEY, {
+    id: 'cus_team',
+    object: 'customer',
+    email: null,
+    name: null,
+    metadata: { svc_subject_type: 'team', svc_subject_id: 't1' },
+  });
   p.peer.put(TEST_KEY, { id: 'prod_1', object: 'product', name: 'P', active: true });
-  p.peer.put(TEST_KEY, { id: 'price_1', object: 'price', product: 'prod_1', currency: 'usd', unit_amount: 100, active: true, type: 'one_time' });
-  expect((await p.t.request({ method: 'POST', url: '/api/payments/test/sync', headers: p.admin })).statusCode).toBe(200);
+  p.peer.put(TEST_KEY, {
+    id: 'price_1',
+    object: 'price',
+    product: 'prod_1',
+    currency: 'usd',
+    unit_amount: 100,
+    active: true,
+    type: 'one_time',
+  });
+  expect((await p.t.request({ method: 'POST', url: '/api/payments/test/sync', headers: p.admin })).statusCode).toBe(
+    200,
+  );
 });
 afterAll(() => p.close());
 
@@ -34,7 +59,11 @@ const portalRows = (env = 'test') =>
 
 describe('customer portal sessions', () => {
   it('a user opens the portal of their own subject', async () => {
-    const res = await portal(bearer(alice.token), { subject: { type: 'user', id: alice.id }, returnUrl: 'https://app.example.com/account', configuration: 'bpc_1' });
+    const res = await portal(bearer(alice.token), {
+      subject: { type: 'user', id: alice.id },
+      returnUrl: 'https://app.example.com/account',
+      configuration: 'bpc_1',
+    });
     expect(res.statusCode).toBe(201);
     expect(res.json.customerPortalSession).toMatchObject({
       environment: 'test',
@@ -48,12 +77,19 @@ describe('customer portal sessions', () => {
     });
     expect(res.json.customerPortalSession.url).toMatch(/^https:\/\/billing\.processor\.test\/session\/bps_/);
     const sent = p.peer.requests.findLast((r) => r.path === '/v1/billing_portal/sessions')!;
-    expect(sent.params).toMatchObject({ customer: 'cus_alice', return_url: 'https://app.example.com/account', configuration: 'bpc_1' });
+    expect(sent.params).toMatchObject({
+      customer: 'cus_alice',
+      return_url: 'https://app.example.com/account',
+      configuration: 'bpc_1',
+    });
   });
 
   it("refuses a user asking for someone else's subject, and records nothing", async () => {
     const before = (await portalRows()).length;
-    for (const subject of [{ type: 'user', id: bob.id }, { type: 'team', id: 't1' }]) {
+    for (const subject of [
+      { type: 'user', id: bob.id },
+      { type: 'team', id: 't1' },
+    ]) {
       const res = await portal(bearer(alice.token), { subject });
       expect(res.statusCode).toBe(403);
       expect(res.json).toMatchObject({ error: 'FORBIDDEN', statusCode: 403 });
@@ -78,7 +114,10 @@ describe('customer portal sessions', () => {
   });
 
   it('the admin may open any subject; API key and anon key are refused (401)', async () => {
-    expect((await portal(bearer(adminToken), { subject: { type: 'team', id: 't1' } })).json.customerPortalSession.processorCustomerId).toBe('cus_team');
+    expect(
+      (await portal(bearer(adminToken), { subject: { type: 'team', id: 't1' } })).json.customerPortalSession
+        .processorCustomerId,
+    ).toBe('cus_team');
     expect((await portal(p.admin, { subject: { type: 'team', id: 't1' } })).statusCode).toBe(401);
     expect((await portal(bearer(p.t.anonKey), { subject: { type: 'user', id: alice.id } })).statusCode).toBe(401);
   });
@@ -88,7 +127,11 @@ describe('customer portal sessions', () => {
     expect(res.statusCode).toBe(404);
     expect(res.json.error).toBe('PAYMENT_NOT_FOUND');
     expect(await portalRows('live')).toEqual([
-      { status: 'failed', subject_id: alice.id, last_error: 'No processor customer is mapped to this billing subject.' },
+      {
+        status: 'failed',
+        subject_id: alice.id,
+        last_error: 'No processor customer is mapped to this billing subject.',
+      },
     ]);
   });
 
@@ -136,7 +179,15 @@ describe('checkout sessions', () => {
     const res = await checkout(bearer(p.t.anonKey), paymentBody({ customerEmail: 'guest@example.com' }));
     expect(res.statusCode).toBe(201);
     const s = res.json.checkoutSession;
-    expect(s).toMatchObject({ environment: 'test', mode: 'payment', status: 'open', paymentStatus: 'unpaid', subjectType: null, customerEmail: 'guest@example.com', lastError: null });
+    expect(s).toMatchObject({
+      environment: 'test',
+      mode: 'payment',
+      status: 'open',
+      paymentStatus: 'unpaid',
+      subjectType: null,
+      customerEmail: 'guest@example.com',
+      lastError: null,
+    });
     expect(s.url).toMatch(/^https:\/\/checkout\.processor\.test\/pay\/cs_/);
     const sent = p.peer.get(TEST_KEY, s.processorCheckoutSessionId)!;
     expect(sent).toMatchObject({ client_reference_id: s.id, customer_email: 'guest@example.com', mode: 'payment' });
@@ -144,17 +195,26 @@ describe('checkout sessions', () => {
   });
 
   it('a subscription for the user themselves uses their mapped customer and carries the subject', async () => {
-    const res = await checkout(bearer(alice.token), paymentBody({ mode: 'subscription', subject: { type: 'user', id: alice.id } }));
+    const res = await checkout(
+      bearer(alice.token),
+      paymentBody({ mode: 'subscription', subject: { type: 'user', id: alice.id } }),
+    );
     expect(res.statusCode).toBe(201);
     const sent = p.peer.get(TEST_KEY, res.json.checkoutSession.processorCheckoutSessionId)!;
     expect(sent.customer).toBe('cus_alice');
-    expect(sent.metadata).toMatchObject({ svc_subject_type: 'user', svc_subject_id: alice.id, svc_checkout_session_id: res.json.checkoutSession.id });
+    expect(sent.metadata).toMatchObject({
+      svc_subject_type: 'user',
+      svc_subject_id: alice.id,
+      svc_checkout_session_id: res.json.checkoutSession.id,
+    });
   });
 
   it("refuses someone else's subject, a subject for the anon key, and the API key", async () => {
     const other = await checkout(bearer(alice.token), paymentBody({ subject: { type: 'user', id: bob.id } }));
     expect(other.statusCode).toBe(403);
-    expect((await checkout(bearer(p.t.anonKey), paymentBody({ subject: { type: 'user', id: bob.id } }))).statusCode).toBe(403);
+    expect(
+      (await checkout(bearer(p.t.anonKey), paymentBody({ subject: { type: 'user', id: bob.id } }))).statusCode,
+    ).toBe(403);
     const key = await checkout(p.admin, paymentBody());
     expect(key.statusCode).toBe(401);
     expect(key.json.message).toBe('Checkout session creation requires a user token.');
@@ -166,11 +226,16 @@ describe('checkout sessions', () => {
     const again = await checkout(bearer(alice.token), body);
     expect(again.statusCode).toBe(201);
     expect(again.json.checkoutSession).toEqual(first.json.checkoutSession);
-    const changed = await checkout(bearer(alice.token), { ...body, lineItems: [{ processorPriceId: 'price_1', quantity: 3 }] });
+    const changed = await checkout(bearer(alice.token), {
+      ...body,
+      lineItems: [{ processorPriceId: 'price_1', quantity: 3 }],
+    });
     expect(changed.statusCode).toBe(409);
     expect(changed.json.error).toBe('PAYMENT_CHECKOUT_ALREADY_EXISTS');
     expect((await checkout(bearer(bob.token), body)).statusCode).toBe(409);
-    const sent = p.peer.requests.filter((r) => r.path === '/v1/checkout/sessions' && r.idempotencyKey === 'svc:test:checkout.sessions.create:order-1');
+    const sent = p.peer.requests.filter(
+      (r) => r.path === '/v1/checkout/sessions' && r.idempotencyKey === 'svc:test:checkout.sessions.create:order-1',
+    );
     expect(sent).toHaveLength(1);
   });
 
@@ -190,7 +255,9 @@ describe('checkout sessions', () => {
     const [a, b] = await Promise.all([checkout(bearer(alice.token), body), checkout(bearer(alice.token), body)]);
     expect([a.statusCode, b.statusCode]).toEqual([201, 201]);
     expect(a.json.checkoutSession.id).toBe(b.json.checkoutSession.id);
-    expect(await p.t.deps.sql`select 1 from payments.checkout_sessions where idempotency_key = 'order-concurrent'`).toHaveLength(1);
+    expect(
+      await p.t.deps.sql`select 1 from payments.checkout_sessions where idempotency_key = 'order-concurrent'`,
+    ).toHaveLength(1);
   });
 
   it('the processor failing is a 502, recorded failed; a retry with the same key opens the same session', async () => {
@@ -198,7 +265,8 @@ describe('checkout sessions', () => {
     const body = paymentBody({ idempotencyKey: 'order-2' });
     const failed = await checkout(bearer(alice.token), body);
     expect(failed.statusCode).toBe(502);
-    const [row] = await p.t.deps.sql`select id, status from payments.checkout_sessions where idempotency_key = 'order-2'`;
+    const [row] = await p.t.deps
+      .sql`select id, status from payments.checkout_sessions where idempotency_key = 'order-2'`;
     expect(row!.status).toBe('failed');
     const retried = await checkout(bearer(alice.token), body);
     expect(retried.statusCode).toBe(201);
@@ -231,11 +299,14 @@ describe('checkout sessions', () => {
   });
 
   it('accepts the limits themselves', async () => {
-    const res = await checkout(bearer(alice.token), paymentBody({
-      lineItems: Array.from({ length: 100 }, () => ({ processorPriceId: 'price_1', quantity: 999 })),
-      idempotencyKey: 'k'.repeat(200),
-      customerEmail: null,
-    }));
+    const res = await checkout(
+      bearer(alice.token),
+      paymentBody({
+        lineItems: Array.from({ length: 100 }, () => ({ processorPriceId: 'price_1', quantity: 999 })),
+        idempotencyKey: 'k'.repeat(200),
+        customerEmail: null,
+      }),
+    );
     expect(res.statusCode).toBe(201);
   });
 });

@@ -14,9 +14,31 @@ const call = (method: 'GET' | 'POST', url: string) => p.t.request({ method, url,
 
 describe('sync and subscriptions', () => {
   it('pulls products, prices, customers and subscriptions into the mirror, idempotently', async () => {
-    p.peer.put(TEST_KEY, { id: 'prod_pro', object: 'product', name: 'Pro', description: null, active: true, default_price: null });
-    p.peer.put(TEST_KEY, { id: 'price_pro', object: 'price', product: 'prod_pro', currency: 'usd', unit_amount: 900, active: true, type: 'recurring', recurring: { interval: 'month', interval_count: 1 } });
-    p.peer.put(TEST_KEY, { id: 'cus_alice', object: 'customer', email: 'alice@example.com', name: 'Alice', metadata: { svc_subject_type: 'team', svc_subject_id: 'team-1' } });
+    p.peer.put(TEST_KEY, {
+      id: 'prod_pro',
+      object: 'product',
+      name: 'Pro',
+      description: null,
+      active: true,
+      default_price: null,
+    });
+    p.peer.put(TEST_KEY, {
+      id: 'price_pro',
+      object: 'price',
+      product: 'prod_pro',
+      currency: 'usd',
+      unit_amount: 900,
+      active: true,
+      type: 'recurring',
+      recurring: { interval: 'month', interval_count: 1 },
+    });
+    p.peer.put(TEST_KEY, {
+      id: 'cus_alice',
+      object: 'customer',
+      email: 'alice@example.com',
+      name: 'Alice',
+      metadata: { svc_subject_type: 'team', svc_subject_id: 'team-1' },
+    });
     p.peer.put(TEST_KEY, { id: 'cus_anon', object: 'customer', email: null, name: null });
     p.peer.put(TEST_KEY, subscriptionObject('sub_a', 'cus_alice', 'active'));
     p.peer.put(TEST_KEY, subscriptionObject('sub_b', 'cus_anon', 'trialing'));
@@ -26,7 +48,12 @@ describe('sync and subscriptions', () => {
     expect(first.json.results).toHaveLength(1);
     expect(first.json.results[0]).toMatchObject({
       environment: 'test',
-      connection: { environment: 'test', status: 'connected', lastSyncStatus: 'succeeded', lastSyncCounts: { products: 1, prices: 1, customers: 2, subscriptions: 2 } },
+      connection: {
+        environment: 'test',
+        status: 'connected',
+        lastSyncStatus: 'succeeded',
+        lastSyncCounts: { products: 1, prices: 1, customers: 2, subscriptions: 2 },
+      },
       subscriptions: { environment: 'test', synced: 2, unmapped: 1, deleted: 0 },
     });
     const second = await call('POST', '/api/payments/test/sync');
@@ -45,16 +72,31 @@ describe('sync and subscriptions', () => {
       status: 'active',
       currentPeriodStart: new Date(1_790_000_000_000).toISOString(),
       latestInvoiceId: 'in_1',
-      items: [{ processorSubscriptionItemId: 'si_sub_a', processorPriceId: 'price_pro', processorProductId: 'prod_pro', quantity: 2 }],
+      items: [
+        {
+          processorSubscriptionItemId: 'si_sub_a',
+          processorPriceId: 'price_pro',
+          processorProductId: 'prod_pro',
+          quantity: 2,
+        },
+      ],
     });
     const catalog = await call('GET', '/api/payments/test/catalog');
-    expect(catalog.json.products.map((x: { processorProductId: string }) => x.processorProductId)).toEqual(['prod_pro']);
+    expect(catalog.json.products.map((x: { processorProductId: string }) => x.processorProductId)).toEqual([
+      'prod_pro',
+    ]);
     expect((await call('GET', '/api/payments/live/subscriptions')).json.subscriptions).toEqual([]);
   });
 
   it('removes what the processor no longer has, and the subject mappings of removed customers', async () => {
     p.peer.remove(TEST_KEY, 'sub_b');
-    p.peer.put(TEST_KEY, { id: 'cus_gone', object: 'customer', email: null, name: null, metadata: { svc_subject_type: 'team', svc_subject_id: 'gone' } });
+    p.peer.put(TEST_KEY, {
+      id: 'cus_gone',
+      object: 'customer',
+      email: null,
+      name: null,
+      metadata: { svc_subject_type: 'team', svc_subject_id: 'gone' },
+    });
     const res = await call('POST', '/api/payments/test/sync');
     expect(res.json.results[0].subscriptions).toMatchObject({ synced: 1, deleted: 1 });
     expect((await call('GET', '/api/payments/test/subscriptions')).json.subscriptions).toHaveLength(1);
@@ -80,7 +122,12 @@ describe('sync and subscriptions', () => {
     p.peer.failNext(1, '/v1/subscriptions');
     const all = await call('POST', '/api/payments/sync');
     expect(all.statusCode).toBe(200);
-    expect(all.json.results.map((r: { environment: string; subscriptions: unknown }) => [r.environment, r.subscriptions === null])).toEqual([
+    expect(
+      all.json.results.map((r: { environment: string; subscriptions: unknown }) => [
+        r.environment,
+        r.subscriptions === null,
+      ]),
+    ).toEqual([
       ['test', true],
       ['live', false],
     ]);
@@ -111,7 +158,10 @@ describe('sync and subscriptions', () => {
   });
 
   it('accepts the longest subject', async () => {
-    const res = await call('GET', `/api/payments/test/subscriptions?subjectType=${'t'.repeat(100)}&subjectId=${'i'.repeat(255)}`);
+    const res = await call(
+      'GET',
+      `/api/payments/test/subscriptions?subjectType=${'t'.repeat(100)}&subjectId=${'i'.repeat(255)}`,
+    );
     expect(res.statusCode).toBe(200);
   });
 });

@@ -32,57 +32,117 @@ describe('embeds', () => {
     [
       'one-to-one from the referenced side is an object (or null)',
       'countries?select=name,capitals(name)&order=id',
-      [{ name: 'France', capitals: { name: 'Paris' } }, { name: 'Japan', capitals: { name: 'Tokyo' } }, { name: 'Atlantis', capitals: null }],
+      [
+        { name: 'France', capitals: { name: 'Paris' } },
+        { name: 'Japan', capitals: { name: 'Tokyo' } },
+        { name: 'Atlantis', capitals: null },
+      ],
     ],
-    ['one-to-one from the referencing side is an object too', 'capitals?select=name,countries(name)&id=eq.10', [{ name: 'Paris', countries: { name: 'France' } }]],
+    [
+      'one-to-one from the referencing side is an object too',
+      'capitals?select=name,countries(name)&id=eq.10',
+      [{ name: 'Paris', countries: { name: 'France' } }],
+    ],
     [
       'many-to-many through the junction table',
       'users?select=name,teams(name)&order=id&teams.order=id',
-      [{ name: 'Ann', teams: [{ name: 'red' }, { name: 'blue' }] }, { name: 'Bob', teams: [{ name: 'red' }] }, { name: 'Cy', teams: [] }],
+      [
+        { name: 'Ann', teams: [{ name: 'red' }, { name: 'blue' }] },
+        { name: 'Bob', teams: [{ name: 'red' }] },
+        { name: 'Cy', teams: [] },
+      ],
     ],
     [
       'many-to-many from the other side, filtered, hinted by the junction',
       'teams?select=name,users!members(name)&order=id&users.name=neq.Bob',
-      [{ name: 'red', users: [{ name: 'Ann' }] }, { name: 'blue', users: [{ name: 'Ann' }] }, { name: 'empty', users: [] }],
+      [
+        { name: 'red', users: [{ name: 'Ann' }] },
+        { name: 'blue', users: [{ name: 'Ann' }] },
+        { name: 'empty', users: [] },
+      ],
     ],
-    ['the junction itself still embeds one-to-many', 'users?select=name,members(role)&id=eq.1&members.order=role', [{ name: 'Ann', members: [{ role: 'dev' }, { role: 'lead' }] }]],
-    ['rel=not.is.null keeps the rows with a match', 'users?select=name,teams(name)&teams=not.is.null&order=id&teams.order=id', [
-      { name: 'Ann', teams: [{ name: 'red' }, { name: 'blue' }] },
-      { name: 'Bob', teams: [{ name: 'red' }] },
-    ]],
-    ['rel=is.null keeps the rows without one', 'users?select=name,teams(name)&teams=is.null', [{ name: 'Cy', teams: [] }]],
-    ['rel=is.null with a filter on the embed: no matching child', 'teams?select=name,users(name)&users.name=eq.Bob&users=is.null&order=id', [
-      { name: 'blue', users: [] },
-      { name: 'empty', users: [] },
-    ]],
-    ['rel.is.null inside or=(…): no country, or named Bob', 'users?select=name,countries(name)&or=(countries.is.null,name.eq.Bob)&order=id', [
-      { name: 'Bob', countries: { name: 'France' } },
-      { name: 'Cy', countries: null },
-    ]],
-    ['rel.not.is.null inside and(…) under or=(…)', 'users?select=name,teams(name)&or=(name.eq.Cy,and(teams.not.is.null,name.neq.Bob))&order=id&teams.order=id', [
-      { name: 'Ann', teams: [{ name: 'red' }, { name: 'blue' }] },
-      { name: 'Cy', teams: [] },
-    ]],
-    ['a to-one embed filtered to null', 'users?select=name,countries(name)&countries=is.null', [{ name: 'Cy', countries: null }]],
-    ['order=rel(col) orders the parent by a to-one embed', 'users?select=name,countries(name)&order=countries(name).desc.nullslast', [
-      { name: 'Ann', countries: { name: 'Japan' } },
-      { name: 'Bob', countries: { name: 'France' } },
-      { name: 'Cy', countries: null },
-    ]],
-    ['order=rel(col) by an alias', 'users?select=name,land:countries(name)&order=land(name).nullsfirst', [
-      { name: 'Cy', land: null },
-      { name: 'Bob', land: { name: 'France' } },
-      { name: 'Ann', land: { name: 'Japan' } },
-    ]],
-    ['a spread embed puts its columns in the parent', 'users?select=name,...countries(country:name)&order=id', [
-      { name: 'Ann', country: 'Japan' },
-      { name: 'Bob', country: 'France' },
-      { name: 'Cy', country: null },
-    ]],
-    ['a nested spread and an embed inside it', 'users?select=name,...countries(country:name,...capitals(capital:name))&id=lte.2&order=id', [
-      { name: 'Ann', country: 'Japan', capital: 'Tokyo' },
-      { name: 'Bob', country: 'France', capital: 'Paris' },
-    ]],
+    [
+      'the junction itself still embeds one-to-many',
+      'users?select=name,members(role)&id=eq.1&members.order=role',
+      [{ name: 'Ann', members: [{ role: 'dev' }, { role: 'lead' }] }],
+    ],
+    [
+      'rel=not.is.null keeps the rows with a match',
+      'users?select=name,teams(name)&teams=not.is.null&order=id&teams.order=id',
+      [
+        { name: 'Ann', teams: [{ name: 'red' }, { name: 'blue' }] },
+        { name: 'Bob', teams: [{ name: 'red' }] },
+      ],
+    ],
+    [
+      'rel=is.null keeps the rows without one',
+      'users?select=name,teams(name)&teams=is.null',
+      [{ name: 'Cy', teams: [] }],
+    ],
+    [
+      'rel=is.null with a filter on the embed: no matching child',
+      'teams?select=name,users(name)&users.name=eq.Bob&users=is.null&order=id',
+      [
+        { name: 'blue', users: [] },
+        { name: 'empty', users: [] },
+      ],
+    ],
+    [
+      'rel.is.null inside or=(…): no country, or named Bob',
+      'users?select=name,countries(name)&or=(countries.is.null,name.eq.Bob)&order=id',
+      [
+        { name: 'Bob', countries: { name: 'France' } },
+        { name: 'Cy', countries: null },
+      ],
+    ],
+    [
+      'rel.not.is.null inside and(…) under or=(…)',
+      'users?select=name,teams(name)&or=(name.eq.Cy,and(teams.not.is.null,name.neq.Bob))&order=id&teams.order=id',
+      [
+        { name: 'Ann', teams: [{ name: 'red' }, { name: 'blue' }] },
+        { name: 'Cy', teams: [] },
+      ],
+    ],
+    [
+      'a to-one embed filtered to null',
+      'users?select=name,countries(name)&countries=is.null',
+      [{ name: 'Cy', countries: null }],
+    ],
+    [
+      'order=rel(col) orders the parent by a to-one embed',
+      'users?select=name,countries(name)&order=countries(name).desc.nullslast',
+      [
+        { name: 'Ann', countries: { name: 'Japan' } },
+        { name: 'Bob', countries: { name: 'France' } },
+        { name: 'Cy', countries: null },
+      ],
+    ],
+    [
+      'order=rel(col) by an alias',
+      'users?select=name,land:countries(name)&order=land(name).nullsfirst',
+      [
+        { name: 'Cy', land: null },
+        { name: 'Bob', land: { name: 'France' } },
+        { name: 'Ann', land: { name: 'Japan' } },
+      ],
+    ],
+    [
+      'a spread embed puts its columns in the parent',
+      'users?select=name,...countries(country:name)&order=id',
+      [
+        { name: 'Ann', country: 'Japan' },
+        { name: 'Bob', country: 'France' },
+        { name: 'Cy', country: null },
+      ],
+    ],
+    [
+      'a nested spread and an embed inside it',
+      'users?select=name,...countries(country:name,...capitals(capital:name))&id=lte.2&order=id',
+      [
+        { name: 'Ann', country: 'Japan', capital: 'Tokyo' },
+        { name: 'Bob', country: 'France', capital: 'Paris' },
+      ],
+    ],
     ['a spread of every column', 'capitals?select=name,...countries(*)&id=eq.20', [{ name: 'Japan', id: 2 }]],
   ])('%s', async (_label, path, expected) => {
     const res = await get(path);

@@ -24,7 +24,12 @@ afterAll(() => t.close());
 const nested = (depth: number) => `{"data":${'['.repeat(depth)}${']'.repeat(depth)}}`;
 
 const post = (url: string, token: string, payload: string, headers: Record<string, string> = {}) =>
-  t.request({ method: 'POST', url, headers: { ...bearer(token), 'content-type': 'application/json', ...headers }, payload });
+  t.request({
+    method: 'POST',
+    url,
+    headers: { ...bearer(token), 'content-type': 'application/json', ...headers },
+    payload,
+  });
 
 describe('deeply nested JSON', () => {
   it('anon: 100 bodies 5,000 levels deep are refused with 400, and every database route still answers', async () => {
@@ -42,16 +47,45 @@ describe('deeply nested JSON', () => {
 
   it.each<[string, string, () => string, string, string]>([
     ['records insert (user)', '/api/database/records/docs', () => userToken, nested(5000), "'data'"],
-    ['records bulk insert (user)', '/api/database/records/docs', () => userToken, `[${nested(3000)},${nested(3000)}]`, 'The body'],
+    [
+      'records bulk insert (user)',
+      '/api/database/records/docs',
+      () => userToken,
+      `[${nested(3000)},${nested(3000)}]`,
+      'The body',
+    ],
     ['records update (user)', '/api/database/records/docs?id=eq.1', () => userToken, nested(5000), "'data'"],
-    ['rpc named argument (anon)', '/api/database/rpc/echo', () => t.anonKey, `{"payload":${nested(5000)}}`, "'payload'"],
+    [
+      'rpc named argument (anon)',
+      '/api/database/rpc/echo',
+      () => t.anonKey,
+      `{"payload":${nested(5000)}}`,
+      "'payload'",
+    ],
     ['rpc whole body (anon)', '/api/database/rpc/whole', () => t.anonKey, nested(5000), "'data'"],
-    ['rpc under the records path (user)', '/api/database/records/rpc/echo', () => userToken, `{"payload":${nested(5000)}}`, "'payload'"],
+    [
+      'rpc under the records path (user)',
+      '/api/database/records/rpc/echo',
+      () => userToken,
+      `{"payload":${nested(5000)}}`,
+      "'payload'",
+    ],
   ])('%s: 400 PGRST102 in the records shape', async (_label, url, token, payload, where) => {
     const method = url.includes('?id=') ? 'PATCH' : 'POST';
-    const res = await t.request({ method, url, headers: { ...bearer(token()), 'content-type': 'application/json' }, payload });
+    const res = await t.request({
+      method,
+      url,
+      headers: { ...bearer(token()), 'content-type': 'application/json' },
+      payload,
+    });
     expect(res.statusCode, res.body).toBe(400);
-    expect(res.json).toMatchObject({ error: 'VALIDATION_ERROR', code: 'PGRST102', statusCode: 400, details: expect.any(String), hint: null });
+    expect(res.json).toMatchObject({
+      error: 'VALIDATION_ERROR',
+      code: 'PGRST102',
+      statusCode: 400,
+      details: expect.any(String),
+      hint: null,
+    });
     expect(res.json.message).toContain('64 levels');
     expect(res.json.details).toContain(where);
   });
@@ -65,8 +99,15 @@ describe('deeply nested JSON', () => {
     });
     expect(res.statusCode, res.body).toBe(400);
     expect(res.json).toMatchObject({ error: 'VALIDATION_ERROR', statusCode: 400, nextActions: expect.any(String) });
-    expect(res.json.details).toEqual([{ field: 'profile', rule: 'max_depth', message: 'must not nest deeper than 64 levels' }]);
-    const signIn = await t.request({ method: 'POST', url: '/api/auth/sessions', headers: { 'content-type': 'application/json' }, payload: nested(100) });
+    expect(res.json.details).toEqual([
+      { field: 'profile', rule: 'max_depth', message: 'must not nest deeper than 64 levels' },
+    ]);
+    const signIn = await t.request({
+      method: 'POST',
+      url: '/api/auth/sessions',
+      headers: { 'content-type': 'application/json' },
+      payload: nested(100),
+    });
     expect(signIn.statusCode).toBe(400);
     expect(signIn.json.error).toBe('VALIDATION_ERROR');
   });
@@ -74,7 +115,9 @@ describe('deeply nested JSON', () => {
   it('nesting up to MAX_JSON_DEPTH (64) is stored and read back', async () => {
     // The row object is one of the 64 levels.
     const data = JSON.parse(`${'['.repeat(63)}1${']'.repeat(63)}`);
-    const res = await post('/api/database/records/docs?select=data', userToken, JSON.stringify({ data }), { prefer: 'return=representation' });
+    const res = await post('/api/database/records/docs?select=data', userToken, JSON.stringify({ data }), {
+      prefer: 'return=representation',
+    });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json).toEqual([{ data }]);
     const called = await post('/api/database/rpc/echo', t.anonKey, JSON.stringify({ payload: data }));
@@ -85,7 +128,12 @@ describe('deeply nested JSON', () => {
   });
 
   it('brackets inside strings do not count', async () => {
-    const res = await post('/api/database/records/docs?select=data', userToken, JSON.stringify({ data: { text: '['.repeat(5000) } }), { prefer: 'return=representation' });
+    const res = await post(
+      '/api/database/records/docs?select=data',
+      userToken,
+      JSON.stringify({ data: { text: '['.repeat(5000) } }),
+      { prefer: 'return=representation' },
+    );
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json[0].data.text).toHaveLength(5000);
   });

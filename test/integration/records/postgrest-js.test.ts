@@ -17,7 +17,11 @@ const ids = { home: 0, work: 0, bobs: 0, milk: 0, eggs: 0, sink: 0, report: 0, e
 
 /** A client as an application builds it; no retries, so a failure shows at once. */
 const clientFor = (token: string, schema?: string) =>
-  new PostgrestClient(`${baseUrl}/api/database/records`, { headers: { Authorization: `Bearer ${token}` }, retry: false, ...(schema ? { schema } : {}) });
+  new PostgrestClient(`${baseUrl}/api/database/records`, {
+    headers: { Authorization: `Bearer ${token}` },
+    retry: false,
+    ...(schema ? { schema } : {}),
+  });
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -59,8 +63,20 @@ beforeAll(async () => {
 
   const sql = t.deps.sql;
   const project = async (owner: string, name: string, isPublic = false) =>
-    Number((await sql`insert into public.projects (owner, name, public) values (${owner}, ${name}, ${isPublic}) returning id`)[0]!.id);
-  const task = async (owner: string, project_id: number, title: string, done: boolean, priority: number | null, tags: string[], meta: unknown) =>
+    Number(
+      (
+        await sql`insert into public.projects (owner, name, public) values (${owner}, ${name}, ${isPublic}) returning id`
+      )[0]!.id,
+    );
+  const task = async (
+    owner: string,
+    project_id: number,
+    title: string,
+    done: boolean,
+    priority: number | null,
+    tags: string[],
+    meta: unknown,
+  ) =>
     Number(
       (
         await sql`insert into public.tasks (owner, project_id, title, done, priority, tags, meta)
@@ -76,7 +92,11 @@ beforeAll(async () => {
   ids.report = await task(alice.id, ids.work, 'Write report', false, 1, ['writing', 'work'], { color: 'red' });
   ids.email = await task(alice.id, ids.work, 'Email Bob', true, 3, [], null);
   ids.bobTask = await task(bob.id, ids.bobs, 'Sweep floor', false, 1, ['repair'], null);
-  ids.aliceHandle = Number((await sql`insert into public.handles (owner, handle, display) values (${alice.id}, 'alice', 'Alice') returning id`)[0]!.id);
+  ids.aliceHandle = Number(
+    (
+      await sql`insert into public.handles (owner, handle, display) values (${alice.id}, 'alice', 'Alice') returning id`
+    )[0]!.id,
+  );
 });
 afterAll(() => t.close());
 
@@ -89,25 +109,70 @@ describe('select', () => {
     const res = await alice.db.from('tasks').select('*').eq('id', ids.milk);
     expect(res).toMatchObject({ error: null, status: 200, statusText: 'OK', count: null });
     expect(res.data).toEqual([
-      { id: ids.milk, owner: alice.id, project_id: ids.home, title: 'Buy milk', done: false, priority: 2, tags: ['shopping', 'food'], meta: { color: 'red', size: 1 } },
+      {
+        id: ids.milk,
+        owner: alice.id,
+        project_id: ids.home,
+        title: 'Buy milk',
+        done: false,
+        priority: 2,
+        tags: ['shopping', 'food'],
+        meta: { color: 'red', size: 1 },
+      },
     ]);
     expect(titles((await bob.db.from('tasks').select()).data)).toEqual(['Sweep floor']);
-    expect(titles((await aliceTasks()).data)).toEqual(['Buy milk', 'Buy eggs', 'Fix sink', 'Write report', 'Email Bob']);
+    expect(titles((await aliceTasks()).data)).toEqual([
+      'Buy milk',
+      'Buy eggs',
+      'Fix sink',
+      'Write report',
+      'Email Bob',
+    ]);
   });
 
   it('anon sees only what a policy grants', async () => {
     expect((await anon.from('projects').select('name')).data).toEqual([{ name: 'Home' }]);
-    expect((await anon.from('tasks').select('title'))).toMatchObject({ data: [], error: null, status: 200 });
+    expect(await anon.from('tasks').select('title')).toMatchObject({ data: [], error: null, status: 200 });
   });
 
   it.each<[string, string, keyof typeof ids, () => unknown]>([
-    ['columns and renames', 'id, heading:title, done', 'sink', () => ({ id: ids.sink, heading: 'Fix sink', done: false })],
+    [
+      'columns and renames',
+      'id, heading:title, done',
+      'sink',
+      () => ({ id: ids.sink, heading: 'Fix sink', done: false }),
+    ],
     ['a cast', 'id::text, priority', 'sink', () => ({ id: String(ids.sink), priority: 5 })],
-    ['JSON paths (->> text, -> json) and renamed ones', 'title, color:meta->>color, meta->size', 'milk', () => ({ title: 'Buy milk', color: 'red', size: 1 })],
-    ['a many-to-one embed', 'title, projects(name)', 'report', () => ({ title: 'Write report', projects: { name: 'Work' } })],
-    ['a renamed many-to-one embed', 'title, project:projects(id, name)', 'report', () => ({ title: 'Write report', project: { id: ids.work, name: 'Work' } })],
-    ['an embed named by its foreign key', 'title, project:projects!tasks_project_id_fkey(name)', 'milk', () => ({ title: 'Buy milk', project: { name: 'Home' } })],
-    ['an embed disambiguated by its column', 'title, project:projects!project_id(name)', 'milk', () => ({ title: 'Buy milk', project: { name: 'Home' } })],
+    [
+      'JSON paths (->> text, -> json) and renamed ones',
+      'title, color:meta->>color, meta->size',
+      'milk',
+      () => ({ title: 'Buy milk', color: 'red', size: 1 }),
+    ],
+    [
+      'a many-to-one embed',
+      'title, projects(name)',
+      'report',
+      () => ({ title: 'Write report', projects: { name: 'Work' } }),
+    ],
+    [
+      'a renamed many-to-one embed',
+      'title, project:projects(id, name)',
+      'report',
+      () => ({ title: 'Write report', project: { id: ids.work, name: 'Work' } }),
+    ],
+    [
+      'an embed named by its foreign key',
+      'title, project:projects!tasks_project_id_fkey(name)',
+      'milk',
+      () => ({ title: 'Buy milk', project: { name: 'Home' } }),
+    ],
+    [
+      'an embed disambiguated by its column',
+      'title, project:projects!project_id(name)',
+      'milk',
+      () => ({ title: 'Buy milk', project: { name: 'Home' } }),
+    ],
   ])('select with %s', async (_label, columns, id, expected) => {
     const res = await alice.db.from('tasks').select(columns).eq('id', ids[id]);
     expect(res.error).toBeNull();
@@ -116,22 +181,49 @@ describe('select', () => {
   });
 
   it('nested embeds (child → parent → its children), ordered inside', async () => {
-    const res = await alice.db.from('tasks').select('title, projects(name, tasks(title))').eq('id', ids.report).order('id', { referencedTable: 'projects.tasks' });
+    const res = await alice.db
+      .from('tasks')
+      .select('title, projects(name, tasks(title))')
+      .eq('id', ids.report)
+      .order('id', { referencedTable: 'projects.tasks' });
     expect(res.error).toBeNull();
-    expect(res.data).toEqual([{ title: 'Write report', projects: { name: 'Work', tasks: [{ title: 'Write report' }, { title: 'Email Bob' }] } }]);
+    expect(res.data).toEqual([
+      { title: 'Write report', projects: { name: 'Work', tasks: [{ title: 'Write report' }, { title: 'Email Bob' }] } },
+    ]);
   });
 
   it("an embed named by the foreign key column instead of the table: select('title, project:project_id(name)')", async () => {
     const res = await alice.db.from('tasks').select('title, project:project_id(name)').eq('id', ids.report);
-    expect(res).toMatchObject({ error: null, status: 200, data: [{ title: 'Write report', project: { name: 'Work' } }] });
+    expect(res).toMatchObject({
+      error: null,
+      status: 200,
+      data: [{ title: 'Write report', project: { name: 'Work' } }],
+    });
   });
 
   it('a one-to-many embed is an array (empty when no child is visible)', async () => {
-    const res = await alice.db.from('projects').select('name, tasks(title, done)').order('id').order('id', { referencedTable: 'tasks' });
+    const res = await alice.db
+      .from('projects')
+      .select('name, tasks(title, done)')
+      .order('id')
+      .order('id', { referencedTable: 'tasks' });
     expect(res.error).toBeNull();
     expect(res.data).toEqual([
-      { name: 'Home', tasks: [{ title: 'Buy milk', done: false }, { title: 'Buy eggs', done: true }, { title: 'Fix sink', done: false }] },
-      { name: 'Work', tasks: [{ title: 'Write report', done: false }, { title: 'Email Bob', done: true }] },
+      {
+        name: 'Home',
+        tasks: [
+          { title: 'Buy milk', done: false },
+          { title: 'Buy eggs', done: true },
+          { title: 'Fix sink', done: false },
+        ],
+      },
+      {
+        name: 'Work',
+        tasks: [
+          { title: 'Write report', done: false },
+          { title: 'Email Bob', done: true },
+        ],
+      },
     ]);
     // Bob's project, read by anon through no policy, or Alice's children for bob: nothing.
     const bobView = await bob.db.from('projects').select('name, tasks(title)');
@@ -146,7 +238,12 @@ describe('select', () => {
     ]);
     const inner = await alice.db.from('projects').select('name, tasks!inner(title)').eq('tasks.priority', 5);
     expect(inner.data).toEqual([{ name: 'Home', tasks: [{ title: 'Fix sink' }] }]);
-    const orEmbedded = await alice.db.from('projects').select('name, tasks(title)').or('done.is.true,priority.gt.4', { referencedTable: 'tasks' }).order('id').order('id', { referencedTable: 'tasks' });
+    const orEmbedded = await alice.db
+      .from('projects')
+      .select('name, tasks(title)')
+      .or('done.is.true,priority.gt.4', { referencedTable: 'tasks' })
+      .order('id')
+      .order('id', { referencedTable: 'tasks' });
     expect(orEmbedded.data).toEqual([
       { name: 'Home', tasks: [{ title: 'Buy eggs' }, { title: 'Fix sink' }] },
       { name: 'Work', tasks: [{ title: 'Email Bob' }] },
@@ -165,25 +262,53 @@ describe('filters', () => {
     ['like (case-sensitive, % wildcard)', (q) => q.like('title', '%e%'), ['Buy eggs', 'Write report']],
     ['ilike', (q) => q.ilike('title', 'BUY%'), ['Buy milk', 'Buy eggs']],
     ['in', (q) => q.in('priority', [1, 2]), ['Buy milk', 'Write report']],
-    ['in with values that need quoting', (q) => q.in('title', ['Buy milk', 'Fix sink', 'a,b', 'say "hi"']), ['Buy milk', 'Fix sink']],
+    [
+      'in with values that need quoting',
+      (q) => q.in('title', ['Buy milk', 'Fix sink', 'a,b', 'say "hi"']),
+      ['Buy milk', 'Fix sink'],
+    ],
     ['is null', (q) => q.is('priority', null), ['Buy eggs']],
     ['is true', (q) => q.is('done', true), ['Buy eggs', 'Email Bob']],
     ['contains (array)', (q) => q.contains('tags', ['shopping']), ['Buy milk', 'Buy eggs']],
     ['contains (jsonb)', (q) => q.contains('meta', { color: 'red' }), ['Buy milk', 'Write report']],
-    ['containedBy', (q) => q.containedBy('tags', ['shopping', 'food', 'repair']), ['Buy milk', 'Buy eggs', 'Fix sink', 'Email Bob']],
+    [
+      'containedBy',
+      (q) => q.containedBy('tags', ['shopping', 'food', 'repair']),
+      ['Buy milk', 'Buy eggs', 'Fix sink', 'Email Bob'],
+    ],
     ['overlaps', (q) => q.overlaps('tags', ['work', 'repair']), ['Fix sink', 'Write report']],
-    ['textSearch (to_tsquery, config)', (q) => q.textSearch('title', `'buy' & 'milk'`, { config: 'english' }), ['Buy milk']],
+    [
+      'textSearch (to_tsquery, config)',
+      (q) => q.textSearch('title', `'buy' & 'milk'`, { config: 'english' }),
+      ['Buy milk'],
+    ],
     ['textSearch plain', (q) => q.textSearch('title', 'buy eggs', { type: 'plain' }), ['Buy eggs']],
-    ['textSearch phrase', (q) => q.textSearch('title', 'write report', { type: 'phrase', config: 'english' }), ['Write report']],
-    ['textSearch websearch', (q) => q.textSearch('title', 'buy -milk', { type: 'websearch', config: 'english' }), ['Buy eggs']],
+    [
+      'textSearch phrase',
+      (q) => q.textSearch('title', 'write report', { type: 'phrase', config: 'english' }),
+      ['Write report'],
+    ],
+    [
+      'textSearch websearch',
+      (q) => q.textSearch('title', 'buy -milk', { type: 'websearch', config: 'english' }),
+      ['Buy eggs'],
+    ],
     ['not', (q) => q.not('priority', 'is', null), ['Buy milk', 'Fix sink', 'Write report', 'Email Bob']],
     ['not contains', (q) => q.not('tags', 'cs', '{shopping}'), ['Fix sink', 'Write report', 'Email Bob']],
     ['not in', (q) => q.not('priority', 'in', '(1,2)'), ['Fix sink', 'Email Bob']],
     ['or', (q) => q.or('priority.gte.5,done.eq.true'), ['Buy eggs', 'Fix sink', 'Email Bob']],
-    ['or with a nested and', (q) => q.or('title.eq.Fix sink,and(done.is.true,priority.is.null)'), ['Buy eggs', 'Fix sink']],
+    [
+      'or with a nested and',
+      (q) => q.or('title.eq.Fix sink,and(done.is.true,priority.is.null)'),
+      ['Buy eggs', 'Fix sink'],
+    ],
     ['match', (q) => q.match({ title: 'Email Bob', done: true }), ['Email Bob']],
     ['match on a foreign key', (q) => q.match({ project_id: ids.work, done: false }), ['Write report']],
-    ['filter (raw operator and value)', (q) => q.filter('title', 'in', '("Buy milk","Fix sink")'), ['Buy milk', 'Fix sink']],
+    [
+      'filter (raw operator and value)',
+      (q) => q.filter('title', 'in', '("Buy milk","Fix sink")'),
+      ['Buy milk', 'Fix sink'],
+    ],
     ['filter on a JSON path', (q) => q.eq('meta->>color', 'blue'), ['Buy eggs']],
     ['regexMatch', (q) => q.regexMatch('title', '^(Buy|Fix) '), ['Buy milk', 'Buy eggs', 'Fix sink']],
     ['isDistinct', (q) => q.isDistinct('priority', 2), ['Buy eggs', 'Fix sink', 'Write report', 'Email Bob']],
@@ -199,12 +324,36 @@ describe('filters', () => {
 
 describe('order, limit, range, single', () => {
   it.each<[string, (q: ReturnType<typeof alice.db.from>) => any, string[]]>([
-    ['ascending', (q) => q.select('title').order('title'), ['Buy eggs', 'Buy milk', 'Email Bob', 'Fix sink', 'Write report']],
-    ['descending, nulls first by default', (q) => q.select('title').order('priority', { ascending: false }), ['Buy eggs', 'Fix sink', 'Email Bob', 'Buy milk', 'Write report']],
-    ['descending, nulls last', (q) => q.select('title').order('priority', { ascending: false, nullsFirst: false }), ['Fix sink', 'Email Bob', 'Buy milk', 'Write report', 'Buy eggs']],
-    ['ascending, nulls first', (q) => q.select('title').order('priority', { nullsFirst: true }), ['Buy eggs', 'Write report', 'Buy milk', 'Email Bob', 'Fix sink']],
-    ['by two columns', (q) => q.select('title').order('done').order('title', { ascending: false }), ['Write report', 'Fix sink', 'Buy milk', 'Email Bob', 'Buy eggs']],
-    ['by a JSON path', (q) => q.select('title').not('meta', 'is', null).order('meta->>color').order('id'), ['Buy eggs', 'Buy milk', 'Write report']],
+    [
+      'ascending',
+      (q) => q.select('title').order('title'),
+      ['Buy eggs', 'Buy milk', 'Email Bob', 'Fix sink', 'Write report'],
+    ],
+    [
+      'descending, nulls first by default',
+      (q) => q.select('title').order('priority', { ascending: false }),
+      ['Buy eggs', 'Fix sink', 'Email Bob', 'Buy milk', 'Write report'],
+    ],
+    [
+      'descending, nulls last',
+      (q) => q.select('title').order('priority', { ascending: false, nullsFirst: false }),
+      ['Fix sink', 'Email Bob', 'Buy milk', 'Write report', 'Buy eggs'],
+    ],
+    [
+      'ascending, nulls first',
+      (q) => q.select('title').order('priority', { nullsFirst: true }),
+      ['Buy eggs', 'Write report', 'Buy milk', 'Email Bob', 'Fix sink'],
+    ],
+    [
+      'by two columns',
+      (q) => q.select('title').order('done').order('title', { ascending: false }),
+      ['Write report', 'Fix sink', 'Buy milk', 'Email Bob', 'Buy eggs'],
+    ],
+    [
+      'by a JSON path',
+      (q) => q.select('title').not('meta', 'is', null).order('meta->>color').order('id'),
+      ['Buy eggs', 'Buy milk', 'Write report'],
+    ],
     ['limit', (q) => q.select('title').order('id').limit(2), ['Buy milk', 'Buy eggs']],
     ['range', (q) => q.select('title').order('id').range(1, 3), ['Buy eggs', 'Fix sink', 'Write report']],
   ])('%s', async (_label, build, expected) => {
@@ -235,16 +384,34 @@ describe('order, limit, range, single', () => {
   });
 
   it('orders the parent by a column of a to-one embed: .order("projects(name)")', async () => {
-    const res = await alice.db.from('tasks').select('title, projects(name)').in('id', [ids.milk, ids.report]).order('projects(name)', { ascending: false });
+    const res = await alice.db
+      .from('tasks')
+      .select('title, projects(name)')
+      .in('id', [ids.milk, ids.report])
+      .order('projects(name)', { ascending: false });
     expect(res).toMatchObject({ error: null, status: 200 });
-    expect(res.data).toEqual([{ title: 'Write report', projects: { name: 'Work' } }, { title: 'Buy milk', projects: { name: 'Home' } }]);
+    expect(res.data).toEqual([
+      { title: 'Write report', projects: { name: 'Work' } },
+      { title: 'Buy milk', projects: { name: 'Home' } },
+    ]);
   });
 
   it('spreads a to-one embed into the row and filters on an embed being null', async () => {
     const spread = await alice.db.from('tasks').select('title, ...projects(project:name)').eq('id', ids.sink);
     expect(spread).toMatchObject({ error: null, data: [{ title: 'Fix sink', project: 'Home' }] });
-    const withTasks = await alice.db.from('projects').select('name, tasks(title)').not('tasks', 'is', null).eq('tasks.done', true).order('id');
-    expect(withTasks).toMatchObject({ error: null, data: [{ name: 'Home', tasks: [{ title: 'Buy eggs' }] }, { name: 'Work', tasks: [{ title: 'Email Bob' }] }] });
+    const withTasks = await alice.db
+      .from('projects')
+      .select('name, tasks(title)')
+      .not('tasks', 'is', null)
+      .eq('tasks.done', true)
+      .order('id');
+    expect(withTasks).toMatchObject({
+      error: null,
+      data: [
+        { name: 'Home', tasks: [{ title: 'Buy eggs' }] },
+        { name: 'Work', tasks: [{ title: 'Email Bob' }] },
+      ],
+    });
   });
 
   it('csv() answers the rows as CSV text', async () => {
@@ -256,15 +423,40 @@ describe('order, limit, range, single', () => {
     const one = await alice.db.from('tasks').select('title, priority').eq('id', ids.sink).single();
     expect(one).toMatchObject({ error: null, status: 200, data: { title: 'Fix sink', priority: 5 } });
     const none = await alice.db.from('tasks').select().eq('id', ids.bobTask).single();
-    expect(none).toMatchObject({ data: null, status: 406, error: { code: 'PGRST116', message: 'JSON object requested, multiple (or no) rows returned', details: 'The result contains 0 rows', hint: null } });
+    expect(none).toMatchObject({
+      data: null,
+      status: 406,
+      error: {
+        code: 'PGRST116',
+        message: 'JSON object requested, multiple (or no) rows returned',
+        details: 'The result contains 0 rows',
+        hint: null,
+      },
+    });
     const many = await alice.db.from('tasks').select().single();
-    expect(many).toMatchObject({ data: null, status: 406, error: { code: 'PGRST116', details: 'The result contains 5 rows' } });
+    expect(many).toMatchObject({
+      data: null,
+      status: 406,
+      error: { code: 'PGRST116', details: 'The result contains 5 rows' },
+    });
   });
 
   it('maybeSingle() answers the row, null for none, and an error for several', async () => {
-    expect(await alice.db.from('tasks').select('title').eq('id', ids.eggs).maybeSingle()).toMatchObject({ error: null, status: 200, data: { title: 'Buy eggs' } });
-    expect(await alice.db.from('tasks').select('title').eq('id', ids.bobTask).maybeSingle()).toMatchObject({ error: null, status: 200, data: null });
-    expect(await alice.db.from('tasks').select('title').maybeSingle()).toMatchObject({ data: null, status: 406, error: { code: 'PGRST116' } });
+    expect(await alice.db.from('tasks').select('title').eq('id', ids.eggs).maybeSingle()).toMatchObject({
+      error: null,
+      status: 200,
+      data: { title: 'Buy eggs' },
+    });
+    expect(await alice.db.from('tasks').select('title').eq('id', ids.bobTask).maybeSingle()).toMatchObject({
+      error: null,
+      status: 200,
+      data: null,
+    });
+    expect(await alice.db.from('tasks').select('title').maybeSingle()).toMatchObject({
+      data: null,
+      status: 406,
+      error: { code: 'PGRST116' },
+    });
   });
 });
 
@@ -272,8 +464,14 @@ describe('count', () => {
   it("count: 'exact' with head: true answers only the count", async () => {
     const res = await alice.db.from('tasks').select('*', { count: 'exact', head: true });
     expect(res).toMatchObject({ error: null, data: null, count: 5, status: 200 });
-    expect(await alice.db.from('tasks').select('*', { count: 'exact', head: true }).eq('done', true)).toMatchObject({ count: 2, status: 200 });
-    expect(await anon.from('tasks').select('*', { count: 'exact', head: true })).toMatchObject({ count: 0, status: 200 });
+    expect(await alice.db.from('tasks').select('*', { count: 'exact', head: true }).eq('done', true)).toMatchObject({
+      count: 2,
+      status: 200,
+    });
+    expect(await anon.from('tasks').select('*', { count: 'exact', head: true })).toMatchObject({
+      count: 0,
+      status: 200,
+    });
   });
 
   it("count: 'exact' with a range: the page, the total, 206", async () => {
@@ -289,7 +487,11 @@ describe('count', () => {
     expect(res).toMatchObject({
       data: null,
       status: 416,
-      error: { code: 'PGRST103', message: 'Requested range not satisfiable', details: 'An offset of 10 was requested, but there are only 5 rows.' },
+      error: {
+        code: 'PGRST103',
+        message: 'Requested range not satisfiable',
+        details: 'An offset of 10 was requested, but there are only 5 rows.',
+      },
     });
   });
 });
@@ -306,13 +508,33 @@ describe('insert, upsert, update, delete', () => {
   });
 
   it('insert().select() answers the inserted row; .single() as an object', async () => {
-    const res = await alice.db.from('tasks').insert({ project_id: ids.home, title: 'Ins one', tags: ['x'], meta: { a: [1, 'two'] } }).select();
+    const res = await alice.db
+      .from('tasks')
+      .insert({ project_id: ids.home, title: 'Ins one', tags: ['x'], meta: { a: [1, 'two'] } })
+      .select();
     expect(res).toMatchObject({ error: null, status: 201 });
     expect(res.data).toEqual([
-      { id: expect.any(Number), owner: alice.id, project_id: ids.home, title: 'Ins one', done: false, priority: null, tags: ['x'], meta: { a: [1, 'two'] } },
+      {
+        id: expect.any(Number),
+        owner: alice.id,
+        project_id: ids.home,
+        title: 'Ins one',
+        done: false,
+        priority: null,
+        tags: ['x'],
+        meta: { a: [1, 'two'] },
+      },
     ]);
-    const single = await alice.db.from('tasks').insert({ project_id: ids.home, title: 'Ins single' }).select('title, projects(name)').single();
-    expect(single).toMatchObject({ error: null, status: 201, data: { title: 'Ins single', projects: { name: 'Home' } } });
+    const single = await alice.db
+      .from('tasks')
+      .insert({ project_id: ids.home, title: 'Ins single' })
+      .select('title, projects(name)')
+      .single();
+    expect(single).toMatchObject({
+      error: null,
+      status: 201,
+      data: { title: 'Ins single', projects: { name: 'Home' } },
+    });
     await cleanup('Ins ');
   });
 
@@ -335,7 +557,13 @@ describe('insert, upsert, update, delete', () => {
   it('bulk insert with defaultToNull: false (missing=default): a missing key takes the column default', async () => {
     const res = await alice.db
       .from('tasks')
-      .insert([{ project_id: ids.work, title: 'Dflt 1', done: true, tags: ['t'] }, { project_id: ids.work, title: 'Dflt 2' }], { defaultToNull: false })
+      .insert(
+        [
+          { project_id: ids.work, title: 'Dflt 1', done: true, tags: ['t'] },
+          { project_id: ids.work, title: 'Dflt 2' },
+        ],
+        { defaultToNull: false },
+      )
       .select('title, done, tags, owner');
     expect(res).toMatchObject({ error: null, status: 201 });
     expect(res.data).toEqual([
@@ -346,15 +574,23 @@ describe('insert, upsert, update, delete', () => {
   });
 
   it('insert with count: exact reports how many rows were inserted', async () => {
-    const res = await alice.db.from('tasks').insert([{ title: 'Counted 1' }, { title: 'Counted 2' }], { count: 'exact' });
+    const res = await alice.db
+      .from('tasks')
+      .insert([{ title: 'Counted 1' }, { title: 'Counted 2' }], { count: 'exact' });
     expect(res).toMatchObject({ error: null, status: 201, count: 2, data: null });
     await cleanup('Counted ');
   });
 
   it('upsert merges on the primary key (200: nothing inserted) and inserts a new row (201)', async () => {
-    const merged = await alice.db.from('handles').upsert({ id: ids.aliceHandle, handle: 'alice', display: 'Alice A.' }).select('handle, display');
+    const merged = await alice.db
+      .from('handles')
+      .upsert({ id: ids.aliceHandle, handle: 'alice', display: 'Alice A.' })
+      .select('handle, display');
     expect(merged).toMatchObject({ error: null, status: 200, data: [{ handle: 'alice', display: 'Alice A.' }] });
-    const inserted = await alice.db.from('handles').upsert({ handle: 'alice-new', display: 'New' }).select('handle, display');
+    const inserted = await alice.db
+      .from('handles')
+      .upsert({ handle: 'alice-new', display: 'New' })
+      .select('handle, display');
     expect(inserted).toMatchObject({ error: null, status: 201, data: [{ handle: 'alice-new', display: 'New' }] });
     const minimal = await alice.db.from('handles').upsert({ id: ids.aliceHandle, handle: 'alice', display: 'Alice' });
     expect(minimal).toMatchObject({ error: null, status: 200, data: null });
@@ -362,9 +598,18 @@ describe('insert, upsert, update, delete', () => {
   });
 
   it('upsert with onConflict merges on that unique column', async () => {
-    const res = await alice.db.from('handles').upsert({ handle: 'alice', display: 'Alice B.' }, { onConflict: 'handle' }).select('id, handle, display');
-    expect(res).toMatchObject({ error: null, status: 200, data: [{ id: ids.aliceHandle, handle: 'alice', display: 'Alice B.' }] });
-    expect(await t.deps.sql`select display from public.handles where handle = 'alice'`).toEqual([{ display: 'Alice B.' }]);
+    const res = await alice.db
+      .from('handles')
+      .upsert({ handle: 'alice', display: 'Alice B.' }, { onConflict: 'handle' })
+      .select('id, handle, display');
+    expect(res).toMatchObject({
+      error: null,
+      status: 200,
+      data: [{ id: ids.aliceHandle, handle: 'alice', display: 'Alice B.' }],
+    });
+    expect(await t.deps.sql`select display from public.handles where handle = 'alice'`).toEqual([
+      { display: 'Alice B.' },
+    ]);
   });
 
   it('upsert with ignoreDuplicates inserts only the new rows and leaves the others as they were', async () => {
@@ -379,33 +624,60 @@ describe('insert, upsert, update, delete', () => {
       )
       .select('handle, display');
     expect(res).toMatchObject({ error: null, status: 201, data: [{ handle: 'alice-2', display: 'Second' }] });
-    expect(await t.deps.sql`select display from public.handles where handle = 'alice'`).toEqual([{ display: 'Alice B.' }]);
+    expect(await t.deps.sql`select display from public.handles where handle = 'alice'`).toEqual([
+      { display: 'Alice B.' },
+    ]);
     await t.deps.sql`delete from public.handles where handle = 'alice-2'`;
   });
 
-  it('update: 204 without select, the changed rows with it; other owners\' rows are untouched', async () => {
-    const id = Number((await alice.db.from('tasks').insert({ title: 'Upd me', project_id: ids.work }).select('id').single()).data!.id);
+  it("update: 204 without select, the changed rows with it; other owners' rows are untouched", async () => {
+    const id = Number(
+      (await alice.db.from('tasks').insert({ title: 'Upd me', project_id: ids.work }).select('id').single()).data!.id,
+    );
     const plain = await alice.db.from('tasks').update({ done: true }).eq('id', id);
     expect(plain).toMatchObject({ error: null, data: null, status: 204, statusText: 'No Content' });
-    const changed = await alice.db.from('tasks').update({ priority: 9, tags: ['a', 'b'] }).eq('id', id).select('id, done, priority, tags');
-    expect(changed).toMatchObject({ error: null, status: 200, data: [{ id, done: true, priority: 9, tags: ['a', 'b'] }] });
+    const changed = await alice.db
+      .from('tasks')
+      .update({ priority: 9, tags: ['a', 'b'] })
+      .eq('id', id)
+      .select('id, done, priority, tags');
+    expect(changed).toMatchObject({
+      error: null,
+      status: 200,
+      data: [{ id, done: true, priority: 9, tags: ['a', 'b'] }],
+    });
     const counted = await alice.db.from('tasks').update({ priority: 8 }, { count: 'exact' }).eq('id', id);
     expect(counted).toMatchObject({ error: null, status: 204, count: 1 });
     const foreign = await alice.db.from('tasks').update({ title: 'hacked' }).eq('id', ids.bobTask).select();
     expect(foreign).toMatchObject({ error: null, status: 200, data: [] });
-    expect(await t.deps.sql`select title from public.tasks where id = ${ids.bobTask}`).toEqual([{ title: 'Sweep floor' }]);
+    expect(await t.deps.sql`select title from public.tasks where id = ${ids.bobTask}`).toEqual([
+      { title: 'Sweep floor' },
+    ]);
     await cleanup('Upd me');
   });
 
   it('update without any filter is refused (400) and changes nothing', async () => {
     const update = await alice.db.from('tasks').update({ title: 'everything' });
-    expect(update).toMatchObject({ data: null, status: 400, error: { code: '21000', message: expect.stringContaining('without any filter') } });
-    expect(titles((await aliceTasks()).data)).toEqual(['Buy milk', 'Buy eggs', 'Fix sink', 'Write report', 'Email Bob']);
+    expect(update).toMatchObject({
+      data: null,
+      status: 400,
+      error: { code: '21000', message: expect.stringContaining('without any filter') },
+    });
+    expect(titles((await aliceTasks()).data)).toEqual([
+      'Buy milk',
+      'Buy eggs',
+      'Fix sink',
+      'Write report',
+      'Email Bob',
+    ]);
   });
 
   // postgrest-js sends `Content-Type: application/json` with a body-less DELETE.
   it('delete: 204 without select; with select() the deleted rows; with count the number deleted; never without a filter', async () => {
-    const made = await alice.db.from('tasks').insert([{ title: 'Del 1' }, { title: 'Del 2' }, { title: 'Del 3' }]).select('id');
+    const made = await alice.db
+      .from('tasks')
+      .insert([{ title: 'Del 1' }, { title: 'Del 2' }, { title: 'Del 3' }])
+      .select('id');
     const [d1, d2, d3] = (made.data as { id: number }[]).map((r) => r.id);
     try {
       const plain = await alice.db.from('tasks').delete().eq('id', d1!);
@@ -414,10 +686,18 @@ describe('insert, upsert, update, delete', () => {
       expect(returned).toMatchObject({ error: null, status: 200, data: [{ id: d2, title: 'Del 2' }] });
       const counted = await alice.db.from('tasks').delete({ count: 'exact' }).in('id', [d3!, ids.bobTask]);
       expect(counted).toMatchObject({ error: null, status: 204, count: 1 });
-      expect(await t.deps.sql`select title from public.tasks where title like 'Del %' or id = ${ids.bobTask}`).toEqual([{ title: 'Sweep floor' }]);
+      expect(await t.deps.sql`select title from public.tasks where title like 'Del %' or id = ${ids.bobTask}`).toEqual([
+        { title: 'Sweep floor' },
+      ]);
       const unfiltered = await alice.db.from('tasks').delete();
       expect(unfiltered).toMatchObject({ data: null, status: 400, error: { code: '21000' } });
-      expect(titles((await aliceTasks()).data)).toEqual(['Buy milk', 'Buy eggs', 'Fix sink', 'Write report', 'Email Bob']);
+      expect(titles((await aliceTasks()).data)).toEqual([
+        'Buy milk',
+        'Buy eggs',
+        'Fix sink',
+        'Write report',
+        'Email Bob',
+      ]);
     } finally {
       await cleanup('Del ');
     }
@@ -428,29 +708,140 @@ describe('errors as PostgREST gives them', () => {
   const nullOrString = (v: unknown) => v === null || typeof v === 'string';
 
   it.each<[string, () => PromiseLike<any>, number, string, string | RegExp]>([
-    ['unknown table', () => alice.db.from('nope').select(), 404, 'PGRST205', "Could not find the table 'public.nope' in the schema cache"],
-    ['unknown column in select', () => alice.db.from('tasks').select('nope'), 400, '42703', 'column tasks.nope does not exist'],
-    ['unknown column in a filter', () => alice.db.from('tasks').select().eq('nope', 1), 400, '42703', 'column tasks.nope does not exist'],
-    ['unknown column in order', () => alice.db.from('tasks').select().order('nope'), 400, '42703', 'column tasks.nope does not exist'],
-    ['unknown column in an insert', () => alice.db.from('tasks').insert({ title: 'x', nope: 1 }), 400, 'PGRST204', "Could not find the 'nope' column of 'tasks' in the schema cache"],
-    ['unknown column in a bulk insert', () => alice.db.from('tasks').insert([{ title: 'x', nope: 1 }]), 400, 'PGRST204', "Could not find the 'nope' column of 'tasks' in the schema cache"],
-    ['unknown column in an update', () => alice.db.from('tasks').update({ nope: 1 }).eq('id', ids.milk), 400, 'PGRST204', "Could not find the 'nope' column of 'tasks' in the schema cache"],
-    ['unknown relationship', () => alice.db.from('tasks').select('title, nope(*)'), 400, 'PGRST200', /Could not find a relationship between 'tasks' and 'nope'/],
-    ['a value of the wrong type', () => alice.db.from('tasks').select().eq('id', 'abc'), 400, '22P02', 'invalid input syntax for type bigint: "abc"'],
-    ['an unknown operator', () => alice.db.from('tasks').select().filter('id', 'zz', 1), 400, 'PGRST100', /failed to parse filter/],
-    ['a filter on an embed that is not selected', () => alice.db.from('tasks').select('title').eq('projects.name', 'Home'), 400, 'PGRST108', "'projects' is not an embedded resource in this request"],
-    ['a malformed select', () => alice.db.from('tasks').select('title,('), 400, 'PGRST100', /failed to parse select parameter/],
-    ['a unique violation', () => alice.db.from('handles').insert({ handle: 'alice' }), 409, '23505', 'duplicate key value violates unique constraint "handles_handle_key"'],
-    ['a foreign key violation', () => alice.db.from('tasks').insert({ title: 'orphan', project_id: 999999 }), 409, '23503', /violates foreign key constraint "tasks_project_id_fkey"/],
-    ['a not-null violation', () => alice.db.from('tasks').insert({ done: true }), 400, '23502', /null value in column "title"/],
-    ['a row-level security violation', () => alice.db.from('tasks').insert({ title: 'as bob', owner: bob.id }), 403, '42501', 'new row violates row-level security policy for table "tasks"'],
-    ['anon writing where no policy allows it', () => anon.from('tasks').insert({ title: 'anon' }), 401, '42501', 'new row violates row-level security policy for table "tasks"'],
-    ['a schema that is not exposed', () => clientFor(t.anonKey, 'auth').from('users').select(), 406, 'PGRST106', /The schema must be one of the following: public/],
+    [
+      'unknown table',
+      () => alice.db.from('nope').select(),
+      404,
+      'PGRST205',
+      "Could not find the table 'public.nope' in the schema cache",
+    ],
+    [
+      'unknown column in select',
+      () => alice.db.from('tasks').select('nope'),
+      400,
+      '42703',
+      'column tasks.nope does not exist',
+    ],
+    [
+      'unknown column in a filter',
+      () => alice.db.from('tasks').select().eq('nope', 1),
+      400,
+      '42703',
+      'column tasks.nope does not exist',
+    ],
+    [
+      'unknown column in order',
+      () => alice.db.from('tasks').select().order('nope'),
+      400,
+      '42703',
+      'column tasks.nope does not exist',
+    ],
+    [
+      'unknown column in an insert',
+      () => alice.db.from('tasks').insert({ title: 'x', nope: 1 }),
+      400,
+      'PGRST204',
+      "Could not find the 'nope' column of 'tasks' in the schema cache",
+    ],
+    [
+      'unknown column in a bulk insert',
+      () => alice.db.from('tasks').insert([{ title: 'x', nope: 1 }]),
+      400,
+      'PGRST204',
+      "Could not find the 'nope' column of 'tasks' in the schema cache",
+    ],
+    [
+      'unknown column in an update',
+      () => alice.db.from('tasks').update({ nope: 1 }).eq('id', ids.milk),
+      400,
+      'PGRST204',
+      "Could not find the 'nope' column of 'tasks' in the schema cache",
+    ],
+    [
+      'unknown relationship',
+      () => alice.db.from('tasks').select('title, nope(*)'),
+      400,
+      'PGRST200',
+      /Could not find a relationship between 'tasks' and 'nope'/,
+    ],
+    [
+      'a value of the wrong type',
+      () => alice.db.from('tasks').select().eq('id', 'abc'),
+      400,
+      '22P02',
+      'invalid input syntax for type bigint: "abc"',
+    ],
+    [
+      'an unknown operator',
+      () => alice.db.from('tasks').select().filter('id', 'zz', 1),
+      400,
+      'PGRST100',
+      /failed to parse filter/,
+    ],
+    [
+      'a filter on an embed that is not selected',
+      () => alice.db.from('tasks').select('title').eq('projects.name', 'Home'),
+      400,
+      'PGRST108',
+      "'projects' is not an embedded resource in this request",
+    ],
+    [
+      'a malformed select',
+      () => alice.db.from('tasks').select('title,('),
+      400,
+      'PGRST100',
+      /failed to parse select parameter/,
+    ],
+    [
+      'a unique violation',
+      () => alice.db.from('handles').insert({ handle: 'alice' }),
+      409,
+      '23505',
+      'duplicate key value violates unique constraint "handles_handle_key"',
+    ],
+    [
+      'a foreign key violation',
+      () => alice.db.from('tasks').insert({ title: 'orphan', project_id: 999999 }),
+      409,
+      '23503',
+      /violates foreign key constraint "tasks_project_id_fkey"/,
+    ],
+    [
+      'a not-null violation',
+      () => alice.db.from('tasks').insert({ done: true }),
+      400,
+      '23502',
+      /null value in column "title"/,
+    ],
+    [
+      'a row-level security violation',
+      () => alice.db.from('tasks').insert({ title: 'as bob', owner: bob.id }),
+      403,
+      '42501',
+      'new row violates row-level security policy for table "tasks"',
+    ],
+    [
+      'anon writing where no policy allows it',
+      () => anon.from('tasks').insert({ title: 'anon' }),
+      401,
+      '42501',
+      'new row violates row-level security policy for table "tasks"',
+    ],
+    [
+      'a schema that is not exposed',
+      () => clientFor(t.anonKey, 'auth').from('users').select(),
+      406,
+      'PGRST106',
+      /The schema must be one of the following: public/,
+    ],
   ])('%s', async (_label, call, status, code, message) => {
     const res = await call();
     expect(res.status).toBe(status);
     expect(res.data).toBeNull();
-    expect(res.error).toMatchObject({ code, message: typeof message === 'string' ? message : expect.stringMatching(message) });
+    expect(res.error).toMatchObject({
+      code,
+      message: typeof message === 'string' ? message : expect.stringMatching(message),
+    });
     expect(nullOrString(res.error.details) && nullOrString(res.error.hint)).toBe(true);
   });
 
@@ -475,14 +866,25 @@ describe('rpc', () => {
   });
 
   it('a set-returning function by GET, shaped by select, filters, order and count', async () => {
-    const res = await alice.db.rpc('tasks_tagged', { tag: 'shopping' }, { get: true, count: 'exact' }).select('title').order('id', { ascending: false });
-    expect(res).toMatchObject({ error: null, status: 200, count: 2, data: [{ title: 'Buy eggs' }, { title: 'Buy milk' }] });
+    const res = await alice.db
+      .rpc('tasks_tagged', { tag: 'shopping' }, { get: true, count: 'exact' })
+      .select('title')
+      .order('id', { ascending: false });
+    expect(res).toMatchObject({
+      error: null,
+      status: 200,
+      count: 2,
+      data: [{ title: 'Buy eggs' }, { title: 'Buy milk' }],
+    });
     const one = await alice.db.rpc('tasks_tagged', { tag: 'shopping' }).select('title').eq('done', true).single();
     expect(one).toMatchObject({ error: null, data: { title: 'Buy eggs' } });
   });
 
   it('a void function that writes, and an unknown function (404 PGRST202)', async () => {
-    expect(await alice.db.rpc('rename_task', { task_id: ids.sink, new_title: 'Fix the sink' })).toMatchObject({ error: null, status: 204 });
+    expect(await alice.db.rpc('rename_task', { task_id: ids.sink, new_title: 'Fix the sink' })).toMatchObject({
+      error: null,
+      status: 204,
+    });
     expect((await alice.db.from('tasks').select('title').eq('id', ids.sink)).data).toEqual([{ title: 'Fix the sink' }]);
     await alice.db.rpc('rename_task', { task_id: ids.sink, new_title: 'Fix sink' });
     expect(await alice.db.rpc('nope', {})).toMatchObject({ status: 404, error: { code: 'PGRST202' } });

@@ -18,8 +18,18 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const send = (method: 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'DELETE', path: string, headers: Record<string, string>, payload?: unknown) =>
-  t.request({ method, url: `/api/database/records/${path}`, headers: { ...bearer(t.apiKey), ...headers }, payload: payload as never });
+const send = (
+  method: 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'DELETE',
+  path: string,
+  headers: Record<string, string>,
+  payload?: unknown,
+) =>
+  t.request({
+    method,
+    url: `/api/database/records/${path}`,
+    headers: { ...bearer(t.apiKey), ...headers },
+    payload: payload as never,
+  });
 const nOf = async (id: number) => (await t.deps.sql`select n from public.items where id = ${id}`)[0]!.n as number;
 
 describe('counts', () => {
@@ -70,7 +80,12 @@ describe('handling=strict', () => {
   });
 
   it('max-affected: within the limit the write happens', async () => {
-    const res = await send('PATCH', 'items?id=in.(1,2)', { prefer: 'handling=strict, max-affected=2, return=representation' }, { n: 5 });
+    const res = await send(
+      'PATCH',
+      'items?id=in.(1,2)',
+      { prefer: 'handling=strict, max-affected=2, return=representation' },
+      { n: 5 },
+    );
     expect(res.statusCode).toBe(200);
     expect(res.headers['preference-applied']).toBe('return=representation, handling=strict, max-affected=2');
     expect(await nOf(2)).toBe(5);
@@ -96,13 +111,23 @@ describe('tx=rollback and write answers', () => {
     ['insert with count=exact', 'count=exact', 201, '*/2'],
   ])('Content-Range of a write: %s', async (_label, prefer, status, range) => {
     const ids = prefer ? [101, 102] : [103, 104];
-    const res = await send('POST', 'items', { prefer }, ids.map((id) => ({ id, kind: 'new' })));
+    const res = await send(
+      'POST',
+      'items',
+      { prefer },
+      ids.map((id) => ({ id, kind: 'new' })),
+    );
     expect(res.statusCode).toBe(status);
     expect(res.headers['content-range']).toBe(range);
   });
 
   it('a write asking for one object that changes several rows is 406 PGRST116 and rolled back', async () => {
-    const res = await send('PATCH', 'items?kind=eq.odd', { prefer: 'return=representation', accept: 'application/vnd.pgrst.object+json' }, { n: 4 });
+    const res = await send(
+      'PATCH',
+      'items?kind=eq.odd',
+      { prefer: 'return=representation', accept: 'application/vnd.pgrst.object+json' },
+      { n: 4 },
+    );
     expect(res.statusCode).toBe(406);
     expect(res.json).toMatchObject({ code: 'PGRST116', details: 'The result contains 19 rows' });
     expect(await nOf(5)).toBe(0);
@@ -118,7 +143,12 @@ describe('media types', () => {
   });
 
   it('text/csv for the rows a write returns', async () => {
-    const res = await send('POST', 'items?select=id,kind', { accept: 'text/csv', prefer: 'return=representation' }, { id: 200, kind: 'a,b' });
+    const res = await send(
+      'POST',
+      'items?select=id,kind',
+      { accept: 'text/csv', prefer: 'return=representation' },
+      { id: 200, kind: 'a,b' },
+    );
     expect(res.statusCode).toBe(201);
     expect(res.body).toBe('id,kind\n200,"a,b"');
   });
@@ -136,7 +166,10 @@ describe('media types', () => {
     expect(nullInNotNull.json).toMatchObject({ code: '23502' });
     const ok = await postCsv('id,kind,n\n300,"csv, quoted",7\n301,plain,8\n');
     expect(ok.statusCode, ok.body).toBe(201);
-    expect(ok.json).toEqual([{ id: 300, kind: 'csv, quoted', n: 7 }, { id: 301, kind: 'plain', n: 8 }]);
+    expect(ok.json).toEqual([
+      { id: 300, kind: 'csv, quoted', n: 7 },
+      { id: 301, kind: 'plain', n: 8 },
+    ]);
     const bad = await postCsv('id,kind\n1');
     expect(bad.statusCode).toBe(400);
     expect(bad.json).toMatchObject({ code: 'PGRST102' });
@@ -155,10 +188,42 @@ describe("Fastify's request errors in PostgREST's shape", () => {
     t.request({ method, url, headers: { ...bearer(t.apiKey), ...headers }, payload });
 
   it.each<[string, string, Record<string, string>, string, number, string, string]>([
-    ['malformed JSON', '/api/database/records/items', { 'content-type': 'application/json' }, '{"id": 1,', 400, 'PGRST102', 'Empty or invalid json'],
-    ['malformed JSON on an update', '/api/database/records/items?id=eq.1', { 'content-type': 'application/json' }, '[1,}', 400, 'PGRST102', 'Empty or invalid json'],
-    ['a Content-Type it cannot read', '/api/database/records/items', { 'content-type': 'application/xml' }, '<id>1</id>', 415, 'PGRST107', 'Content-Type not acceptable: application/xml'],
-    ['malformed JSON to a function', '/api/database/rpc/nothing', { 'content-type': 'application/json' }, '{', 400, 'PGRST102', 'Empty or invalid json'],
+    [
+      'malformed JSON',
+      '/api/database/records/items',
+      { 'content-type': 'application/json' },
+      '{"id": 1,',
+      400,
+      'PGRST102',
+      'Empty or invalid json',
+    ],
+    [
+      'malformed JSON on an update',
+      '/api/database/records/items?id=eq.1',
+      { 'content-type': 'application/json' },
+      '[1,}',
+      400,
+      'PGRST102',
+      'Empty or invalid json',
+    ],
+    [
+      'a Content-Type it cannot read',
+      '/api/database/records/items',
+      { 'content-type': 'application/xml' },
+      '<id>1</id>',
+      415,
+      'PGRST107',
+      'Content-Type not acceptable: application/xml',
+    ],
+    [
+      'malformed JSON to a function',
+      '/api/database/rpc/nothing',
+      { 'content-type': 'application/json' },
+      '{',
+      400,
+      'PGRST102',
+      'Empty or invalid json',
+    ],
   ])('%s', async (_label, url, headers, payload, status, code, message) => {
     const res = await raw(url.includes('?') ? 'PATCH' : 'POST', url, headers, payload);
     expect(res.statusCode).toBe(status);
@@ -174,13 +239,23 @@ describe("Fastify's request errors in PostgREST's shape", () => {
   });
 
   it('other routes keep the plain shape', async () => {
-    const res = await t.request({ method: 'PUT', url: '/api/auth/config', headers: { ...bearer(await t.adminToken()), 'content-type': 'application/json' }, payload: '{' });
+    const res = await t.request({
+      method: 'PUT',
+      url: '/api/auth/config',
+      headers: { ...bearer(await t.adminToken()), 'content-type': 'application/json' },
+      payload: '{',
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json.code).toBeUndefined();
   });
 
   it('no credential is still the 401 of the application', async () => {
-    const res = await t.request({ method: 'POST', url: '/api/database/records/items', headers: { 'content-type': 'application/json' }, payload: '{' });
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/database/records/items',
+      headers: { 'content-type': 'application/json' },
+      payload: '{',
+    });
     expect(res.statusCode).toBe(401);
   });
 });

@@ -28,7 +28,12 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const records = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'HEAD', path: string, token: string | undefined, options: { payload?: unknown; headers?: Record<string, string> } = {}) =>
+const records = (
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'HEAD',
+  path: string,
+  token: string | undefined,
+  options: { payload?: unknown; headers?: Record<string, string> } = {},
+) =>
   t.request({
     method,
     url: `/api/database/records/${path}`,
@@ -43,7 +48,13 @@ describe('row-level security decides', () => {
   let sharedNote: number;
 
   beforeAll(async () => {
-    const created = await records('POST', 'notes', alice.token, { payload: [{ body: 'alice private', shared: false }, { body: 'alice shared', shared: true }], headers: representation });
+    const created = await records('POST', 'notes', alice.token, {
+      payload: [
+        { body: 'alice private', shared: false },
+        { body: 'alice shared', shared: true },
+      ],
+      headers: representation,
+    });
     expect(created.statusCode).toBe(201);
     expect(created.json).toEqual([
       { id: expect.any(Number), owner: alice.id, body: 'alice private', shared: false },
@@ -54,7 +65,10 @@ describe('row-level security decides', () => {
   });
 
   it('owners see their rows; others see only shared ones', async () => {
-    expect((await records('GET', 'notes?order=id', alice.token)).json.map((n: any) => n.body)).toEqual(['alice private', 'alice shared']);
+    expect((await records('GET', 'notes?order=id', alice.token)).json.map((n: any) => n.body)).toEqual([
+      'alice private',
+      'alice shared',
+    ]);
     expect((await records('GET', 'notes', bob.token)).json.map((n: any) => n.body)).toEqual(['alice shared']);
   });
 
@@ -77,7 +91,10 @@ describe('row-level security decides', () => {
   });
 
   it("a user cannot change or delete another user's rows", async () => {
-    const patch = await records('PATCH', `notes?id=eq.${aliceNote}`, bob.token, { payload: { body: 'hacked' }, headers: representation });
+    const patch = await records('PATCH', `notes?id=eq.${aliceNote}`, bob.token, {
+      payload: { body: 'hacked' },
+      headers: representation,
+    });
     expect(patch.statusCode).toBe(200);
     expect(patch.json).toEqual([]);
     const del = await records('DELETE', `notes?id=eq.${aliceNote}`, bob.token, { headers: representation });
@@ -115,7 +132,9 @@ describe('PostgREST conventions', () => {
   });
 
   it('counts with Prefer count=exact: Content-Range and 206 for a partial page', async () => {
-    const res = await records('GET', 'notes?select=body&order=id&limit=2&offset=1', bob.token, { headers: { prefer: 'count=exact' } });
+    const res = await records('GET', 'notes?select=body&order=id&limit=2&offset=1', bob.token, {
+      headers: { prefer: 'count=exact' },
+    });
     expect(res.statusCode).toBe(206);
     expect(res.headers['content-range']).toBe('1-2/6');
     expect(res.json).toEqual([{ body: 'bob 0' }, { body: 'bob 1' }]);
@@ -131,7 +150,9 @@ describe('PostgREST conventions', () => {
   });
 
   it('answers a single object for application/vnd.pgrst.object+json, 406 unless exactly one row', async () => {
-    const one = await records('GET', 'notes?body=eq.bob%200', bob.token, { headers: { accept: 'application/vnd.pgrst.object+json' } });
+    const one = await records('GET', 'notes?body=eq.bob%200', bob.token, {
+      headers: { accept: 'application/vnd.pgrst.object+json' },
+    });
     expect(one.statusCode).toBe(200);
     expect(one.json).toMatchObject({ body: 'bob 0' });
     const many = await records('GET', 'notes', bob.token, { headers: { accept: 'application/vnd.pgrst.object+json' } });
@@ -164,14 +185,18 @@ describe('PostgREST conventions', () => {
   });
 
   it('a table created a moment ago is found at once', async () => {
-    await t.deps.sql.unsafe(`create table public.fresh (id int primary key); alter table public.fresh disable row level security;`);
+    await t.deps.sql.unsafe(
+      `create table public.fresh (id int primary key); alter table public.fresh disable row level security;`,
+    );
     const res = await records('GET', 'fresh', bob.token);
     expect(res.statusCode).toBe(200);
     expect(res.json).toEqual([]);
   });
 
   it('new tables are deny-by-default: RLS on, admin-only policy', async () => {
-    await t.deps.sql.unsafe(`create table public.locked (id int primary key, v text); insert into public.locked values (1, 'x');`);
+    await t.deps.sql.unsafe(
+      `create table public.locked (id int primary key, v text); insert into public.locked values (1, 'x');`,
+    );
     expect((await records('GET', 'locked', bob.token)).json).toEqual([]);
     expect((await records('GET', 'locked', t.anonKey)).json).toEqual([]);
     expect((await records('GET', 'locked', t.apiKey)).json).toEqual([{ id: 1, v: 'x' }]);

@@ -69,7 +69,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 type Method = 'GET' | 'POST' | 'HEAD';
-const rpc = (method: Method, path: string, token: string | undefined, options: { payload?: unknown; headers?: Record<string, string> } = {}) =>
+const rpc = (
+  method: Method,
+  path: string,
+  token: string | undefined,
+  options: { payload?: unknown; headers?: Record<string, string> } = {},
+) =>
   t.request({
     method,
     url: `/api/database/rpc/${path}`,
@@ -89,7 +94,8 @@ describe('writes through a volatile function run as the caller', () => {
       expect(res.statusCode, res.body).toBe(200);
     }
     const tagged = await t.deps.sql`select id from public.items where name = 'desk'`;
-    await t.deps.sql`insert into public.tags (item_id, label) values (${tagged[0]!.id}, 'wood'), (${tagged[0]!.id}, 'big')`;
+    await t.deps
+      .sql`insert into public.tags (item_id, label) values (${tagged[0]!.id}, 'wood'), (${tagged[0]!.id}, 'big')`;
   });
 
   it('a function returning one row answers a JSON object, owned by auth.uid()', async () => {
@@ -100,7 +106,10 @@ describe('writes through a volatile function run as the caller', () => {
   });
 
   it('Prefer: return=minimal does not apply to calls (PostgREST answers the result all the same)', async () => {
-    const res = await rpc('POST', 'create_item', bob.token, { payload: { name: 'mug', price: 7 }, headers: { prefer: 'return=minimal' } });
+    const res = await rpc('POST', 'create_item', bob.token, {
+      payload: { name: 'mug', price: 7 },
+      headers: { prefer: 'return=minimal' },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json).toMatchObject({ name: 'mug', price: 7, owner: bob.id });
     await t.deps.sql`delete from public.items where name = 'mug'`;
@@ -132,17 +141,27 @@ describe('writes through a volatile function run as the caller', () => {
 
   describe('set results take the records grammar', () => {
     it('select, filters, order, limit/offset and count=exact apply to the rows (206 when partial)', async () => {
-      const res = await rpc('GET', 'list_items?select=name,price&price=gte.3&order=price.desc&limit=2&offset=1', t.apiKey, {
-        headers: { prefer: 'count=exact' },
-      });
+      const res = await rpc(
+        'GET',
+        'list_items?select=name,price&price=gte.3&order=price.desc&limit=2&offset=1',
+        t.apiKey,
+        {
+          headers: { prefer: 'count=exact' },
+        },
+      );
       expect(res.statusCode).toBe(206);
       expect(res.headers['content-range']).toBe('1-2/3');
       expect(res.headers['preference-applied']).toBe('count=exact');
-      expect(res.json).toEqual([{ name: 'lamp', price: 30 }, { name: 'cup', price: 5 }]);
+      expect(res.json).toEqual([
+        { name: 'lamp', price: 30 },
+        { name: 'cup', price: 5 },
+      ]);
     });
 
     it('the same by POST, with a logic tree and a rename', async () => {
-      const res = await rpc('POST', 'list_items?select=label:name&or=(price.lt.3,price.gt.100)&order=name', t.apiKey, { payload: {} });
+      const res = await rpc('POST', 'list_items?select=label:name&or=(price.lt.3,price.gt.100)&order=name', t.apiKey, {
+        payload: {},
+      });
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-range']).toBe('0-1/*');
       expect(res.json).toEqual([{ label: 'desk' }, { label: 'pen' }]);
@@ -168,7 +187,10 @@ describe('writes through a volatile function run as the caller', () => {
     it('returns table(…): its columns, with arguments and filters side by side in a GET', async () => {
       const res = await rpc('GET', 'item_stats?min_price=5&doubled=lt.100&order=price', t.apiKey);
       expect(res.statusCode).toBe(200);
-      expect(res.json).toEqual([{ name: 'cup', price: 5, doubled: 10 }, { name: 'lamp', price: 30, doubled: 60 }]);
+      expect(res.json).toEqual([
+        { name: 'cup', price: 5, doubled: 10 },
+        { name: 'lamp', price: 30, doubled: 60 },
+      ]);
     });
 
     it('setof a scalar: a JSON array of values, filtered and ordered by the function name', async () => {
@@ -218,7 +240,11 @@ describe('writes through a volatile function run as the caller', () => {
       const before = await t.deps.sql`select count(*)::int as n from public.items`;
       const res = await rpc('GET', 'create_item?name=sneak&price=1', alice.token);
       expect(res.statusCode).toBe(405);
-      expect(res.json).toMatchObject({ code: '25006', statusCode: 405, message: expect.stringContaining('read-only transaction') });
+      expect(res.json).toMatchObject({
+        code: '25006',
+        statusCode: 405,
+        message: expect.stringContaining('read-only transaction'),
+      });
       expect(await t.deps.sql`select count(*)::int as n from public.items`).toEqual(before);
     });
 
@@ -257,9 +283,21 @@ describe('scalar results and arguments', () => {
     ['"true" by GET for a boolean', 'GET', 'negate?b=true', undefined, false],
     ['null', 'POST', 'negate', { b: null }, null],
     ['a date', 'GET', 'next_day?d=2024-02-28', undefined, '2024-02-29'],
-    ['SQL in a value stays a value', 'POST', 'echo_text', { s: "'); drop table public.items; --" }, "'); drop table public.items; --"],
+    [
+      'SQL in a value stays a value',
+      'POST',
+      'echo_text',
+      { s: "'); drop table public.items; --" },
+      "'); drop table public.items; --",
+    ],
     ['quotes and backslashes', 'GET', `echo_text?s=${encodeURIComponent('a"b\\c')}`, undefined, 'a"b\\c'],
-    ['a whole JSON body for a single unnamed jsonb parameter', 'POST', 'echo_json', { x: [1, { y: 'z' }] }, { x: [1, { y: 'z' }] }],
+    [
+      'a whole JSON body for a single unnamed jsonb parameter',
+      'POST',
+      'echo_json',
+      { x: [1, { y: 'z' }] },
+      { x: [1, { y: 'z' }] },
+    ],
     ['a JSON array body for it too', 'POST', 'echo_json', [1, 'two'], [1, 'two']],
     ['a variadic parameter given an array', 'POST', 'sum_all', { xs: [1, 2, 3] }, 6],
     ['a variadic parameter repeated in a GET', 'GET', 'sum_all?xs=1&xs=2&xs=39', undefined, 42],
@@ -307,7 +345,12 @@ describe('scalar results and arguments', () => {
   });
 
   it('the records path serves the same calls (where PostgREST clients send .rpc())', async () => {
-    const res = await t.request({ method: 'POST', url: '/api/database/records/rpc/add', headers: bearer(bob.token), payload: { a: 2, b: 2 } });
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/database/records/rpc/add',
+      headers: bearer(bob.token),
+      payload: { a: 2, b: 2 },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json).toBe(4);
   });
@@ -325,23 +368,47 @@ describe('errors', () => {
   it.each<[string, Method, string, unknown, { message: string; details: string; hint: string | null }]>([
     [
       'an unknown function',
-      'POST', 'nope', {},
-      { message: 'Could not find the function public.nope without parameters in the schema cache', details: searched('nope', ' without parameters', true), hint: null },
+      'POST',
+      'nope',
+      {},
+      {
+        message: 'Could not find the function public.nope without parameters in the schema cache',
+        details: searched('nope', ' without parameters', true),
+        hint: null,
+      },
     ],
     [
       'a missing argument without a default',
-      'POST', 'add', { a: 1 },
-      { message: 'Could not find the function public.add(a) in the schema cache', details: searched('add', ' with parameter a', true), hint: 'Perhaps you meant to call the function public.add(a, b)' },
+      'POST',
+      'add',
+      { a: 1 },
+      {
+        message: 'Could not find the function public.add(a) in the schema cache',
+        details: searched('add', ' with parameter a', true),
+        hint: 'Perhaps you meant to call the function public.add(a, b)',
+      },
     ],
     [
       'an argument the function does not take',
-      'POST', 'greet', { name: 'x', mood: 'happy' },
-      { message: 'Could not find the function public.greet(mood, name) in the schema cache', details: searched('greet', ' with parameters mood, name', true), hint: 'Perhaps you meant to call the function public.greet(name)' },
+      'POST',
+      'greet',
+      { name: 'x', mood: 'happy' },
+      {
+        message: 'Could not find the function public.greet(mood, name) in the schema cache',
+        details: searched('greet', ' with parameters mood, name', true),
+        hint: 'Perhaps you meant to call the function public.greet(name)',
+      },
     ],
     [
       'a GET with a wrong argument name',
-      'GET', 'add?a=1&c=2', undefined,
-      { message: 'Could not find the function public.add(a, c) in the schema cache', details: searched('add', ' with parameters a, c', false), hint: 'Perhaps you meant to call the function public.add(a, b)' },
+      'GET',
+      'add?a=1&c=2',
+      undefined,
+      {
+        message: 'Could not find the function public.add(a, c) in the schema cache',
+        details: searched('add', ' with parameters a, c', false),
+        hint: 'Perhaps you meant to call the function public.add(a, b)',
+      },
     ],
   ])('%s → 404 PGRST202', async (_label, method, path, payload, expected) => {
     const res = await rpc(method, path, bob.token, payload === undefined ? {} : { payload });
@@ -352,11 +419,21 @@ describe('errors', () => {
   it('two overloads taking the same names → 300 PGRST203', async () => {
     const res = await rpc('POST', 'amb', bob.token, { payload: { a: 1 } });
     expect(res.statusCode).toBe(300);
-    expect(res.json).toMatchObject({ code: 'PGRST203', message: expect.stringContaining('Could not choose the best candidate function between: public.amb(a => ') });
+    expect(res.json).toMatchObject({
+      code: 'PGRST203',
+      message: expect.stringContaining('Could not choose the best candidate function between: public.amb(a => '),
+    });
   });
 
   it.each<[string, Method, string, unknown, number, string]>([
-    ['a GET argument that reads as a filter (as PostgREST sorts them)', 'GET', 'echo_text?s=eq', undefined, 400, 'PGRST100'],
+    [
+      'a GET argument that reads as a filter (as PostgREST sorts them)',
+      'GET',
+      'echo_text?s=eq',
+      undefined,
+      400,
+      'PGRST100',
+    ],
     ['a value that is not of the parameter type', 'POST', 'add', { a: 'x', b: 1 }, 400, '22P02'],
     ['a date that is no date', 'GET', 'next_day?d=garbage', undefined, 400, '22007'],
     ['an exception raised by the function', 'POST', 'fail', {}, 400, 'P0001'],
@@ -393,7 +470,15 @@ describe('media types and preferences', () => {
 
   it.each<[string, Method, string, Record<string, string>, unknown, number, string]>([
     ['an Accept nothing satisfies', 'GET', 'add?a=1&b=2', { accept: 'image/png' }, undefined, 406, 'PGRST107'],
-    ['an unknown preference with handling=strict', 'POST', 'add', { prefer: 'handling=strict, x=y' }, { a: 1, b: 2 }, 400, 'PGRST122'],
+    [
+      'an unknown preference with handling=strict',
+      'POST',
+      'add',
+      { prefer: 'handling=strict, x=y' },
+      { a: 1, b: 2 },
+      400,
+      'PGRST122',
+    ],
   ])('refuses %s', async (_label, method, path, headers, payload, status, code) => {
     const res = await rpc(method, path, alice.token, { headers, payload });
     expect(res.statusCode).toBe(status);
@@ -402,7 +487,10 @@ describe('media types and preferences', () => {
 
   it('max-affected with handling=strict: a call returning more rows fails and rolls back', async () => {
     const before = (await t.deps.sql`select count(*)::int as n from public.calls`)[0]!.n;
-    const res = await rpc('POST', 'log_then_list', alice.token, { payload: {}, headers: { prefer: 'handling=strict, max-affected=1' } });
+    const res = await rpc('POST', 'log_then_list', alice.token, {
+      payload: {},
+      headers: { prefer: 'handling=strict, max-affected=1' },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json).toMatchObject({ code: 'PGRST124', details: 'The query affects 3 rows' });
     expect((await t.deps.sql`select count(*)::int as n from public.calls`)[0]!.n).toBe(before);

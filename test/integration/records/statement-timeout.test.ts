@@ -9,7 +9,9 @@ let userToken: string;
 
 beforeAll(async () => {
   // Short timeouts keep the test quick; the defaults (3 s / 8 s / 30 s) are checked in config tests.
-  t = await startTestApp({ env: { ANON_STATEMENT_TIMEOUT_MS: '300', AUTHENTICATED_STATEMENT_TIMEOUT_MS: '600', RAW_SQL_TIMEOUT_MS: '900' } });
+  t = await startTestApp({
+    env: { ANON_STATEMENT_TIMEOUT_MS: '300', AUTHENTICATED_STATEMENT_TIMEOUT_MS: '600', RAW_SQL_TIMEOUT_MS: '900' },
+  });
   await t.deps.sql.unsafe(`
     create table public.phrases (id bigserial primary key, body text not null);
     insert into public.phrases (body) select repeat('ab', 20) || i from generate_series(1, 3000) i;
@@ -50,8 +52,15 @@ describe('statement timeout by role', () => {
   });
 
   it('RPC calls run under the same timeout', async () => {
-    await t.deps.sql.unsafe(`create function public.spin(seconds float8) returns int language sql as 'select 1 from pg_sleep(seconds)'`);
-    const res = await t.request({ method: 'POST', url: '/api/database/rpc/spin', headers: bearer(t.anonKey), payload: { seconds: 30 } });
+    await t.deps.sql.unsafe(
+      `create function public.spin(seconds float8) returns int language sql as 'select 1 from pg_sleep(seconds)'`,
+    );
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/database/rpc/spin',
+      headers: bearer(t.anonKey),
+      payload: { seconds: 30 },
+    });
     expect(res.statusCode, res.body).toBe(504);
     expect(res.json).toMatchObject({ error: 'GATEWAY_TIMEOUT', code: '57014' });
   });

@@ -17,7 +17,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const send = (method: 'GET' | 'POST' | 'PATCH', path: string, prefer: string, payload?: unknown) =>
-  t.request({ method, url: `/api/database/records/${path}`, headers: { ...bearer(t.apiKey), prefer }, payload: payload as never });
+  t.request({
+    method,
+    url: `/api/database/records/${path}`,
+    headers: { ...bearer(t.apiKey), prefer },
+    payload: payload as never,
+  });
 
 describe('Prefer: timezone', () => {
   it.each<[string, string, string, string | undefined]>([
@@ -39,16 +44,28 @@ describe('Prefer: timezone', () => {
   });
 
   it('a write returns its rows in the zone; strict with max-affected too', async () => {
-    const created = await send('POST', 'events', 'return=representation, timezone=Europe/Paris', { id: 2, at: '2026-07-01T10:00:00Z' });
+    const created = await send('POST', 'events', 'return=representation, timezone=Europe/Paris', {
+      id: 2,
+      at: '2026-07-01T10:00:00Z',
+    });
     expect(created.statusCode).toBe(201);
     expect(created.json).toEqual([{ id: 2, at: '2026-07-01T12:00:00+02:00' }]);
-    const patched = await send('PATCH', 'events?id=eq.2', 'return=representation, handling=strict, max-affected=1, timezone=Asia/Kolkata', { at: '2026-07-01T00:00:00Z' });
+    const patched = await send(
+      'PATCH',
+      'events?id=eq.2',
+      'return=representation, handling=strict, max-affected=1, timezone=Asia/Kolkata',
+      { at: '2026-07-01T00:00:00Z' },
+    );
     expect(patched.statusCode).toBe(200);
     expect(patched.json).toEqual([{ id: 2, at: '2026-07-01T05:30:00+05:30' }]);
   });
 
   it('a function call answers in the zone too', async () => {
-    const res = await t.request({ method: 'GET', url: '/api/database/rpc/first_event', headers: { ...bearer(t.apiKey), prefer: 'timezone=Asia/Tokyo' } });
+    const res = await t.request({
+      method: 'GET',
+      url: '/api/database/rpc/first_event',
+      headers: { ...bearer(t.apiKey), prefer: 'timezone=Asia/Tokyo' },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json).toBe('2026-01-15T21:00:00+09:00');
     expect(res.headers['preference-applied']).toBe('timezone=Asia/Tokyo');

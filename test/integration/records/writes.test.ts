@@ -37,8 +37,18 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const send = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, payload?: unknown, headers: Record<string, string> = {}) =>
-  t.request({ method, url: `/api/database/records/${path}`, headers: { ...bearer(t.apiKey), ...headers }, payload: payload as never });
+const send = (
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  path: string,
+  payload?: unknown,
+  headers: Record<string, string> = {},
+) =>
+  t.request({
+    method,
+    url: `/api/database/records/${path}`,
+    headers: { ...bearer(t.apiKey), ...headers },
+    payload: payload as never,
+  });
 
 describe('bulk insert', () => {
   const bulk = [{ name: 'a', color: 'red' }, { name: 'b' }, { name: 'c', note: 'n', stars: 1 }];
@@ -72,7 +82,9 @@ describe('bulk insert', () => {
   });
 
   it('missing=default gives each row its own serial value', async () => {
-    const res = await send('POST', 'gadgets?columns=id,name&select=id', [{ name: 'x' }, { name: 'y' }], { prefer: 'return=representation, missing=default' });
+    const res = await send('POST', 'gadgets?columns=id,name&select=id', [{ name: 'x' }, { name: 'y' }], {
+      prefer: 'return=representation, missing=default',
+    });
     expect(res.statusCode).toBe(201);
     const [first, second] = res.json.map((r: { id: number }) => r.id);
     expect(second).toBe(first + 1);
@@ -82,14 +94,30 @@ describe('bulk insert', () => {
     const before = (await send('GET', 'gadgets?select=id')).json.length;
     const res = await send('POST', 'gadgets', bulk);
     expect(res.statusCode).toBe(400);
-    expect(res.json).toMatchObject({ code: 'PGRST102', message: 'All object keys must match', error: 'VALIDATION_ERROR', statusCode: 400 });
+    expect(res.json).toMatchObject({
+      code: 'PGRST102',
+      message: 'All object keys must match',
+      error: 'VALIDATION_ERROR',
+      statusCode: 400,
+    });
     expect((await send('GET', 'gadgets?select=id')).json).toHaveLength(before);
   });
 
   it('without columns=, the same keys in every object insert as before', async () => {
-    const res = await send('POST', 'gadgets?select=name,color', [{ name: 'p', color: null }, { color: 'blue', name: 'q' }], { prefer: 'return=representation' });
+    const res = await send(
+      'POST',
+      'gadgets?select=name,color',
+      [
+        { name: 'p', color: null },
+        { color: 'blue', name: 'q' },
+      ],
+      { prefer: 'return=representation' },
+    );
     expect(res.statusCode).toBe(201);
-    expect(res.json).toEqual([{ name: 'p', color: null }, { name: 'q', color: 'blue' }]);
+    expect(res.json).toEqual([
+      { name: 'p', color: null },
+      { name: 'q', color: 'blue' },
+    ]);
   });
 });
 
@@ -103,20 +131,33 @@ describe('return=headers-only', () => {
     expect(res.statusCode).toBe(201);
     expect(res.body).toBe('');
     if (location === undefined) expect(res.headers.location).toBeUndefined();
-    else expect(res.headers.location).toMatch(new RegExp(`^${location.replace(/[?.]/g, '\\$&')}${location.endsWith('.') ? '\\d+' : ''}$`));
+    else
+      expect(res.headers.location).toMatch(
+        new RegExp(`^${location.replace(/[?.]/g, '\\$&')}${location.endsWith('.') ? '\\d+' : ''}$`),
+      );
     expect(res.headers['preference-applied']).toBe('return=headers-only');
   });
 });
 
 describe('PUT: a single-row upsert on the primary key', () => {
   it('inserts (201), then replaces the named columns of the same row (200, or 204 without a body)', async () => {
-    const created = await send('PUT', 'pairs?a=eq.1&b=eq.2', { a: 1, b: 2, label: 'first' }, { prefer: 'return=representation' });
+    const created = await send(
+      'PUT',
+      'pairs?a=eq.1&b=eq.2',
+      { a: 1, b: 2, label: 'first' },
+      { prefer: 'return=representation' },
+    );
     expect(created.statusCode).toBe(201);
     expect(created.json).toEqual([{ a: 1, b: 2, label: 'first' }]);
     const replaced = await send('PUT', 'pairs?b=eq.2&a=eq.1', { a: 1, b: 2, label: 'second' });
     expect(replaced.statusCode).toBe(204);
     expect(replaced.body).toBe('');
-    const again = await send('PUT', 'pairs?b=eq.2&a=eq.1', { a: 1, b: 2, label: 'third' }, { prefer: 'return=representation' });
+    const again = await send(
+      'PUT',
+      'pairs?b=eq.2&a=eq.1',
+      { a: 1, b: 2, label: 'third' },
+      { prefer: 'return=representation' },
+    );
     expect(again.statusCode).toBe(200);
     expect(again.json).toEqual([{ a: 1, b: 2, label: 'third' }]);
     expect((await send('GET', 'pairs?a=eq.1')).json).toEqual([{ a: 1, b: 2, label: 'third' }]);
@@ -128,7 +169,10 @@ describe('PUT: a single-row upsert on the primary key', () => {
   });
 
   it('answers one object with vnd.pgrst.object+json', async () => {
-    const res = await send('PUT', 'pairs?a=eq.7&b=eq.7', [{ a: 7, b: 7, label: 'seven' }], { prefer: 'return=representation', accept: 'application/vnd.pgrst.object+json' });
+    const res = await send('PUT', 'pairs?a=eq.7&b=eq.7', [{ a: 7, b: 7, label: 'seven' }], {
+      prefer: 'return=representation',
+      accept: 'application/vnd.pgrst.object+json',
+    });
     expect(res.statusCode).toBe(201);
     expect(res.json).toEqual({ a: 7, b: 7, label: 'seven' });
   });
@@ -144,7 +188,16 @@ describe('PUT: a single-row upsert on the primary key', () => {
     ['limit', 'pairs?a=eq.1&b=eq.2&limit=1', { a: 1, b: 2 }, 400, 'PGRST114'],
     ['a body key that differs from the filter', 'pairs?a=eq.1&b=eq.2', { a: 1, b: 3 }, 400, 'PGRST115'],
     ['a body without a key column', 'pairs?a=eq.1&b=eq.2', { a: 1, label: 'x' }, 400, 'PGRST115'],
-    ['two objects', 'pairs?a=eq.1&b=eq.2', [{ a: 1, b: 2 }, { a: 1, b: 2 }], 400, 'PGRST102'],
+    [
+      'two objects',
+      'pairs?a=eq.1&b=eq.2',
+      [
+        { a: 1, b: 2 },
+        { a: 1, b: 2 },
+      ],
+      400,
+      'PGRST102',
+    ],
     ['a body that is not an object', 'pairs?a=eq.1&b=eq.2', [1], 400, 'PGRST102'],
     ['a body key that is no column', 'pairs?a=eq.1&b=eq.2', { a: 1, b: 2, nope: 1 }, 400, 'PGRST204'],
   ])('refuses %s (%i %s)', async (_label, path, body, status, code) => {
@@ -155,9 +208,21 @@ describe('PUT: a single-row upsert on the primary key', () => {
 });
 
 describe('objects without keys: a row of column defaults each (as PostgREST, DEFAULT VALUES)', () => {
-  const as = (token: string) => (method: 'GET' | 'POST', path: string, payload?: unknown, headers: Record<string, string> = {}) =>
-    t.request({ method, url: `/api/database/records/${path}`, headers: { ...bearer(token), ...headers }, payload: payload as never });
-  const entry = (owner: string | null) => ({ id: expect.any(Number), owner, label: 'untitled', created_at: expect.any(String) });
+  const as =
+    (token: string) =>
+    (method: 'GET' | 'POST', path: string, payload?: unknown, headers: Record<string, string> = {}) =>
+      t.request({
+        method,
+        url: `/api/database/records/${path}`,
+        headers: { ...bearer(token), ...headers },
+        payload: payload as never,
+      });
+  const entry = (owner: string | null) => ({
+    id: expect.any(Number),
+    owner,
+    label: 'untitled',
+    created_at: expect.any(String),
+  });
 
   it('a user posts {} with return=representation: 201 and the defaulted row', async () => {
     const res = await as(userToken)('POST', 'entries', {}, { prefer: 'return=representation' });
@@ -183,14 +248,24 @@ describe('objects without keys: a row of column defaults each (as PostgREST, DEF
   });
 
   it('an upsert of {} inserts a row (nothing to merge): 201', async () => {
-    const res = await as(userToken)('POST', 'entries', {}, { prefer: 'return=representation, resolution=merge-duplicates' });
+    const res = await as(userToken)(
+      'POST',
+      'entries',
+      {},
+      { prefer: 'return=representation, resolution=merge-duplicates' },
+    );
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json).toEqual([entry(userId)]);
     expect(res.headers['preference-applied']).toContain('resolution=merge-duplicates');
   });
 
   it('{} as one object (Accept: vnd.pgrst.object+json), and return=headers-only gives its Location', async () => {
-    const one = await as(userToken)('POST', 'entries', {}, { prefer: 'return=representation', accept: 'application/vnd.pgrst.object+json' });
+    const one = await as(userToken)(
+      'POST',
+      'entries',
+      {},
+      { prefer: 'return=representation', accept: 'application/vnd.pgrst.object+json' },
+    );
     expect(one.statusCode, one.body).toBe(201);
     expect(one.json).toEqual(entry(userId));
     const located = await as(userToken)('POST', 'entries', {}, { prefer: 'return=headers-only' });

@@ -33,16 +33,22 @@ afterAll(async () => {
   await t?.close();
 });
 
-it('survives its backends being terminated under load, loses no acknowledged insert and recovers', { timeout: 120_000 }, async () => {
+it('survives its backends being terminated under load, loses no acknowledged insert and recovers', {
+  timeout: 120_000,
+}, async () => {
   const load = driveLoad(baseUrl, 'items', t.anonKey, 8, REQUEST_TIMEOUT_MS + 3_000);
   let terminated = 0;
   try {
     for (let round = 0; round < 6; round++) {
       const before = load.outcomes.length;
-      await waitFor(() => load.outcomes.length >= before + 40, 20_000, 'requests to complete between faults').catch((err) => {
-        const recent = load.outcomes.slice(before).map((o) => `${o.kind}:${o.status}:${Math.round(o.ms)}${o.error ? `:${o.error}` : ''}`);
-        throw new Error(`${(err as Error).message} (round ${round}; since the last fault: ${recent.join(', ')})`);
-      });
+      await waitFor(() => load.outcomes.length >= before + 40, 20_000, 'requests to complete between faults').catch(
+        (err) => {
+          const recent = load.outcomes
+            .slice(before)
+            .map((o) => `${o.kind}:${o.status}:${Math.round(o.ms)}${o.error ? `:${o.error}` : ''}`);
+          throw new Error(`${(err as Error).message} (round ${round}; since the last fault: ${recent.join(', ')})`);
+        },
+      );
       terminated += await terminateBackends(admin, database, 'plinth');
     }
   } finally {
@@ -67,7 +73,10 @@ it('survives its backends being terminated under load, loses no acknowledged ins
 
   // The server answers normally again within 5 s (a connection killed last may still fail one request).
   const recovered = async () =>
-    (await fetch(`${baseUrl}/api/database/records/items?limit=1`, { headers: { authorization: `Bearer ${t.anonKey}` } })).status === 200 &&
-    (await fetch(`${baseUrl}/api/health/ready`)).status === 200;
+    (
+      await fetch(`${baseUrl}/api/database/records/items?limit=1`, {
+        headers: { authorization: `Bearer ${t.anonKey}` },
+      })
+    ).status === 200 && (await fetch(`${baseUrl}/api/health/ready`)).status === 200;
   await waitFor(recovered, 5_000, 'the server to answer normally again');
 });

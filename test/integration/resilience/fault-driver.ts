@@ -20,7 +20,11 @@ export interface LoadRun {
 }
 
 /** Polls a condition until it holds or the bound passes (the server is a real process). */
-export async function waitFor(condition: () => boolean | Promise<boolean>, boundMs: number, what: string): Promise<void> {
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  boundMs: number,
+  what: string,
+): Promise<void> {
   const until = Date.now() + boundMs;
   while (!(await condition())) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
@@ -32,7 +36,13 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, bound
  * `workers` loops, each inserting a row with a unique id and then reading it back, until stop().
  * A request the server does not answer within `clientGiveUpMs` is recorded with status 0.
  */
-export function driveLoad(baseUrl: string, table: string, token: string, workers: number, clientGiveUpMs: number): LoadRun {
+export function driveLoad(
+  baseUrl: string,
+  table: string,
+  token: string,
+  workers: number,
+  clientGiveUpMs: number,
+): LoadRun {
   const outcomes: Outcome[] = [];
   const acked: string[] = [];
   let running = true;
@@ -44,7 +54,14 @@ export function driveLoad(baseUrl: string, table: string, token: string, workers
       const res = await fetch(init.url, { ...init, signal: AbortSignal.timeout(clientGiveUpMs) });
       const body = await res.text();
       const error = res.status >= 300 ? body.slice(0, 200) : undefined;
-      return { kind, id, status: res.status, retryAfter: res.headers.get('retry-after'), error, ms: performance.now() - started };
+      return {
+        kind,
+        id,
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        error,
+        ms: performance.now() - started,
+      };
     } catch (err) {
       return { kind, id, status: 0, retryAfter: null, error: String(err), ms: performance.now() - started };
     }
@@ -61,7 +78,13 @@ export function driveLoad(baseUrl: string, table: string, token: string, workers
       });
       outcomes.push(insert);
       if (insert.status === 201) acked.push(id);
-      outcomes.push(await timed('read', id, { url: `${baseUrl}/api/database/records/${table}?id=eq.${id}`, method: 'GET', headers }));
+      outcomes.push(
+        await timed('read', id, {
+          url: `${baseUrl}/api/database/records/${table}?id=eq.${id}`,
+          method: 'GET',
+          headers,
+        }),
+      );
     }
   }
 
@@ -77,7 +100,11 @@ export function driveLoad(baseUrl: string, table: string, token: string, workers
 }
 
 /** Terminates the backends of one server (its application_name) on one database; returns how many. */
-export async function terminateBackends(admin: postgres.Sql, database: string, applicationName: string): Promise<number> {
+export async function terminateBackends(
+  admin: postgres.Sql,
+  database: string,
+  applicationName: string,
+): Promise<number> {
   const rows = await admin`
     select pg_terminate_backend(pid) as ok from pg_stat_activity
     where datname = ${database} and application_name = ${applicationName} and pid <> pg_backend_pid()`;

@@ -37,7 +37,9 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', () => resolve()));
   const url = new URL(t.databaseUrl);
   url.port = String((relay.address() as AddressInfo).port);
-  deps = await createDeps(testConfig(url.toString(), { DB_POOL_SIZE: '2', REQUEST_TIMEOUT_MS: '1000' }), { clock: new ManualClock() });
+  deps = await createDeps(testConfig(url.toString(), { DB_POOL_SIZE: '2', REQUEST_TIMEOUT_MS: '1000' }), {
+    clock: new ManualClock(),
+  });
   app = await buildApp(deps, { logger: false });
 });
 
@@ -52,8 +54,15 @@ afterAll(async () => {
 
 const health = async () => (await app.inject({ method: 'GET', url: '/api/health' })).statusCode;
 
-it('fails liveness while database work is stuck past its deadline, and recovers when the database answers', { timeout: 60_000 }, async () => {
-  const read = () => app.inject({ method: 'GET', url: '/api/database/records/notes', headers: { authorization: `Bearer ${t.anonKey}` } });
+it('fails liveness while database work is stuck past its deadline, and recovers when the database answers', {
+  timeout: 60_000,
+}, async () => {
+  const read = () =>
+    app.inject({
+      method: 'GET',
+      url: '/api/database/records/notes',
+      headers: { authorization: `Bearer ${t.anonKey}` },
+    });
   expect((await read()).statusCode).toBe(200);
   expect(await health()).toBe(200);
 

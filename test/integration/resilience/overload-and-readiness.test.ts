@@ -24,7 +24,9 @@ const call = (path: string, init: RequestInit = {}) =>
   });
 
 beforeAll(async () => {
-  t = await startTestApp({ env: { DB_POOL_SIZE: '2', DB_POOL_QUEUE_MAX: '1', REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) } });
+  t = await startTestApp({
+    env: { DB_POOL_SIZE: '2', DB_POOL_QUEUE_MAX: '1', REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) },
+  });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   admin = postgres(t.databaseUrl, { max: 2, onnotice: () => {}, connection: { application_name: 'resilience-admin' } });
@@ -41,14 +43,21 @@ afterAll(async () => {
 });
 
 const blockedOnGate = async () =>
-  Number((await admin`select count(*)::int as n from pg_locks where locktype = 'advisory' and objid = 4242 and not granted`)[0]!.n);
+  Number(
+    (
+      await admin`select count(*)::int as n from pg_locks where locktype = 'advisory' and objid = 4242 and not granted`
+    )[0]!.n,
+  );
 
 describe('overload', () => {
   it('answers 503 with Retry-After at once when the wait queue is full, and serves the queued ones after', async () => {
     const gate = await admin.reserve();
     await gate`select pg_advisory_lock(4242)`;
     try {
-      const holders = [call('/api/database/rpc/wait_for_gate', { method: 'POST', body: '{}' }), call('/api/database/rpc/wait_for_gate', { method: 'POST', body: '{}' })];
+      const holders = [
+        call('/api/database/rpc/wait_for_gate', { method: 'POST', body: '{}' }),
+        call('/api/database/rpc/wait_for_gate', { method: 'POST', body: '{}' }),
+      ];
       await waitFor(async () => (await blockedOnGate()) === 2, 10_000, 'both connections to wait on the gate');
       const queued = call('/api/database/rpc/wait_for_gate', { method: 'POST', body: '{}' });
       await waitFor(() => guardOf(t.deps.sql).stats().waiting === 1, 10_000, 'a request to wait for a connection');
@@ -82,7 +91,9 @@ describe('overload', () => {
     }
     // The cancelled statement gave its connection back: both can serve again.
     await waitFor(() => guardOf(t.deps.sql).stats().active === 0, 10_000, 'the connection to be released');
-    const again = await Promise.all([1, 2].map(() => call('/api/database/rpc/wait_for_gate', { method: 'POST', body: '{}' })));
+    const again = await Promise.all(
+      [1, 2].map(() => call('/api/database/rpc/wait_for_gate', { method: 'POST', body: '{}' })),
+    );
     expect(again.map((a) => a.status)).toEqual([200, 200]);
   });
 });
@@ -127,12 +138,21 @@ describe('readiness', () => {
       expect(down.json()).toMatchObject({ status: 'unavailable', database: 'unreachable' });
       expect(down.headers['retry-after']).toBe('1');
       // A database route answers 503 too, not 500.
-      const rpc = await app.inject({ method: 'POST', url: '/api/database/rpc/wait_for_gate', payload: {}, headers: { authorization: `Bearer ${t.anonKey}` } });
+      const rpc = await app.inject({
+        method: 'POST',
+        url: '/api/database/rpc/wait_for_gate',
+        payload: {},
+        headers: { authorization: `Bearer ${t.anonKey}` },
+      });
       expect(rpc.statusCode).toBe(503);
       expect(rpc.headers['retry-after']).toBe('1');
       expect((await app.inject({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);
       await openRelay(port);
-      await waitFor(async () => (await app.inject({ method: 'GET', url: '/api/health/ready' })).statusCode === 200, 30_000, 'readiness to pass again');
+      await waitFor(
+        async () => (await app.inject({ method: 'GET', url: '/api/health/ready' })).statusCode === 200,
+        30_000,
+        'readiness to pass again',
+      );
     } finally {
       await app.close();
       await deps.close();

@@ -20,7 +20,12 @@ const PASSWORD = 'sdk-password-1';
 const MINUTE = 60_000;
 
 async function setAuthConfig(changes: Record<string, unknown>) {
-  const res = await s.t.request({ method: 'PUT', url: '/api/auth/config', headers: bearer(s.t.apiKey), payload: changes });
+  const res = await s.t.request({
+    method: 'PUT',
+    url: '/api/auth/config',
+    headers: bearer(s.t.apiKey),
+    payload: changes,
+  });
   expect(res.statusCode, res.body).toBe(200);
 }
 
@@ -57,7 +62,11 @@ describe('server mode (isServerMode: true, the client_type=mobile flow a Node ap
 
     const ok = await client.auth.signInWithPassword({ email: address, password: PASSWORD });
     expect(ok.error).toBeNull();
-    expect(ok.data).toMatchObject({ user: { email: address }, accessToken: expect.any(String), refreshToken: expect.any(String) });
+    expect(ok.data).toMatchObject({
+      user: { email: address },
+      accessToken: expect.any(String),
+      refreshToken: expect.any(String),
+    });
   });
 
   it('a client built on the access token (accessToken option) reads the current user from the server', async () => {
@@ -76,7 +85,11 @@ describe('server mode (isServerMode: true, the client_type=mobile flow a Node ap
     const first = data!.refreshToken!;
     const refreshed = await client.auth.refreshSession({ refreshToken: first });
     expect(refreshed.error).toBeNull();
-    expect(refreshed.data).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), user: { id: data!.user!.id } });
+    expect(refreshed.data).toMatchObject({
+      accessToken: expect.any(String),
+      refreshToken: expect.any(String),
+      user: { id: data!.user!.id },
+    });
     expect(refreshed.data!.refreshToken).not.toBe(first);
 
     // Past the grace window a reused token is refused (and revokes the session family).
@@ -120,7 +133,11 @@ describe('browser mode (cookie jar + document.cookie, the default createClient)'
     const address = email('web');
     const { data, error } = await client.auth.signUp({ email: address, password: PASSWORD });
     expect(error).toBeNull();
-    expect(data).toMatchObject({ accessToken: expect.any(String), csrfToken: expect.any(String), user: { email: address } });
+    expect(data).toMatchObject({
+      accessToken: expect.any(String),
+      csrfToken: expect.any(String),
+      user: { email: address },
+    });
     expect(browser.jar.get('svc_refresh_token')?.path).toBe('/api/auth');
     // The client stores the CSRF token URL-encoded and reads it back raw: it must be URL-safe.
     expect(browser.pageCookies.get('insforge_csrf_token')).toBe(data!.csrfToken);
@@ -130,7 +147,10 @@ describe('browser mode (cookie jar + document.cookie, the default createClient)'
 
   it('refreshSession sends the cookie and X-CSRF-Token; the rotated CSRF token replaces the old one', async () => {
     const client = s.client({ fetch: browser.fetch });
-    const { data } = await client.auth.signInWithPassword({ email: (await client.auth.signUp({ email: email('web'), password: PASSWORD })).data!.user!.email, password: PASSWORD });
+    const { data } = await client.auth.signInWithPassword({
+      email: (await client.auth.signUp({ email: email('web'), password: PASSWORD })).data!.user!.email,
+      password: PASSWORD,
+    });
     const oldCsrf = data!.csrfToken!;
     const refreshed = await client.auth.refreshSession();
     expect(refreshed.error).toBeNull();
@@ -205,7 +225,10 @@ describe('emailed codes (SMTP peer)', () => {
     const code = codeFrom(await s.smtp!.nextMessageTo(address));
     const { data, error } = await client.auth.verifyOtp({ email: address, otp: code, name: 'Otto' });
     expect(error).toBeNull();
-    expect(data).toMatchObject({ user: { email: address, emailVerified: true, profile: { name: 'Otto' } }, accessToken: expect.any(String) });
+    expect(data).toMatchObject({
+      user: { email: address, emailVerified: true, profile: { name: 'Otto' } },
+      accessToken: expect.any(String),
+    });
   });
 
   it('registration with verification required: null tokens, then verifyEmail with the emailed code signs in', async () => {
@@ -214,7 +237,11 @@ describe('emailed codes (SMTP peer)', () => {
     const address = email('verify');
     const registered = await client.auth.signUp({ email: address, password: PASSWORD });
     expect(registered.error).toBeNull();
-    expect(registered.data).toMatchObject({ accessToken: null, requireEmailVerification: true, user: { emailVerified: false } });
+    expect(registered.data).toMatchObject({
+      accessToken: null,
+      requireEmailVerification: true,
+      user: { emailVerified: false },
+    });
     const firstCode = codeFrom(await s.smtp!.nextMessageTo(address));
 
     const blocked = await client.auth.signInWithPassword({ email: address, password: PASSWORD });
@@ -228,7 +255,10 @@ describe('emailed codes (SMTP peer)', () => {
 
     const verified = await client.auth.verifyEmail({ email: address, otp: code });
     expect(verified.error).toBeNull();
-    expect(verified.data).toMatchObject({ user: { email: address, emailVerified: true }, accessToken: expect.any(String) });
+    expect(verified.data).toMatchObject({
+      user: { email: address, emailVerified: true },
+      accessToken: expect.any(String),
+    });
     expect((await client.auth.signInWithPassword({ email: address, password: PASSWORD })).error).toBeNull();
   });
 
@@ -247,7 +277,9 @@ describe('emailed codes (SMTP peer)', () => {
     expect(reset.error).toBeNull();
     expect(reset.data).toMatchObject({ message: expect.any(String) });
 
-    expect((await client.auth.signInWithPassword({ email: address, password: PASSWORD })).error).toMatchObject({ statusCode: 401 });
+    expect((await client.auth.signInWithPassword({ email: address, password: PASSWORD })).error).toMatchObject({
+      statusCode: 401,
+    });
     expect((await client.auth.signInWithPassword({ email: address, password: 'brand-new-pass-2' })).error).toBeNull();
   });
 });

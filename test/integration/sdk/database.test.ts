@@ -13,7 +13,10 @@ let aliceId = '';
 
 async function signedIn(): Promise<{ client: InsForgeClient; id: string; refreshToken: string }> {
   const client = s.client({ isServerMode: true });
-  const { data, error } = await client.auth.signUp({ email: `db-${randomBytes(4).toString('hex')}@example.com`, password: 'sdk-password-1' });
+  const { data, error } = await client.auth.signUp({
+    email: `db-${randomBytes(4).toString('hex')}@example.com`,
+    password: 'sdk-password-1',
+  });
   if (error) throw error;
   return { client, id: data!.user!.id, refreshToken: data!.refreshToken! };
 }
@@ -49,8 +52,8 @@ afterAll(() => s.close());
 
 describe('from(table)', () => {
   it('insert(...).select() returns the created rows with 201; owner defaults to auth.uid()', async () => {
-    const { data, error, status } = await alice
-      .database.from('todos')
+    const { data, error, status } = await alice.database
+      .from('todos')
       .insert([{ title: 'write tests' }, { title: 'ship', shared: true }, { title: 'rest' }], { defaultToNull: false })
       .select();
     expect(error).toBeNull();
@@ -64,7 +67,9 @@ describe('from(table)', () => {
 
   it('an array insert with differing keys fills the gaps with null unless defaultToNull is false (as PostgREST)', async () => {
     // postgrest-js sends ?columns=… for arrays; without Prefer: missing=default a missing key is null.
-    const { data, error, status } = await alice.database.from('todos').insert([{ title: 'a' }, { title: 'b', shared: true }]);
+    const { data, error, status } = await alice.database
+      .from('todos')
+      .insert([{ title: 'a' }, { title: 'b', shared: true }]);
     expect(data).toBeNull();
     expect(status).toBe(400);
     expect(error).toMatchObject({ code: '23502', message: expect.stringContaining('shared') });
@@ -118,7 +123,11 @@ describe('from(table)', () => {
   });
 
   it("update().eq().select() changes own rows only; another user's update matches nothing", async () => {
-    const updated = await alice.database.from('todos').update({ done: true }).eq('title', 'write tests').select('title, done');
+    const updated = await alice.database
+      .from('todos')
+      .update({ done: true })
+      .eq('title', 'write tests')
+      .select('title, done');
     expect(updated.error).toBeNull();
     expect(updated.data).toEqual([{ title: 'write tests', done: true }]);
 
@@ -153,10 +162,15 @@ describe('from(table)', () => {
 describe('more of the query builder', () => {
   it('or / in / ilike / not / limit filters', async () => {
     const db = alice.database;
-    expect((await db.from('todos').select('title').or('title.eq.ship,done.eq.true').order('id')).data).toEqual([{ title: 'write tests' }, { title: 'ship' }]);
+    expect((await db.from('todos').select('title').or('title.eq.ship,done.eq.true').order('id')).data).toEqual([
+      { title: 'write tests' },
+      { title: 'ship' },
+    ]);
     expect((await db.from('todos').select('title').in('title', ['ship', 'nope'])).data).toEqual([{ title: 'ship' }]);
     expect((await db.from('todos').select('title').ilike('title', 'WRITE%')).data).toEqual([{ title: 'write tests' }]);
-    expect((await db.from('todos').select('title').not('done', 'is', true).order('id')).data).toEqual([{ title: 'ship' }]);
+    expect((await db.from('todos').select('title').not('done', 'is', true).order('id')).data).toEqual([
+      { title: 'ship' },
+    ]);
     expect((await db.from('todos').select('title').order('id').limit(1)).data).toEqual([{ title: 'write tests' }]);
   });
 

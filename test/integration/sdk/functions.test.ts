@@ -29,7 +29,11 @@ const WHOAMI = `export default async function (req: Request) {
 
 beforeAll(async () => {
   s = await startSdkApp({ functions: true });
-  const functions: [string, string][] = [['echo', ECHO], ['whoami', WHOAMI], ['hello', 'export default () => new Response("hello, world")']];
+  const functions: [string, string][] = [
+    ['echo', ECHO],
+    ['whoami', WHOAMI],
+    ['hello', 'export default () => new Response("hello, world")'],
+  ];
   for (const [slug, code] of functions) {
     const res = await s.deploy!(slug, code);
     expect(res.statusCode, res.body).toBe(201);
@@ -39,16 +43,32 @@ afterAll(() => s.close());
 
 describe('functions.invoke', () => {
   it('POSTs a JSON body by default and parses the JSON answer', async () => {
-    const { data, error } = await s.client().functions.invoke('echo', { body: { n: 1, list: ['a'] }, headers: { 'x-custom': 'yes' } });
+    const { data, error } = await s
+      .client()
+      .functions.invoke('echo', { body: { n: 1, list: ['a'] }, headers: { 'x-custom': 'yes' } });
     expect(error).toBeNull();
-    expect(data).toEqual({ method: 'POST', contentType: 'application/json;charset=UTF-8', custom: 'yes', body: { n: 1, list: ['a'] } });
+    expect(data).toEqual({
+      method: 'POST',
+      contentType: 'application/json;charset=UTF-8',
+      custom: 'yes',
+      body: { n: 1, list: ['a'] },
+    });
   });
 
   it('other methods on request: GET without a body, PUT and DELETE with one', async () => {
     const client = s.client();
-    expect((await client.functions.invoke('echo', { method: 'GET' })).data).toMatchObject({ method: 'GET', body: null });
-    expect((await client.functions.invoke('echo', { method: 'PUT', body: { v: 2 } })).data).toMatchObject({ method: 'PUT', body: { v: 2 } });
-    expect((await client.functions.invoke('echo', { method: 'DELETE', body: { v: 3 } })).data).toMatchObject({ method: 'DELETE', body: { v: 3 } });
+    expect((await client.functions.invoke('echo', { method: 'GET' })).data).toMatchObject({
+      method: 'GET',
+      body: null,
+    });
+    expect((await client.functions.invoke('echo', { method: 'PUT', body: { v: 2 } })).data).toMatchObject({
+      method: 'PUT',
+      body: { v: 2 },
+    });
+    expect((await client.functions.invoke('echo', { method: 'DELETE', body: { v: 3 } })).data).toMatchObject({
+      method: 'DELETE',
+      body: { v: 3 },
+    });
   });
 
   it('a text answer arrives as a string', async () => {

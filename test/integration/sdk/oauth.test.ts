@@ -17,16 +17,32 @@ let idp: OidcIdp;
 beforeAll(async () => {
   idp = await startOidcIdp();
   s = await startSdkApp();
-  await idp.addClient({ clientId: 'plinth', clientSecret: 'secret-0123456789', redirectUris: [`${s.baseUrl}/api/auth/oauth/google/callback`] });
+  await idp.addClient({
+    clientId: 'plinth',
+    clientSecret: 'secret-0123456789',
+    redirectUris: [`${s.baseUrl}/api/auth/oauth/google/callback`],
+  });
   const admin = { 'x-api-key': s.t.apiKey };
   const configured = await s.t.request({
     method: 'POST',
     url: '/api/auth/oauth/configs',
     headers: admin,
-    payload: { provider: 'google', clientId: 'plinth', clientSecret: 'secret-0123456789', authorizationUrl: idp.authorizationUrl, tokenUrl: idp.tokenUrl, userinfoUrl: idp.userinfoUrl },
+    payload: {
+      provider: 'google',
+      clientId: 'plinth',
+      clientSecret: 'secret-0123456789',
+      authorizationUrl: idp.authorizationUrl,
+      tokenUrl: idp.tokenUrl,
+      userinfoUrl: idp.userinfoUrl,
+    },
   });
   expect(configured.statusCode, configured.body).toBeLessThan(300);
-  await s.t.request({ method: 'PUT', url: '/api/auth/config', headers: admin, payload: { allowedRedirectUrls: [APP] } });
+  await s.t.request({
+    method: 'PUT',
+    url: '/api/auth/config',
+    headers: admin,
+    payload: { allowedRedirectUrls: [APP] },
+  });
 });
 afterAll(async () => {
   await s?.close();
@@ -40,7 +56,11 @@ describe('OAuth with PKCE', () => {
     idp.addUser({ sub, email: address, emailVerified: true, name: 'Gina' });
     const client = s.client({ isServerMode: true });
 
-    const started = await client.auth.signInWithOAuth({ provider: 'google', redirectTo: APP, skipBrowserRedirect: true });
+    const started = await client.auth.signInWithOAuth({
+      provider: 'google',
+      redirectTo: APP,
+      skipBrowserRedirect: true,
+    });
     expect(started.error).toBeNull();
     const { url, codeVerifier, provider } = started.data as { url: string; codeVerifier: string; provider: string };
     expect(provider).toBe('google');
@@ -65,7 +85,9 @@ describe('OAuth with PKCE', () => {
   });
 
   it('a redirect outside the allowlist is refused at initiation', async () => {
-    const { error } = await s.client().auth.signInWithOAuth({ provider: 'google', redirectTo: 'https://evil.example/cb', skipBrowserRedirect: true });
+    const { error } = await s
+      .client()
+      .auth.signInWithOAuth({ provider: 'google', redirectTo: 'https://evil.example/cb', skipBrowserRedirect: true });
     expect(error).toMatchObject({ statusCode: 400, message: expect.stringContaining('https://evil.example/cb') });
   });
 });

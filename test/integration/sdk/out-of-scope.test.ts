@@ -15,7 +15,9 @@ const NOT_FOUND = { statusCode: 404, error: 'NOT_FOUND' };
 describe('not served by Plinth (the spec has no such endpoints)', () => {
   it('ai.chat.completions / embeddings / images reject with a 404 InsForgeError', async () => {
     const ai = s.client().ai;
-    await expect(ai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject(NOT_FOUND);
+    await expect(
+      ai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+    ).rejects.toMatchObject(NOT_FOUND);
     await expect(ai.embeddings.create({ model: 'm', input: 'hi' })).rejects.toMatchObject(NOT_FOUND);
     await expect(ai.images.generate({ model: 'm', prompt: 'hi' })).rejects.toMatchObject(NOT_FOUND);
   });

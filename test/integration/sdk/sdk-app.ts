@@ -87,7 +87,9 @@ export function installBrowser() {
       const name = pair.slice(0, eq);
       const value = pair.slice(eq + 1);
       const path = attrs.find((a) => /^path=/i.test(a))?.slice(5) ?? '/';
-      const expired = value === '' || attrs.some((a) => /^max-age=0$/i.test(a) || (/^expires=/i.test(a) && Date.parse(a.slice(8)) <= Date.now()));
+      const expired =
+        value === '' ||
+        attrs.some((a) => /^max-age=0$/i.test(a) || (/^expires=/i.test(a) && Date.parse(a.slice(8)) <= Date.now()));
       if (expired) jar.delete(name);
       else jar.set(name, { value, path });
     }

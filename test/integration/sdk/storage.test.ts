@@ -16,7 +16,10 @@ let bob: InsForgeClient;
 
 async function signedIn(): Promise<InsForgeClient> {
   const client = s.client({ isServerMode: true });
-  const { error } = await client.auth.signUp({ email: `st-${randomBytes(4).toString('hex')}@example.com`, password: 'sdk-password-1' });
+  const { error } = await client.auth.signUp({
+    email: `st-${randomBytes(4).toString('hex')}@example.com`,
+    password: 'sdk-password-1',
+  });
   if (error) throw error;
   return client;
 }
@@ -24,8 +27,16 @@ async function signedIn(): Promise<InsForgeClient> {
 beforeAll(async () => {
   s = await startSdkApp({ env: { STORAGE_DIR: await mkdtemp(path.join(tmpdir(), 'plinth-sdk-storage-')) } });
   // Buckets are the developer's setup (the client has no bucket management).
-  for (const [bucketName, isPublic] of [['docs', false], ['avatars', true]] as const) {
-    const res = await s.t.request({ method: 'POST', url: '/api/storage/buckets', headers: { 'x-api-key': s.t.apiKey }, payload: { bucketName, isPublic } });
+  for (const [bucketName, isPublic] of [
+    ['docs', false],
+    ['avatars', true],
+  ] as const) {
+    const res = await s.t.request({
+      method: 'POST',
+      url: '/api/storage/buckets',
+      headers: { 'x-api-key': s.t.apiKey },
+      payload: { bucketName, isPublic },
+    });
     expect(res.statusCode, res.body).toBe(201);
   }
   alice = await signedIn();
@@ -59,7 +70,9 @@ describe('upload', () => {
   });
 
   it('uploadAuto stores under a generated key derived from the file name', async () => {
-    const { data, error } = await alice.storage.from('avatars').uploadAuto(new File(['png-bytes'], 'me photo.png', { type: 'image/png' }));
+    const { data, error } = await alice.storage
+      .from('avatars')
+      .uploadAuto(new File(['png-bytes'], 'me photo.png', { type: 'image/png' }));
     expect(error).toBeNull();
     expect(data!.key).toMatch(/^me-photo-\d+-[a-z0-9]+\.png$/);
   });

@@ -17,7 +17,12 @@ afterAll(() => t.close());
 
 const HOUR = 3_600_000;
 const rotate = (path: 'api-key' | 'anon-key', payload?: Record<string, unknown>) =>
-  t.request({ method: 'POST', url: `/api/secrets/${path}/rotate`, headers: { 'x-api-key': apiKey }, ...(payload ? { payload } : {}) });
+  t.request({
+    method: 'POST',
+    url: `/api/secrets/${path}/rotate`,
+    headers: { 'x-api-key': apiKey },
+    ...(payload ? { payload } : {}),
+  });
 /** The status an admin route answers to an API key. */
 const asApiKey = async (key: string, server = t.app) =>
   (await server.inject({ method: 'GET', url: '/api/metadata/api-key', headers: bearer(key) })).statusCode;
@@ -30,7 +35,12 @@ describe('API key rotation', () => {
     const res = await rotate('api-key');
     expect(res.statusCode).toBe(200);
     const expiresAt = new Date(t.clock.now().getTime() + 24 * HOUR).toISOString();
-    expect(res.json).toEqual({ success: true, message: expect.stringContaining(expiresAt), apiKey: expect.stringMatching(/^ik_[0-9a-f]{64}$/), oldKeyExpiresAt: expiresAt });
+    expect(res.json).toEqual({
+      success: true,
+      message: expect.stringContaining(expiresAt),
+      apiKey: expect.stringMatching(/^ik_[0-9a-f]{64}$/),
+      oldKeyExpiresAt: expiresAt,
+    });
     expect(res.json.apiKey).not.toBe(apiKey);
     const old = apiKey;
     apiKey = res.json.apiKey;
@@ -40,9 +50,15 @@ describe('API key rotation', () => {
     const shown = await t.request({ method: 'GET', url: '/api/metadata/api-key', headers: bearer(apiKey) });
     expect(shown.json.apiKey).toBe(apiKey);
 
-    const secrets = (await t.request({ method: 'GET', url: '/api/secrets', headers: bearer(apiKey) })).json.secrets as any[];
+    const secrets = (await t.request({ method: 'GET', url: '/api/secrets', headers: bearer(apiKey) })).json
+      .secrets as any[];
     const retired = secrets.find((s) => s.key.startsWith('API_KEY_OLD_'));
-    expect(retired).toMatchObject({ key: `API_KEY_OLD_${t.clock.now().getTime()}`, isReserved: true, isActive: true, expiresAt });
+    expect(retired).toMatchObject({
+      key: `API_KEY_OLD_${t.clock.now().getTime()}`,
+      isReserved: true,
+      isActive: true,
+      expiresAt,
+    });
 
     t.clock.advance(24 * HOUR - 1000);
     expect(await asApiKey(old)).toBe(200);
@@ -70,15 +86,17 @@ describe('API key rotation', () => {
     t.clock.advance(HOUR);
   });
 
-  it.each([[{ gracePeriodHours: 169 }], [{ gracePeriodHours: -1 }], [{ gracePeriodHours: 1.5 }], [{ gracePeriodHours: '2' }]])(
-    'rejects %j with 400 and keeps the key',
-    async (payload) => {
-      const res = await rotate('api-key', payload);
-      expect(res.statusCode).toBe(400);
-      expect(res.json.error).toBe('VALIDATION_ERROR');
-      expect(await asApiKey(apiKey)).toBe(200);
-    },
-  );
+  it.each([
+    [{ gracePeriodHours: 169 }],
+    [{ gracePeriodHours: -1 }],
+    [{ gracePeriodHours: 1.5 }],
+    [{ gracePeriodHours: '2' }],
+  ])('rejects %j with 400 and keeps the key', async (payload) => {
+    const res = await rotate('api-key', payload);
+    expect(res.statusCode).toBe(400);
+    expect(res.json.error).toBe('VALIDATION_ERROR');
+    expect(await asApiKey(apiKey)).toBe(200);
+  });
 
   it('a server started later accepts the new key and the old one until its expiry', async () => {
     const old = apiKey;
@@ -136,6 +154,8 @@ describe('anon key rotation', () => {
 
   it('the API key is not an anon key, nor the other way round', async () => {
     expect(await asApiKey(anonKey)).toBe(403);
-    expect((await t.request({ method: 'GET', url: '/api/metadata/api-key', headers: { 'x-api-key': anonKey } })).statusCode).toBe(401);
+    expect(
+      (await t.request({ method: 'GET', url: '/api/metadata/api-key', headers: { 'x-api-key': anonKey } })).statusCode,
+    ).toBe(401);
   });
 });

@@ -35,7 +35,9 @@ async function startWith(env: Record<string, string>) {
   const app = await buildApp(deps, { logger: false });
   return {
     read: async (key: string) =>
-      (await app.inject({ method: 'GET', url: `/api/secrets/${key}`, headers: { 'x-api-key': deps.keys.apiKey } })).json(),
+      (
+        await app.inject({ method: 'GET', url: `/api/secrets/${key}`, headers: { 'x-api-key': deps.keys.apiKey } })
+      ).json(),
     apiKey: deps.keys.apiKey,
     close: async () => {
       await app.close();
@@ -47,24 +49,45 @@ async function startWith(env: Record<string, string>) {
 describe('master-key rotation', () => {
   it('re-seals every value under the new key at startup, so the old key can then be dropped', async () => {
     const admin = { 'x-api-key': t.apiKey };
-    await t.request({ method: 'POST', url: '/api/secrets', headers: admin, payload: { key: 'SURVIVOR', value: 'kept-value' } });
+    await t.request({
+      method: 'POST',
+      url: '/api/secrets',
+      headers: admin,
+      payload: { key: 'SURVIVOR', value: 'kept-value' },
+    });
     const oauth = await t.request({
       method: 'POST',
       url: '/api/auth/oauth/custom/configs',
       headers: admin,
-      payload: { key: 'rotated', name: 'Rotated', discoveryEndpoint: 'https://idp.example.com/.well-known/openid-configuration', clientId: 'c', clientSecret: 's' },
+      payload: {
+        key: 'rotated',
+        name: 'Rotated',
+        discoveryEndpoint: 'https://idp.example.com/.well-known/openid-configuration',
+        clientId: 'c',
+        clientSecret: 's',
+      },
     });
     const smtp = await t.request({
       method: 'PUT',
       url: '/api/auth/smtp-config',
       headers: admin,
-      payload: { enabled: false, host: 'smtp.example.com', port: 587, username: 'u', password: 'smtp-password', senderEmail: 'a@example.com' },
+      payload: {
+        enabled: false,
+        host: 'smtp.example.com',
+        port: 587,
+        username: 'u',
+        password: 'smtp-password',
+        senderEmail: 'a@example.com',
+      },
     });
     expect([oauth.statusCode, smtp.statusCode]).toEqual([201, 200]);
     const before = await keyIds();
     expect(before.size).toBe(1);
 
-    const rotated = await startWith({ PLINTH_ENCRYPTION_KEY: NEW_KEY, PLINTH_PREVIOUS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEY });
+    const rotated = await startWith({
+      PLINTH_ENCRYPTION_KEY: NEW_KEY,
+      PLINTH_PREVIOUS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEY,
+    });
     try {
       expect(await rotated.read('SURVIVOR')).toEqual({ key: 'SURVIVOR', value: 'kept-value' });
       expect(rotated.apiKey).toBe(t.apiKey);

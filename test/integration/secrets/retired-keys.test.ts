@@ -14,14 +14,22 @@ afterAll(() => t.close());
 
 const HOUR = 3_600_000;
 const rotate = async (path: 'api-key' | 'anon-key', gracePeriodHours: number) => {
-  const res = await t.request({ method: 'POST', url: `/api/secrets/${path}/rotate`, headers: { 'x-api-key': apiKey }, payload: { gracePeriodHours } });
+  const res = await t.request({
+    method: 'POST',
+    url: `/api/secrets/${path}/rotate`,
+    headers: { 'x-api-key': apiKey },
+    payload: { gracePeriodHours },
+  });
   expect(res.statusCode).toBe(200);
   return res.json as { apiKey?: string; anonKey?: string };
 };
 /** The retired keys the secrets API lists, by name. */
 const retired = async () => {
   const res = await t.request({ method: 'GET', url: '/api/secrets', headers: bearer(apiKey) });
-  return (res.json.secrets as { key: string }[]).map((s) => s.key).filter((k) => k.includes('_OLD_')).sort();
+  return (res.json.secrets as { key: string }[])
+    .map((s) => s.key)
+    .filter((k) => k.includes('_OLD_'))
+    .sort();
 };
 const stamp = () => t.clock.now().getTime();
 
@@ -40,8 +48,12 @@ it('an expired retired key is deleted at the next rotation; one still in its gra
   expect(await retired()).toEqual([b, c].sort());
   const [gone] = await t.deps.sql`select count(*)::int as n from system.secrets where key = ${a}`;
   expect(gone!.n).toBe(0);
-  expect((await t.request({ method: 'GET', url: '/api/metadata/api-key', headers: bearer(firstApi) })).statusCode).toBe(401);
-  expect((await t.request({ method: 'GET', url: '/api/metadata/api-key', headers: bearer(previousApi) })).statusCode).toBe(200);
+  expect((await t.request({ method: 'GET', url: '/api/metadata/api-key', headers: bearer(firstApi) })).statusCode).toBe(
+    401,
+  );
+  expect(
+    (await t.request({ method: 'GET', url: '/api/metadata/api-key', headers: bearer(previousApi) })).statusCode,
+  ).toBe(200);
 });
 
 it('an expired retired key is deleted when a server starts', async () => {

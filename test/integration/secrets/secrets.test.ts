@@ -18,13 +18,18 @@ const read = (key: string) => t.request({ method: 'GET', url: `/api/secrets/${ke
 const update = (key: string, payload: Record<string, unknown>) =>
   t.request({ method: 'PUT', url: `/api/secrets/${key}`, headers: admin, payload });
 const remove = (key: string) => t.request({ method: 'DELETE', url: `/api/secrets/${key}`, headers: admin });
-const list = async () => (await t.request({ method: 'GET', url: '/api/secrets', headers: admin })).json.secrets as any[];
+const list = async () =>
+  (await t.request({ method: 'GET', url: '/api/secrets', headers: admin })).json.secrets as any[];
 
 describe('create and read', () => {
   it('creates a secret (201 with its id) and reads it back decrypted', async () => {
     const res = await create({ key: 'STRIPE_TOKEN', value: 'sk_live_123' });
     expect(res.statusCode).toBe(201);
-    expect(res.json).toEqual({ success: true, message: 'Secret STRIPE_TOKEN has been created successfully', id: expect.any(String) });
+    expect(res.json).toEqual({
+      success: true,
+      message: 'Secret STRIPE_TOKEN has been created successfully',
+      id: expect.any(String),
+    });
     const got = await read('STRIPE_TOKEN');
     expect(got.statusCode).toBe(200);
     expect(got.json).toEqual({ key: 'STRIPE_TOKEN', value: 'sk_live_123' });
@@ -32,7 +37,11 @@ describe('create and read', () => {
 
   it('works with an admin access token too', async () => {
     await create({ key: 'WITH_TOKEN', value: 'v' });
-    const res = await t.request({ method: 'GET', url: '/api/secrets/WITH_TOKEN', headers: bearer(await t.adminToken()) });
+    const res = await t.request({
+      method: 'GET',
+      url: '/api/secrets/WITH_TOKEN',
+      headers: bearer(await t.adminToken()),
+    });
     expect(res.json).toEqual({ key: 'WITH_TOKEN', value: 'v' });
   });
 
@@ -41,7 +50,9 @@ describe('create and read', () => {
     await create({ key: 'AT_REST', value });
     const db = postgres(t.databaseUrl, { max: 1 });
     try {
-      const [row] = await db<{ value_ciphertext: string }[]>`select value_ciphertext from system.secrets where key = 'AT_REST'`;
+      const [row] = await db<
+        { value_ciphertext: string }[]
+      >`select value_ciphertext from system.secrets where key = 'AT_REST'`;
       expect(row!.value_ciphertext).not.toContain(value);
       expect(row!.value_ciphertext).toMatch(/^v1:[0-9a-f]{12}:/);
       expect(Buffer.from(row!.value_ciphertext).includes(Buffer.from(value).toString('base64'))).toBe(false);
@@ -54,7 +65,11 @@ describe('create and read', () => {
     await create({ key: 'TWICE', value: 'a' });
     const res = await create({ key: 'TWICE', value: 'b' });
     expect(res.statusCode).toBe(409);
-    expect(res.json).toMatchObject({ error: 'SECRET_ALREADY_EXISTS', statusCode: 409, nextActions: expect.any(String) });
+    expect(res.json).toMatchObject({
+      error: 'SECRET_ALREADY_EXISTS',
+      statusCode: 409,
+      nextActions: expect.any(String),
+    });
     expect((await read('TWICE')).json.value).toBe('a');
   });
 
@@ -178,7 +193,11 @@ describe('delete', () => {
     for (const key of ['API_KEY', 'ANON_KEY', 'JWT_PRIVATE_KEY']) {
       const res = await remove(key);
       expect(res.statusCode).toBe(403);
-      expect(res.json).toMatchObject({ error: 'FORBIDDEN', message: `Cannot delete reserved secret: ${key}`, statusCode: 403 });
+      expect(res.json).toMatchObject({
+        error: 'FORBIDDEN',
+        message: `Cannot delete reserved secret: ${key}`,
+        statusCode: 403,
+      });
     }
     const created = await create({ key: 'MADE_RESERVED', value: 'v', isReserved: true });
     expect(created.statusCode).toBe(201);

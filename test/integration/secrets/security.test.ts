@@ -16,7 +16,12 @@ const PRIVATE = ['system.secrets', 'auth.users', 'auth.sessions', 'payments.conn
 describe('private tables', () => {
   for (const table of PRIVATE) {
     it(`project_admin raw SQL cannot read ${table} (403, no rows)`, async () => {
-      const res = await t.request({ method: 'POST', url: '/api/database/advance/rawsql', headers: { 'x-api-key': t.apiKey }, payload: { query: `select * from ${table}` } });
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/database/advance/rawsql',
+        headers: { 'x-api-key': t.apiKey },
+        payload: { query: `select * from ${table}` },
+      });
       expect(res.statusCode, res.body).toBe(403);
       expect(res.json).toMatchObject({ error: 'FORBIDDEN', message: expect.stringMatching(/permission denied/) });
       expect(res.body).not.toMatch(/argon2|ciphertext/);

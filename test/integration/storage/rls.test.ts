@@ -10,14 +10,27 @@ let t: TestApp;
 let alice: string;
 let bob: string;
 const put = (bucket: string, key: string, headers: Record<string, string>, body = key) =>
-  t.request({ method: 'PUT', url: `/api/storage/buckets/${bucket}/objects/${key}`, headers: { ...headers, 'content-type': 'text/plain' }, payload: body });
+  t.request({
+    method: 'PUT',
+    url: `/api/storage/buckets/${bucket}/objects/${key}`,
+    headers: { ...headers, 'content-type': 'text/plain' },
+    payload: body,
+  });
 const get = (bucket: string, key: string, headers: Record<string, string> = {}) =>
   t.request({ method: 'GET', url: `/api/storage/buckets/${bucket}/objects/${key}`, headers });
 
 beforeAll(async () => {
   t = await startTestApp({ env: { STORAGE_DIR: await mkdtemp(path.join(tmpdir(), 'plinth-storage-')) } });
-  for (const [bucketName, isPublic] of [['private', false], ['public', true]] as const) {
-    await t.request({ method: 'POST', url: '/api/storage/buckets', headers: { 'x-api-key': t.apiKey }, payload: { bucketName, isPublic } });
+  for (const [bucketName, isPublic] of [
+    ['private', false],
+    ['public', true],
+  ] as const) {
+    await t.request({
+      method: 'POST',
+      url: '/api/storage/buckets',
+      headers: { 'x-api-key': t.apiKey },
+      payload: { bucketName, isPublic },
+    });
   }
   alice = (await t.signUp()).accessToken;
   bob = (await t.signUp()).accessToken;
@@ -29,12 +42,24 @@ afterAll(() => t.close());
 describe('private bucket', () => {
   it('the owner reads, lists, replaces and deletes', async () => {
     expect((await get('private', 'alice/notes.txt', bearer(alice))).body).toBe('alice/notes.txt');
-    const list = await t.request({ method: 'GET', url: '/api/storage/buckets/private/objects', headers: bearer(alice) });
+    const list = await t.request({
+      method: 'GET',
+      url: '/api/storage/buckets/private/objects',
+      headers: bearer(alice),
+    });
     expect(list.json.data.map((f: { key: string }) => f.key)).toEqual(['alice/notes.txt']);
     expect((await put('private', 'alice/notes.txt', bearer(alice), 'v2')).statusCode).toBe(200);
     expect((await get('private', 'alice/notes.txt', bearer(alice))).body).toBe('v2');
     expect((await put('private', 'alice/tmp.txt', bearer(alice))).statusCode).toBe(200);
-    expect((await t.request({ method: 'DELETE', url: '/api/storage/buckets/private/objects/alice/tmp.txt', headers: bearer(alice) })).statusCode).toBe(200);
+    expect(
+      (
+        await t.request({
+          method: 'DELETE',
+          url: '/api/storage/buckets/private/objects/alice/tmp.txt',
+          headers: bearer(alice),
+        })
+      ).statusCode,
+    ).toBe(200);
   });
 
   it('another user neither sees, lists, replaces nor deletes it', async () => {
@@ -44,9 +69,18 @@ describe('private bucket', () => {
     const overwrite = await put('private', 'alice/notes.txt', bearer(bob), 'evil');
     expect(overwrite.statusCode).toBe(403);
     expect(overwrite.json.error).toBe('STORAGE_PERMISSION_DENIED');
-    const del = await t.request({ method: 'DELETE', url: '/api/storage/buckets/private/objects/alice/notes.txt', headers: bearer(bob) });
+    const del = await t.request({
+      method: 'DELETE',
+      url: '/api/storage/buckets/private/objects/alice/notes.txt',
+      headers: bearer(bob),
+    });
     expect(del.statusCode).toBe(404);
-    const batch = await t.request({ method: 'DELETE', url: '/api/storage/buckets/private/objects', headers: bearer(bob), payload: { keys: ['alice/notes.txt'] } });
+    const batch = await t.request({
+      method: 'DELETE',
+      url: '/api/storage/buckets/private/objects',
+      headers: bearer(bob),
+      payload: { keys: ['alice/notes.txt'] },
+    });
     expect(batch.json.results).toEqual([{ key: 'alice/notes.txt', status: 'notFound' }]);
     expect((await get('private', 'alice/notes.txt', bearer(alice))).body).toBe('v2');
   });
@@ -63,14 +97,30 @@ describe('private bucket', () => {
 
   it('the upload strategy (direct on local disk) probes the same rules first, writing nothing', async () => {
     const strategy = (filename: string, headers: Record<string, string>) =>
-      t.request({ method: 'POST', url: '/api/storage/buckets/private/upload-strategy', headers, payload: { filename } });
-    expect((await strategy('alice/next.txt', bearer(alice))).json).toMatchObject({ method: 'direct', confirmRequired: false });
-    expect((await strategy('alice/notes.txt', bearer(bob))).json).toMatchObject({ error: 'STORAGE_PERMISSION_DENIED', statusCode: 403 });
+      t.request({
+        method: 'POST',
+        url: '/api/storage/buckets/private/upload-strategy',
+        headers,
+        payload: { filename },
+      });
+    expect((await strategy('alice/next.txt', bearer(alice))).json).toMatchObject({
+      method: 'direct',
+      confirmRequired: false,
+    });
+    expect((await strategy('alice/notes.txt', bearer(bob))).json).toMatchObject({
+      error: 'STORAGE_PERMISSION_DENIED',
+      statusCode: 403,
+    });
     expect((await strategy('anon.txt', bearer(t.anonKey))).statusCode).toBe(403);
     expect((await get('private', 'alice/next.txt', bearer(alice))).statusCode).toBe(404);
     expect((await get('private', 'alice/notes.txt', bearer(alice))).body).toBe('v2');
     // Nothing to confirm on local disk: uploads are PUTs here.
-    const confirm = await t.request({ method: 'POST', url: '/api/storage/buckets/private/objects/alice/next.txt/confirm-upload', headers: bearer(alice), payload: { size: 1 } });
+    const confirm = await t.request({
+      method: 'POST',
+      url: '/api/storage/buckets/private/objects/alice/next.txt/confirm-upload',
+      headers: bearer(alice),
+      payload: { size: 1 },
+    });
     expect(confirm.statusCode).toBe(404);
   });
 
@@ -85,27 +135,48 @@ describe('public bucket', () => {
     expect((await get('public', 'alice/avatar.txt', bearer(bob))).statusCode).toBe(200);
     expect((await get('public', 'alice/avatar.txt', bearer(t.anonKey))).statusCode).toBe(200);
     expect((await put('public', 'alice/avatar.txt', bearer(bob), 'evil')).statusCode).toBe(403);
-    const list = await t.request({ method: 'GET', url: '/api/storage/buckets/public/objects', headers: bearer(t.anonKey) });
+    const list = await t.request({
+      method: 'GET',
+      url: '/api/storage/buckets/public/objects',
+      headers: bearer(t.anonKey),
+    });
     expect(list.json.data.map((f: { key: string }) => f.key)).toEqual(['alice/avatar.txt']);
   });
 
   it('turning the bucket private closes anonymous downloads', async () => {
-    await t.request({ method: 'PATCH', url: '/api/storage/buckets/public', headers: { 'x-api-key': t.apiKey }, payload: { isPublic: false } });
+    await t.request({
+      method: 'PATCH',
+      url: '/api/storage/buckets/public',
+      headers: { 'x-api-key': t.apiKey },
+      payload: { isPublic: false },
+    });
     expect((await get('public', 'alice/avatar.txt')).statusCode).toBe(401);
     expect((await get('public', 'alice/avatar.txt', bearer(bob))).statusCode).toBe(404);
-    await t.request({ method: 'PATCH', url: '/api/storage/buckets/public', headers: { 'x-api-key': t.apiKey }, payload: { isPublic: true } });
+    await t.request({
+      method: 'PATCH',
+      url: '/api/storage/buckets/public',
+      headers: { 'x-api-key': t.apiKey },
+      payload: { isPublic: true },
+    });
   });
 });
 
 describe('download strategy and signed URLs', () => {
   const strategy = (bucket: string, key: string, headers: Record<string, string> = {}, query = '') =>
-    t.request({ method: 'GET', url: `/api/storage/buckets/${bucket}/download-strategy/objects/${key}${query}`, headers });
+    t.request({
+      method: 'GET',
+      url: `/api/storage/buckets/${bucket}/download-strategy/objects/${key}${query}`,
+      headers,
+    });
 
   it('a public object is downloaded directly', async () => {
     const res = await strategy('public', 'alice/avatar.txt');
     expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.json).toEqual({ method: 'direct', url: `${t.config.apiBaseUrl}/api/storage/buckets/public/objects/alice/avatar.txt` });
+    expect(res.json).toEqual({
+      method: 'direct',
+      url: `${t.config.apiBaseUrl}/api/storage/buckets/public/objects/alice/avatar.txt`,
+    });
   });
 
   it('a private object gets an expiring signed URL that needs no credential', async () => {
@@ -136,7 +207,12 @@ describe('download strategy and signed URLs', () => {
 
   it('the deprecated POST …/objects/{key}/download-strategy answers the same, expiresIn in the body', async () => {
     const post = (bucket: string, key: string, headers: Record<string, string>, payload?: object) =>
-      t.request({ method: 'POST', url: `/api/storage/buckets/${bucket}/objects/${key}/download-strategy`, headers, ...(payload ? { payload } : {}) });
+      t.request({
+        method: 'POST',
+        url: `/api/storage/buckets/${bucket}/objects/${key}/download-strategy`,
+        headers,
+        ...(payload ? { payload } : {}),
+      });
     const signed = await post('private', 'alice/notes.txt', bearer(alice), { expiresIn: 60 });
     expect(signed.statusCode).toBe(200);
     expect(signed.headers['cache-control']).toBe('no-store');
@@ -152,7 +228,12 @@ describe('download strategy and signed URLs', () => {
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json.error).toBe('OBJECT_NOT_FOUND');
     // Any other POST under …/objects/{key} is an unknown route.
-    const other = await t.request({ method: 'POST', url: '/api/storage/buckets/private/objects/alice/notes.txt', headers: bearer(alice), payload: {} });
+    const other = await t.request({
+      method: 'POST',
+      url: '/api/storage/buckets/private/objects/alice/notes.txt',
+      headers: bearer(alice),
+      payload: {},
+    });
     expect(other.statusCode).toBe(404);
     expect(other.json.error).toBe('NOT_FOUND');
   });

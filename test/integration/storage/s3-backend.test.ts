@@ -9,14 +9,27 @@ let t: TestApp;
 let peer: S3Peer;
 const admin = () => ({ 'x-api-key': t.apiKey });
 const put = (key: string, payload: string | Buffer) =>
-  t.request({ method: 'PUT', url: `/api/storage/buckets/files/objects/${key}`, headers: { ...admin(), 'content-type': 'application/octet-stream' }, payload });
+  t.request({
+    method: 'PUT',
+    url: `/api/storage/buckets/files/objects/${key}`,
+    headers: { ...admin(), 'content-type': 'application/octet-stream' },
+    payload,
+  });
 const blobKeys = async () => (await peer.keys()).sort();
-const blobIds = async () => (await t.deps.sql<{ blob_id: string }[]>`select blob_id from storage.objects`).map((r) => `blobs/${r.blob_id}`).sort();
+const blobIds = async () =>
+  (await t.deps.sql<{ blob_id: string }[]>`select blob_id from storage.objects`)
+    .map((r) => `blobs/${r.blob_id}`)
+    .sort();
 
 beforeAll(async () => {
   peer = await startS3Peer();
   t = await startTestApp({ env: { ...peer.env, STORAGE_MAX_FILE_SIZE_BYTES: String(12 * 1024 * 1024) } });
-  await t.request({ method: 'POST', url: '/api/storage/buckets', headers: admin(), payload: { bucketName: 'files', isPublic: false } });
+  await t.request({
+    method: 'POST',
+    url: '/api/storage/buckets',
+    headers: admin(),
+    payload: { bucketName: 'files', isPublic: false },
+  });
 });
 afterAll(async () => {
   await t.close();
@@ -35,9 +48,17 @@ describe('S3 backend', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json.size).toBe(body.length);
     expect(await blobKeys()).toEqual(await blobIds());
-    const get = await t.request({ method: 'GET', url: '/api/storage/buckets/files/objects/big/blob.bin', headers: admin() });
+    const get = await t.request({
+      method: 'GET',
+      url: '/api/storage/buckets/files/objects/big/blob.bin',
+      headers: admin(),
+    });
     expect(get.rawPayload.equals(body)).toBe(true);
-    const range = await t.request({ method: 'GET', url: '/api/storage/buckets/files/objects/big/blob.bin', headers: { ...admin(), range: 'bytes=1000-1999' } });
+    const range = await t.request({
+      method: 'GET',
+      url: '/api/storage/buckets/files/objects/big/blob.bin',
+      headers: { ...admin(), range: 'bytes=1000-1999' },
+    });
     expect(range.statusCode).toBe(206);
     expect(range.rawPayload.equals(body.subarray(1000, 2000))).toBe(true);
   });
@@ -46,7 +67,9 @@ describe('S3 backend', () => {
     await put('doc.txt', 'one');
     await put('doc.txt', 'two');
     expect(await blobKeys()).toEqual(await blobIds());
-    expect((await t.request({ method: 'GET', url: '/api/storage/buckets/files/objects/doc.txt', headers: admin() })).body).toBe('two');
+    expect(
+      (await t.request({ method: 'GET', url: '/api/storage/buckets/files/objects/doc.txt', headers: admin() })).body,
+    ).toBe('two');
     await t.request({ method: 'DELETE', url: '/api/storage/buckets/files/objects/doc.txt', headers: admin() });
     expect(await blobKeys()).toEqual(await blobIds());
   });
@@ -62,7 +85,11 @@ describe('S3 backend', () => {
     await put('lost.txt', 'gone soon');
     const [row] = await t.deps.sql<{ blob_id: string }[]>`select blob_id from storage.objects where key = 'lost.txt'`;
     await t.deps.blobStore.remove(row!.blob_id);
-    const res = await t.request({ method: 'GET', url: '/api/storage/buckets/files/objects/lost.txt', headers: admin() });
+    const res = await t.request({
+      method: 'GET',
+      url: '/api/storage/buckets/files/objects/lost.txt',
+      headers: admin(),
+    });
     expect(res.statusCode).toBe(404);
   });
 });

@@ -12,17 +12,26 @@ const as = (accessToken: string) => createClient({ baseUrl, anonKey: g.t.anonKey
 beforeAll(async () => {
   g = await startS3Gateway();
   baseUrl = g.endpoint.replace(/\/storage\/v1\/s3$/, '');
-  await g.t.request({ method: 'POST', url: '/api/storage/buckets', headers: { 'x-api-key': g.t.apiKey }, payload: { bucketName: 'uploads', isPublic: false } });
+  await g.t.request({
+    method: 'POST',
+    url: '/api/storage/buckets',
+    headers: { 'x-api-key': g.t.apiKey },
+    payload: { bucketName: 'uploads', isPublic: false },
+  });
 });
 afterAll(() => g.close());
 
 describe('@insforge/sdk on the S3 backend', () => {
   it('uploads through a presigned POST and confirmation, then downloads', async () => {
     const alice = as((await g.t.signUp()).accessToken);
-    const up = await alice.storage.from('uploads').upload('alice/notes/sdk.txt', new Blob(['hello from the sdk'], { type: 'text/plain' }));
+    const up = await alice.storage
+      .from('uploads')
+      .upload('alice/notes/sdk.txt', new Blob(['hello from the sdk'], { type: 'text/plain' }));
     expect(up.error).toBeNull();
     expect(up.data).toMatchObject({ bucket: 'uploads', key: 'alice/notes/sdk.txt', size: 18, mimeType: 'text/plain' });
-    const [row] = await g.t.deps.sql<{ blob_id: string }[]>`select blob_id from storage.objects where key = 'alice/notes/sdk.txt'`;
+    const [row] = await g.t.deps.sql<
+      { blob_id: string }[]
+    >`select blob_id from storage.objects where key = 'alice/notes/sdk.txt'`;
     expect(await g.peer.keys()).toContain(`blobs/${row!.blob_id}`);
     const down = await alice.storage.from('uploads').download('alice/notes/sdk.txt');
     expect(down.error).toBeNull();

@@ -24,11 +24,42 @@ export type SelectItem =
    * `hint` names the foreign key constraint or column that disambiguates; `inner` makes it an
    * inner join (rows without a match are dropped).
    */
-  | { kind: 'embed'; relation: string; alias?: string; hint?: string; inner: boolean; select: SelectItem[]; spread?: boolean };
+  | {
+      kind: 'embed';
+      relation: string;
+      alias?: string;
+      hint?: string;
+      inner: boolean;
+      select: SelectItem[];
+      spread?: boolean;
+    };
 
 export const OPERATORS = [
-  'eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch', 'in', 'is', 'isdistinct',
-  'cs', 'cd', 'ov', 'sl', 'sr', 'nxl', 'nxr', 'adj', 'fts', 'plfts', 'phfts', 'wfts',
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'like',
+  'ilike',
+  'match',
+  'imatch',
+  'in',
+  'is',
+  'isdistinct',
+  'cs',
+  'cd',
+  'ov',
+  'sl',
+  'sr',
+  'nxl',
+  'nxr',
+  'adj',
+  'fts',
+  'plfts',
+  'phfts',
+  'wfts',
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 

@@ -30,7 +30,8 @@ function readItems(sc: Scanner, depth: number): SelectItem[] {
 function readItem(sc: Scanner, depth: number): SelectItem {
   if (sc.eat('...')) {
     const relation = readFieldName(sc);
-    if (sc.peek() !== '!' && sc.peek() !== '(') sc.fail('"!" or "(" (a spread names an embedded resource: ...rel(cols))');
+    if (sc.peek() !== '!' && sc.peek() !== '(')
+      sc.fail('"!" or "(" (a spread names an embedded resource: ...rel(cols))');
     return { ...readEmbed(sc, relation, undefined, depth), spread: true } as SelectItem;
   }
   if (sc.eat('*')) {

@@ -16,7 +16,8 @@ export function quotedColumn(table: Table, column: string): string {
 }
 
 /** A column of `table`, quoted and qualified by the query's alias. */
-export const columnOf = (table: Table, alias: string, column: string): string => `${alias}.${quotedColumn(table, column)}`;
+export const columnOf = (table: Table, alias: string, column: string): string =>
+  `${alias}.${quotedColumn(table, column)}`;
 
 /** The SQL of a field; a JSON path's keys are bound values. */
 export function fieldSql(table: Table, alias: string, field: FieldRef, params: Params): string {
@@ -36,16 +37,36 @@ function operandType(table: Table, field: FieldRef): string {
 }
 
 const comparisons: Partial<Record<Operator, string>> = {
-  eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=', like: 'like', ilike: 'ilike', match: '~', imatch: '~*',
-  cs: '@>', cd: '<@', ov: '&&', sl: '<<', sr: '>>', nxl: '&<', nxr: '&>', adj: '-|-',
+  eq: '=',
+  neq: '<>',
+  gt: '>',
+  gte: '>=',
+  lt: '<',
+  lte: '<=',
+  like: 'like',
+  ilike: 'ilike',
+  match: '~',
+  imatch: '~*',
+  cs: '@>',
+  cd: '<@',
+  ov: '&&',
+  sl: '<<',
+  sr: '>>',
+  nxl: '&<',
+  nxr: '&>',
+  adj: '-|-',
 };
 
 const textSearch: Partial<Record<Operator, string>> = {
-  fts: 'to_tsquery', plfts: 'plainto_tsquery', phfts: 'phraseto_tsquery', wfts: 'websearch_to_tsquery',
+  fts: 'to_tsquery',
+  plfts: 'plainto_tsquery',
+  phfts: 'phraseto_tsquery',
+  wfts: 'websearch_to_tsquery',
 };
 
 // PostgREST lets `*` stand for `%` in like patterns (a `%` is awkward in URLs).
-const likePattern = (op: Operator, value: string) => (op === 'like' || op === 'ilike' ? value.replaceAll('*', '%') : value);
+const likePattern = (op: Operator, value: string) =>
+  op === 'like' || op === 'ilike' ? value.replaceAll('*', '%') : value;
 
 const IS_VALUES: Record<string, string> = { null: 'null', true: 'true', false: 'false', unknown: 'unknown' };
 
@@ -64,7 +85,12 @@ function conditionSql(table: Table, alias: string, c: Condition, params: Params)
   let sql: string;
   if (c.operator === 'is') {
     const literal = IS_VALUES[String(value).toLowerCase()];
-    if (!literal) throw recordsError('VALIDATION_ERROR', 'PGRST100', `"is" takes null, true, false or unknown, not "${String(value)}"`);
+    if (!literal)
+      throw recordsError(
+        'VALIDATION_ERROR',
+        'PGRST100',
+        `"is" takes null, true, false or unknown, not "${String(value)}"`,
+      );
     sql = `${field} is ${literal}`;
   } else if (c.operator === 'isdistinct') {
     sql = `${field} is distinct from ${operand(params, String(value), type)}`;
@@ -78,13 +104,16 @@ function conditionSql(table: Table, alias: string, c: Condition, params: Params)
   } else {
     const op = comparisons[c.operator]!;
     // Pattern operators compare text: a non-text column is read as text, as PostgREST does.
-    const textual = c.operator === 'like' || c.operator === 'ilike' || c.operator === 'match' || c.operator === 'imatch';
+    const textual =
+      c.operator === 'like' || c.operator === 'ilike' || c.operator === 'match' || c.operator === 'imatch';
     const subject = textual ? `${field}::text` : field;
     if (c.quantifier) {
       const list = (Array.isArray(value) ? value : [value]).map((v) => likePattern(c.operator, v));
       sql = `${subject} ${op} ${c.quantifier}(${operandList(params, list, textual ? 'text' : type)})`;
     } else {
-      const right = textual ? `${params.add(likePattern(c.operator, String(value)))}::text` : operand(params, String(value), type);
+      const right = textual
+        ? `${params.add(likePattern(c.operator, String(value)))}::text`
+        : operand(params, String(value), type);
       sql = `${subject} ${op} ${right}`;
     }
   }
@@ -95,10 +124,18 @@ function conditionSql(table: Table, alias: string, c: Condition, params: Params)
  * The SQL of a filter expression on `table` (aliased `alias`). `special` may render a condition
  * itself (an embed's `rel.is.null`, at any depth of a logic tree); undefined falls through.
  */
-export function expressionSql(table: Table, alias: string, e: Expression, params: Params, special?: (c: Condition) => string | undefined): string {
+export function expressionSql(
+  table: Table,
+  alias: string,
+  e: Expression,
+  params: Params,
+  special?: (c: Condition) => string | undefined,
+): string {
   if (e.kind === 'condition') return special?.(e) ?? conditionSql(table, alias, e, params);
   if (e.children.length === 0) return e.negated ? 'false' : 'true';
   // Parenthesised whole: the caller joins filters with `and`, which binds tighter than `or`.
-  const joined = e.children.map((child) => `(${expressionSql(table, alias, child, params, special)})`).join(` ${e.op} `);
+  const joined = e.children
+    .map((child) => `(${expressionSql(table, alias, child, params, special)})`)
+    .join(` ${e.op} `);
   return e.negated ? `not (${joined})` : `(${joined})`;
 }

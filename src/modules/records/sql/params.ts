@@ -40,6 +40,7 @@ export function recordsJsonText(value: unknown, maxDepth?: number): string {
  * for SQL. PostgreSQL cannot take a NUL in a statement's text at all.
  */
 export function ident(name: string): string {
-  if (name.includes('\u0000')) throw recordsError('VALIDATION_ERROR', 'PGRST100', 'A name may not contain a NUL character');
+  if (name.includes('\u0000'))
+    throw recordsError('VALIDATION_ERROR', 'PGRST100', 'A name may not contain a NUL character');
   return `"${name.replaceAll('"', '""')}"`;
 }

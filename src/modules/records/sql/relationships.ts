@@ -34,14 +34,23 @@ function junctionJoin(parent: Table, child: Table, junction: Table, toParent: Fo
   return (childAlias: string, parentAlias: string) => {
     const j = `${childAlias}_j`;
     const conditions = [
-      ...toChild.columns.map((c, i) => `${columnOf(junction, j, c)} = ${columnOf(child, childAlias, toChild.refColumns[i]!)}`),
-      ...toParent.columns.map((c, i) => `${columnOf(junction, j, c)} = ${columnOf(parent, parentAlias, toParent.refColumns[i]!)}`),
+      ...toChild.columns.map(
+        (c, i) => `${columnOf(junction, j, c)} = ${columnOf(child, childAlias, toChild.refColumns[i]!)}`,
+      ),
+      ...toParent.columns.map(
+        (c, i) => `${columnOf(junction, j, c)} = ${columnOf(parent, parentAlias, toParent.refColumns[i]!)}`,
+      ),
     ];
     return `exists (select 1 from ${ident(junction.schema)}.${ident(junction.name)} ${j} where ${conditions.join(' and ')})`;
   };
 }
 
-function directCandidates(snapshot: SchemaSnapshot, parent: Table, relation: string, child: Table | undefined): Candidate[] {
+function directCandidates(
+  snapshot: SchemaSnapshot,
+  parent: Table,
+  relation: string,
+  child: Table | undefined,
+): Candidate[] {
   const candidates: Candidate[] = [];
   for (const fk of snapshot.foreignKeys) {
     const names = [fk.name, ...fk.columns];
@@ -50,7 +59,11 @@ function directCandidates(snapshot: SchemaSnapshot, parent: Table, relation: str
     const forward = (target: Table): Candidate => ({
       child: target,
       cardinality: 'to-one',
-      join: pairsJoin(parent, target, fk.columns.map((c, i) => [c, fk.refColumns[i]!])),
+      join: pairsJoin(
+        parent,
+        target,
+        fk.columns.map((c, i) => [c, fk.refColumns[i]!]),
+      ),
       names,
     });
     // Embedding by the foreign key's column (`author_id(*)`) or constraint name: the row it points at.
@@ -67,7 +80,11 @@ function directCandidates(snapshot: SchemaSnapshot, parent: Table, relation: str
       candidates.push({
         child,
         cardinality: unique ? 'to-one' : 'to-many',
-        join: pairsJoin(parent, child, fk.refColumns.map((c, i) => [c, fk.columns[i]!])),
+        join: pairsJoin(
+          parent,
+          child,
+          fk.refColumns.map((c, i) => [c, fk.columns[i]!]),
+        ),
         names,
       });
     }
@@ -84,7 +101,9 @@ function junctionCandidates(snapshot: SchemaSnapshot, parent: Table, child: Tabl
     if (!junction || junction === parent || junction === child) continue;
     for (const toChild of snapshot.foreignKeys) {
       if (toChild === toParent || !holdsKey(toChild, junction) || !pointsAt(toChild, child)) continue;
-      const keyed = junction.uniqueKeys.some((key) => [...toParent.columns, ...toChild.columns].every((c) => key.includes(c)));
+      const keyed = junction.uniqueKeys.some((key) =>
+        [...toParent.columns, ...toChild.columns].every((c) => key.includes(c)),
+      );
       if (!keyed) continue;
       candidates.push({
         child,
@@ -98,18 +117,36 @@ function junctionCandidates(snapshot: SchemaSnapshot, parent: Table, child: Tabl
 }
 
 /** The relationship between `parent` and the resource `relation`, picked by `hint` if several. */
-export function relationshipOf(snapshot: SchemaSnapshot, parent: Table, relation: string, hint: string | undefined): Relationship {
+export function relationshipOf(
+  snapshot: SchemaSnapshot,
+  parent: Table,
+  relation: string,
+  hint: string | undefined,
+): Relationship {
   const child = snapshot.tables.get(qualified(parent.schema, relation));
-  const candidates = [...directCandidates(snapshot, parent, relation, child), ...(child ? junctionCandidates(snapshot, parent, child) : [])];
+  const candidates = [
+    ...directCandidates(snapshot, parent, relation, child),
+    ...(child ? junctionCandidates(snapshot, parent, child) : []),
+  ];
   const matching = hint === undefined ? candidates : candidates.filter((c) => c.names.includes(hint));
   if (matching.length === 1) return matching[0]!;
   if (matching.length === 0) {
-    throw recordsError('VALIDATION_ERROR', 'PGRST200', `Could not find a relationship between '${parent.name}' and '${relation}' in the schema cache`, {
-      hint: 'Embedding follows foreign keys; check the table name or add a foreign key.',
-    });
+    throw recordsError(
+      'VALIDATION_ERROR',
+      'PGRST200',
+      `Could not find a relationship between '${parent.name}' and '${relation}' in the schema cache`,
+      {
+        hint: 'Embedding follows foreign keys; check the table name or add a foreign key.',
+      },
+    );
   }
-  throw recordsError('MULTIPLE_CHOICES', 'PGRST201', `Could not embed because more than one relationship was found for '${parent.name}' and '${relation}'`, {
-    details: matching.map((m) => m.names[0]).join(', '),
-    hint: `Pick one with '${relation}!<constraint name>'.`,
-  });
+  throw recordsError(
+    'MULTIPLE_CHOICES',
+    'PGRST201',
+    `Could not embed because more than one relationship was found for '${parent.name}' and '${relation}'`,
+    {
+      details: matching.map((m) => m.names[0]).join(', '),
+      hint: `Pick one with '${relation}!<constraint name>'.`,
+    },
+  );
 }

@@ -54,19 +54,23 @@ export class SelectBuilder {
     // `rel=is.null` / `rel=not.is.null` on an embedded resource (also inside `or=(…)`): rows
     // without / with a match.
     const embedNull = (c: Condition): string | undefined => {
-      if (c.operator !== 'is' || c.value !== 'null' || c.field.json.length > 0 || table.columns.has(c.field.column)) return undefined;
+      if (c.operator !== 'is' || c.value !== 'null' || c.field.json.length > 0 || table.columns.has(c.field.column))
+        return undefined;
       const embed = this.embedAt(path, c.field.column);
       if (!embed) return undefined;
       const exists = this.existsOf(table, alias, embed, [...path, c.field.column]);
       return c.negated ? exists : `not ${exists}`;
     };
-    return this.shape.filters.filter((f) => samePath(f.path, path)).map((f) => expressionSql(table, alias, f.expression, this.params, embedNull));
+    return this.shape.filters
+      .filter((f) => samePath(f.path, path))
+      .map((f) => expressionSql(table, alias, f.expression, this.params, embedNull));
   }
 
   /** The embed named `name` (alias or relation) in the select of the resource at `path`. */
   private embedAt(path: string[], name: string): Embed | undefined {
     let items = this.shape.select;
-    for (const step of path) items = items.find((i): i is Embed => i.kind === 'embed' && (i.alias ?? i.relation) === step)?.select ?? [];
+    for (const step of path)
+      items = items.find((i): i is Embed => i.kind === 'embed' && (i.alias ?? i.relation) === step)?.select ?? [];
     return items.find((i): i is Embed => i.kind === 'embed' && (i.alias ?? i.relation) === name);
   }
 
@@ -86,7 +90,10 @@ export class SelectBuilder {
     if (terms.length === 0) return '';
     const parts = terms.map((t) => {
       const nulls = t.nulls ? ` nulls ${t.nulls}` : '';
-      const sql = t.relation === undefined ? fieldSql(table, alias, t.field, this.params) : this.relatedField(table, alias, path, t.relation, t.field);
+      const sql =
+        t.relation === undefined
+          ? fieldSql(table, alias, t.field, this.params)
+          : this.relatedField(table, alias, path, t.relation, t.field);
       return `${sql} ${t.direction}${nulls}`;
     });
     return ` order by ${parts.join(', ')}`;
@@ -100,7 +107,12 @@ export class SelectBuilder {
         hint: `Verify that '${relation}' is included in the 'select' query parameter.`,
       });
     }
-    const rel = toOne(relationshipOf(this.snapshot, parent, embed.relation, embed.hint), parent, 'PGRST118', `A related order on '${relation}' is not possible`);
+    const rel = toOne(
+      relationshipOf(this.snapshot, parent, embed.relation, embed.hint),
+      parent,
+      'PGRST118',
+      `A related order on '${relation}' is not possible`,
+    );
     const alias = this.nextAlias();
     const child = `${ident(rel.child.schema)}.${ident(rel.child.name)}`;
     return `(select ${fieldSql(rel.child, alias, field, this.params)} from ${child} ${alias} where ${rel.join(alias, parentAlias)} limit 1)`;
@@ -121,7 +133,12 @@ export class SelectBuilder {
    * The select list of `items` on `table` (aliased `alias`), the conditions `!inner` embeds add
    * to the parent's WHERE, and the lateral joins spread embeds add to its FROM.
    */
-  list(table: Table, alias: string, items: SelectItem[], path: string[]): { columns: string[]; inner: string[]; joins: string } {
+  list(
+    table: Table,
+    alias: string,
+    items: SelectItem[],
+    path: string[],
+  ): { columns: string[]; inner: string[]; joins: string } {
     if (path.length > MAX_EMBED_DEPTH) {
       throw recordsError('VALIDATION_ERROR', 'PGRST100', `Embedding is limited to ${MAX_EMBED_DEPTH} levels`);
     }
@@ -131,7 +148,11 @@ export class SelectBuilder {
     this.items += items.length;
     this.embeds += items.filter((item) => item.kind === 'embed').length;
     if (this.items > MAX_SELECT_ITEMS || this.embeds > MAX_EMBEDS) {
-      throw recordsError('VALIDATION_ERROR', 'PGRST100', `A select may hold at most ${MAX_SELECT_ITEMS} items and ${MAX_EMBEDS} embedded resources`);
+      throw recordsError(
+        'VALIDATION_ERROR',
+        'PGRST100',
+        `A select may hold at most ${MAX_SELECT_ITEMS} items and ${MAX_EMBEDS} embedded resources`,
+      );
     }
     for (const item of items.length === 0 ? [{ kind: 'star' } as const] : items) {
       if (item.kind === 'star') {
@@ -163,7 +184,12 @@ export class SelectBuilder {
 
   /** `...rel(cols)`: a to-one embed's columns in the parent's row, by a lateral join. */
   private spread(parent: Table, parentAlias: string, item: Embed, path: string[]) {
-    const rel = toOne(relationshipOf(this.snapshot, parent, item.relation, item.hint), parent, 'PGRST119', `A spread operation on '${item.relation}' is not possible`);
+    const rel = toOne(
+      relationshipOf(this.snapshot, parent, item.relation, item.hint),
+      parent,
+      'PGRST119',
+      `A spread operation on '${item.relation}' is not possible`,
+    );
     const alias = this.nextAlias();
     const child = `${ident(rel.child.schema)}.${ident(rel.child.name)}`;
     const { columns, inner, joins } = this.list(rel.child, alias, item.select, path);
@@ -185,7 +211,10 @@ export class SelectBuilder {
     // The alias is free in the parent's WHERE too: the select list's subquery is another scope.
     const exists = `exists (select 1 from ${childName} ${alias} where ${where})`;
     if (rel.cardinality === 'to-one') {
-      return { sql: `(select row_to_json(_e) from (select ${columns.join(', ')} from ${from} where ${where} limit 1) _e)`, exists };
+      return {
+        sql: `(select row_to_json(_e) from (select ${columns.join(', ')} from ${from} where ${where} limit 1) _e)`,
+        exists,
+      };
     }
     const order = this.orderBy(rel.child, alias, path);
     return {

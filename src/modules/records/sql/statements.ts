@@ -19,7 +19,13 @@ export interface Statement {
 const tableName = (table: Table) => `${ident(table.schema)}.${ident(table.name)}`;
 
 /** Wraps a row source (`from …`) into the answer: JSON body, rows on the page, total. */
-function answer(builder: SelectBuilder, table: Table, source: string, query: ParsedQuery, options: { where: string[]; orderAndPage: string; total?: string; extra?: string }) {
+function answer(
+  builder: SelectBuilder,
+  table: Table,
+  source: string,
+  query: ParsedQuery,
+  options: { where: string[]; orderAndPage: string; total?: string; extra?: string },
+) {
   const { columns, inner, joins } = builder.list(table, 't0', query.select, []);
   const where = [...options.where, ...inner];
   const whereSql = where.length ? ` where ${where.join(' and ')}` : '';
@@ -51,7 +57,12 @@ function checkEmbedded(query: ParsedQuery): void {
   }
 }
 
-export function readStatement(snapshot: SchemaSnapshot, table: Table, query: ParsedQuery, options: { maxRows: number; count: boolean }): Statement {
+export function readStatement(
+  snapshot: SchemaSnapshot,
+  table: Table,
+  query: ParsedQuery,
+  options: { maxRows: number; count: boolean },
+): Statement {
   checkEmbedded(query);
   const params = new Params();
   const builder = new SelectBuilder(snapshot, query, params);
@@ -84,13 +95,24 @@ export function plannedCountStatement(snapshot: SchemaSnapshot, table: Table, qu
 function requireFilter(query: ParsedQuery, verb: string) {
   if (query.filters.some((f) => f.path.length === 0)) return;
   // 21000 is what pg-safeupdate answers for the same refusal; PGRST106 means a bad schema.
-  throw recordsError('VALIDATION_ERROR', '21000', `A ${verb} without any filter would change every row; it was refused.`, {
-    nextActions: `Add a filter such as ?id=eq.<id> to say which rows to ${verb}.`,
-  });
+  throw recordsError(
+    'VALIDATION_ERROR',
+    '21000',
+    `A ${verb} without any filter would change every row; it was refused.`,
+    {
+      nextActions: `Add a filter such as ?id=eq.<id> to say which rows to ${verb}.`,
+    },
+  );
 }
 
 /** `returning t0.*` only when rows go back: RETURNING needs the SELECT policies too. */
-function mutation(builder: SelectBuilder, table: Table, query: ParsedQuery, sql: string, representation: boolean): Statement {
+function mutation(
+  builder: SelectBuilder,
+  table: Table,
+  query: ParsedQuery,
+  sql: string,
+  representation: boolean,
+): Statement {
   if (!representation) return { text: sql, params: builder.params.values, returnsBody: false };
   const text = `with _changed as (${sql} returning t0.*) ${answer(builder, table, '_changed', query, { where: [], orderAndPage: '' })}`;
   return { text, params: builder.params.values, returnsBody: true };
@@ -102,7 +124,13 @@ function mutation(builder: SelectBuilder, table: Table, query: ParsedQuery, sql:
  * rather than updated. ON CONFLICT DO UPDATE checks the SELECT policies already, so RETURNING
  * here changes nothing row-level security decides.
  */
-function mergingUpsert(builder: SelectBuilder, table: Table, query: ParsedQuery, sql: string, representation: boolean): Statement {
+function mergingUpsert(
+  builder: SelectBuilder,
+  table: Table,
+  query: ParsedQuery,
+  sql: string,
+  representation: boolean,
+): Statement {
   const raw = `with _raw as (${sql} returning t0 as _row, (t0.xmax = 0) as _inserted)`;
   const inserted = ', (select count(*) from _raw where _inserted)::int as inserted';
   const text = representation
@@ -114,7 +142,11 @@ function mergingUpsert(builder: SelectBuilder, table: Table, query: ParsedQuery,
 /** A key of the body (or of `columns=`) that is not a column: PGRST204, as PostgREST names it. */
 function payloadColumn(table: Table, column: string): string {
   if (!table.columns.has(column)) {
-    throw recordsError('VALIDATION_ERROR', 'PGRST204', `Could not find the '${column}' column of '${table.name}' in the schema cache`);
+    throw recordsError(
+      'VALIDATION_ERROR',
+      'PGRST204',
+      `Could not find the '${column}' column of '${table.name}' in the schema cache`,
+    );
   }
   return quotedColumn(table, column);
 }
@@ -142,12 +174,20 @@ function bodyRows(table: Table, params: Params, rows: unknown[], columns: string
   const values = columns.map((c, i) => {
     const defaultSql = withDefault.includes(c) ? table.columns.get(c)!.defaultSql : undefined;
     // The default is catalog text (the table owner wrote it), never request text.
-    return defaultSql === undefined ? `_p.${cols[i]}` : `case when _e.r ? ${params.add(c)}::text then _p.${cols[i]} else (${defaultSql}) end`;
+    return defaultSql === undefined
+      ? `_p.${cols[i]}`
+      : `case when _e.r ? ${params.add(c)}::text then _p.${cols[i]} else (${defaultSql}) end`;
   });
   return `select ${values.join(', ')} from jsonb_array_elements(${body}::jsonb) _e(r) cross join lateral jsonb_populate_record(null::${tableName(table)}, _e.r) _p`;
 }
 
-export function insertStatement(snapshot: SchemaSnapshot, table: Table, query: ParsedQuery, rows: unknown[], options: InsertOptions): Statement {
+export function insertStatement(
+  snapshot: SchemaSnapshot,
+  table: Table,
+  query: ParsedQuery,
+  rows: unknown[],
+  options: InsertOptions,
+): Statement {
   checkEmbedded(query);
   const params = new Params();
   const builder = new SelectBuilder(snapshot, query, params);
@@ -158,7 +198,11 @@ export function insertStatement(snapshot: SchemaSnapshot, table: Table, query: P
   if (options.resolution) {
     const keys = query.onConflict ?? table.primaryKey;
     if (keys.length === 0) {
-      throw recordsError('VALIDATION_ERROR', 'PGRST100', 'An upsert needs on_conflict=<columns> on a table without a primary key');
+      throw recordsError(
+        'VALIDATION_ERROR',
+        'PGRST100',
+        'An upsert needs on_conflict=<columns> on a table without a primary key',
+      );
     }
     const keySql = keys.map((k) => quotedColumn(table, k));
     const updates = cols.filter((c) => !keySql.includes(c)).map((c) => `${c} = excluded.${c}`);
@@ -177,7 +221,13 @@ export function insertStatement(snapshot: SchemaSnapshot, table: Table, query: P
   return mutation(builder, table, query, sql, options.representation);
 }
 
-export function updateStatement(snapshot: SchemaSnapshot, table: Table, query: ParsedQuery, changes: Record<string, unknown>, representation: boolean): Statement {
+export function updateStatement(
+  snapshot: SchemaSnapshot,
+  table: Table,
+  query: ParsedQuery,
+  changes: Record<string, unknown>,
+  representation: boolean,
+): Statement {
   requireFilter(query, 'update');
   checkEmbedded(query);
   const params = new Params();
@@ -191,7 +241,12 @@ export function updateStatement(snapshot: SchemaSnapshot, table: Table, query: P
   return mutation(builder, table, query, sql, representation);
 }
 
-export function deleteStatement(snapshot: SchemaSnapshot, table: Table, query: ParsedQuery, representation: boolean): Statement {
+export function deleteStatement(
+  snapshot: SchemaSnapshot,
+  table: Table,
+  query: ParsedQuery,
+  representation: boolean,
+): Statement {
   requireFilter(query, 'delete');
   checkEmbedded(query);
   const params = new Params();

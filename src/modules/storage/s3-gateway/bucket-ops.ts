@@ -44,13 +44,16 @@ export const getBucketVersioning: Operation = async ({ storage, bucket, reply })
 export const putBucketVersioning: Operation = async ({ storage, bucket, reply, text }) => {
   await storage.bucketOf(bucket);
   const doc = parseXml(await text(), 'VersioningConfiguration');
-  if (doc.Status === 'Enabled') throw new S3Error('NotImplemented', 'Object versioning is not supported by this server.');
+  if (doc.Status === 'Enabled')
+    throw new S3Error('NotImplemented', 'Object versioning is not supported by this server.');
   return reply.code(200).send();
 };
 
 export const getBucketCors: Operation = async ({ deps, storage, bucket, reply }) => {
   await storage.bucketOf(bucket);
-  const [row] = await deps.sql<{ s3_cors: string | null }[]>`select s3_cors from storage.buckets where name = ${bucket}`;
+  const [row] = await deps.sql<
+    { s3_cors: string | null }[]
+  >`select s3_cors from storage.buckets where name = ${bucket}`;
   if (!row?.s3_cors) throw new S3Error('NoSuchCORSConfiguration', 'The CORS configuration does not exist.');
   return sendXml(reply, 'CORSConfiguration', JSON.parse(row.s3_cors) as Record<string, unknown>);
 };
@@ -59,7 +62,8 @@ export const putBucketCors: Operation = async ({ deps, storage, bucket, reply, t
   await storage.bucketOf(bucket);
   const doc = parseXml(await text(), 'CORSConfiguration');
   const rules = Array.isArray(doc.CORSRule) ? doc.CORSRule : [];
-  if (rules.length === 0 || rules.length > 100) throw new S3Error('MalformedXML', 'A CORS configuration needs 1 to 100 CORSRule elements.');
+  if (rules.length === 0 || rules.length > 100)
+    throw new S3Error('MalformedXML', 'A CORS configuration needs 1 to 100 CORSRule elements.');
   await deps.sql`update storage.buckets set s3_cors = ${JSON.stringify({ CORSRule: rules })} where name = ${bucket}`;
   return reply.code(200).send();
 };

@@ -20,9 +20,33 @@ export const GATEWAY_PREFIX = '/storage/v1/s3';
 const MAX_XML_BYTES = 1024 * 1024;
 
 /** Sub-resources S3 has and this gateway does not implement: 405, never a wrong operation. */
-const UNSUPPORTED = new Set(['acl', 'policy', 'lifecycle', 'website', 'logging', 'notification', 'replication', 'encryption',
-  'object-lock', 'legal-hold', 'retention', 'torrent', 'requestPayment', 'accelerate', 'analytics', 'inventory', 'metrics',
-  'ownershipControls', 'publicAccessBlock', 'intelligent-tiering', 'restore', 'select', 'attributes', 'versions', 'policyStatus']);
+const UNSUPPORTED = new Set([
+  'acl',
+  'policy',
+  'lifecycle',
+  'website',
+  'logging',
+  'notification',
+  'replication',
+  'encryption',
+  'object-lock',
+  'legal-hold',
+  'retention',
+  'torrent',
+  'requestPayment',
+  'accelerate',
+  'analytics',
+  'inventory',
+  'metrics',
+  'ownershipControls',
+  'publicAccessBlock',
+  'intelligent-tiering',
+  'restore',
+  'select',
+  'attributes',
+  'versions',
+  'policyStatus',
+]);
 
 function route(method: string, hasBucket: boolean, hasKey: boolean, q: URLSearchParams): Operation | undefined {
   if (!hasBucket) return method === 'GET' ? bucketOps.listBuckets : undefined;
@@ -69,7 +93,9 @@ function target(rawUrl: string): { bucket: string; key: string } {
   const path = rawUrl.split('?')[0]!.slice(GATEWAY_PREFIX.length).replace(/^\//, '');
   const slash = path.indexOf('/');
   const decode = decodeComponent;
-  return slash < 0 ? { bucket: decode(path), key: '' } : { bucket: decode(path.slice(0, slash)), key: decode(path.slice(slash + 1)) };
+  return slash < 0
+    ? { bucket: decode(path), key: '' }
+    : { bucket: decode(path.slice(0, slash)), key: decode(path.slice(slash + 1)) };
 }
 
 async function readText(body: Readable): Promise<string> {
@@ -97,7 +123,10 @@ export function gatewayRoutes(deps: Deps, storage: StorageService, keys: AccessK
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       try {
         if (deps.blobStore.kind !== 's3') {
-          throw new S3Error('NotImplemented', 'The S3 protocol requires the S3 storage backend. Set STORAGE_BACKEND=s3 and STORAGE_S3_BUCKET.');
+          throw new S3Error(
+            'NotImplemented',
+            'The S3 protocol requires the S3 storage backend. Set STORAGE_BACKEND=s3 and STORAGE_S3_BUCKET.',
+          );
         }
         const rawUrl = request.raw.url ?? request.url;
         const verified = await verifySignature(
@@ -116,13 +145,16 @@ export function gatewayRoutes(deps: Deps, storage: StorageService, keys: AccessK
           throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
         }
         // Versioning is never on: only the "null" version exists, never another one answered as the current.
-        if (query.has('versionId') && query.get('versionId') !== 'null') throw new S3Error('InvalidArgument', 'Invalid version id specified');
+        if (query.has('versionId') && query.get('versionId') !== 'null')
+          throw new S3Error('InvalidArgument', 'Invalid version id specified');
         const operation = route(request.method, bucket !== '', key !== '', query);
-        if (!operation) throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
+        if (!operation)
+          throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
         const raw = request.body instanceof Readable ? request.body : Readable.from([]);
         let body: Readable | undefined;
         // CompleteMultipartUpload's checksum headers describe the whole object, not its XML body.
-        const checksummed = operation === multipartOps.completeMultipartUpload ? { 'content-md5': headers['content-md5'] } : headers;
+        const checksummed =
+          operation === multipartOps.completeMultipartUpload ? { 'content-md5': headers['content-md5'] } : headers;
         const ctx: GatewayContext = {
           deps,
           storage,

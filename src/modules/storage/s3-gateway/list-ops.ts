@@ -16,7 +16,8 @@ interface Listed {
 /** The key a continuation token (base64url of the last key) stands for; 400 for one no listing made. */
 function tokenKey(token: string): string {
   const key = Buffer.from(token, 'base64url').toString('utf8');
-  if (key.includes('\0') || key.includes('\uFFFD')) throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect.');
+  if (key.includes('\0') || key.includes('\uFFFD'))
+    throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect.');
   return key;
 }
 
@@ -63,7 +64,13 @@ export const listObjects: Operation = async ({ deps, storage, bucket, query, rep
     ...(delimiter ? { Delimiter: delimiter } : {}),
     MaxKeys: maxKeys,
     IsTruncated: truncated,
-    Contents: contents.map((o) => ({ Key: o.key, LastModified: s3Date(o.updated_at), ETag: `"${o.etag}"`, Size: Number(o.size), StorageClass: 'STANDARD' })),
+    Contents: contents.map((o) => ({
+      Key: o.key,
+      LastModified: s3Date(o.updated_at),
+      ETag: `"${o.etag}"`,
+      Size: Number(o.size),
+      StorageClass: 'STANDARD',
+    })),
     CommonPrefixes: prefixes.map((p) => ({ Prefix: p })),
   };
   if (v2) {
@@ -75,14 +82,19 @@ export const listObjects: Operation = async ({ deps, storage, bucket, query, rep
       ...(truncated ? { NextContinuationToken: Buffer.from(cursor, 'utf8').toString('base64url') } : {}),
     });
   }
-  return sendXml(reply, 'ListBucketResult', { ...common, Marker: query.get('marker') ?? '', ...(truncated && last ? { NextMarker: cursor } : {}) });
+  return sendXml(reply, 'ListBucketResult', {
+    ...common,
+    Marker: query.get('marker') ?? '',
+    ...(truncated && last ? { NextMarker: cursor } : {}),
+  });
 };
 
 export const deleteObjects: Operation = async ({ storage, bucket, reply, text }) => {
   await storage.bucketOf(bucket);
   const doc = parseXml(await text(), 'Delete');
   const objects = Array.isArray(doc.Object) ? (doc.Object as { Key?: unknown }[]) : [];
-  if (objects.length === 0 || objects.length > 1000) throw new S3Error('MalformedXML', 'Delete needs 1 to 1000 Object elements.');
+  if (objects.length === 0 || objects.length > 1000)
+    throw new S3Error('MalformedXML', 'Delete needs 1 to 1000 Object elements.');
   const keys = objects.map((o) => String(o.Key ?? ''));
   const valid = keys.filter((k) => {
     try {
@@ -97,6 +109,8 @@ export const deleteObjects: Operation = async ({ storage, bucket, reply, text })
   return sendXml(reply, 'DeleteResult', {
     // S3 reports a key that was not there as deleted too.
     Deleted: quiet ? [] : valid.map((Key) => ({ Key })),
-    Error: keys.filter((k) => !valid.includes(k)).map((Key) => ({ Key, Code: 'InvalidArgument', Message: 'Invalid object key.' })),
+    Error: keys
+      .filter((k) => !valid.includes(k))
+      .map((Key) => ({ Key, Code: 'InvalidArgument', Message: 'Invalid object key.' })),
   });
 };

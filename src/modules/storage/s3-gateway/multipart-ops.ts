@@ -51,15 +51,17 @@ export const createMultipartUpload: Operation = async ({ deps, storage, bucket, 
 /** Stages `body` as part `partNumber` of `upload`, replacing an earlier part of that number. */
 async function storePart(ctx: GatewayContext, upload: Upload, partNumber: number, body: Readable): Promise<StagedBlob> {
   const { deps } = ctx;
-  const staged = await ctx.storage.withNewBlob(body, (blob) => deps.sql.begin(async (tx) => {
-    await deps.blobStore.promote(blob.id);
-    await tx`
+  const staged = await ctx.storage.withNewBlob(body, (blob) =>
+    deps.sql.begin(async (tx) => {
+      await deps.blobStore.promote(blob.id);
+      await tx`
       insert into storage.s3_multipart_parts (upload_id, part_number, blob_id, size, etag)
       values (${upload.upload_id}, ${partNumber}, ${blob.id}, ${blob.size}, ${blob.md5})
       on conflict (upload_id, part_number) do update set blob_id = excluded.blob_id, size = excluded.size, etag = excluded.etag, created_at = now()`;
-    await tx`select storage.claim_blob(${blob.id})`;
-    return blob;
-  }));
+      await tx`select storage.claim_blob(${blob.id})`;
+      return blob;
+    }),
+  );
   await ctx.storage.sweepOrphans();
   return staged;
 }
@@ -70,7 +72,10 @@ function copyRange(header: string | string[] | undefined, size: number) {
   const m = typeof header === 'string' ? /^bytes=(\d+)-(\d+)$/.exec(header.trim()) : null;
   const range = m ? { start: Number(m[1]), end: Number(m[2]) } : undefined;
   if (!range || range.start > range.end || range.end >= size) {
-    throw new S3Error('InvalidArgument', `The x-amz-copy-source-range is not valid for a source object of size ${size}.`);
+    throw new S3Error(
+      'InvalidArgument',
+      `The x-amz-copy-source-range is not valid for a source object of size ${size}.`,
+    );
   }
   return range;
 }
@@ -106,7 +111,12 @@ export const listParts: Operation = async (ctx) => {
     Key: ctx.key,
     UploadId: upload.upload_id,
     IsTruncated: false,
-    Part: parts.map((p) => ({ PartNumber: p.part_number, LastModified: s3Date(p.created_at), ETag: `"${p.etag}"`, Size: Number(p.size) })),
+    Part: parts.map((p) => ({
+      PartNumber: p.part_number,
+      LastModified: s3Date(p.created_at),
+      ETag: `"${p.etag}"`,
+      Size: Number(p.size),
+    })),
   });
 };
 
@@ -121,32 +131,49 @@ export const completeMultipartUpload: Operation = async (ctx) => {
   const { deps, storage, bucket, key, reply } = ctx;
   const upload = await uploadOf(ctx);
   const doc = parseXml(await ctx.text(), 'CompleteMultipartUpload');
-  const requested = (Array.isArray(doc.Part) ? (doc.Part as { PartNumber?: unknown; ETag?: unknown }[]) : []).map((p) => ({
-    number: Number(p.PartNumber),
-    etag: String(p.ETag ?? '').replace(/"/g, ''),
-  }));
+  const requested = (Array.isArray(doc.Part) ? (doc.Part as { PartNumber?: unknown; ETag?: unknown }[]) : []).map(
+    (p) => ({
+      number: Number(p.PartNumber),
+      etag: String(p.ETag ?? '').replace(/"/g, ''),
+    }),
+  );
   if (requested.length === 0) throw new S3Error('MalformedXML', 'CompleteMultipartUpload needs at least one Part.');
-  const stored = new Map((await deps.sql<Part[]>`
-    select part_number, blob_id, size, etag, created_at from storage.s3_multipart_parts where upload_id = ${upload.upload_id}`)
-    .map((p) => [p.part_number, p]));
+  const stored = new Map(
+    (
+      await deps.sql<Part[]>`
+    select part_number, blob_id, size, etag, created_at from storage.s3_multipart_parts where upload_id = ${upload.upload_id}`
+    ).map((p) => [p.part_number, p]),
+  );
   const parts = requested.map((r, i) => {
-    if (i > 0 && r.number <= requested[i - 1]!.number) throw new S3Error('InvalidPartOrder', 'The list of parts was not in ascending order.');
+    if (i > 0 && r.number <= requested[i - 1]!.number)
+      throw new S3Error('InvalidPartOrder', 'The list of parts was not in ascending order.');
     const part = stored.get(r.number);
-    if (!part || part.etag !== r.etag) throw new S3Error('InvalidPart', `Part ${r.number} was not uploaded or its ETag does not match.`);
+    if (!part || part.etag !== r.etag)
+      throw new S3Error('InvalidPart', `Part ${r.number} was not uploaded or its ETag does not match.`);
     if (i < requested.length - 1 && Number(part.size) < MIN_PART_BYTES) {
       throw new S3Error('EntityTooSmall', 'Your proposed upload is smaller than the minimum allowed object size.');
     }
     return part;
   });
   const blobs = deps.blobStore;
-  const body = Readable.from((async function* () {
-    for (const part of parts) {
-      const stream = await blobs.read(part.blob_id);
-      if (!stream) throw new S3Error('InvalidPart', `Part ${part.part_number} is missing.`);
-      yield* stream;
-    }
-  })());
-  const row = await storage.putRow({ bucket, key, body, mimeType: upload.mime_type, principal: GATEWAY_PRINCIPAL, via: 's3', tags: upload.tags });
+  const body = Readable.from(
+    (async function* () {
+      for (const part of parts) {
+        const stream = await blobs.read(part.blob_id);
+        if (!stream) throw new S3Error('InvalidPart', `Part ${part.part_number} is missing.`);
+        yield* stream;
+      }
+    })(),
+  );
+  const row = await storage.putRow({
+    bucket,
+    key,
+    body,
+    mimeType: upload.mime_type,
+    principal: GATEWAY_PRINCIPAL,
+    via: 's3',
+    tags: upload.tags,
+  });
   await deps.sql`delete from storage.s3_multipart_uploads where upload_id = ${upload.upload_id}`;
   await storage.sweepOrphans();
   return sendXml(reply, 'CompleteMultipartUploadResult', {

@@ -11,7 +11,8 @@ const quoted = (etag: string) => `"${etag}"`;
 /** `x-amz-copy-source: /bucket/key` (URL-encoded, optional leading slash; no version but "null"). */
 export function copySource(header: string): { bucket: string; key: string } {
   const [path = '', version] = header.split('?');
-  if (version !== undefined && version !== 'versionId=null') throw new S3Error('InvalidArgument', 'Invalid version id specified');
+  if (version !== undefined && version !== 'versionId=null')
+    throw new S3Error('InvalidArgument', 'Invalid version id specified');
   let decoded: string;
   try {
     decoded = decodeURIComponent(path).replace(/^\//, '');
@@ -19,7 +20,8 @@ export function copySource(header: string): { bucket: string; key: string } {
     throw new S3Error('InvalidArgument', 'x-amz-copy-source is not valid percent-encoding.');
   }
   const slash = decoded.indexOf('/');
-  if (slash <= 0 || slash === decoded.length - 1) throw new S3Error('InvalidArgument', 'x-amz-copy-source must be /bucket/key.');
+  if (slash <= 0 || slash === decoded.length - 1)
+    throw new S3Error('InvalidArgument', 'x-amz-copy-source must be /bucket/key.');
   return { bucket: decoded.slice(0, slash), key: decoded.slice(slash + 1) };
 }
 
@@ -45,9 +47,10 @@ async function copyObject(ctx: GatewayContext, from: { bucket: string; key: stri
   const found = await storage.head(from.bucket, from.key, GATEWAY_PRINCIPAL);
   const { row: source, body } = await storage.open(found, GATEWAY_PRINCIPAL);
   const replace = headers['x-amz-metadata-directive'] === 'REPLACE';
-  const tags = headers['x-amz-tagging-directive'] === 'REPLACE'
-    ? tagsOfHeader(headers['x-amz-tagging'])
-    : await tagsOf(ctx.deps.sql, source.bucket, source.key);
+  const tags =
+    headers['x-amz-tagging-directive'] === 'REPLACE'
+      ? tagsOfHeader(headers['x-amz-tagging'])
+      : await tagsOf(ctx.deps.sql, source.bucket, source.key);
   const row = await storage.putRow({
     bucket,
     key,
@@ -64,7 +67,8 @@ export const getObject: Operation = async ({ storage, bucket, key, request, head
   const found = await storage.head(bucket, key, GATEWAY_PRINCIPAL);
   const size = Number(found.size);
   const range = parseRange(headers.range, size);
-  const { row, body } = request.method === 'HEAD' ? { row: found, body: undefined } : await storage.open(found, GATEWAY_PRINCIPAL, range);
+  const { row, body } =
+    request.method === 'HEAD' ? { row: found, body: undefined } : await storage.open(found, GATEWAY_PRINCIPAL, range);
   reply.headers({
     etag: quoted(row.etag),
     'last-modified': row.updated_at.toUTCString(),
@@ -73,7 +77,10 @@ export const getObject: Operation = async ({ storage, bucket, key, request, head
     'x-content-type-options': 'nosniff',
   });
   if (range) {
-    reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`).header('content-length', range.end - range.start + 1);
+    reply
+      .code(206)
+      .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
+      .header('content-length', range.end - range.start + 1);
   } else {
     reply.code(200).header('content-length', size);
   }

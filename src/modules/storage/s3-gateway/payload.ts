@@ -24,7 +24,12 @@ function hashChecked(expected: string): Transform {
     },
     flush(done) {
       if (hash.digest('hex') !== expected) {
-        return done(new S3Error('XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.'));
+        return done(
+          new S3Error(
+            'XAmzContentSHA256Mismatch',
+            'The provided x-amz-content-sha256 header does not match what was computed.',
+          ),
+        );
       }
       done();
     },
@@ -35,7 +40,12 @@ function hashChecked(expected: string): Transform {
  * Decodes aws-chunked framing; with `auth`, every chunk's signature is checked in a chain. The
  * trailer after the final chunk goes into `trailers` (its signature checked when `signedTrailer`).
  */
-function chunked(auth: Verified | undefined, trailers: Map<string, string>, signedTrailer: boolean, decodedLength?: number): Transform {
+function chunked(
+  auth: Verified | undefined,
+  trailers: Map<string, string>,
+  signedTrailer: boolean,
+  decodedLength?: number,
+): Transform {
   let buffer: Buffer = Buffer.alloc(0);
   let decoded = 0;
   let trailer: Buffer = Buffer.alloc(0);
@@ -49,14 +59,24 @@ function chunked(auth: Verified | undefined, trailers: Map<string, string>, sign
   const bad = (message: string) => new S3Error('IncompleteBody', message);
   const checkChunk = () => {
     if (!auth) return;
-    const stringToSign = ['AWS4-HMAC-SHA256-PAYLOAD', auth.amzDate, auth.scope, previous, EMPTY_SHA256, hash!.digest('hex')].join('\n');
+    const stringToSign = [
+      'AWS4-HMAC-SHA256-PAYLOAD',
+      auth.amzDate,
+      auth.scope,
+      previous,
+      EMPTY_SHA256,
+      hash!.digest('hex'),
+    ].join('\n');
     const expected = createHmac('sha256', auth.signingKey).update(stringToSign).digest('hex');
     if (expected !== chunkSignature) throw new S3Error('SignatureDoesNotMatch', 'A chunk signature does not match.');
     previous = chunkSignature;
   };
 
   const readTrailer = () => {
-    const lines = trailer.toString('latin1').split(/\r?\n/).filter((line) => line !== '');
+    const lines = trailer
+      .toString('latin1')
+      .split(/\r?\n/)
+      .filter((line) => line !== '');
     let signature: string | undefined;
     for (const line of lines) {
       const colon = line.indexOf(':');
@@ -68,8 +88,17 @@ function chunked(auth: Verified | undefined, trailers: Map<string, string>, sign
     }
     if (!signedTrailer || !auth) return;
     // Signed: the trailing headers in canonical form (sorted `name:value\n` lines).
-    const canonical = [...trailers].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}:${v}\n`).join('');
-    const stringToSign = ['AWS4-HMAC-SHA256-TRAILER', auth.amzDate, auth.scope, previous, createHash('sha256').update(canonical).digest('hex')].join('\n');
+    const canonical = [...trailers]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => `${k}:${v}\n`)
+      .join('');
+    const stringToSign = [
+      'AWS4-HMAC-SHA256-TRAILER',
+      auth.amzDate,
+      auth.scope,
+      previous,
+      createHash('sha256').update(canonical).digest('hex'),
+    ].join('\n');
     if (signature !== createHmac('sha256', auth.signingKey).update(stringToSign).digest('hex')) {
       throw new S3Error('SignatureDoesNotMatch', 'The trailer signature does not match.');
     }
@@ -153,9 +182,12 @@ function checksumChecked(name: string, checksum: Checksum, expected: () => strin
     },
     flush(done) {
       const declared = expected();
-      if (declared === undefined) return done(new S3Error('InvalidRequest', `The ${name} trailer was declared but not sent.`));
+      if (declared === undefined)
+        return done(new S3Error('InvalidRequest', `The ${name} trailer was declared but not sent.`));
       if (declared !== checksum.digest()) {
-        return done(new S3Error('BadDigest', `The ${algorithmLabel(name)} you specified did not match the calculated checksum.`));
+        return done(
+          new S3Error('BadDigest', `The ${algorithmLabel(name)} you specified did not match the calculated checksum.`),
+        );
       }
       done();
     },
@@ -168,12 +200,15 @@ const single = (headers: Headers, name: string) => {
 };
 
 /** The flexible checksum a request declares: a trailer it promises, or a header it carries. */
-function declaredChecksum(headers: Headers): { name: string; checksum: Checksum; inTrailer: boolean; value?: string } | undefined {
+function declaredChecksum(
+  headers: Headers,
+): { name: string; checksum: Checksum; inTrailer: boolean; value?: string } | undefined {
   const trailer = single(headers, 'x-amz-trailer')?.trim().toLowerCase();
   const name = trailer || Object.keys(headers).find((h) => h.startsWith('x-amz-checksum-') && !NOT_CHECKSUMS.has(h));
   if (!name) return undefined;
   const checksum = checksumFor(name);
-  if (!checksum) throw new S3Error('InvalidRequest', `Unsupported checksum: ${name}. Use CRC32, CRC32C, SHA1 or SHA256.`);
+  if (!checksum)
+    throw new S3Error('InvalidRequest', `Unsupported checksum: ${name}. Use CRC32, CRC32C, SHA1 or SHA256.`);
   return { name, checksum, inTrailer: Boolean(trailer), value: trailer ? undefined : single(headers, name) };
 }
 
@@ -191,7 +226,8 @@ function md5Checked(headers: Headers): Transform | undefined {
       done(null, chunk);
     },
     flush(done) {
-      if (hash.digest('base64') !== declared) return done(new S3Error('BadDigest', 'The Content-MD5 you specified did not match what we received.'));
+      if (hash.digest('base64') !== declared)
+        return done(new S3Error('BadDigest', 'The Content-MD5 you specified did not match what we received.'));
       done();
     },
   });
@@ -201,7 +237,8 @@ function md5Checked(headers: Headers): Transform | undefined {
 function decodedLength(headers: Headers): number | undefined {
   const value = single(headers, 'x-amz-decoded-content-length');
   if (value === undefined) return undefined;
-  if (!/^\d{1,15}$/.test(value.trim())) throw new S3Error('InvalidArgument', 'x-amz-decoded-content-length must be a number of bytes.');
+  if (!/^\d{1,15}$/.test(value.trim()))
+    throw new S3Error('InvalidArgument', 'x-amz-decoded-content-length must be a number of bytes.');
   return Number(value);
 }
 
@@ -223,8 +260,13 @@ export function payloadOf(raw: Readable, auth: Verified, headers: Headers = {}):
     throw new S3Error('InvalidArgument', `Unsupported x-amz-content-sha256 value: ${mode}.`);
   }
   if (declared) {
-    if (declared.inTrailer && !mode.endsWith('-TRAILER')) throw new S3Error('InvalidRequest', 'x-amz-trailer needs a STREAMING-…-TRAILER payload.');
-    stages.push(checksumChecked(declared.name, declared.checksum, () => (declared.inTrailer ? trailers.get(declared.name) : declared.value)));
+    if (declared.inTrailer && !mode.endsWith('-TRAILER'))
+      throw new S3Error('InvalidRequest', 'x-amz-trailer needs a STREAMING-…-TRAILER payload.');
+    stages.push(
+      checksumChecked(declared.name, declared.checksum, () =>
+        declared.inTrailer ? trailers.get(declared.name) : declared.value,
+      ),
+    );
   }
   const md5 = md5Checked(headers);
   if (md5) stages.push(md5);

@@ -37,7 +37,11 @@ export type S3ErrorCode = keyof typeof statusOf;
 export class S3Error extends Error {
   readonly status: number;
   /** `extra` elements go into the XML error after Message (e.g. HeadersNotSigned). */
-  constructor(readonly code: S3ErrorCode, message: string, readonly extra: Record<string, string> = {}) {
+  constructor(
+    readonly code: S3ErrorCode,
+    message: string,
+    readonly extra: Record<string, string> = {},
+  ) {
     super(message);
     this.status = statusOf[code];
   }
@@ -52,11 +56,22 @@ export function toXml(root: string, body: Record<string, unknown>): string {
 }
 
 export function errorXml(err: S3Error, resource: string, requestId: string): string {
-  const body = builder.build({ Error: { Code: err.code, Message: err.message, ...err.extra, Resource: resource, RequestId: requestId } });
+  const body = builder.build({
+    Error: { Code: err.code, Message: err.message, ...err.extra, Resource: resource, RequestId: requestId },
+  });
   return `<?xml version="1.0" encoding="UTF-8"?>\n${body}`;
 }
 
-const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: true, processEntities: true, isArray: (name) => ['Object', 'Part', 'CORSRule', 'Tag', 'AllowedMethod', 'AllowedOrigin', 'AllowedHeader', 'ExposeHeader'].includes(name) });
+const parser = new XMLParser({
+  ignoreAttributes: true,
+  parseTagValue: false,
+  trimValues: true,
+  processEntities: true,
+  isArray: (name) =>
+    ['Object', 'Part', 'CORSRule', 'Tag', 'AllowedMethod', 'AllowedOrigin', 'AllowedHeader', 'ExposeHeader'].includes(
+      name,
+    ),
+});
 
 /** Parses a request document; anything unreadable or without `root` is MalformedXML. */
 export function parseXml(text: string, root: string): Record<string, unknown> {
@@ -66,6 +81,9 @@ export function parseXml(text: string, root: string): Record<string, unknown> {
     if (value === undefined) throw new Error('missing root');
     return (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
   } catch {
-    throw new S3Error('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema.');
+    throw new S3Error(
+      'MalformedXML',
+      'The XML you provided was not well-formed or did not validate against our published schema.',
+    );
   }
 }

@@ -8,8 +8,14 @@ export type Headers = IncomingHttpHeaders;
 
 /** SigV4's own query parameters: never hoisted headers. */
 const AUTH_PARAMS = new Set([
-  'x-amz-algorithm', 'x-amz-credential', 'x-amz-date', 'x-amz-expires', 'x-amz-signedheaders', 'x-amz-signature',
-  'x-amz-security-token', 'x-amz-content-sha256',
+  'x-amz-algorithm',
+  'x-amz-credential',
+  'x-amz-date',
+  'x-amz-expires',
+  'x-amz-signedheaders',
+  'x-amz-signature',
+  'x-amz-security-token',
+  'x-amz-content-sha256',
 ]);
 
 /**
@@ -25,7 +31,9 @@ export function assertHeadersSigned(headers: Headers, signedHeaders: string[], p
     .filter((name) => !(presigned && name === 'x-amz-content-sha256'))
     .sort();
   if (unsigned.length > 0) {
-    throw new S3Error('AccessDenied', 'There were headers present in the request which were not signed', { HeadersNotSigned: unsigned.join(', ') });
+    throw new S3Error('AccessDenied', 'There were headers present in the request which were not signed', {
+      HeadersNotSigned: unsigned.join(', '),
+    });
   }
 }
 
@@ -42,7 +50,10 @@ export function actingHeaders(headers: Headers, query: [string, string][], presi
     const name = param.toLowerCase();
     if (!name.startsWith('x-amz-') || AUTH_PARAMS.has(name)) continue;
     if (hoisted.has(name) || (merged[name] !== undefined && merged[name] !== value)) {
-      throw new S3Error('InvalidArgument', `${name} is given more than once (in the URL or as a header) with different values.`);
+      throw new S3Error(
+        'InvalidArgument',
+        `${name} is given more than once (in the URL or as a header) with different values.`,
+      );
     }
     hoisted.add(name);
     merged[name] = value;

@@ -70,11 +70,14 @@ export function decodeComponent(s: string): string {
 
 function splitQuery(rawQuery: string): [string, string][] {
   if (!rawQuery) return [];
-  return rawQuery.split('&').filter(Boolean).map((pair) => {
-    const i = pair.indexOf('=');
-    const decode = decodeComponent;
-    return i < 0 ? [decode(pair), ''] : [decode(pair.slice(0, i)), decode(pair.slice(i + 1))];
-  });
+  return rawQuery
+    .split('&')
+    .filter(Boolean)
+    .map((pair) => {
+      const i = pair.indexOf('=');
+      const decode = decodeComponent;
+      return i < 0 ? [decode(pair), ''] : [decode(pair.slice(0, i)), decode(pair.slice(i + 1))];
+    });
 }
 
 const malformed = (message: string) => new S3Error('AuthorizationHeaderMalformed', message);
@@ -92,13 +95,23 @@ function parse(req: SignedRequest): Parsed {
   const query = splitQuery(q < 0 ? '' : req.rawUrl.slice(q + 1));
   const auth = header(req.headers, 'authorization');
   if (auth) {
-    const match = /^AWS4-HMAC-SHA256\s+Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(auth.trim());
+    const match =
+      /^AWS4-HMAC-SHA256\s+Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(
+        auth.trim(),
+      );
     if (!match) throw malformed('The Authorization header is not a valid AWS4-HMAC-SHA256 authorization.');
     const amzDate = header(req.headers, 'x-amz-date');
     const payloadHash = header(req.headers, 'x-amz-content-sha256');
     if (!amzDate) throw new S3Error('AccessDenied', 'The x-amz-date header is required.');
     if (!payloadHash) throw new S3Error('InvalidRequest', 'The x-amz-content-sha256 header is required.');
-    return { ...parseCredential(match[1]!), signedHeaders: match[2]!.split(';'), signature: match[3]!, amzDate, payloadHash, query };
+    return {
+      ...parseCredential(match[1]!),
+      signedHeaders: match[2]!.split(';'),
+      signature: match[3]!,
+      amzDate,
+      payloadHash,
+      query,
+    };
   }
   const params = new Map(query);
   if (params.get('X-Amz-Algorithm') === ALGORITHM) {
@@ -107,8 +120,19 @@ function parse(req: SignedRequest): Parsed {
     const signedHeaders = params.get('X-Amz-SignedHeaders');
     const signature = params.get('X-Amz-Signature');
     const expires = Number(params.get('X-Amz-Expires'));
-    if (!credential || !amzDate || !signedHeaders || !signature || !Number.isInteger(expires) || expires < 1 || expires > 604800) {
-      throw new S3Error('AuthorizationQueryParametersError', 'The presigned URL is missing or has invalid X-Amz-* parameters.');
+    if (
+      !credential ||
+      !amzDate ||
+      !signedHeaders ||
+      !signature ||
+      !Number.isInteger(expires) ||
+      expires < 1 ||
+      expires > 604800
+    ) {
+      throw new S3Error(
+        'AuthorizationQueryParametersError',
+        'The presigned URL is missing or has invalid X-Amz-* parameters.',
+      );
     }
     return {
       ...parseCredential(credential),
@@ -126,7 +150,8 @@ function parse(req: SignedRequest): Parsed {
 /** X-Amz-Content-Sha256 in a presigned URL, in any letter case: signed, so never left unused. */
 function signedContentSha256(query: [string, string][]): string | undefined {
   const values = new Set(query.filter(([k]) => k.toLowerCase() === 'x-amz-content-sha256').map(([, v]) => v));
-  if (values.size > 1) throw new S3Error('AuthorizationQueryParametersError', 'X-Amz-Content-Sha256 is given more than once.');
+  if (values.size > 1)
+    throw new S3Error('AuthorizationQueryParametersError', 'X-Amz-Content-Sha256 is given more than once.');
   return [...values][0];
 }
 
@@ -137,7 +162,10 @@ function signedContentSha256(query: [string, string][]): string | undefined {
  */
 function presignedPayloadHash(fromQuery: string | undefined, fromHeader: string | undefined): string {
   if (fromQuery !== undefined && fromHeader !== undefined && fromHeader.trim() !== fromQuery) {
-    throw new S3Error('SignatureDoesNotMatch', 'The x-amz-content-sha256 header does not match the X-Amz-Content-Sha256 the URL was signed with.');
+    throw new S3Error(
+      'SignatureDoesNotMatch',
+      'The x-amz-content-sha256 header does not match the X-Amz-Content-Sha256 the URL was signed with.',
+    );
   }
   return fromQuery ?? fromHeader?.trim() ?? 'UNSIGNED-PAYLOAD';
 }
@@ -145,7 +173,10 @@ function presignedPayloadHash(fromQuery: string | undefined, fromHeader: string 
 function canonicalRequest(req: SignedRequest, p: Parsed): string {
   const q = req.rawUrl.indexOf('?');
   const rawPath = q < 0 ? req.rawUrl : req.rawUrl.slice(0, q);
-  const path = rawPath.split('/').map((seg) => uriEncode(decodeComponent(seg))).join('/');
+  const path = rawPath
+    .split('/')
+    .map((seg) => uriEncode(decodeComponent(seg)))
+    .join('/');
   const query = p.query
     .map(([k, v]) => [uriEncode(k), uriEncode(v)] as const)
     .sort(([ak, av], [bk, bv]) => (ak < bk ? -1 : ak > bk ? 1 : av < bv ? -1 : av > bv ? 1 : 0))
@@ -174,28 +205,38 @@ export async function verifySignature(
 ): Promise<Verified> {
   const p = parse(req);
   if (p.region !== options.region) {
-    throw malformed(`The authorization header is malformed; the region '${p.region}' is wrong; expecting '${options.region}'.`);
+    throw malformed(
+      `The authorization header is malformed; the region '${p.region}' is wrong; expecting '${options.region}'.`,
+    );
   }
   const signedAt = amzTime(p.amzDate);
   if (p.amzDate.slice(0, 8) !== p.date) throw malformed('The credential date does not match X-Amz-Date.');
   const now = options.now.getTime();
   if (p.presigned) {
     if (now > signedAt + p.presigned.expiresSeconds * 1000) throw new S3Error('AccessDenied', 'Request has expired.');
-    if (signedAt - now > MAX_SKEW_MS) throw new S3Error('RequestTimeTooSkewed', 'The presigned URL is dated in the future.');
+    if (signedAt - now > MAX_SKEW_MS)
+      throw new S3Error('RequestTimeTooSkewed', 'The presigned URL is dated in the future.');
   } else if (Math.abs(now - signedAt) > MAX_SKEW_MS) {
-    throw new S3Error('RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.');
+    throw new S3Error(
+      'RequestTimeTooSkewed',
+      'The difference between the request time and the current time is too large.',
+    );
   }
   if (!p.signedHeaders.includes('host')) throw new S3Error('AccessDenied', 'The host header must be signed.');
   assertHeadersSigned(req.headers, p.signedHeaders, p.presigned !== undefined);
   const secret = await options.secretOf(p.accessKeyId);
-  if (secret === null) throw new S3Error('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
+  if (secret === null)
+    throw new S3Error('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
   const scope = `${p.date}/${p.region}/s3/aws4_request`;
   const stringToSign = [ALGORITHM, p.amzDate, scope, sha256Hex(canonicalRequest(req, p))].join('\n');
   const signingKey = signingKeyOf(secret, p.date, p.region);
   const expected = hmac(signingKey, stringToSign);
   const given = Buffer.from(p.signature, 'hex');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw new S3Error('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
+    throw new S3Error(
+      'SignatureDoesNotMatch',
+      'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+    );
   }
   return {
     accessKeyId: p.accessKeyId,

@@ -6,8 +6,15 @@ import { S3Error } from './s3-error.js';
 
 export function assertTags(tags: ObjectTag[]): ObjectTag[] {
   const keys = new Set(tags.map((t) => t.Key));
-  if (tags.length > 10 || keys.size !== tags.length || tags.some((t) => t.Key.length === 0 || t.Key.length > 128 || t.Value.length > 256)) {
-    throw new S3Error('InvalidArgument', 'An object may have up to 10 tags with distinct keys of 1 to 128 and values of up to 256 characters.');
+  if (
+    tags.length > 10 ||
+    keys.size !== tags.length ||
+    tags.some((t) => t.Key.length === 0 || t.Key.length > 128 || t.Value.length > 256)
+  ) {
+    throw new S3Error(
+      'InvalidArgument',
+      'An object may have up to 10 tags with distinct keys of 1 to 128 and values of up to 256 characters.',
+    );
   }
   // A NUL (which stored JSON cannot hold) or a lone surrogate is no tag text.
   if (tags.some((t) => /[\0\p{Cs}]/u.test(t.Key + t.Value))) {
@@ -23,6 +30,8 @@ export function tagsOfHeader(header: string | string[] | undefined): ObjectTag[]
 }
 
 export async function tagsOf(sql: Deps['sql'], bucket: string, key: string): Promise<ObjectTag[]> {
-  const [row] = await sql<{ tags: ObjectTag[] }[]>`select tags from storage.objects where bucket = ${bucket} and key = ${key}`;
+  const [row] = await sql<
+    { tags: ObjectTag[] }[]
+  >`select tags from storage.objects where bucket = ${bucket} and key = ${key}`;
   return row?.tags ?? [];
 }
