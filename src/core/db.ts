@@ -172,17 +172,13 @@ async function settleWithin<T>(
 }
 
 /**
- * Runs `work` in one transaction whose first statement switches to the request's role and
- * publishes its claims (read by auth.uid() and friends), both local to the transaction.
- *
- * BEGIN, the scope statement and the work's first query go out together on one reserved
- * connection (one round trip), then COMMIT: two round trips where `sql.begin` takes three.
- * Bounded by the pool's deadline; a lost connection answers 503 and is never written to again.
+ * The envelope both request-scope runners share: a connection reserved within the request's
+ * deadline, BEGIN written on it, `pipeline` run, and the outcome awaited no longer than the
+ * deadline (past it the statement is cancelled). The connection goes back once `pipeline` settled.
  */
-export async function withRequestScope<T>(
+async function onReservedConnection<T>(
   sql: Sql,
-  scope: RequestScope,
-  work: (tx: postgres.Sql) => Promise<T>,
+  pipeline: (conn: postgres.ReservedSql, begin: postgres.PendingQuery<postgres.Row[]>) => Promise<T>,
 ): Promise<T> {
   const guard = guardOf(sql);
   const deadline = startDeadline(guard.options.deadlineMs);
@@ -196,8 +192,22 @@ export async function withRequestScope<T>(
   const { conn, done } = reservation;
   const begin = conn`begin`.execute();
   const backend = backendKeyOf(begin);
-  const opened = Promise.all([begin, scopeStatement(conn, scope).execute()]);
-  const run = (async () => {
+  const run = pipeline(conn, begin);
+  run.then(done, done);
+  return settleWithin(sql, guard, deadline, run, backend);
+}
+
+/**
+ * Runs `work` in one transaction whose first statement switches to the request's role and
+ * publishes its claims (read by auth.uid() and friends), both local to the transaction.
+ *
+ * BEGIN, the scope statement and the work's first query go out together on one reserved
+ * connection (one round trip), then COMMIT: two round trips where `sql.begin` takes three.
+ * Bounded by the pool's deadline; a lost connection answers 503 and is never written to again.
+ */
+export function withRequestScope<T>(sql: Sql, scope: RequestScope, work: (tx: postgres.Sql) => Promise<T>): Promise<T> {
+  return onReservedConnection(sql, async (conn, begin) => {
+    const opened = Promise.all([begin, scopeStatement(conn, scope).execute()]);
     let result: T;
     try {
       result = await work(conn);
@@ -213,9 +223,7 @@ export async function withRequestScope<T>(
       throw connectionFailure(err) ?? err;
     }
     return result;
-  })();
-  run.then(done, done);
-  return settleWithin(sql, guard, deadline, run, backend);
+  });
 }
 
 /**
@@ -223,34 +231,20 @@ export async function withRequestScope<T>(
  * (prepared) statement and COMMIT are written together on a reserved connection. A failed
  * statement aborts the transaction, so the pipelined COMMIT rolls it back.
  */
-export async function runScoped(
+export function runScoped(
   sql: Sql,
   scope: RequestScope,
   text: string,
   params: unknown[],
 ): Promise<postgres.RowList<postgres.Row[]>> {
-  const guard = guardOf(sql);
-  const deadline = startDeadline(guard.options.deadlineMs);
-  let reservation: Reservation;
-  try {
-    reservation = await reserveWithin(sql, guard, deadline);
-  } catch (err) {
-    deadline.clear();
-    throw err;
-  }
-  const { conn, done } = reservation;
-  const begin = conn`begin`.execute();
-  const backend = backendKeyOf(begin);
-  const steps = [
-    begin,
-    scopeStatement(conn, scope).execute(),
-    conn.unsafe(text, params as never[], { prepare: true }).execute(),
-    conn`commit`.execute(),
-  ];
-  const run = Promise.allSettled(steps).then((settled) => {
+  return onReservedConnection(sql, async (conn, begin) => {
+    const settled = await Promise.allSettled([
+      begin,
+      scopeStatement(conn, scope).execute(),
+      conn.unsafe(text, params as never[], { prepare: true }).execute(),
+      conn`commit`.execute(),
+    ]);
     for (const step of settled) if (step.status === 'rejected') throw connectionFailure(step.reason) ?? step.reason;
     return (settled[2] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value;
   });
-  run.then(done, done);
-  return settleWithin(sql, guard, deadline, run, backend);
 }
