@@ -4,6 +4,7 @@
 import type postgres from 'postgres';
 import type { Sql } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
+import { asPgError, errorCodeForSqlState } from '../../core/pg-errors.js';
 
 export type Conn = postgres.ReservedSql;
 
@@ -35,24 +36,21 @@ export async function inAdminTransaction<T>(
   }
 }
 
-export interface PgFailure {
-  name?: string;
-  code?: string;
-  message: string;
-  detail?: string;
-  hint?: string;
-  position?: string;
-}
-
 /** Runs statement `index` (1-based) of an admin's SQL; its PostgreSQL error becomes a 400. */
 export async function runStatement(conn: Conn, text: string, index: number, params: unknown[] = []) {
   try {
     return await conn.unsafe(text, params as never[]);
   } catch (err) {
-    const pg = err as PgFailure;
-    if (pg.name !== 'PostgresError') throw err;
-    const timedOut = pg.code === '57014';
-    const code = timedOut ? 'GATEWAY_TIMEOUT' : pg.code === '42501' ? 'FORBIDDEN' : 'VALIDATION_ERROR';
+    const pg = asPgError(err);
+    if (!pg) throw err;
+    // A statement that fails is the caller's 400 (nothing applied), unless it timed out, was
+    // refused, or the connection went: those keep the status of the one table.
+    const mapped = errorCodeForSqlState(pg.code, { callerSql: true });
+    const timedOut = mapped === 'GATEWAY_TIMEOUT';
+    const code =
+      mapped === 'GATEWAY_TIMEOUT' || mapped === 'FORBIDDEN' || mapped === 'SERVICE_UNAVAILABLE'
+        ? mapped
+        : 'VALIDATION_ERROR';
     throw new AppError(code, `Statement ${index} failed: ${pg.message}`, {
       cause: err,
       details: { statement: index, sql: text, code: pg.code, detail: pg.detail, hint: pg.hint, position: pg.position },

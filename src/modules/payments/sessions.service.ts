@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { withRequestScope } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
+import { asPgError } from '../../core/pg-errors.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import { scopeOf } from '../../http/request-scope.js';
@@ -27,7 +28,7 @@ async function recordAsCaller<T>(
   try {
     return await withRequestScope(deps.sql, scopeOf(principal, deps.config.statementTimeouts), insert);
   } catch (err) {
-    if ((err as { code?: string }).code === '42501') {
+    if (asPgError(err)?.code === '42501') {
       throw new AppError('FORBIDDEN', 'You may not open a billing session for this subject.', {
         cause: err,
         nextActions:

@@ -1,6 +1,7 @@
 // Errors of the records API: the spec's shape plus PostgREST's `code`, `details` and `hint`, so
 // PostgREST clients keep working; PostgreSQL errors mapped to HTTP by SQLSTATE.
 import { AppError, type ErrorCode } from '../../core/errors.js';
+import { asPgError, errorCodeForSqlState } from '../../core/pg-errors.js';
 
 export function recordsError(
   code: ErrorCode,
@@ -14,28 +15,17 @@ export function recordsError(
   });
 }
 
-interface PgError {
-  name?: string;
-  code?: string;
-  message?: string;
-  detail?: string;
-  hint?: string;
-}
-
-const isPgError = (e: unknown): e is PgError =>
-  typeof e === 'object' &&
-  e !== null &&
-  (e as PgError).name === 'PostgresError' &&
-  typeof (e as PgError).code === 'string';
-
-function statusOf(sqlstate: string, anonymous: boolean): ErrorCode {
-  if (sqlstate === '23505' || sqlstate === '23503') return 'CONFLICT';
-  if (sqlstate === '42501') return anonymous ? 'UNAUTHORIZED' : 'FORBIDDEN';
-  if (sqlstate === '42P01' || sqlstate === '42883') return 'NOT_FOUND';
-  if (sqlstate === '57014') return 'GATEWAY_TIMEOUT';
-  if (sqlstate.startsWith('08') || sqlstate === '53300' || sqlstate === '57P03') return 'SERVICE_UNAVAILABLE';
-  if (/^(22|23|42|P0|2F|0L|0P)/.test(sqlstate)) return 'VALIDATION_ERROR';
-  return 'INTERNAL_ERROR';
+/** Where the records API differs from the one table: PostgREST's statuses. */
+function statusOf(sqlstate: string, anonymous: boolean): ErrorCode | undefined {
+  return errorCodeForSqlState(sqlstate, {
+    callerSql: true,
+    overrides: {
+      '23503': 'CONFLICT',
+      '42P01': 'NOT_FOUND',
+      '42883': 'NOT_FOUND',
+      ...(anonymous ? { '42501': 'UNAUTHORIZED' as const } : {}),
+    },
+  });
 }
 
 const NEXT_ACTIONS: Record<string, string> = {
@@ -46,12 +36,12 @@ const NEXT_ACTIONS: Record<string, string> = {
 
 /** A PostgreSQL error raised by a records query, as the client should see it. */
 export function fromPostgresError(err: unknown, anonymous: boolean): AppError | undefined {
-  if (!isPgError(err)) return undefined;
-  const code = statusOf(err.code!, anonymous);
-  if (code === 'INTERNAL_ERROR') return undefined;
-  return new AppError(code, err.message ?? 'Database error', {
+  const pg = asPgError(err);
+  const code = pg && statusOf(pg.code, anonymous);
+  if (!pg || !code) return undefined;
+  return new AppError(code, pg.message ?? 'Database error', {
     cause: err,
-    nextActions: NEXT_ACTIONS[err.code!],
-    fields: { code: err.code, details: err.detail ?? null, hint: err.hint ?? null },
+    nextActions: NEXT_ACTIONS[pg.code],
+    fields: { code: pg.code, details: pg.detail ?? null, hint: pg.hint ?? null },
   });
 }

@@ -10,6 +10,7 @@ import type { ParsedQuery, Preferences } from './grammar/ast.js';
 import { CONTENT_TYPES, negotiate, toCsv, type Media } from './media.js';
 import { maxAffectedError, notOneRow, RolledBack } from './records-execute.js';
 import { fromPostgresError, recordsError } from './records-errors.js';
+import { asPgError } from '../../core/pg-errors.js';
 import { scopeOf } from '../../http/request-scope.js';
 import {
   applyRange,
@@ -156,8 +157,8 @@ export function createRpcService(
       });
     } catch (err) {
       if (err instanceof RolledBack) return err.rows;
-      const pg = err as { name?: string; code?: string; message?: string };
-      if (pg.name === 'PostgresError' && pg.code === '25006') {
+      const pg = asPgError(err);
+      if (pg?.code === '25006') {
         // PostgREST's answer to a write in a read-only call (GET, or a function that is not volatile).
         throw new AppError('METHOD_NOT_ALLOWED', pg.message, {
           cause: err,
