@@ -70,6 +70,9 @@ export function createSessionService(
   }
 
   return {
+    /** This server refuses these ended sessions' access tokens at once; the others hear the NOTIFY. */
+    refuseAtOnce: (sessionIds: string[]) => revoked?.add(sessionIds),
+
     /** Starts a session and returns its first tokens. */
     async open(owner: { user: User } | { adminSubject: string }): Promise<IssuedTokens> {
       const sessionId = randomUUID();

@@ -97,9 +97,20 @@ export async function listUsers(db: Queryable, page: { limit: number; offset: nu
   return row ?? { total: 0, data: [] };
 }
 
-export async function deleteUsers(db: Queryable, ids: string[]): Promise<number> {
-  const result = await db`delete from auth.users where id = any(${ids}::uuid[])`;
-  return result.count;
+/** Deletes users (their sessions cascade) and names the sessions that were still live. */
+export async function deleteUsers(
+  db: Queryable,
+  ids: string[],
+): Promise<{ deletedCount: number; endedSessionIds: string[] }> {
+  const [row] = await db<{ deletedCount: number; endedSessionIds: string[] }[]>`
+    with ended as (
+      select id from auth.sessions where user_id = any(${ids}::uuid[]) and revoked_at is null and expires_at > now()
+    ), gone as (
+      delete from auth.users where id = any(${ids}::uuid[]) returning id
+    )
+    select (select count(*) from gone)::int as "deletedCount",
+           coalesce((select array_agg(id::text) from ended), '{}') as "endedSessionIds"`;
+  return row!;
 }
 
 export async function findAccountByEmail(db: Queryable, email: string) {

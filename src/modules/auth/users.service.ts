@@ -136,7 +136,11 @@ export function createUserService(
 
     listUsers: (page: { limit: number; offset: number; search?: string }) => users.listUsers(deps.sql, page),
 
-    /** Deletes users; their sessions go with them (foreign keys cascade). */
-    deleteUsers: (ids: string[]) => users.deleteUsers(deps.sql, ids),
+    /** Deletes users; their sessions go with them (foreign keys cascade) and their tokens stop. */
+    async deleteUsers(ids: string[]): Promise<number> {
+      const { deletedCount, endedSessionIds } = await users.deleteUsers(deps.sql, ids);
+      sessions.refuseAtOnce(endedSessionIds);
+      return deletedCount;
+    },
   };
 }

@@ -642,7 +642,7 @@ describe('profiles', () => {
     expect(res.json.error).toBe(code);
   });
 
-  it('PATCH by a deleted user: no profile is written anywhere', async () => {
+  it('PATCH by a deleted user: the token is refused (its sessions ended with the user), no profile is written anywhere', async () => {
     const s = await t.signUp();
     const del = await t.request({
       method: 'DELETE',
@@ -657,8 +657,8 @@ describe('profiles', () => {
       headers: bearer(s.accessToken),
       payload: { profile: { name: 'ghost' } },
     });
-    expect(res.statusCode).toBe(404);
-    expect(res.json.error).toBe('AUTH_USER_NOT_FOUND');
+    expect(res.statusCode).toBe(401);
+    expect(res.json.error).toBe('UNAUTHORIZED');
     expect((await t.request({ method: 'GET', url: `/api/auth/profiles/${s.user.id}` })).statusCode).toBe(404);
   });
 
