@@ -1,12 +1,15 @@
 // Entry point: configuration → free ports → dependencies → app → listen. Owns SIGINT/SIGTERM:
 // the first drains in-flight requests and stops everything in order (shutdown.ts), a second one
-// exits at once.
+// (not a copy relayed within a second) exits at once.
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { unavailablePorts, type PortClaim } from './core/port-check.js';
 import { clearStalePostmaster } from './core/stale-postmaster.js';
 import type { Deps } from './deps.js';
+
+/** Signals this soon after the first are copies of it, not a request to stop at once. */
+const REPEATED_SIGNAL_WINDOW_MS = 1_000;
 
 /** Every port this server will take, with the setting that chose it. */
 function portClaims(config: Config): PortClaim[] {
@@ -72,12 +75,17 @@ async function main(): Promise<void> {
   let app: FastifyInstance | undefined;
   let deps: Deps | undefined;
   let stopping: string | undefined;
+  let stoppingSince = 0;
   const stop = (signal: string) => {
     if (stopping) {
+      // The same stop, relayed: Ctrl-C and systemd signal every process of the group, and npm/tsx
+      // pass theirs on, so one stop arrives two or three times at once. Only a later one forces.
+      if (Date.now() - stoppingSince < REPEATED_SIGNAL_WINDOW_MS) return;
       console.error(`${signal} again while stopping: exiting without waiting for requests in flight`);
       process.exit(1);
     }
     stopping = signal;
+    stoppingSince = Date.now();
     // Before the app exists the start itself checks `stopping` after each step.
     if (app && deps) void stopServer(app, deps, signal).then((code) => process.exit(code));
   };
