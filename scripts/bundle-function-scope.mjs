@@ -2,7 +2,7 @@
 // the base64 helpers) into one ES module, runtime/generated/function-scope.js, that the function
 // runtime loads from memory. Functions written for the reference platform find `createClient`
 // in scope and may import 'npm:@insforge/sdk'; neither needs the network at run time.
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -11,9 +11,10 @@ const runtimeDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..',
 const outfile = path.join(runtimeDir, 'generated', 'function-scope.js');
 mkdirSync(path.dirname(outfile), { recursive: true });
 
-await build({
+const { outputFiles } = await build({
   entryPoints: [path.join(runtimeDir, 'function-scope.ts')],
   outfile,
+  write: false,
   bundle: true,
   format: 'esm',
   // Deno workers are a browser-like platform: fetch, WebSocket and Web Crypto are globals.
@@ -27,4 +28,10 @@ await build({
   define: { 'process.env.NODE_ENV': '"production"' },
   logLevel: 'warning',
 });
-console.log(`function scope bundled: ${path.relative(process.cwd(), outfile)} (${statSync(outfile).size} bytes)`);
+// Written whole, then renamed: a runtime starting meanwhile never reads half a bundle.
+const staging = `${outfile}.${process.pid}.tmp`;
+writeFileSync(staging, outputFiles[0].contents);
+renameSync(staging, outfile);
+console.log(
+  `function scope bundled: ${path.relative(process.cwd(), outfile)} (${outputFiles[0].contents.length} bytes)`,
+);
