@@ -152,6 +152,27 @@ describe('records as the caller', () => {
   });
 });
 
+describe('functions calling functions', () => {
+  it('client.functions.invoke from inside a function reaches the other one as the same caller', async () => {
+    await t.deploy(
+      'chain',
+      `module.exports = async function (req) {
+        const client = createClient({
+          baseUrl: Deno.env.get('BACKEND_INTERNAL_URL'),
+          edgeFunctionToken: req.headers.get('Authorization')?.replace('Bearer ', '')
+        });
+        const { data, error } = await client.functions.invoke('list-notes');
+        return Response.json({ data, error });
+      }`,
+    );
+    expect(await (await invoke('chain', users.alice.token)).json()).toEqual({
+      data: { bodies: ['alice private', 'everyone'] },
+      error: null,
+    });
+    expect((await (await invoke('chain', t.anonKey)).json()).data).toEqual({ bodies: ['everyone'] });
+  });
+});
+
 describe('storage as the caller', () => {
   const bytes = Buffer.from([0, 1, 2, 250, 255, ...Buffer.from('héllo')]);
 
