@@ -74,8 +74,9 @@ export async function listSendRecords(
   const records = await db<SendRecord[]>`
     select id::text as id, sent_at as "sentAt", sender_kind as "senderKind", sender_id as "senderId",
            recipient_count as "recipientCount", status, accepted_count as "acceptedCount", error
-    from email.send_log
-    order by sent_at desc, id desc
+    from email.send_log l
+    -- l.id: the bigint, not the text output column of the same name.
+    order by l.sent_at desc, l.id desc
     limit ${page.limit} offset ${page.offset}`;
   const [count] = await db<{ total: number }[]>`select count(*)::int as total from email.send_log`;
   return { records, total: count!.total };
