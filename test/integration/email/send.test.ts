@@ -86,6 +86,18 @@ describe('sending', () => {
     });
   });
 
+  it('a line break in the subject cannot add a header or a recipient', async () => {
+    const to = uniqueEmail('inject');
+    const evil = uniqueEmail('evil');
+    const res = await send(admin(), { to, subject: `Hi\r\nBcc: ${evil}\r\nX-Injected: 1`, html: '<p>x</p>' });
+    expect(res.statusCode, res.body).toBe(200);
+    const message = await peer.nextMessageTo(to);
+    expect(message.to).toEqual([to]);
+    expect(message.raw).not.toMatch(/^x-injected:/im);
+    expect(message.raw).not.toMatch(/^bcc:/im);
+    expect(peer.pendingFor(evil)).toEqual([]);
+  });
+
   it('the API key and an admin token may send; the log names them', async () => {
     const viaKey = uniqueEmail('key');
     expect((await send(admin(), { to: [viaKey], subject: 'k', html: '<p>k</p>' })).statusCode).toBe(200);
