@@ -31,8 +31,22 @@ declare module 'fastify' {
 const API_KEY = /^ik_[0-9a-f]{64}$/;
 const ANON_KEY = /^anon_[0-9a-f]{64}$/;
 
-/** Three base64url parts (the signature may be empty, as with alg "none"): a bearer access token. */
-const JWT_SHAPED = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+const JWT_PARTS = /^([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/**
+ * Presented as an access token: three base64url parts (the signature may be empty, as with alg
+ * "none") whose first part is a JSON header. Verification decides whether it is a good one.
+ */
+function isJwtShaped(credential: string): boolean {
+  const header = JWT_PARTS.exec(credential)?.[1];
+  if (header === undefined) return false;
+  try {
+    const decoded: unknown = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
+    return typeof decoded === 'object' && decoded !== null && !Array.isArray(decoded);
+  } catch {
+    return false;
+  }
+}
 
 const unauthorized = (message = 'Missing or invalid credentials.') =>
   new AppError('UNAUTHORIZED', message, {
@@ -85,9 +99,10 @@ export function createPrincipalResolver(deps: Pick<Deps, 'keys' | 'clock'>, ende
       if (!isKnown(deps.keys.anonKeyHashes, credential)) throw unauthorized('Invalid anon key.');
       return { kind: 'anon' };
     }
-    if (!JWT_SHAPED.test(credential)) throw unauthorized('Invalid access token.');
     const result = verifyJwt(credential, deps.keys.publicKeys, epochSeconds(deps.clock.now()));
     if (!result.ok) {
+      // Only something presented as an access token gets the code the client refreshes on.
+      if (!isJwtShaped(credential)) throw unauthorized('Invalid access token.');
       throw rejectedAccessToken(
         result.reason === 'expired' ? 'The access token has expired.' : 'Invalid access token.',
       );
