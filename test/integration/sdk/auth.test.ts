@@ -53,7 +53,11 @@ describe('server mode (isServerMode: true, the client_type=mobile flow a Node ap
 
     const duplicate = await client.auth.signUp({ email: address, password: PASSWORD });
     expect(duplicate.error).toBeInstanceOf(InsForgeError);
-    expect(duplicate.error).toMatchObject({ statusCode: 409, error: 'AUTH_EMAIL_EXISTS', message: 'User already exists' });
+    expect(duplicate.error).toMatchObject({
+      statusCode: 409,
+      error: 'AUTH_EMAIL_EXISTS',
+      message: 'User already exists',
+    });
 
     const wrong = await client.auth.signInWithPassword({ email: address, password: 'not-the-password' });
     expect(wrong.data).toBeNull();
