@@ -4,8 +4,9 @@
 export const errorCatalogue = {
   VALIDATION_ERROR: { status: 400, message: 'The request is not valid.' },
   UNAUTHORIZED: { status: 401, message: 'Missing or invalid credentials.' },
+  AUTH_UNAUTHORIZED: { status: 401, message: 'The access token is invalid or has expired.' },
   FORBIDDEN: { status: 403, message: 'This action is not allowed.' },
-  INSUFFICIENT_PERMISSIONS: { status: 403, message: 'Admin access is required.' },
+  INSUFFICIENT_PERMISSIONS: { status: 403, message: 'Admin access required' },
   AUTH_SIGNUP_DISABLED: { status: 403, message: 'User signups are disabled for this project.' },
   NOT_FOUND: { status: 404, message: 'Not found.' },
   AUTH_USER_NOT_FOUND: { status: 404, message: 'User not found.' },

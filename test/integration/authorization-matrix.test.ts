@@ -41,8 +41,13 @@ afterAll(() => t.close());
 // ---------------------------------------------------------------------------------------------
 // Credentials
 
-/** What a credential is worth: nothing sent, rejected outright, or a principal of some kind. */
-type Kind = 'none' | 'invalid' | 'anon' | 'user' | 'admin' | 'apiKey';
+/**
+ * What a credential is worth: nothing sent, rejected outright, or a principal of some kind.
+ * 'rejectedToken': an access token (a JWT) that fails verification, refused with 401
+ * AUTH_UNAUTHORIZED (the code the official client refreshes on, api-contract item 14); every
+ * other refused credential gets 401 UNAUTHORIZED.
+ */
+type Kind = 'none' | 'invalid' | 'rejectedToken' | 'anon' | 'user' | 'admin' | 'apiKey';
 type Headers = Record<string, string>;
 
 interface Credential {
@@ -71,16 +76,16 @@ const credentials = {
   'unknown API key as Bearer': { kind: 'invalid', headers: async () => bearer(UNKNOWN_API_KEY) },
   'unknown API key as x-api-key': { kind: 'invalid', headers: async () => ({ 'x-api-key': UNKNOWN_API_KEY }) },
   'unknown anon key': { kind: 'invalid', headers: async () => bearer(UNKNOWN_ANON_KEY) },
-  'admin claims signed by another key': { kind: 'invalid', headers: async () => bearer(shared.foreignKeyToken) },
-  'user token edited to project_admin': { kind: 'invalid', headers: async () => bearer(shared.tamperedToken) },
-  'unsigned (alg none) admin token': { kind: 'invalid', headers: async () => bearer(shared.unsignedToken) },
+  'admin claims signed by another key': { kind: 'rejectedToken', headers: async () => bearer(shared.foreignKeyToken) },
+  'user token edited to project_admin': { kind: 'rejectedToken', headers: async () => bearer(shared.tamperedToken) },
+  'unsigned (alg none) admin token': { kind: 'rejectedToken', headers: async () => bearer(shared.unsignedToken) },
 } satisfies Record<string, Credential>;
 type CredentialName = keyof typeof credentials;
 
 /** Tokens that were valid when issued; the last describe moves the clock past their lifetime. */
 const expiredCredentials = {
-  'expired user token': { kind: 'invalid', headers: async () => bearer(shared.user.accessToken) },
-  'expired admin token': { kind: 'invalid', headers: async () => bearer(shared.adminToken) },
+  'expired user token': { kind: 'rejectedToken', headers: async () => bearer(shared.user.accessToken) },
+  'expired admin token': { kind: 'rejectedToken', headers: async () => bearer(shared.adminToken) },
 } satisfies Record<string, Credential>;
 
 // ---------------------------------------------------------------------------------------------
@@ -1214,7 +1219,7 @@ routes.push(
 
 function expectedOutcome(access: Access, kind: Kind): Outcome {
   if (access === 'public') return 'ok';
-  if (kind === 'none' || kind === 'invalid') return 401;
+  if (kind === 'none' || kind === 'invalid' || kind === 'rejectedToken') return 401;
   if (access === 'client') return 'ok';
   if (access === 'token') return kind === 'anon' || kind === 'apiKey' ? 401 : 'ok';
   return kind === 'admin' || kind === 'apiKey' ? 'ok' : 403;
@@ -1231,9 +1236,10 @@ async function send(row: Row, credential: Credential) {
 
 type Response = Awaited<ReturnType<TestApp['request']>>;
 
-function expectUnauthorized(res: Response) {
+function expectUnauthorized(res: Response, kind: Kind = 'invalid') {
   expect(res.statusCode, res.body).toBe(401);
-  expect(res.json).toMatchObject({ error: 'UNAUTHORIZED', statusCode: 401, message: expect.any(String) });
+  const error = kind === 'rejectedToken' ? 'AUTH_UNAUTHORIZED' : 'UNAUTHORIZED';
+  expect(res.json).toMatchObject({ error, statusCode: 401, message: expect.any(String) });
   expect(res.json.message).not.toBe('');
 }
 
@@ -1242,8 +1248,8 @@ function expectForbidden(res: Response) {
   expect(res.json).toMatchObject({ error: 'INSUFFICIENT_PERMISSIONS', statusCode: 403, message: expect.any(String) });
 }
 
-function expectOutcome(res: Response, row: Row, outcome: Outcome) {
-  if (outcome === 401) expectUnauthorized(res);
+function expectOutcome(res: Response, row: Row, outcome: Outcome, kind: Kind) {
+  if (outcome === 401) expectUnauthorized(res, kind);
   else if (outcome === 403) expectForbidden(res);
   else expect(res.statusCode, res.body).toBe(row.ok);
 }
@@ -1326,7 +1332,7 @@ describe('the matrix covers every route', () => {
 describe('authorization matrix', () => {
   it.each(cases)('$route ($access) with $credential → $expected', async ({ row, credential, outcome }) => {
     const res = await send(row, credentials[credential]);
-    expectOutcome(res, row, outcome);
+    expectOutcome(res, row, outcome, credentials[credential].kind);
   });
 });
 
@@ -1535,7 +1541,7 @@ describe('access is checked before the body is read', () => {
     const base = request();
     const headers = { ...(base.headers as Headers | undefined), ...(await credentials[credential].headers(false)) };
     const res = await t.request({ ...base, headers });
-    if (expected === 401) expectUnauthorized(res);
+    if (expected === 401) expectUnauthorized(res, credentials[credential].kind);
     else if (expected === 403 && credential !== allowed) expectForbidden(res);
     else {
       expect(res.statusCode, res.body).toBe(expected);
@@ -1554,7 +1560,7 @@ describe('expired access tokens', () => {
 
   const expiredCases = routes.flatMap((row) =>
     (Object.keys(expiredCredentials) as (keyof typeof expiredCredentials)[]).map((credential) => {
-      const outcome = expectedOutcome(row.access, 'invalid');
+      const outcome = expectedOutcome(row.access, 'rejectedToken');
       return {
         route: row.route,
         access: row.access,
@@ -1568,7 +1574,7 @@ describe('expired access tokens', () => {
 
   it.each(expiredCases)('$route ($access) with $credential → $expected', async ({ row, credential, outcome }) => {
     const res = await send(row, expiredCredentials[credential]);
-    expectOutcome(res, row, outcome);
+    expectOutcome(res, row, outcome, expiredCredentials[credential].kind);
     if (outcome === 401) expect(res.json.message).toBe('The access token has expired.');
   });
 

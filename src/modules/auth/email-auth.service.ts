@@ -28,7 +28,7 @@ const TTL = {
 };
 
 const invalidCode = () =>
-  new AppError('VALIDATION_ERROR', 'Invalid or expired verification code.', {
+  new AppError('VALIDATION_ERROR', 'Invalid or expired code', {
     nextActions: 'Request a new code and try again.',
   });
 

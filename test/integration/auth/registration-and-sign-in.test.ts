@@ -520,7 +520,8 @@ describe('GET /api/auth/sessions/current', () => {
         cookies: { svc_refresh_token: cookie },
       });
       expect(res.statusCode).toBe(401);
-      expect(res.json).toMatchObject({ error: 'UNAUTHORIZED', statusCode: 401 });
+      // AUTH_UNAUTHORIZED: the code the official client refreshes on (api-contract item 14).
+      expect(res.json).toMatchObject({ error: 'AUTH_UNAUTHORIZED', statusCode: 401 });
       expect(res.json).not.toHaveProperty('accessToken');
       expect(res.headers['set-cookie']).toBeUndefined();
     }
@@ -658,7 +659,7 @@ describe('profiles', () => {
       payload: { profile: { name: 'ghost' } },
     });
     expect(res.statusCode).toBe(401);
-    expect(res.json.error).toBe('UNAUTHORIZED');
+    expect(res.json.error).toBe('AUTH_UNAUTHORIZED');
     expect((await t.request({ method: 'GET', url: `/api/auth/profiles/${s.user.id}` })).statusCode).toBe(404);
   });
 

@@ -52,12 +52,12 @@ describe('revoked sessions', () => {
     // The server that revoked refuses at once.
     const here = await records(t, session.accessToken);
     expect(here.statusCode).toBe(401);
-    expect(here.json()).toMatchObject({ error: 'UNAUTHORIZED', statusCode: 401 });
+    expect(here.json()).toMatchObject({ error: 'AUTH_UNAUTHORIZED', statusCode: 401 });
 
     await refusedOn(other, session.accessToken);
     const there = await storage(other, session.accessToken);
     expect(there.statusCode).toBe(401);
-    expect(there.json()).toMatchObject({ error: 'UNAUTHORIZED', statusCode: 401 });
+    expect(there.json()).toMatchObject({ error: 'AUTH_UNAUTHORIZED', statusCode: 401 });
   });
 
   it('other sessions of the same user keep working', async () => {

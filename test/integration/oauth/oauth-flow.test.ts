@@ -224,7 +224,9 @@ describe('full sign-in through the IdP', () => {
     const { base, params } = redirectOf(await deliverCallback(ref, callbackUrl));
     expect(base).toBe(APP_REDIRECT);
     expect(params.error, params.error).toBeUndefined();
-    expect(Object.keys(params)).toEqual(['svc_code']);
+    // The official client's hard-coded name rides beside the spec's (api-contract item 14).
+    expect(Object.keys(params)).toEqual(['svc_code', 'insforge_code']);
+    expect(params.insforge_code).toBe(params.svc_code);
 
     const session = await exchange(params.svc_code!, pkce.verifier);
     expect(session.statusCode, session.body).toBe(200);

@@ -222,7 +222,9 @@ async function signIn(dialect: Dialect, accountId: string | number) {
   expect(flow.callbackUrl.searchParams.get('state')).toBe(authUrl.searchParams.get('state'));
 
   expect(flow.params.error, flow.params.error).toBeUndefined();
-  expect(Object.keys(flow.params)).toEqual(['svc_code']);
+  // The official client's hard-coded name rides beside the spec's (api-contract item 14).
+  expect(Object.keys(flow.params)).toEqual(['svc_code', 'insforge_code']);
+  expect(flow.params.insforge_code).toBe(flow.params.svc_code);
 
   const tokenRequests = peer.tokenRequests(dialect).slice(tokensBefore);
   expect(tokenRequests).toHaveLength(1);
