@@ -1,8 +1,9 @@
 // An account created through a provider that did not verify its address belongs to whoever
 // proves the inbox: signing in by emailed code, or resetting the password by email, drops the
 // provider link the squatter made, so they cannot sign back in through it.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliverCallback, exchangeCode, initiateOAuth, pkcePair } from '../../harness/oauth-flow.js';
 import { startOidcIdp, type OidcIdp } from '../../harness/oidc-idp.js';
 import { codeFrom, startSmtpPeer, type SmtpPeer } from '../../harness/smtp-peer.js';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
@@ -41,21 +42,13 @@ afterAll(async () => {
 
 /** Google sign-in as `sub`: the app redirect's query (svc_code or error). */
 async function googleSignIn(sub: string) {
-  const verifier = randomBytes(32).toString('base64url');
-  const challenge = createHash('sha256').update(verifier).digest('base64url');
-  const init = await t.request({
-    method: 'GET',
-    url: `/api/auth/oauth/google?${new URLSearchParams({ redirect_uri: APP, code_challenge: challenge })}`,
-  });
+  const { verifier, challenge } = pkcePair();
+  const init = await initiateOAuth(t, '/api/auth/oauth/google', { redirect_uri: APP, code_challenge: challenge });
   const callback = await idp.authorize(init.json.authUrl, sub);
-  const back = await t.request({ method: 'GET', url: callback.pathname + callback.search });
+  const back = await deliverCallback(t, callback);
   const params = new URL(String(back.headers.location)).searchParams;
   if (!params.get('svc_code')) return { error: params.get('error') };
-  const session = await t.request({
-    method: 'POST',
-    url: '/api/auth/oauth/exchange?client_type=mobile',
-    payload: { code: params.get('svc_code'), code_verifier: verifier },
-  });
+  const session = await exchangeCode(t, params.get('svc_code')!, verifier);
   return { user: session.json.user };
 }
 
