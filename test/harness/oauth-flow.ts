@@ -5,10 +5,55 @@
 // these tests check users with.
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
+import type { OidcIdp } from './oidc-idp.js';
 import type { TestApp } from './test-app.js';
 
 type Requester = Pick<TestApp, 'request'>;
 type AdminRequester = Pick<TestApp, 'request' | 'apiKey'>;
+
+export interface IdpProvider {
+  /** A built-in provider key: google, microsoft, linkedin, apple… */
+  provider: string;
+  clientId: string;
+  clientSecret: string;
+  /** Plinth's callback URL for the provider, registered at the IdP. */
+  callbackUrl: string;
+  /** More of the provider's configuration (scopes…). */
+  extra?: Record<string, unknown>;
+}
+
+/**
+ * Registers Plinth as a client of the OpenID provider and points a built-in provider at the IdP's
+ * endpoints (POST /api/auth/oauth/configs as the admin); the answer is the configuration call's.
+ */
+export async function providerAtIdp(t: AdminRequester, idp: OidcIdp, options: IdpProvider) {
+  const { provider, clientId, clientSecret } = options;
+  await idp.addClient({ clientId, clientSecret, redirectUris: [options.callbackUrl] });
+  return t.request({
+    method: 'POST',
+    url: '/api/auth/oauth/configs',
+    headers: { 'x-api-key': t.apiKey },
+    payload: {
+      provider,
+      clientId,
+      clientSecret,
+      authorizationUrl: idp.authorizationUrl,
+      tokenUrl: idp.tokenUrl,
+      userinfoUrl: idp.userinfoUrl,
+      ...options.extra,
+    },
+  });
+}
+
+/** PUT /api/auth/config as the admin: the app redirects OAuth may end at. */
+export function allowRedirectUrls(t: AdminRequester, allowedRedirectUrls: string[]) {
+  return t.request({
+    method: 'PUT',
+    url: '/api/auth/config',
+    headers: { 'x-api-key': t.apiKey },
+    payload: { allowedRedirectUrls },
+  });
+}
 
 /** The app's PKCE pair: a random verifier and its S256 challenge. */
 export function pkcePair() {

@@ -3,7 +3,14 @@
 // provider link the squatter made, so they cannot sign back in through it.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliverCallback, exchangeCode, initiateOAuth, pkcePair } from '../../harness/oauth-flow.js';
+import {
+  allowRedirectUrls,
+  deliverCallback,
+  exchangeCode,
+  initiateOAuth,
+  pkcePair,
+  providerAtIdp,
+} from '../../harness/oauth-flow.js';
 import { startOidcIdp, type OidcIdp } from '../../harness/oidc-idp.js';
 import { codeFrom, startSmtpPeer, type SmtpPeer } from '../../harness/smtp-peer.js';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
@@ -18,22 +25,13 @@ let peer: SmtpPeer;
 beforeAll(async () => {
   [idp, peer] = await Promise.all([startOidcIdp(), startSmtpPeer()]);
   t = await startTestApp({ env: peer.env });
-  await idp.addClient({ clientId: 'plinth', clientSecret: 'secret-0123456789', redirectUris: [CALLBACK] });
-  const admin = { 'x-api-key': t.apiKey };
-  await t.request({
-    method: 'POST',
-    url: '/api/auth/oauth/configs',
-    headers: admin,
-    payload: {
-      provider: 'google',
-      clientId: 'plinth',
-      clientSecret: 'secret-0123456789',
-      authorizationUrl: idp.authorizationUrl,
-      tokenUrl: idp.tokenUrl,
-      userinfoUrl: idp.userinfoUrl,
-    },
+  await providerAtIdp(t, idp, {
+    provider: 'google',
+    clientId: 'plinth',
+    clientSecret: 'secret-0123456789',
+    callbackUrl: CALLBACK,
   });
-  await t.request({ method: 'PUT', url: '/api/auth/config', headers: admin, payload: { allowedRedirectUrls: [APP] } });
+  await allowRedirectUrls(t, [APP]);
 });
 afterAll(async () => {
   await t?.close();

@@ -10,6 +10,7 @@ import {
   exchangeCode,
   initiateOAuth,
   pkcePair,
+  providerAtIdp,
   redirectOf,
   runBrowserFlow,
   userById,
@@ -52,25 +53,13 @@ beforeAll(async () => {
   expect(t.config.apiBaseUrl).toBe(API_BASE);
 
   for (const ref of [GOOGLE, MICROSOFT, LINKEDIN, APPLE]) {
-    await idp.addClient({
+    const res = await providerAtIdp(t, idp, {
+      provider: ref.key,
       clientId: `plinth-${ref.key}`,
       clientSecret: secretOf(ref.key),
-      redirectUris: [`${API_BASE}${ref.callbackPath}`],
-    });
-    const res = await t.request({
-      method: 'POST',
-      url: '/api/auth/oauth/configs',
-      headers: admin(),
-      payload: {
-        provider: ref.key,
-        clientId: `plinth-${ref.key}`,
-        clientSecret: secretOf(ref.key),
-        authorizationUrl: idp.authorizationUrl,
-        tokenUrl: idp.tokenUrl,
-        userinfoUrl: idp.userinfoUrl,
-        // Apple's own scopes (name, email) are not OpenID scopes; the IdP needs `openid` for an ID token.
-        ...(ref === APPLE ? { scopes: ['openid', 'email', 'profile'] } : {}),
-      },
+      callbackUrl: `${API_BASE}${ref.callbackPath}`,
+      // Apple's own scopes (name, email) are not OpenID scopes; the IdP needs `openid` for an ID token.
+      extra: ref === APPLE ? { scopes: ['openid', 'email', 'profile'] } : {},
     });
     expect(res.statusCode, res.body).toBe(201);
   }

@@ -19,6 +19,7 @@ import {
   type XAccount,
 } from '../../harness/oauth2-provider.js';
 import {
+  allowRedirectUrls,
   deliverCallback,
   exchangeCode,
   redirectOf,
@@ -79,12 +80,7 @@ beforeAll(async () => {
     });
     expect(res.statusCode, res.body).toBe(201);
   }
-  const config = await t.request({
-    method: 'PUT',
-    url: '/api/auth/config',
-    headers: admin(),
-    payload: { allowedRedirectUrls: [APP_REDIRECT] },
-  });
+  const config = await allowRedirectUrls(t, [APP_REDIRECT]);
   expect(config.statusCode, config.body).toBe(200);
 });
 afterAll(async () => {
