@@ -10,7 +10,14 @@ import {
   TEST_ADMIN,
   type TestApp,
 } from '../../harness/test-app.js';
-import { currentSession, refreshMobile, webCredentialsOf, webLogout, webRefresh } from '../../harness/web-session.js';
+import {
+  currentSession,
+  passwordSignIn,
+  refreshMobile,
+  webCredentialsOf,
+  webLogout,
+  webRefresh,
+} from '../../harness/sessions.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -369,11 +376,7 @@ describe('DELETE /api/auth/users', () => {
 
   it('deletes the given users, counts only those that existed, and ends their sessions', async () => {
     const doomed = await t.signUp();
-    const doomedWeb = await t.request({
-      method: 'POST',
-      url: '/api/auth/sessions',
-      payload: { email: doomed.email, password: doomed.password },
-    });
+    const doomedWeb = await passwordSignIn(t, doomed);
     const alsoDoomed = await t.signUp();
     const survivor = await t.signUp();
 
@@ -392,11 +395,7 @@ describe('DELETE /api/auth/users', () => {
       const refreshed = await refreshMobile(t, gone.refreshToken);
       expect(refreshed.statusCode).toBe(401);
       expect(refreshed.json.error).toBe('UNAUTHORIZED');
-      const signIn = await t.request({
-        method: 'POST',
-        url: '/api/auth/sessions?client_type=mobile',
-        payload: { email: gone.email, password: gone.password },
-      });
+      const signIn = await passwordSignIn(t, gone, 'mobile');
       expect(signIn.statusCode).toBe(401);
     }
     const refreshedWeb = await webRefresh(t, webCredentialsOf(doomedWeb));
@@ -646,11 +645,7 @@ describe('admin sessions', () => {
 
   it("a user's refresh token in the admin cookie is refused, and the user's session is not harmed", async () => {
     const user = await t.signUp();
-    const web = await t.request({
-      method: 'POST',
-      url: '/api/auth/sessions',
-      payload: { email: user.email, password: user.password },
-    });
+    const web = await passwordSignIn(t, user);
     const { cookie: userCookie, csrf: userCsrf } = webCredentialsOf(web);
 
     const res = await adminRefresh(userCookie, userCsrf);

@@ -1,7 +1,7 @@
 // Refresh-token rotation, reuse detection, concurrent refreshes, web cookie + CSRF, and logout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, cookieFrom, startTestApp, type TestApp } from '../../harness/test-app.js';
-import { refreshMobile, signedInWebUser, webLogout, webRefresh } from '../../harness/web-session.js';
+import { refreshMobile, signedInWebUser, webLogout, webRefresh } from '../../harness/sessions.js';
 
 let t: TestApp;
 beforeAll(async () => {

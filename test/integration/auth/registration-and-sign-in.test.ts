@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, cookieFrom, DEFAULT_AUTH_CONFIG, startTestApp, type TestApp } from '../../harness/test-app.js';
-import { refreshMobile, webCredentialsOf, webRefresh } from '../../harness/web-session.js';
+import { refreshMobile, webCredentialsOf, webRefresh } from '../../harness/sessions.js';
 
 let t: TestApp;
 beforeAll(async () => {

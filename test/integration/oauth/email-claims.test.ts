@@ -12,6 +12,7 @@ import {
   providerAtIdp,
 } from '../../harness/oauth-flow.js';
 import { startOidcIdp, type OidcIdp } from '../../harness/oidc-idp.js';
+import { passwordSignIn } from '../../harness/sessions.js';
 import { codeFrom, startSmtpPeer, type SmtpPeer } from '../../harness/smtp-peer.js';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
 
@@ -107,11 +108,7 @@ describe('the inbox owner claims an account a provider created unverified', () =
     expect(reset.statusCode).toBe(200);
     const again = await googleSignIn(squatted.sub);
     expect(again.error).toMatch(/did not verify/);
-    const owner = await t.request({
-      method: 'POST',
-      url: '/api/auth/sessions?client_type=mobile',
-      payload: { email: squatted.email, password: 'owner-password-1' },
-    });
+    const owner = await passwordSignIn(t, { email: squatted.email, password: 'owner-password-1' }, 'mobile');
     expect(owner.json.user).toMatchObject({ id: squatted.userId, emailVerified: true, providers: ['email'] });
   });
 });

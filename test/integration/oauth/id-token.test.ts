@@ -8,7 +8,7 @@ import { epochSeconds } from '../../../src/core/clock.js';
 import { startIdTokenIssuer, type IdTokenIssuer } from '../../harness/id-token-issuer.js';
 import { cookieFrom, startTestApp, type TestApp } from '../../harness/test-app.js';
 import { createConfirmedUser } from '../../harness/users.js';
-import { currentSession } from '../../harness/web-session.js';
+import { currentSession } from '../../harness/sessions.js';
 
 const GOOGLE = {
   clientId: 'google-web-client.apps.example',

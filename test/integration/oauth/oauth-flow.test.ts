@@ -18,7 +18,7 @@ import {
 } from '../../harness/oauth-flow.js';
 import { bearer, cookieFrom, startTestApp, type TestApp } from '../../harness/test-app.js';
 import { createConfirmedUser } from '../../harness/users.js';
-import { currentSession, refreshMobile, webCredentialsOf, webRefresh } from '../../harness/web-session.js';
+import { currentSession, passwordSignIn, refreshMobile, webCredentialsOf, webRefresh } from '../../harness/sessions.js';
 
 const APP_REDIRECT = 'https://app.example/auth/callback';
 const DEEP_LINK = 'myapp://oauth';
@@ -488,11 +488,7 @@ describe('linking by email', () => {
     expect(session.json.user.email).toBe(email);
     expect([...session.json.user.providers].sort()).toEqual(['email', 'google']);
 
-    const password = await t.request({
-      method: 'POST',
-      url: '/api/auth/sessions?client_type=mobile',
-      payload: { email, password: 'password-123' },
-    });
+    const password = await passwordSignIn(t, { email, password: 'password-123' }, 'mobile');
     expect(password.statusCode).toBe(200);
     expect(password.json.user.id).toBe(created.json.user.id);
   });
@@ -505,11 +501,7 @@ describe('linking by email', () => {
     const session = await signIn(MICROSOFT, owner.sub);
     expect(session.json.user).toMatchObject({ id: squatter.user.id, emailVerified: true, providers: ['microsoft'] });
 
-    const oldPassword = await t.request({
-      method: 'POST',
-      url: '/api/auth/sessions?client_type=mobile',
-      payload: { email: squatter.email, password: squatter.password },
-    });
+    const oldPassword = await passwordSignIn(t, squatter, 'mobile');
     expect(oldPassword.statusCode).toBe(401);
     const oldRefresh = await refreshMobile(t, squatter.refreshToken);
     expect(oldRefresh.statusCode).toBe(401);
@@ -531,11 +523,7 @@ describe('linking by email', () => {
 
     const user = await userById(t, existing.user.id);
     expect(user.providers).toEqual(['email']);
-    const password = await t.request({
-      method: 'POST',
-      url: '/api/auth/sessions?client_type=mobile',
-      payload: { email: existing.email, password: existing.password },
-    });
+    const password = await passwordSignIn(t, existing, 'mobile');
     expect(password.statusCode).toBe(200);
     expect(await usersWithEmail(t, existing.email)).toHaveLength(1);
   });

@@ -28,6 +28,7 @@ import {
   usersWithEmail,
 } from '../../harness/oauth-flow.js';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
+import { passwordSignIn } from '../../harness/sessions.js';
 import { createConfirmedUser } from '../../harness/users.js';
 
 const APP_REDIRECT = 'https://app.example/auth/callback';
@@ -295,11 +296,7 @@ describe('github', () => {
     expect(expectErrorRedirect(flow, 'github')).toMatch(/did not verify/);
 
     expect((await userById(t, existing.user.id)).providers).toEqual(['email']);
-    const password = await t.request({
-      method: 'POST',
-      url: '/api/auth/sessions?client_type=mobile',
-      payload: { email: existing.email, password: existing.password },
-    });
+    const password = await passwordSignIn(t, existing, 'mobile');
     expect(password.statusCode).toBe(200);
     expect(await usersWithEmail(t, existing.email)).toHaveLength(1);
   });

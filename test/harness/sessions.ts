@@ -1,7 +1,7 @@
-// The requests a signed-in client sends to keep or end its session, built once: the web client's
-// refresh and logout (the httpOnly refresh cookie plus the X-CSRF-Token header; the admin's have
-// a cookie and paths of their own), a non-web client's refresh (the token in the body), and the
-// current-session check.
+// The requests a client sends to open, keep or end its session, built once: password sign-in, the
+// web client's refresh and logout (the httpOnly refresh cookie plus the X-CSRF-Token header; the
+// admin's have a cookie and paths of their own), a non-web client's refresh (the token in the
+// body), and the current-session check.
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { bearer, cookieFrom, type TestApp } from './test-app.js';
@@ -50,10 +50,17 @@ export const webRefresh = (t: Requester, credentials: WebCredentials, owner: Ses
 export const webLogout = (t: Requester, credentials: WebCredentials, owner: SessionOwner = 'user') =>
   webRequest(t, 'logout', credentials, owner);
 
+/** POST /api/auth/sessions with email and password, as a web client unless a client type is given. */
+export const passwordSignIn = (t: Requester, credentials: { email: string; password: string }, clientType?: string) =>
+  t.request({
+    method: 'POST',
+    url: `/api/auth/sessions${clientType ? `?client_type=${clientType}` : ''}`,
+    payload: { email: credentials.email, password: credentials.password },
+  });
+
 /** A new user signed in as a web client: the sign-in answer, its cookie and CSRF token. */
 export async function signedInWebUser(t: Pick<TestApp, 'request' | 'signUp'>) {
-  const { email, password } = await t.signUp();
-  const res = await t.request({ method: 'POST', url: '/api/auth/sessions', payload: { email, password } });
+  const res = await passwordSignIn(t, await t.signUp());
   expect(res.statusCode).toBe(200);
   return { res, ...webCredentialsOf(res) };
 }
