@@ -5,8 +5,8 @@
 import type { Sql } from '../../core/db.js';
 import type { Keyring } from '../../core/keyring.js';
 import type { Config } from '../../config.js';
-import { RESERVED, SECRETS_CHANNEL } from '../secrets/index.js';
-import { findFunction, listActiveFunctions, readFunctionSecrets, type FunctionRow } from './functions.repo.js';
+import { followSecretChanges, readFunctionEnvironment } from '../secrets/index.js';
+import { findFunction, listActiveFunctions, type FunctionRow } from './functions.repo.js';
 import { createRuntimeClient, type DeployResult, type RuntimeClient } from './runtime-client.js';
 import { createRuntimeSupervisor, type RuntimeSupervisor } from './runtime-supervisor.js';
 import path from 'node:path';
@@ -57,11 +57,7 @@ export async function createFunctionsHost(config: Config, sql: Sql, keyring: Key
     active.set(row.slug, { verifyJwt: row.verifyJwt, version: row.version });
 
   async function functionEnv(): Promise<Record<string, string>> {
-    const env: Record<string, string> = {};
-    for (const row of await readFunctionSecrets(sql, RESERVED.anonKey))
-      env[row.key] = keyring.open(row.valueCiphertext);
-    env.SVC_BASE_URL = config.apiBaseUrl;
-    return env;
+    return { ...(await readFunctionEnvironment(sql, keyring)), SVC_BASE_URL: config.apiBaseUrl };
   }
 
   async function deploy(row: FunctionRow): Promise<DeployResult | 'pending'> {
@@ -106,8 +102,8 @@ export async function createFunctionsHost(config: Config, sql: Sql, keyring: Key
     FUNCTIONS_CHANNEL,
     (slug) => void syncSlug(slug).catch(report(`redeploying ${slug}`)),
   );
-  const secretsListener = await sql.listen(
-    SECRETS_CHANNEL,
+  const secretsListener = await followSecretChanges(
+    sql,
     () => void refreshSecrets().catch(report('refreshing secrets')),
   );
 

@@ -13,8 +13,8 @@ import {
   purgeExpiredRetiredKeys,
   readAccessKeyRows,
   retireSecret,
-  SECRETS_CHANNEL,
 } from './secrets.repo.js';
+import { followSecretChanges } from './reserved-secrets.service.js';
 
 export type AccessKeyKind = 'api' | 'anon';
 
@@ -69,17 +69,13 @@ export function createAccessKeyService(deps: KeyDeps): AccessKeyService {
       return { key, oldKeyExpiresAt };
     },
     async listen(onError) {
-      let subscribed = false;
-      const subscription = await deps.sql.listen(
-        SECRETS_CHANNEL,
+      const subscription = await followSecretChanges(
+        deps.sql,
         (changed) => {
           if (changed === NAMES.api || changed === NAMES.anon) refresh().catch(onError);
         },
         // After a lost connection is listening again, notifications sent meanwhile are lost: reload.
-        () => {
-          if (subscribed) refresh().catch(onError);
-          subscribed = true;
-        },
+        () => refresh().catch(onError),
       );
       unlisten = subscription.unlisten;
     },
