@@ -2,7 +2,7 @@
 // in one transaction, so code that does not load (a syntax error, with its line) is never stored.
 // Other servers redeploy on the NOTIFY the write sends.
 import type { TransactionSql } from 'postgres';
-import { withTx } from '../../core/db.js';
+import { type Queryable, withTx } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import {
@@ -24,6 +24,16 @@ export interface Deployment {
 }
 
 const notFound = () => new AppError('FUNCTION_NOT_FOUND', 'Function not found');
+
+/** Every function in short (slug, name, status, verifyJwt), for the metadata overview. */
+export async function functionSummaries(db: Queryable) {
+  return (await listFunctions(db)).map((f) => ({
+    slug: f.slug,
+    name: f.name,
+    status: f.status,
+    verifyJwt: f.verifyJwt,
+  }));
+}
 
 export function createFunctionsService(deps: Deps) {
   const host = deps.functions;

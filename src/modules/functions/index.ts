@@ -2,4 +2,4 @@
 // function list the metadata overview shows.
 export { functionsPlugin } from './functions.plugin.js';
 export { createFunctionsHost, type FunctionsHost } from './functions-host.js';
-export { listFunctions } from './functions.repo.js';
+export { functionSummaries } from './functions.service.js';

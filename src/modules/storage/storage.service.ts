@@ -44,6 +44,9 @@ const pgCode = (err: unknown) => (err as { code?: string }).code;
 const notFound = () => new AppError('OBJECT_NOT_FOUND', 'Object not found.');
 const bucketNotFound = (bucket: string) => new AppError('STORAGE_NOT_FOUND', `Bucket "${bucket}" not found.`);
 
+/** Every bucket with whether it is public and how many objects it holds (the metadata overview). */
+export const bucketSummaries = (db: Queryable) => repo.listBucketSummaries(db);
+
 export function createStorageService(
   deps: Pick<Deps, 'sql' | 'blobStore' | 'config'>,
   settings: Pick<StorageConfig, 'maxBytes'>,
