@@ -5,6 +5,7 @@ import type { TransactionSql } from 'postgres';
 import { type Queryable, withTx } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
+import type { FunctionsHost } from './functions-host.js';
 import {
   deleteFunction,
   findFunction,
@@ -35,9 +36,7 @@ export async function functionSummaries(db: Queryable) {
   }));
 }
 
-export function createFunctionsService(deps: Deps) {
-  const host = deps.functions;
-
+export function createFunctionsService(deps: Pick<Deps, 'sql' | 'config'>, host: FunctionsHost) {
   /** Loads an active version into the runtime, or throws the load error (rolling back the write). */
   async function deployOrThrow(row: FunctionRow): Promise<Deployment | null> {
     if (row.status !== 'active') return null;
@@ -74,6 +73,8 @@ export function createFunctionsService(deps: Deps) {
 
   return {
     list: () => listFunctions(deps.sql),
+    /** Whether this server's runtime is running (functions answer 502 while it is not). */
+    runtimeRunning: () => host.runtime.status === 'running',
 
     async get(slug: string): Promise<FunctionRow> {
       const row = await findFunction(deps.sql, slug);

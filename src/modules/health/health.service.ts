@@ -36,7 +36,7 @@ export interface Readiness {
 }
 
 /** Starts the liveness monitor; `stop()` ends it with the app. */
-export function createHealthService(deps: Pick<Deps, 'sql' | 'migrations' | 'clock' | 'functions'>) {
+export function createHealthService(deps: Pick<Deps, 'sql' | 'migrations' | 'clock' | 'runtime'>) {
   const liveness = startLivenessMonitor(guardOf(deps.sql));
   const checks: ReadinessCheck[] = [
     async () => {
@@ -49,7 +49,7 @@ export function createHealthService(deps: Pick<Deps, 'sql' | 'migrations' | 'clo
     },
     // The rest of the API serves without the function runtime: reported, never failing readiness.
     async () => {
-      const { status, restarts, nextAttemptAt } = deps.functions.runtime.health;
+      const { status, restarts, nextAttemptAt } = deps.runtime.health;
       return { ok: true, fields: { functionsRuntime: { status, restarts, nextAttemptAt } } };
     },
   ];

@@ -3,8 +3,7 @@
 // `plinth_secrets` notification.
 import { withTx } from '../../core/db.js';
 import { randomHex } from '../../core/ids.js';
-import type { Deps } from '../../deps.js';
-import { accessKeysFrom, RESERVED } from './platform-keys.js';
+import { accessKeysFrom, type KeyedDeps, RESERVED } from './platform-keys.js';
 import {
   insertReservedSecrets,
   keyExists,
@@ -21,7 +20,7 @@ export type AccessKeyKind = 'api' | 'anon';
 const NAMES = { api: RESERVED.apiKey, anon: RESERVED.anonKey } as const;
 const PREFIXES = { api: 'ik_', anon: 'anon_' } as const;
 
-type KeyDeps = Pick<Deps, 'sql' | 'keyring' | 'keys' | 'clock'>;
+type KeyDeps = Pick<KeyedDeps, 'sql' | 'keyring' | 'keys' | 'clock'>;
 
 export interface AccessKeyService {
   /** A new key now; the old one keeps working for `graceHours`. */

@@ -8,7 +8,7 @@ import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import { scopeOf } from '../../http/request-scope.js';
-import type { ByteRange, StagedBlob } from './blob-store.js';
+import type { ByteRange, StagedBlob } from '../../core/blob-store/blob-store.js';
 import { assertBucketName, assertObjectKey, encodeKey, generatedKey } from './keys.js';
 import type { StorageConfig } from './storage-config.service.js';
 import * as repo from './storage.repo.js';
