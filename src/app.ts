@@ -131,6 +131,10 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  // The modules, each through its plugin. What one module needs of another is built here and
+  // passed explicitly: the mailer (email → auth), the auth services and revoked sessions (auth →
+  // oauth, access control), the configured OAuth providers (oauth → auth), the schema cache
+  // (records → migrations).
   const mailer = createMailer(deps, (email) =>
     app.log.info({ email }, 'email not sent (no SMTP configured): logged instead'),
   );
