@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { readFunctionScope } from './function-scope.js';
 import { randomHex } from './ids.js';
 
 export type RuntimeStatus = 'stopped' | 'starting' | 'running' | 'unavailable';
@@ -82,6 +83,8 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
   const token = randomHex(32);
   let log: RuntimeLog = options.log ?? (() => {});
   const workerSource = readFileSync(path.join(RUNTIME_DIR, 'worker.ts'), 'utf8');
+  /** The function scope bundle, read at the first start (by then the app's logger is set). */
+  let scopeSource: string | null | undefined;
   const readyHooks: Array<() => Promise<void>> = [];
   const exitListeners: Array<() => void> = [];
   let waiters: Array<() => void> = [];
@@ -142,6 +145,7 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
   function launch() {
     status = 'starting';
     runningSince = 0;
+    if (scopeSource === undefined) scopeSource = readFunctionScope(RUNTIME_DIR, log);
     let proc: ChildProcess;
     try {
       proc = spawn(
@@ -174,7 +178,9 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
     // 'error' above): nothing more to wire up.
     if (!proc.stdin || !proc.stdout || !proc.stderr) return;
     proc.stdin.on('error', () => {});
-    proc.stdin.write(`${JSON.stringify({ port: options.port, token, timeoutMs: options.timeoutMs, workerSource })}\n`);
+    proc.stdin.write(
+      `${JSON.stringify({ port: options.port, token, timeoutMs: options.timeoutMs, workerSource, scopeSource })}\n`,
+    );
     createInterface({ input: proc.stdout }).on('line', (line) => {
       let msg: { ready?: boolean; port?: number } | undefined;
       try {

@@ -10,6 +10,8 @@ import { findFunction, listActiveFunctions, type FunctionRow } from './functions
 import { createRuntimeClient, type DeployResult, type RuntimeClient } from './runtime-client.js';
 
 export const FUNCTIONS_CHANNEL = 'plinth_functions';
+/** Beside SVC_BASE_URL (api-contract B.5.3, B.6.2); the anon key is ANON_KEY on both platforms. */
+const REFERENCE_BASE_URL_NAMES = ['BACKEND_INTERNAL_URL', 'INSFORGE_BASE_URL', 'INSFORGE_INTERNAL_URL'];
 
 export interface ActiveFunction {
   verifyJwt: boolean;
@@ -47,7 +49,11 @@ export async function createFunctionsHost(
     active.set(row.slug, { verifyJwt: row.verifyJwt, version: row.version });
 
   async function functionEnv(): Promise<Record<string, string>> {
-    return { ...(await readFunctionEnvironment(sql, keyring)), SVC_BASE_URL: config.apiBaseUrl };
+    const env = await readFunctionEnvironment(sql, keyring);
+    env.SVC_BASE_URL = config.apiBaseUrl;
+    // The reference platform's names for the same address: its docs have functions read these.
+    for (const name of REFERENCE_BASE_URL_NAMES) env[name] = config.apiBaseUrl;
+    return env;
   }
 
   async function deploy(row: FunctionRow): Promise<DeployResult | 'pending'> {

@@ -169,7 +169,15 @@ describe('permissions', () => {
     await vi.waitFor(
       async () => {
         env = await (await invoke('env')).json();
-        expect(env).toEqual({ STRIPE_LIKE_KEY: 'sk_visible', SVC_BASE_URL: t.baseUrl, ANON_KEY: t.anonKey });
+        expect(env).toEqual({
+          STRIPE_LIKE_KEY: 'sk_visible',
+          SVC_BASE_URL: t.baseUrl,
+          // The reference platform's names for the base URL (issue 15): functions written for it read them.
+          BACKEND_INTERNAL_URL: t.baseUrl,
+          INSFORGE_BASE_URL: t.baseUrl,
+          INSFORGE_INTERNAL_URL: t.baseUrl,
+          ANON_KEY: t.anonKey,
+        });
       },
       { timeout: 5_000, interval: 20 },
     );

@@ -22,12 +22,6 @@ describe('not served by Plinth (the spec has no such endpoints)', () => {
     await expect(ai.images.generate({ model: 'm', prompt: 'hi' })).rejects.toMatchObject(NOT_FOUND);
   });
 
-  it('emails.send answers a 404 error', async () => {
-    const { data, error } = await s.client().emails.send({ to: 'a@example.com', subject: 's', html: '<p>x</p>' });
-    expect(data).toBeNull();
-    expect(error).toMatchObject(NOT_FOUND);
-  });
-
   it('payments.razorpay answers a 404 error', async () => {
     const { error } = await s.client().payments.razorpay.createOrder('test', { amount: 100, currency: 'INR' } as never);
     expect(error).toMatchObject({ statusCode: 404 });
