@@ -29,7 +29,7 @@ import { migrationsPlugin } from './modules/migrations/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
 import { createSchemaCache, recordsPlugin } from './modules/records/index.js';
-import { secretsPlugin } from './modules/secrets/index.js';
+import { loadPlatformKeys, type PlatformKeys, secretsPlugin } from './modules/secrets/index.js';
 import { storagePlugin } from './modules/storage/index.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -37,9 +37,13 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 export interface AppOptions {
   /** pino logger options; false silences the log (tests). */
   logger?: boolean | Record<string, unknown>;
+  /** The platform keys, when the caller loaded them already (main.ts shows them); else loaded here. */
+  keys?: PlatformKeys;
 }
 
-export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(infrastructure: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
+  // The modules that sign, check or show the platform keys get them with the infrastructure.
+  const deps = { ...infrastructure, keys: options.keys ?? (await loadPlatformKeys(infrastructure)) };
   const limits = deps.config.http;
   const app = Fastify({
     logger: options.logger ?? { level: deps.config.logLevel },
@@ -127,6 +131,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  // The modules, each through its plugin. What one module needs of another is built here and
+  // passed explicitly: the mailer (email → auth), the auth services and revoked sessions (auth →
+  // oauth, access control), the configured OAuth providers (oauth → auth), the schema cache
+  // (records → migrations).
   const mailer = createMailer(deps, (email) =>
     app.log.info({ email }, 'email not sent (no SMTP configured): logged instead'),
   );

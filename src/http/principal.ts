@@ -1,5 +1,6 @@
 // Who is calling: resolves the request's credential (API key, anon key or access token) into a
 // principal, and enforces each route's declared access level before its body is even read.
+import type { KeyObject } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { epochSeconds } from '../core/clock.js';
 import { AppError } from '../core/errors.js';
@@ -69,7 +70,19 @@ export interface EndedSessions {
 
 const noEndedSessions: EndedSessions = { has: () => false };
 
-export function createPrincipalResolver(deps: Pick<Deps, 'keys' | 'clock'>, ended: EndedSessions = noEndedSessions) {
+/** What a credential is checked against: the platform keys the secrets module loads and rotates. */
+export interface AcceptedKeys {
+  /** SHA-256 (hex) of every accepted API key → when it stops working (epoch ms; null: never). */
+  apiKeyHashes: Map<string, number | null>;
+  anonKeyHashes: Map<string, number | null>;
+  /** Public keys that verify access tokens, by key id. */
+  publicKeys: Map<string, KeyObject>;
+}
+
+export function createPrincipalResolver(
+  deps: Pick<Deps, 'clock'> & { keys: AcceptedKeys },
+  ended: EndedSessions = noEndedSessions,
+) {
   /** A key is known until its expiry (a rotated key's grace period); null never expires. */
   const isKnown = (hashes: Map<string, number | null>, key: string) => {
     const expiresAt = hashes.get(sha256(key).toString('hex'));
@@ -138,7 +151,7 @@ function enforce(level: AccessLevel, principal: Principal | null): void {
 /** Resolves the principal on every request and checks the route's `config.access`. */
 export function registerAccessControl(
   app: FastifyInstance,
-  deps: Pick<Deps, 'keys' | 'clock'>,
+  deps: Pick<Deps, 'clock'> & { keys: AcceptedKeys },
   ended: EndedSessions = noEndedSessions,
 ): void {
   const resolvePrincipal = createPrincipalResolver(deps, ended);
