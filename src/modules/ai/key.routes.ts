@@ -7,7 +7,6 @@ import {
   AI_PROVIDERS,
   maskKey,
   readProviderKey,
-  seedProviderKey,
   storeProviderKey,
   type AiProvider,
 } from './ai-key.js';
@@ -27,10 +26,8 @@ function providerOf(name: string): AiProvider {
   return name as AiProvider;
 }
 
-export function aiRoutes(deps: Deps): FastifyPluginAsyncZod {
+export function providerKeyRoutes(deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
-    await seedProviderKey(deps.sql, deps.keyring, 'openrouter', deps.config.openrouterApiKey);
-
     app.get('/api/ai/:provider/api-key', {
       config,
       schema: { tags, summary: "The AI provider's active API key", security, params, response: { 200: keyView } },

@@ -1,0 +1,24 @@
+// Wires the AI module: seeds the provider key from the environment, then registers the provider
+// key routes, the gateway routes (on the upstream client and the guards) and the admin routes.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Deps } from '../../deps.js';
+import { adminRoutes } from './admin.routes.js';
+import { seedProviderKey } from './ai-key.js';
+import { gatewayRoutes } from './gateway.routes.js';
+import { createGatewayService } from './gateway.service.js';
+import { createGuards } from './guards.service.js';
+import { providerKeyRoutes } from './key.routes.js';
+import { createSettingsService } from './settings.service.js';
+import { createUpstreamClients } from './upstream.js';
+
+export function aiPlugin(deps: Deps): FastifyPluginAsyncZod {
+  return async (app) => {
+    await seedProviderKey(deps.sql, deps.keyring, 'openrouter', deps.config.openrouterApiKey);
+    const gateway = createGatewayService(createUpstreamClients(deps), createGuards(deps.sql, deps.clock), (err, what) =>
+      app.log.error({ err }, `${what} failed`),
+    );
+    await app.register(providerKeyRoutes(deps));
+    await app.register(gatewayRoutes(gateway, deps.config.ai.maxCompletionTokens));
+    await app.register(adminRoutes(createSettingsService(deps.sql, deps.clock)));
+  };
+}
