@@ -130,8 +130,8 @@ export async function startOpenAiPeer(apiKey = 'sk-or-v1-peer-key-0123456789'): 
     const model = body.model as string;
     const deltas = streamDeltas(body);
     if (model.startsWith('broken/')) {
-      await write(res, deltas[0]);
-      res.socket?.destroy();
+      // Destroyed once the first delta has left, so the caller has seen the stream begin.
+      res.write(`data: ${JSON.stringify(deltas[0])}\n\n`, () => res.socket?.destroy());
       return;
     }
     if (model.startsWith('slow/')) {

@@ -170,7 +170,7 @@ describe('ai.chat.completions.create', () => {
       stream: true,
     });
     const chunks = await collect(stream);
-    expect(chunks.map((c) => c.choices[0]?.delta.content)).toEqual(['echo']);
+    expect(chunks.map((c) => c.choices[0]?.delta.content)).toEqual(['echo:']);
   });
 
   it('validation failures reject with 400 before anything is sent upstream', async () => {
