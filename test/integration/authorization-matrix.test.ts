@@ -1041,6 +1041,32 @@ const routes: Row[] = [
     request: () => ({ method: 'PUT', url: '/api/ai/openrouter/api-key', payload: { apiKey: 'sk-or-v1-matrix-key' } }),
   },
 
+  // AI gateway (any credential). No provider is reachable here, so each request carries a body
+  // that fails validation: every accepted credential gets the same 400, before any upstream call
+  // (the anon switch and budgets come after validation; test/integration/ai covers them).
+  ...(['chat/completion', 'image/generation', 'embeddings'] as const).map(
+    (path): Row => ({
+      route: `POST /api/ai/${path}`,
+      access: 'client',
+      ok: 400,
+      request: () => ({ method: 'POST', url: `/api/ai/${path}`, payload: {} }),
+    }),
+  ),
+  // AI gateway settings and usage (admin).
+  {
+    route: 'GET /api/ai/settings',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/ai/settings' }),
+  },
+  {
+    route: 'PUT /api/ai/settings',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PUT', url: '/api/ai/settings', payload: { allowAnon: false } }),
+  },
+  { route: 'GET /api/ai/usage', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/ai/usage' }) },
+
   // Payments (admin). No processor key is configured here: reads of the mirror answer 200,
   // unknown ids 404, and processor writes 400 PAYMENT_CONFIG_INVALID to every admin caller alike.
   ...(
