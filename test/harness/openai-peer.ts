@@ -103,7 +103,9 @@ function streamDeltas(body: any): unknown[] {
         const cut = Math.floor(args.length / 2);
         return [
           chunk(model, {
-            tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],
+            tool_calls: [
+              { index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } },
+            ],
           }),
           chunk(model, { tool_calls: [{ index, function: { arguments: args.slice(0, cut) } }] }),
           chunk(model, { tool_calls: [{ index, function: { arguments: args.slice(cut) } }] }),
@@ -114,7 +116,11 @@ function streamDeltas(body: any): unknown[] {
   }
   const text = `echo: ${lastUserText(body)}`;
   const cut = Math.ceil(text.length / 2);
-  return [chunk(model, { content: text.slice(0, cut) }), chunk(model, { content: text.slice(cut) }), chunk(model, {}, 'stop')];
+  return [
+    chunk(model, { content: text.slice(0, cut) }),
+    chunk(model, { content: text.slice(cut) }),
+    chunk(model, {}, 'stop'),
+  ];
 }
 
 export async function startOpenAiPeer(apiKey = 'sk-or-v1-peer-key-0123456789'): Promise<OpenAiPeer> {

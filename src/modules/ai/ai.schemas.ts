@@ -50,12 +50,7 @@ export const chatRequestSchema = (maxCompletionTokens: number) =>
     model: z.string().min(1).max(256),
     messages: z.array(messageSchema),
     temperature: z.number().min(0).max(2).optional(),
-    maxTokens: z
-      .number()
-      .int()
-      .positive()
-      .max(maxCompletionTokens, 'Exceeds configured maximum token cap.')
-      .optional(),
+    maxTokens: z.number().int().positive().max(maxCompletionTokens, 'Exceeds configured maximum token cap.').optional(),
     topP: z.number().min(0).max(1).optional(),
     stream: z.boolean().optional(),
     webSearch: z
@@ -143,7 +138,11 @@ export type EmbeddingsRequest = z.infer<typeof embeddingsRequestSchema>;
 export const embeddingsResponseSchema = z.object({
   object: z.literal('list'),
   data: z.array(
-    z.object({ object: z.literal('embedding'), embedding: z.union([z.array(z.number()), z.string()]), index: z.number() }),
+    z.object({
+      object: z.literal('embedding'),
+      embedding: z.union([z.array(z.number()), z.string()]),
+      index: z.number(),
+    }),
   ),
   metadata: z.object({
     model: z.string(),

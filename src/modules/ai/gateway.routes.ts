@@ -44,16 +44,18 @@ export function gatewayRoutes(gateway: GatewayService, maxCompletionTokens: numb
         const signal = abortOnClose(reply);
         if (!request.body.stream) return gateway.chat(caller, request.body, signal);
         const events = await gateway.chatStream(caller, request.body, signal);
-        return reply
-          .headers({
-            'content-type': 'text/event-stream',
-            'cache-control': 'no-cache',
-            connection: 'keep-alive',
-            'x-accel-buffering': 'no',
-          })
-          // A stream bypasses the JSON serializer; pipe() pulls the next event only when the
-          // socket has room, so upstream reading follows the client's pace.
-          .send(Readable.from(events, { objectMode: false }) as never);
+        return (
+          reply
+            .headers({
+              'content-type': 'text/event-stream',
+              'cache-control': 'no-cache',
+              connection: 'keep-alive',
+              'x-accel-buffering': 'no',
+            })
+            // A stream bypasses the JSON serializer; pipe() pulls the next event only when the
+            // socket has room, so upstream reading follows the client's pace.
+            .send(Readable.from(events, { objectMode: false }) as never)
+        );
       },
     });
 

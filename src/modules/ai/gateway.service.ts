@@ -1,7 +1,14 @@
 // The AI gateway: chat (JSON or a stream of SSE events), image generation and embeddings on the
 // provider's OpenAI-compatible API, each call admitted by the guards first and counted after.
 import type OpenAI from 'openai';
-import type { ChatRequest, ChatResponse, EmbeddingsRequest, EmbeddingsResponse, ImageRequest, ImageResponse } from './ai.schemas.js';
+import type {
+  ChatRequest,
+  ChatResponse,
+  EmbeddingsRequest,
+  EmbeddingsResponse,
+  ImageRequest,
+  ImageResponse,
+} from './ai.schemas.js';
 import { createStreamCollector, fromUpstreamChat, toUpstreamChat, toUsage, upstreamModel } from './chat-format.js';
 import type { Caller, Guards } from './guards.service.js';
 import { isAbort, toAiError, type UpstreamClientFactory } from './upstream.js';

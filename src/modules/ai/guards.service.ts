@@ -43,7 +43,8 @@ export function createGuards(sql: Sql, clock: Clock) {
       const { settings, subjectTokens, projectTokens } = await readGuardState(sql, caller.subject, utcDay(now));
       if (caller.kind === 'anon' && !settings.allowAnon) {
         throw new AppError('FORBIDDEN', 'AI is not available to anonymous callers.', {
-          nextActions: 'Sign in and call with the access token, or ask the admin to allow anon callers (PUT /api/ai/settings {"allowAnon": true}).',
+          nextActions:
+            'Sign in and call with the access token, or ask the admin to allow anon callers (PUT /api/ai/settings {"allowAnon": true}).',
         });
       }
       if (settings.allowedModels.length > 0 && !settings.allowedModels.includes(model)) {

@@ -3,13 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
-import {
-  AI_PROVIDERS,
-  maskKey,
-  readProviderKey,
-  storeProviderKey,
-  type AiProvider,
-} from './ai-key.js';
+import { AI_PROVIDERS, maskKey, readProviderKey, storeProviderKey, type AiProvider } from './ai-key.js';
 
 const tags = ['ai'];
 const config = { access: 'admin' as const };

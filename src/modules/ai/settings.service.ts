@@ -13,7 +13,11 @@ export function createSettingsService(sql: Sql, clock: Clock) {
   return {
     read: () => readSettings(sql),
     update: (update: AiSettingsUpdate) =>
-      updateSettings(sql, { ...update, allowedModels: update.allowedModels && [...new Set(update.allowedModels)] }, clock.now()),
+      updateSettings(
+        sql,
+        { ...update, allowedModels: update.allowedModels && [...new Set(update.allowedModels)] },
+        clock.now(),
+      ),
 
     /** Usage rows from `from` to `to` (default: the last 30 UTC days, today included). */
     async usage(query: UsageQuery) {

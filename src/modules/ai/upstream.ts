@@ -77,8 +77,7 @@ export function toAiError(err: unknown): unknown {
   }
   return new AppError('AI_UPSTREAM_UNAVAILABLE', err.message, {
     status: err.status >= 400 && err.status <= 599 ? err.status : 502,
-    nextActions:
-      err.status < 500 ? 'Check the model id and the request against the provider.' : 'Retry later.',
+    nextActions: err.status < 500 ? 'Check the model id and the request against the provider.' : 'Retry later.',
     cause: err,
   });
 }

@@ -175,7 +175,15 @@ describe('usage and settings (admin)', () => {
     const day = t.clock.now().toISOString().slice(0, 10);
     expect(res.json.to).toBe(day);
     expect(res.json.usage).toEqual([
-      { day, subject: counted.user.id, subjectKind: 'user', model: 'e/embed', requests: 1, inputTokens: 4, outputTokens: 0 },
+      {
+        day,
+        subject: counted.user.id,
+        subjectKind: 'user',
+        model: 'e/embed',
+        requests: 1,
+        inputTokens: 4,
+        outputTokens: 0,
+      },
       {
         day,
         subject: counted.user.id,
@@ -228,7 +236,10 @@ describe('provider key and reachability', () => {
         });
       const missing = await call();
       expect(missing.statusCode).toBe(500);
-      expect(missing.json).toMatchObject({ error: 'AI_INVALID_API_KEY', message: expect.stringContaining('OPENROUTER_API_KEY') });
+      expect(missing.json).toMatchObject({
+        error: 'AI_INVALID_API_KEY',
+        message: expect.stringContaining('OPENROUTER_API_KEY'),
+      });
       await bare.request({
         method: 'PUT',
         url: '/api/ai/openrouter/api-key',

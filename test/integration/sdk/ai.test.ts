@@ -26,9 +26,10 @@ afterAll(async () => {
 const ai = (extra: Parameters<SdkApp['client']>[0] = {}) => s.client({ accessToken, ...extra }).ai;
 const lastPeerRequest = () => peer.requests.at(-1)!;
 
-async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const c of stream) out.push(c);
+/** Every chunk of a streamed completion (the client types the stream loosely). */
+async function collect(stream: unknown): Promise<any[]> {
+  const out: any[] = [];
+  for await (const c of stream as AsyncIterable<unknown>) out.push(c);
   return out;
 }
 
@@ -103,7 +104,10 @@ describe('ai.chat.completions.create', () => {
     const chunks = await collect(stream);
     const withTools = chunks.filter((c) => c.choices[0]?.delta.tool_calls);
     expect(withTools).toHaveLength(1);
-    expect(withTools[0]?.choices[0]).toMatchObject({ finish_reason: 'tool_calls', delta: { tool_calls: PEER_TOOL_CALLS } });
+    expect(withTools[0]?.choices[0]).toMatchObject({
+      finish_reason: 'tool_calls',
+      delta: { tool_calls: PEER_TOOL_CALLS },
+    });
   });
 
   it('delivers the first token while the provider is still streaming', async () => {
@@ -113,7 +117,7 @@ describe('ai.chat.completions.create', () => {
       messages: [{ role: 'user', content: 'take your time' }],
       stream: true,
     });
-    const iterator = stream[Symbol.asyncIterator]();
+    const iterator = (stream as AsyncIterable<any>)[Symbol.asyncIterator]();
     await slow.firstChunkSent;
     const first = await iterator.next();
     expect(first.value?.choices[0]?.delta.content).toBe('echo: take');
@@ -139,7 +143,7 @@ describe('ai.chat.completions.create', () => {
       messages: [{ role: 'user', content: 'never mind' }],
       stream: true,
     });
-    const iterator = stream[Symbol.asyncIterator]();
+    const iterator = (stream as AsyncIterable<any>)[Symbol.asyncIterator]();
     await slow.firstChunkSent;
     expect((await iterator.next()).value?.choices[0]?.delta.content).toBe('echo: ne');
     controller.abort();
