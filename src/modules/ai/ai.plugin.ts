@@ -14,11 +14,11 @@ import { createUpstreamClients } from './upstream.js';
 export function aiPlugin(deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     await seedProviderKey(deps.sql, deps.keyring, 'openrouter', deps.config.openrouterApiKey);
-    const gateway = createGatewayService(createUpstreamClients(deps), createGuards(deps.sql, deps.clock), (err, what) =>
-      app.log.error({ err }, `${what} failed`),
-    );
-    await app.register(providerKeyRoutes(deps));
+    const clients = createUpstreamClients(deps);
+    const guards = createGuards(deps.sql, deps.clock);
+    const gateway = createGatewayService(clients, guards, (err, what) => app.log.error({ err }, `${what} failed`));
+    await app.register(providerKeyRoutes(deps, () => clients.forget()));
     await app.register(gatewayRoutes(gateway, deps.config.ai.maxCompletionTokens));
-    await app.register(adminRoutes(createSettingsService(deps.sql, deps.clock)));
+    await app.register(adminRoutes(createSettingsService(deps.sql, deps.clock, guards)));
   };
 }

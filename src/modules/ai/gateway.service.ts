@@ -11,7 +11,7 @@ import type {
 } from './ai.schemas.js';
 import { createStreamCollector, fromUpstreamChat, toUpstreamChat, toUsage, upstreamModel } from './chat-format.js';
 import type { Caller, Guards } from './guards.service.js';
-import { isAbort, toAiError, type UpstreamClientFactory } from './upstream.js';
+import { isAbort, toAiError, type UpstreamClients } from './upstream.js';
 
 /** One server-sent event as the client parses it: `data: ` + compact JSON + a blank line. */
 export const sseEvent = (payload: unknown): string => `data: ${JSON.stringify(payload)}\n\n`;
@@ -31,12 +31,22 @@ async function upstream<T>(call: () => Promise<T>): Promise<T> {
 }
 
 export function createGatewayService(
-  clients: UpstreamClientFactory,
+  clients: UpstreamClients,
   guards: Guards,
   onError: (err: unknown, what: string) => void,
 ) {
-  const record = (caller: Caller, model: string, tokens: { inputTokens: number; outputTokens: number }) =>
+  /** The upstream client once the guards admit the call (the key is read meanwhile). */
+  async function admitted(caller: Caller, model: string): Promise<OpenAI> {
+    const client = clients.get();
+    client.catch(() => {}); // a refusal by the guards wins over a missing key
+    await guards.admit(caller, model);
+    return client;
+  }
+
+  /** Counts the call without holding the answer back (the guards wait for it before the next check). */
+  const record = (caller: Caller, model: string, tokens: { inputTokens: number; outputTokens: number }) => {
     guards.record(caller, model, tokens).catch((err) => onError(err, 'recording AI usage'));
+  };
 
   /** The events of a started stream; ends without `done` after a failure or when the caller left. */
   async function* streamEvents(
@@ -64,17 +74,16 @@ export function createGatewayService(
       onError(failure, 'AI stream');
       yield sseEvent({ error: true, message: failure instanceof Error ? failure.message : 'The AI stream failed.' });
     } finally {
-      await record(caller, model, collected.tokens());
+      record(caller, model, collected.tokens());
     }
   }
 
   return {
     async chat(caller: Caller, req: ChatRequest, signal: AbortSignal): Promise<ChatResponse> {
-      await guards.admit(caller, req.model);
-      const client = await clients();
+      const client = await admitted(caller, req.model);
       const completion = await upstream(() => client.chat.completions.create(toUpstreamChat(req), { signal }));
       const answer = fromUpstreamChat(completion, upstreamModel(req));
-      await record(caller, req.model, {
+      record(caller, req.model, {
         inputTokens: completion.usage?.prompt_tokens ?? 0,
         outputTokens: completion.usage?.completion_tokens ?? 0,
       });
@@ -86,8 +95,7 @@ export function createGatewayService(
      * after that, failures become the stream's error event.
      */
     async chatStream(caller: Caller, req: ChatRequest, signal: AbortSignal): Promise<AsyncGenerator<string>> {
-      await guards.admit(caller, req.model);
-      const client = await clients();
+      const client = await admitted(caller, req.model);
       const stream = await upstream(() =>
         client.chat.completions.create(
           { ...toUpstreamChat(req), stream: true, stream_options: { include_usage: true } },
@@ -98,8 +106,7 @@ export function createGatewayService(
     },
 
     async generateImage(caller: Caller, req: ImageRequest, signal: AbortSignal): Promise<ImageResponse> {
-      await guards.admit(caller, req.model);
-      const client = await clients();
+      const client = await admitted(caller, req.model);
       const content = req.images?.length
         ? [
             { type: 'text' as const, text: req.prompt },
@@ -118,7 +125,7 @@ export function createGatewayService(
       );
       const text = messages.map((m) => m.content).findLast((c): c is string => typeof c === 'string' && c !== '');
       const usage = toUsage(completion.usage);
-      await record(caller, req.model, {
+      record(caller, req.model, {
         inputTokens: usage?.promptTokens ?? 0,
         outputTokens: usage?.completionTokens ?? 0,
       });
@@ -130,8 +137,7 @@ export function createGatewayService(
     },
 
     async embed(caller: Caller, req: EmbeddingsRequest, signal: AbortSignal): Promise<EmbeddingsResponse> {
-      await guards.admit(caller, req.model);
-      const client = await clients();
+      const client = await admitted(caller, req.model);
       const result = await upstream(() =>
         client.embeddings.create(
           {
@@ -143,7 +149,7 @@ export function createGatewayService(
           { signal },
         ),
       );
-      await record(caller, req.model, { inputTokens: result.usage?.prompt_tokens ?? 0, outputTokens: 0 });
+      record(caller, req.model, { inputTokens: result.usage?.prompt_tokens ?? 0, outputTokens: 0 });
       return {
         object: 'list',
         data: result.data.map((d) => ({ object: 'embedding' as const, embedding: d.embedding, index: d.index })),

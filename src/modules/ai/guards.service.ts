@@ -36,9 +36,17 @@ function overBudget(what: string, used: number, budget: number, now: Date): AppE
 }
 
 export function createGuards(sql: Sql, clock: Clock) {
+  /** Usage writes still running: checks and reports on this server wait for them. */
+  const inFlight = new Set<Promise<void>>();
+  const settled = async () => {
+    await Promise.allSettled([...inFlight]);
+  };
   return {
+    settled,
+
     /** Throws the 403/400/429 that stops this call, if any. */
     async admit(caller: Caller, model: string): Promise<void> {
+      await settled();
       const now = clock.now();
       const { settings, subjectTokens, projectTokens } = await readGuardState(sql, caller.subject, utcDay(now));
       if (caller.kind === 'anon' && !settings.allowAnon) {
@@ -64,14 +72,16 @@ export function createGuards(sql: Sql, clock: Clock) {
     },
 
     /** Counts one answered call and its tokens on today's row. */
-    async record(caller: Caller, model: string, tokens: { inputTokens: number; outputTokens: number }) {
-      await addUsage(sql, {
+    record(caller: Caller, model: string, tokens: { inputTokens: number; outputTokens: number }): Promise<void> {
+      const write = addUsage(sql, {
         day: utcDay(clock.now()),
         subject: caller.subject,
         subjectKind: caller.kind,
         model,
         ...tokens,
-      });
+      }).finally(() => inFlight.delete(write));
+      inFlight.add(write);
+      return write;
     },
   };
 }

@@ -20,7 +20,8 @@ function providerOf(name: string): AiProvider {
   return name as AiProvider;
 }
 
-export function providerKeyRoutes(deps: Deps): FastifyPluginAsyncZod {
+/** `onKeyChange`: told after a new key is stored, so the gateway stops using the old one. */
+export function providerKeyRoutes(deps: Deps, onKeyChange: () => void): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/ai/:provider/api-key', {
       config,
@@ -50,6 +51,7 @@ export function providerKeyRoutes(deps: Deps): FastifyPluginAsyncZod {
       handler: async (request) => {
         const provider = providerOf(request.params.provider);
         await storeProviderKey(deps.sql, deps.keyring, provider, request.body.apiKey);
+        onKeyChange();
         return {
           success: true,
           message: `${AI_PROVIDERS[provider].label} API key has been updated successfully`,

@@ -5,11 +5,11 @@ import type { Sql } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import { listUsage, readSettings, updateSettings } from './ai.repo.js';
 import type { AiSettingsUpdate, UsageQuery } from './ai.schemas.js';
-import { utcDay } from './guards.service.js';
+import { type Guards, utcDay } from './guards.service.js';
 
 const REPORT_DAYS = 30;
 
-export function createSettingsService(sql: Sql, clock: Clock) {
+export function createSettingsService(sql: Sql, clock: Clock, guards: Guards) {
   return {
     read: () => readSettings(sql),
     update: (update: AiSettingsUpdate) =>
@@ -29,6 +29,7 @@ export function createSettingsService(sql: Sql, clock: Clock) {
           nextActions: 'Pass from and to as YYYY-MM-DD with from <= to.',
         });
       }
+      await guards.settled(); // calls answered just now are in the report
       return { from, to, usage: await listUsage(sql, from, to, query.subject) };
     },
   };

@@ -1,5 +1,5 @@
 // The provider's OpenAI-compatible API through the `openai` client (base URL OPENROUTER_BASE_URL,
-// the stored key), and its failures in the reference's error vocabulary.
+// the stored key, cached for a minute), and its failures in the reference's error vocabulary.
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
@@ -18,26 +18,41 @@ const missingKey = () =>
     },
   );
 
-export type UpstreamClientFactory = () => Promise<OpenAI>;
+/** Keys are read again after this long (as the reference platform does), or at once after a PUT here. */
+const KEY_TTL_MS = 60_000;
 
-/** A client on the current stored key; the last one is reused while the key stays the same. */
-export function createUpstreamClients(deps: Pick<Deps, 'sql' | 'keyring' | 'config'>): UpstreamClientFactory {
-  let last: { key: string; client: OpenAI } | undefined;
-  return async () => {
-    const key = await readProviderKey(deps.sql, deps.keyring, 'openrouter');
-    if (key === undefined) throw missingKey();
-    if (last?.key !== key) {
-      last = {
-        key,
-        client: new OpenAI({
-          apiKey: key,
-          baseURL: deps.config.ai.baseUrl,
-          maxRetries: deps.config.ai.maxRetries,
-          defaultHeaders: ATTRIBUTION,
-        }),
-      };
-    }
-    return last.client;
+export interface UpstreamClients {
+  /** A client on the current stored key; throws 500 AI_INVALID_API_KEY when none is stored. */
+  get(): Promise<OpenAI>;
+  /** Drops the cached key (after the admin stored a new one). */
+  forget(): void;
+}
+
+export function createUpstreamClients(deps: Pick<Deps, 'sql' | 'keyring' | 'config' | 'clock'>): UpstreamClients {
+  let cached: { key: string; client: OpenAI; readAt: number } | undefined;
+  return {
+    async get() {
+      const now = deps.clock.now().getTime();
+      if (cached && now - cached.readAt < KEY_TTL_MS) return cached.client;
+      const key = await readProviderKey(deps.sql, deps.keyring, 'openrouter');
+      if (key === undefined) throw missingKey();
+      const client =
+        cached?.key === key
+          ? cached.client
+          : new OpenAI({
+              apiKey: key,
+              baseURL: deps.config.ai.baseUrl,
+              maxRetries: deps.config.ai.maxRetries,
+              // Until the answer (JSON) or the stream's start: within the request's own deadline.
+              timeout: Math.max(1_000, deps.config.requestTimeoutMs - 500),
+              defaultHeaders: ATTRIBUTION,
+            });
+      cached = { key, client, readAt: now };
+      return client;
+    },
+    forget() {
+      cached = undefined;
+    },
   };
 }
 
