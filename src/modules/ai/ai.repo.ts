@@ -21,6 +21,7 @@ const toSettings = (row: SettingsRow): AiSettings => ({
   updatedAt: row.updatedAt?.toISOString() ?? null,
 });
 
+/** The settings alone: the guard statement on a day without usage. */
 export async function readSettings(db: Queryable): Promise<AiSettings> {
   return (await readGuardState(db, '', '1970-01-01')).settings;
 }

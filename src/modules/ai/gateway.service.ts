@@ -69,7 +69,7 @@ export function createGatewayService(
       if (annotations.length > 0) yield sseEvent({ annotations });
       yield sseEvent({ done: true });
     } catch (err) {
-      if (isAbort(err)) return;
+      if (isAbort(err) || signal.aborted) return;
       const failure = toAiError(err);
       onError(failure, 'AI stream');
       yield sseEvent({ error: true, message: failure instanceof Error ? failure.message : 'The AI stream failed.' });

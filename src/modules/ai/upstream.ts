@@ -61,7 +61,15 @@ export const isAbort = (err: unknown): boolean => err instanceof APIUserAbortErr
 
 /** An upstream failure as the client sees it (sdk-surface 2.8); anything else is passed on. */
 export function toAiError(err: unknown): unknown {
-  if (err instanceof AppError || err instanceof APIUserAbortError) return err;
+  if (err instanceof AppError) return err;
+  if (err instanceof APIUserAbortError) {
+    // Nobody reads this answer; 499 (as proxies log it) keeps it out of the error log.
+    return new AppError('UPSTREAM_FAILURE', 'The caller went away; the provider call was cancelled.', {
+      status: 499,
+      nextActions: 'Keep the connection open until the answer arrives.',
+      cause: err,
+    });
+  }
   if (err instanceof APIConnectionError) {
     return new AppError('AI_UPSTREAM_UNAVAILABLE', err.message, {
       nextActions: 'The AI provider could not be reached; retry later or check OPENROUTER_BASE_URL.',
