@@ -47,6 +47,14 @@ async function timeFirstToken(t: Target): Promise<number> {
   return first;
 }
 
+async function timeGet(url: string, headers: Record<string, string>): Promise<number> {
+  const start = performance.now();
+  const res = await fetch(url, { headers });
+  await res.text();
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
+  return performance.now() - start;
+}
+
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main() {
@@ -84,7 +92,9 @@ async function main() {
       jsonGateway: [] as number[],
       ttftDirect: [] as number[],
       ttftGateway: [] as number[],
+      oneQuery: [] as number[],
     };
+    const currentSession = `${plinth.url}/api/auth/sessions/current`;
     for (let i = 0; i < WARMUP + ROUNDS; i++) {
       const keep = i >= WARMUP;
       // Alternating order, so neither side always runs on a warmer process.
@@ -97,6 +107,8 @@ async function main() {
         (isDirect ? samples.jsonDirect : samples.jsonGateway).push(j);
         (isDirect ? samples.ttftDirect : samples.ttftGateway).push(f);
       }
+      const q = await timeGet(currentSession, { authorization: `Bearer ${accessToken}` });
+      if (keep) samples.oneQuery.push(q);
     }
     const row = (name: string, d: number[], g: number[]) =>
       `| ${name} | ${p50(d).toFixed(2)} | ${p50(g).toFixed(2)} | ${(p50(g) / p50(d)).toFixed(2)} |`;
@@ -105,6 +117,11 @@ async function main() {
     console.log('| --- | --- | --- | --- |');
     console.log(row('JSON chat completion', samples.jsonDirect, samples.jsonGateway));
     console.log(row('time to first streamed token', samples.ttftDirect, samples.ttftGateway));
+    // The floor of any Plinth route that reads PostgreSQL once, on this machine in this run: the
+    // gateway reads once before calling the provider (settings and today's usage in one statement).
+    console.log(
+      `| reference: GET /api/auth/sessions/current (one query) | – | ${p50(samples.oneQuery).toFixed(2)} | – |`,
+    );
   } finally {
     await plinth.close();
     await peer.close();
