@@ -1052,6 +1052,20 @@ const routes: Row[] = [
       request: () => ({ method: 'POST', url: `/api/ai/${path}`, payload: {} }),
     }),
   ),
+  // AI gateway credentials (admin); key rotation exists only for cloud-managed keys: 400 here.
+  { route: 'GET /api/ai/config', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/ai/config' }) },
+  {
+    route: 'PUT /api/ai/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PUT', url: '/api/ai/config', payload: { managementKey: 'sk-or-v1-matrix-management' } }),
+  },
+  {
+    route: 'POST /api/ai/:provider/api-key/rotate',
+    access: 'admin',
+    ok: 400,
+    request: () => ({ method: 'POST', url: '/api/ai/openrouter/api-key/rotate' }),
+  },
   // AI gateway settings and usage (admin).
   {
     route: 'GET /api/ai/settings',

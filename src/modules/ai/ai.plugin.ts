@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
 import { adminRoutes } from './admin.routes.js';
 import { seedProviderKey } from './ai-key.js';
+import { createGatewayConfigService } from './gateway-config.service.js';
 import { gatewayRoutes } from './gateway.routes.js';
 import { createGatewayService } from './gateway.service.js';
 import { createGuards } from './guards.service.js';
@@ -17,7 +18,8 @@ export function aiPlugin(deps: Deps): FastifyPluginAsyncZod {
     const clients = createUpstreamClients(deps);
     const guards = createGuards(deps.sql, deps.clock);
     const gateway = createGatewayService(clients, guards, (err, what) => app.log.error({ err }, `${what} failed`));
-    await app.register(providerKeyRoutes(deps, () => clients.forget()));
+    const forgetKey = () => clients.forget();
+    await app.register(providerKeyRoutes(deps, createGatewayConfigService(deps, forgetKey), forgetKey));
     await app.register(gatewayRoutes(gateway, deps.config.ai.maxCompletionTokens));
     await app.register(adminRoutes(createSettingsService(deps.sql, deps.clock, guards)));
   };

@@ -196,3 +196,15 @@ export const usageRowSchema = z.object({
 export type UsageRow = z.infer<typeof usageRowSchema>;
 
 export const usageReportSchema = z.object({ from: z.string(), to: z.string(), usage: z.array(usageRowSchema) });
+
+const credential = z.object({ configured: z.boolean(), maskedKey: z.string().nullable() });
+export const gatewayConfigSchema = z.object({ apiKey: credential, managementKey: credential });
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
+
+const secretValue = z.string().trim().min(1, 'must not be empty').max(512);
+export const gatewayConfigUpdateSchema = z
+  .object({ apiKey: secretValue.optional(), managementKey: secretValue.optional() })
+  .refine((c) => c.apiKey !== undefined || c.managementKey !== undefined, {
+    message: 'At least one credential is required',
+  });
+export type GatewayConfigUpdate = z.infer<typeof gatewayConfigUpdateSchema>;
