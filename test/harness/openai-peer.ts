@@ -8,6 +8,7 @@
 //   error-<status>/…  answers that HTTP status with an OpenAI error body
 //   broken/…          streams one delta, then drops the connection
 //   slow/…            streams one delta, then waits for the test (`slowStream()`) before the rest
+// GET /models (no credential, as the provider serves it) lists PEER_MODELS, or fails on demand.
 // Every request is recorded; a slow stream reports whether its caller went away before the end.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -36,6 +37,8 @@ export interface OpenAiPeer {
   /** The key the peer accepts (anything else: 401). */
   apiKey: string;
   requests: RecordedRequest[];
+  /** GET /models answers 500 while on. */
+  failModels(on: boolean): void;
   /** The handle of the next `slow/…` stream; call before starting the request. */
   slowStream(): SlowStream;
   close(): Promise<void>;
@@ -45,6 +48,34 @@ export const PEER_USAGE = { prompt_tokens: 9, completion_tokens: 3, total_tokens
 /** A 1×1 PNG as the image the peer "generates". */
 export const PEER_IMAGE =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+/** The provider's model list, in its own shape (modalities repeated and unordered, prices per token). */
+export const PEER_MODELS = [
+  {
+    id: 'zeta/free-model',
+    created: 4,
+    architecture: { input_modalities: ['text'], output_modalities: ['text'] },
+    pricing: { prompt: '0', completion: '0' },
+  },
+  {
+    id: 'google/gemini-flash',
+    created: 3,
+    architecture: { input_modalities: ['video', 'image', 'text', 'text'], output_modalities: ['text'] },
+    pricing: { prompt: '0.0000001', completion: '0.0000004' },
+  },
+  {
+    id: 'anthropic/claude',
+    created: 2,
+    architecture: { input_modalities: ['text', 'file'], output_modalities: ['text'] },
+    pricing: { prompt: '0.000003', completion: '0.000015' },
+  },
+  {
+    id: 'openai/image-gen',
+    created: 1,
+    architecture: { input_modalities: ['text'], output_modalities: ['image'] },
+    pricing: { prompt: '0.000005', completion: '0.00004' },
+  },
+  { id: 'broken/no-modalities', created: 0, architecture: {}, pricing: {} },
+];
 export const PEER_TOOL_CALLS = [
   { id: 'call_weather', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
   { id: 'call_time', type: 'function', function: { name: 'get_time', arguments: '{"tz":"CET"}' } },
@@ -125,6 +156,7 @@ function streamDeltas(body: any): unknown[] {
 
 export async function startOpenAiPeer(apiKey = 'sk-or-v1-peer-key-0123456789'): Promise<OpenAiPeer> {
   const requests: RecordedRequest[] = [];
+  let modelsFail = false;
   const slowQueue: (SlowStream & { sent(): void; gate: Promise<void>; abort(): void; finish(): void })[] = [];
 
   const write = async (res: ServerResponse, payload: unknown) => {
@@ -214,6 +246,10 @@ export async function startOpenAiPeer(apiKey = 'sk-or-v1-peer-key-0123456789'): 
     const body = text ? JSON.parse(text) : undefined;
     const path = (req.url ?? '').split('?')[0] ?? '';
     requests.push({ path, headers: req.headers, body });
+    if (req.method === 'GET' && path === '/models') {
+      if (modelsFail) return sendError(res, 500, 'catalogue down');
+      return sendJson(res, 200, { data: PEER_MODELS });
+    }
     if (req.headers.authorization !== `Bearer ${apiKey}`) return sendError(res, 401, 'Invalid API key');
     const failure = /^error-(\d{3})\//.exec(body?.model ?? '');
     if (failure) return sendError(res, Number(failure[1]), `peer failure ${failure[1]}`);
@@ -232,6 +268,9 @@ export async function startOpenAiPeer(apiKey = 'sk-or-v1-peer-key-0123456789'): 
     baseUrl: `http://127.0.0.1:${port}`,
     apiKey,
     requests,
+    failModels(on) {
+      modelsFail = on;
+    },
     slowStream() {
       const first = deferred();
       const gate = deferred();

@@ -21,7 +21,8 @@ const b64json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString(
 const decodePart = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // The AI provider at a closed loopback port: the model catalogue row never leaves the machine.
+  t = await startTestApp({ env: { OPENROUTER_BASE_URL: 'http://127.0.0.1:9' } });
   const user = await t.signUp();
   shared.user = { id: user.user.id, email: user.email, password: user.password, accessToken: user.accessToken };
   shared.adminToken = await t.adminToken();
@@ -1066,6 +1067,8 @@ const routes: Row[] = [
     ok: 400,
     request: () => ({ method: 'POST', url: '/api/ai/openrouter/api-key/rotate' }),
   },
+  // The model catalogue (admin): the provider is unreachable here, so admins get its 503.
+  { route: 'GET /api/ai/models', access: 'admin', ok: 503, request: () => ({ method: 'GET', url: '/api/ai/models' }) },
   // AI gateway settings and usage (admin).
   {
     route: 'GET /api/ai/settings',

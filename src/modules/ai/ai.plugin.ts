@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
 import { adminRoutes } from './admin.routes.js';
 import { seedProviderKey } from './ai-key.js';
+import { createCatalogService } from './catalog.service.js';
 import { createGatewayConfigService } from './gateway-config.service.js';
 import { gatewayRoutes } from './gateway.routes.js';
 import { createGatewayService } from './gateway.service.js';
@@ -21,6 +22,7 @@ export function aiPlugin(deps: Deps): FastifyPluginAsyncZod {
     const forgetKey = () => clients.forget();
     await app.register(providerKeyRoutes(deps, createGatewayConfigService(deps, forgetKey), forgetKey));
     await app.register(gatewayRoutes(gateway, deps.config.ai.maxCompletionTokens));
-    await app.register(adminRoutes(createSettingsService(deps.sql, deps.clock, guards)));
+    const catalog = createCatalogService(deps.config.ai.baseUrl, deps.clock);
+    await app.register(adminRoutes(createSettingsService(deps.sql, deps.clock, guards), catalog));
   };
 }

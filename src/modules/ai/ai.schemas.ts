@@ -208,3 +208,17 @@ export const gatewayConfigUpdateSchema = z
     message: 'At least one credential is required',
   });
 export type GatewayConfigUpdate = z.infer<typeof gatewayConfigUpdateSchema>;
+
+export const catalogModelSchema = z.object({
+  id: z.string(),
+  created: z.number().optional(),
+  inputModality: z.array(z.string()),
+  outputModality: z.array(z.string()),
+  provider: z.literal('openrouter'),
+  modelId: z.string(),
+  inputPrice: z.number().optional(),
+  outputPrice: z.number().optional(),
+  inputPriceLabel: z.string().optional(),
+  outputPriceLabel: z.string().optional(),
+});
+export type CatalogModel = z.infer<typeof catalogModelSchema>;
