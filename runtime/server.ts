@@ -3,14 +3,17 @@
 // that started it. It never reads the database; it listens on loopback only.
 //
 // Started by src/modules/functions/runtime-supervisor.ts with network permission only. Its
-// configuration (port, control token, timeout, the worker's source) arrives as the first line of
-// stdin; stdin then stays open, and its end (the server went away) ends the runtime.
+// configuration (port, control token, timeout, the worker's source, the bundled reference scope)
+// arrives as the first line of stdin; stdin then stays open, and its end (the server went away)
+// ends the runtime.
 
 interface RuntimeConfig {
   port: number;
   token: string;
   timeoutMs: number;
   workerSource: string;
+  /** runtime/generated/function-scope.js: the official client and base64 helpers, or null. */
+  scopeSource: string | null;
 }
 
 type Env = Record<string, string>;
@@ -42,6 +45,10 @@ async function readConfig(): Promise<RuntimeConfig> {
 
 const config = await readConfig();
 const workerUrl = URL.createObjectURL(new Blob([config.workerSource], { type: 'application/typescript' }));
+// Held in memory (blob URLs are shared with workers): loading it needs no file or network access.
+const scopeUrl = config.scopeSource
+  ? URL.createObjectURL(new Blob([config.scopeSource], { type: 'text/javascript' }))
+  : null;
 let env: Env = {};
 let nextId = 1;
 
@@ -97,7 +104,7 @@ class FunctionWorker {
     });
     // A worker whose code failed to load is of no use: the next start makes a fresh one.
     this.ready.catch(() => this.terminate());
-    worker.postMessage({ type: 'load', code: this.code, env });
+    worker.postMessage({ type: 'load', code: this.code, env, scopeUrl });
     return this.ready;
   }
 

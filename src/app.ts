@@ -139,7 +139,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.addHook('onClose', () => auth.email.drain());
   await app.register(healthPlugin(deps));
   await app.register(authPlugin(deps, auth, () => configuredProviderNames(deps.sql)));
-  await app.register(emailPlugin(deps));
+  await app.register(emailPlugin(deps, mailer));
   await app.register(oauthPlugin(deps, auth.sessions));
 
   const schemaCache = await createSchemaCache(deps.sql, deps.config.recordsSchemas);

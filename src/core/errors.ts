@@ -39,6 +39,9 @@ export const errorCatalogue = {
     message: 'Idempotency key is already used for another checkout request.',
   },
   EMAIL_DELIVERY_FAILED: { status: 503, message: 'The email could not be delivered.' },
+  EMAIL_PROVIDER_NOT_CONFIGURED: { status: 503, message: 'No email provider is configured.' },
+  EMAIL_SMTP_SEND_FAILED: { status: 502, message: 'The SMTP server refused the email.' },
+  EMAIL_SMTP_CONNECTION_FAILED: { status: 502, message: 'The SMTP server could not be reached.' },
   AUTH_VERIFICATION_EMAIL_DELIVERY_FAILED: {
     status: 503,
     message: 'The account was created, but the verification email could not be delivered.',

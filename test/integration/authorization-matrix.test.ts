@@ -476,6 +476,38 @@ const routes: Row[] = [
     }),
   },
 
+  // Custom emails. No SMTP is configured here, so an accepted caller gets 503
+  // EMAIL_PROVIDER_NOT_CONFIGURED; the anon key is refused by the route (reference: anon may not send).
+  {
+    route: 'POST /api/email/send-raw',
+    access: 'client',
+    ok: 503,
+    overrides: { 'anon key': 401 },
+    request: () => ({
+      method: 'POST',
+      url: '/api/email/send-raw',
+      payload: { to: unique(), subject: 'Matrix', html: '<p>matrix</p>' },
+    }),
+  },
+  {
+    route: 'GET /api/email/send-settings',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/email/send-settings' }),
+  },
+  {
+    route: 'PUT /api/email/send-settings',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PUT', url: '/api/email/send-settings', payload: { maxPerHour: 100 } }),
+  },
+  {
+    route: 'GET /api/email/sends',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/email/sends?limit=10' }),
+  },
+
   // OAuth sign-in (public). No provider is configured here, so initiation and ID-token sign-in
   // answer 404 to everyone; callbacks without a valid state and unknown svc_codes answer 400.
   {
@@ -1516,6 +1548,14 @@ const invalidBodies: BodyCase[] = [
     allowed: 'API key as Bearer',
     unauthorized: ['no credential'],
     forbidden: ['user access token'],
+  },
+  {
+    label: 'POST /api/email/send-raw with a bad address',
+    request: () => ({ method: 'POST', url: '/api/email/send-raw', payload: { to: 'nope', subject: 's', html: 'x' } }),
+    withAccess: 400,
+    allowed: 'user access token',
+    unauthorized: ['no credential', 'garbage bearer', 'anon key'],
+    forbidden: [],
   },
   {
     label: 'PATCH /api/auth/profiles/current with a profile that is not an object',

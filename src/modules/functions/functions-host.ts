@@ -12,6 +12,8 @@ import { createRuntimeSupervisor, type RuntimeSupervisor } from './runtime-super
 import path from 'node:path';
 
 export const FUNCTIONS_CHANNEL = 'plinth_functions';
+/** Beside SVC_BASE_URL (api-contract B.5.3, B.6.2); the anon key is ANON_KEY on both platforms. */
+const REFERENCE_BASE_URL_NAMES = ['BACKEND_INTERNAL_URL', 'INSFORGE_BASE_URL', 'INSFORGE_INTERNAL_URL'];
 
 export interface ActiveFunction {
   verifyJwt: boolean;
@@ -61,6 +63,8 @@ export async function createFunctionsHost(config: Config, sql: Sql, keyring: Key
     for (const row of await readFunctionSecrets(sql, RESERVED.anonKey))
       env[row.key] = keyring.open(row.valueCiphertext);
     env.SVC_BASE_URL = config.apiBaseUrl;
+    // The reference platform's names for the same address: its docs have functions read these.
+    for (const name of REFERENCE_BASE_URL_NAMES) env[name] = config.apiBaseUrl;
     return env;
   }
 

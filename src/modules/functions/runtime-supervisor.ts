@@ -8,6 +8,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { randomHex } from '../../core/ids.js';
+import { readFunctionScope } from './function-scope.js';
 
 export type RuntimeStatus = 'stopped' | 'starting' | 'running' | 'unavailable';
 
@@ -76,6 +77,7 @@ export function denoBinary(): string {
 export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervisor {
   const token = randomHex(32);
   const workerSource = readFileSync(path.join(RUNTIME_DIR, 'worker.ts'), 'utf8');
+  const scopeSource = readFunctionScope(RUNTIME_DIR, options.log);
   const readyHooks: Array<() => Promise<void>> = [];
   const exitListeners: Array<() => void> = [];
   let waiters: Array<() => void> = [];
@@ -168,7 +170,9 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
     // 'error' above): nothing more to wire up.
     if (!proc.stdin || !proc.stdout || !proc.stderr) return;
     proc.stdin.on('error', () => {});
-    proc.stdin.write(`${JSON.stringify({ port: options.port, token, timeoutMs: options.timeoutMs, workerSource })}\n`);
+    proc.stdin.write(
+      `${JSON.stringify({ port: options.port, token, timeoutMs: options.timeoutMs, workerSource, scopeSource })}\n`,
+    );
     createInterface({ input: proc.stdout }).on('line', (line) => {
       let msg: { ready?: boolean; port?: number } | undefined;
       try {

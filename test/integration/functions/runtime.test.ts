@@ -165,7 +165,15 @@ describe('permissions', () => {
     await t.deps.functions.refreshSecrets();
     await t.deploy('env', 'export default () => Response.json(Deno.env.toObject());');
     const env = await (await invoke('env')).json();
-    expect(env).toEqual({ STRIPE_LIKE_KEY: 'sk_visible', SVC_BASE_URL: t.baseUrl, ANON_KEY: t.anonKey });
+    expect(env).toEqual({
+      STRIPE_LIKE_KEY: 'sk_visible',
+      SVC_BASE_URL: t.baseUrl,
+      // The reference platform's names for the base URL (issue 15): functions written for it read them.
+      BACKEND_INTERNAL_URL: t.baseUrl,
+      INSFORGE_BASE_URL: t.baseUrl,
+      INSFORGE_INTERNAL_URL: t.baseUrl,
+      ANON_KEY: t.anonKey,
+    });
     for (const reserved of ['API_KEY', 'JWT_PRIVATE_KEY', 'ADMIN_PASSWORD', 'PATH', 'HOME'])
       expect(env[reserved]).toBeUndefined();
   });
