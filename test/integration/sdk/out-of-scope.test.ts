@@ -10,8 +10,6 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-const NOT_FOUND = { statusCode: 404, error: 'NOT_FOUND' };
-
 describe('not served by Plinth (the spec has no such endpoints)', () => {
   it('payments.razorpay answers a 404 error', async () => {
     const { error } = await s.client().payments.razorpay.createOrder('test', { amount: 100, currency: 'INR' } as never);
