@@ -16,7 +16,8 @@ export interface RunningPlinth {
   close(): Promise<void>;
 }
 
-export async function startPlinth(databaseUrl: string): Promise<RunningPlinth> {
+/** `env`: further settings (e.g. where a scenario's upstream peer listens). */
+export async function startPlinth(databaseUrl: string, env: Record<string, string> = {}): Promise<RunningPlinth> {
   const port = await freePort();
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
@@ -27,6 +28,7 @@ export async function startPlinth(databaseUrl: string): Promise<RunningPlinth> {
     HOST: '127.0.0.1',
     PORT: String(port),
     FUNCTIONS_RUNTIME_PORT: '0',
+    ...env,
   });
   const deps = await createDeps(config);
   try {

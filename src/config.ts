@@ -73,6 +73,10 @@ const envSchema = z
     HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(72_000),
     // AI provider key: seeds the stored OpenRouter key once, when none is stored.
     OPENROUTER_API_KEY: z.string().min(1).max(4096).optional(),
+    // AI gateway: the provider's OpenAI-compatible API, its retries, and the maxTokens cap.
+    OPENROUTER_BASE_URL: z.url().default('https://openrouter.ai/api/v1'),
+    OPENROUTER_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+    MAX_COMPLETION_TOKENS: z.coerce.number().int().min(1).default(16384),
     // Functions: the Deno runtime the server starts (port 0: any free loopback port).
     FUNCTIONS_RUNTIME_PORT: z.coerce.number().int().min(0).max(65535).default(7133),
     FUNCTIONS_TIMEOUT_MS: z.coerce.number().int().min(10).default(60_000),
@@ -180,6 +184,11 @@ const envSchema = z
     },
     logLevel: env.LOG_LEVEL,
     openrouterApiKey: env.OPENROUTER_API_KEY,
+    ai: {
+      baseUrl: env.OPENROUTER_BASE_URL.replace(/\/+$/, ''),
+      maxRetries: env.OPENROUTER_MAX_RETRIES,
+      maxCompletionTokens: env.MAX_COMPLETION_TOKENS,
+    },
     functions: {
       runtimePort: env.FUNCTIONS_RUNTIME_PORT,
       timeoutMs: env.FUNCTIONS_TIMEOUT_MS,

@@ -49,6 +49,9 @@ export const errorCatalogue = {
   },
   SECRET_ALREADY_EXISTS: { status: 409, message: 'A secret with this key already exists.' },
   AI_INVALID_API_KEY: { status: 400, message: 'The AI provider API key is not configured.' },
+  AI_UPSTREAM_UNAVAILABLE: { status: 502, message: 'The AI provider is not reachable.' },
+  BILLING_INSUFFICIENT_BALANCE: { status: 402, message: 'AI credit limit reached.' },
+  RATE_LIMITED: { status: 429, message: 'AI provider rate limit exceeded. Please wait before retrying.' },
   FUNCTION_NOT_FOUND: { status: 404, message: 'Function not found.' },
   FUNCTION_ALREADY_EXISTS: { status: 409, message: 'A function with this slug already exists.' },
   FUNCTION_SLUG_RESERVED: { status: 400, message: 'This slug is reserved.' },
@@ -72,6 +75,8 @@ export interface AppErrorOptions {
   headers?: Record<string, string>;
   /** Extra body fields a client protocol expects (e.g. PostgREST's code, details, hint). */
   fields?: Record<string, unknown>;
+  /** The status when the catalogue's does not fit (an upstream's status passed through). */
+  status?: number;
 }
 
 export class AppError extends Error {
@@ -86,7 +91,7 @@ export class AppError extends Error {
     super(message ?? errorCatalogue[code].message, { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
-    this.statusCode = errorCatalogue[code].status;
+    this.statusCode = options.status ?? errorCatalogue[code].status;
     this.details = options.details;
     this.nextActions = options.nextActions;
     this.headers = options.headers;

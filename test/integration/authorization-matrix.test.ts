@@ -21,7 +21,8 @@ const b64json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString(
 const decodePart = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // The AI provider at a closed loopback port: the model catalogue row never leaves the machine.
+  t = await startTestApp({ env: { OPENROUTER_BASE_URL: 'http://127.0.0.1:9' } });
   const user = await t.signUp();
   shared.user = { id: user.user.id, email: user.email, password: user.password, accessToken: user.accessToken };
   shared.adminToken = await t.adminToken();
@@ -1077,6 +1078,48 @@ const routes: Row[] = [
     ok: 200,
     request: () => ({ method: 'PUT', url: '/api/ai/openrouter/api-key', payload: { apiKey: 'sk-or-v1-matrix-key' } }),
   },
+
+  // AI gateway (any credential). No provider is reachable here, so each request carries a body
+  // that fails validation: every accepted credential gets the same 400, before any upstream call
+  // (the anon switch and budgets come after validation; test/integration/ai covers them).
+  ...(['chat/completion', 'image/generation', 'embeddings'] as const).map(
+    (path): Row => ({
+      route: `POST /api/ai/${path}`,
+      access: 'client',
+      ok: 400,
+      request: () => ({ method: 'POST', url: `/api/ai/${path}`, payload: {} }),
+    }),
+  ),
+  // AI gateway credentials (admin); key rotation exists only for cloud-managed keys: 400 here.
+  { route: 'GET /api/ai/config', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/ai/config' }) },
+  {
+    route: 'PUT /api/ai/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PUT', url: '/api/ai/config', payload: { managementKey: 'sk-or-v1-matrix-management' } }),
+  },
+  {
+    route: 'POST /api/ai/:provider/api-key/rotate',
+    access: 'admin',
+    ok: 400,
+    request: () => ({ method: 'POST', url: '/api/ai/openrouter/api-key/rotate' }),
+  },
+  // The model catalogue (admin): the provider is unreachable here, so admins get its 503.
+  { route: 'GET /api/ai/models', access: 'admin', ok: 503, request: () => ({ method: 'GET', url: '/api/ai/models' }) },
+  // AI gateway settings and usage (admin).
+  {
+    route: 'GET /api/ai/settings',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/ai/settings' }),
+  },
+  {
+    route: 'PUT /api/ai/settings',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PUT', url: '/api/ai/settings', payload: { allowAnon: false } }),
+  },
+  { route: 'GET /api/ai/usage', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/ai/usage' }) },
 
   // Payments (admin). No processor key is configured here: reads of the mirror answer 200,
   // unknown ids 404, and processor writes 400 PAYMENT_CONFIG_INVALID to every admin caller alike.

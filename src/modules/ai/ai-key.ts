@@ -1,29 +1,37 @@
-// The AI gateway provider's API key, kept as a reserved secret (`OPENROUTER_API_KEY`): seeded once
-// from the environment, read and replaced by the admin, masked for display.
+// The AI gateway provider's keys, kept as reserved secrets (`OPENROUTER_API_KEY`, seeded once from
+// the environment, and the optional `OPENROUTER_MANAGEMENT_API_KEY`): read and replaced by the
+// admin, masked for display.
 import { withTx, type Queryable, type Sql } from '../../core/db.js';
 import type { Keyring } from '../../core/keyring.js';
 import { insertReservedSecrets, notifySecretChange, readActiveSecrets, updateSecret } from '../secrets/index.js';
 
 export const AI_PROVIDERS = { openrouter: { secret: 'OPENROUTER_API_KEY', label: 'OpenRouter' } } as const;
 export type AiProvider = keyof typeof AI_PROVIDERS;
+/** The gateway's credentials by their name in GET/PUT /api/ai/config. */
+export const GATEWAY_SECRETS = {
+  apiKey: AI_PROVIDERS.openrouter.secret,
+  managementKey: 'OPENROUTER_MANAGEMENT_API_KEY',
+} as const;
+type SecretName = (typeof GATEWAY_SECRETS)[keyof typeof GATEWAY_SECRETS];
 
 const MASK = '••••••••';
 
 /** First 8 characters, a mask, the last 4; only the mask for keys of 12 characters or fewer. */
 export const maskKey = (key: string): string => (key.length <= 12 ? MASK : `${key.slice(0, 8)}${MASK}${key.slice(-4)}`);
 
-export async function readProviderKey(
-  db: Queryable,
-  keyring: Keyring,
-  provider: AiProvider,
-): Promise<string | undefined> {
-  const [row] = await readActiveSecrets(db, [AI_PROVIDERS[provider].secret]);
+export async function readGatewaySecret(db: Queryable, keyring: Keyring, name: SecretName) {
+  const [row] = await readActiveSecrets(db, [name]);
   return row ? keyring.open(row.valueCiphertext) : undefined;
 }
 
-/** Stores the key (replacing or reviving the stored one) and notifies, in one transaction. */
-export async function storeProviderKey(db: Sql, keyring: Keyring, provider: AiProvider, apiKey: string) {
-  const name = AI_PROVIDERS[provider].secret;
+export const readProviderKey = (db: Queryable, keyring: Keyring, provider: AiProvider): Promise<string | undefined> =>
+  readGatewaySecret(db, keyring, AI_PROVIDERS[provider].secret);
+
+export const storeProviderKey = (db: Sql, keyring: Keyring, provider: AiProvider, apiKey: string) =>
+  storeGatewaySecret(db, keyring, AI_PROVIDERS[provider].secret, apiKey);
+
+/** Stores the value (replacing or reviving the stored one) and notifies, in one transaction. */
+export async function storeGatewaySecret(db: Sql, keyring: Keyring, name: SecretName, apiKey: string) {
   await withTx(db, async (tx) => {
     const valueCiphertext = keyring.seal(apiKey);
     await insertReservedSecrets(tx, [{ key: name, valueCiphertext }]);
