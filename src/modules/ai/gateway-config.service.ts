@@ -8,7 +8,7 @@ type Name = keyof typeof GATEWAY_SECRETS;
 const NAMES = Object.keys(GATEWAY_SECRETS) as Name[];
 
 /** `onKeyChange`: told after a new provider key is stored, so the gateway stops using the old one. */
-export function createGatewayConfigService(deps: Pick<Deps, 'sql' | 'keyring'>, onKeyChange: () => void) {
+export function createGatewayConfigService(deps: Pick<Deps, 'sql' | 'keyring' | 'clock'>, onKeyChange: () => void) {
   async function view(): Promise<GatewayConfig> {
     const [apiKey, managementKey] = await Promise.all(
       NAMES.map(async (name) => {
@@ -24,7 +24,8 @@ export function createGatewayConfigService(deps: Pick<Deps, 'sql' | 'keyring'>, 
     async update(update: GatewayConfigUpdate): Promise<GatewayConfig> {
       for (const name of NAMES) {
         const value = update[name];
-        if (value !== undefined) await storeGatewaySecret(deps.sql, deps.keyring, GATEWAY_SECRETS[name], value);
+        if (value !== undefined)
+          await storeGatewaySecret(deps.sql, deps.keyring, GATEWAY_SECRETS[name], value, deps.clock.now());
       }
       if (update.apiKey !== undefined) onKeyChange();
       return view();

@@ -86,7 +86,7 @@ export function providerKeyRoutes(
       },
       handler: async (request) => {
         const provider = providerOf(request.params.provider);
-        await storeProviderKey(deps.sql, deps.keyring, provider, request.body.apiKey);
+        await storeProviderKey(deps.sql, deps.keyring, provider, request.body.apiKey, deps.clock.now());
         onKeyChange();
         return {
           success: true,

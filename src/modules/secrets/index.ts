@@ -7,8 +7,6 @@ export {
   followSecretChanges,
   readFunctionEnvironment,
   readSealedSecret,
+  seedReservedSecret,
   writeReservedSecret,
 } from './reserved-secrets.service.js';
-// Still called by ai/ai-key.ts, which its own session is rebuilding (it may not be touched here):
-// remove once that module keeps its key through writeReservedSecret/readSealedSecret.
-export { insertReservedSecrets, notifySecretChange, readActiveSecrets, updateSecret } from './secrets.repo.js';

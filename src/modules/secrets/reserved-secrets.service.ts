@@ -16,6 +16,13 @@ export async function writeReservedSecret(db: Queryable, key: string, ciphertext
   await repo.notifySecretChange(db, key);
 }
 
+/** Stores a reserved secret only when none is stored yet (a first-start seed); true when it did. */
+export async function seedReservedSecret(db: Queryable, key: string, ciphertext: string): Promise<boolean> {
+  const seeded = (await repo.insertReservedSecrets(db, [{ key, valueCiphertext: ciphertext }])) > 0;
+  if (seeded) await repo.notifySecretChange(db, key);
+  return seeded;
+}
+
 /** Deactivates a secret and tells every listener; false when it was not active. */
 export async function deactivateSecret(db: Queryable, key: string, now: Date): Promise<boolean> {
   const changed = await repo.deactivateSecret(db, key, now);
