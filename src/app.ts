@@ -29,6 +29,7 @@ import { migrationsPlugin } from './modules/migrations/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
 import { createSchemaCache, recordsPlugin } from './modules/records/index.js';
+import { schedulesPlugin } from './modules/schedules/index.js';
 import { secretsPlugin } from './modules/secrets/index.js';
 import { storagePlugin } from './modules/storage/index.js';
 
@@ -153,6 +154,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(functionsPlugin(deps));
   await app.register(paymentsPlugin(deps));
   await app.register(storagePlugin(deps));
+  await app.register(schedulesPlugin(deps));
 
   return app;
 }
