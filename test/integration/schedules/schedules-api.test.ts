@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
 
 let t: TestApp;
+const secretRef = (key: string) => `\${{secrets.${key}}}`;
 let asAdmin: (method: string, url: string, payload?: unknown) => ReturnType<TestApp['request']>;
 
 beforeAll(async () => {
@@ -105,18 +106,18 @@ describe('header secrets', () => {
     const created = await asAdmin(
       'POST',
       '/api/schedules',
-      valid({ headers: { Authorization: 'Bearer ${{secrets.CRON_TOKEN}}', 'X-Plain': 'v' } }),
+      valid({ headers: { Authorization: `Bearer ${secretRef('CRON_TOKEN')}`, 'X-Plain': 'v' } }),
     );
     expect(created.statusCode).toBe(201);
     const read = await asAdmin('GET', `/api/schedules/${created.json.id}`);
-    expect(read.json.headers).toEqual({ Authorization: 'Bearer ${{secrets.CRON_TOKEN}}', 'X-Plain': 'v' });
+    expect(read.json.headers).toEqual({ Authorization: `Bearer ${secretRef('CRON_TOKEN')}`, 'X-Plain': 'v' });
     expect(read.body).not.toContain('the-secret-value');
     const list = await asAdmin('GET', '/api/schedules');
     expect(list.body).not.toContain('the-secret-value');
   });
 
   it('answers 404 SECRET_NOT_FOUND naming the secret and the header', async () => {
-    const res = await asAdmin('POST', '/api/schedules', valid({ headers: { 'X-Key': '${{secrets.NOPE}}' } }));
+    const res = await asAdmin('POST', '/api/schedules', valid({ headers: { 'X-Key': secretRef('NOPE') } }));
     expect(res.statusCode).toBe(404);
     expect(res.json).toMatchObject({
       error: 'SECRET_NOT_FOUND',
