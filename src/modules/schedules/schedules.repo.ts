@@ -1,4 +1,5 @@
 // SQL for schedules.schedules, schedules.runs (run history and leases) and schedules.config.
+import type postgres from 'postgres';
 import type { Queryable } from '../../core/db.js';
 
 export interface ScheduleRow {
@@ -63,7 +64,7 @@ export async function updateSchedule(db: Queryable, id: string, fields: Schedule
 }
 
 /** Parameters $1-$12 of insert and update, in column order. */
-function fieldValues(f: ScheduleFields): postgresParam[] {
+function fieldValues(f: ScheduleFields): postgres.ParameterOrJSON<never>[] {
   return [
     f.name,
     f.cronSchedule,
@@ -72,15 +73,14 @@ function fieldValues(f: ScheduleFields): postgresParam[] {
     f.functionUrl,
     f.httpMethod,
     // jsonb parameters: postgres.js serializes them by the column's type.
-    f.headers as unknown as postgresParam,
-    f.body as unknown as postgresParam,
+    f.headers,
+    f.body as postgres.JSONValue,
     f.isActive,
     f.missedRunPolicy,
     f.timeoutMs,
     f.nextRunAt,
   ];
 }
-type postgresParam = string | number | boolean | Date | null;
 
 export async function deleteSchedule(db: Queryable, id: string): Promise<boolean> {
   const rows = await db`delete from schedules.schedules where id = ${id} returning id`;

@@ -105,22 +105,19 @@ export const createdScheduleSchema = z.object({ id: z.uuid(), cronJobId: z.strin
 export const updatedScheduleSchema = z.object({ id: z.uuid(), cronJobId: z.string().nullable(), message: z.string() });
 export const messageSchema = z.object({ message: z.string() });
 
-/** Junk or out-of-range values fall back to the defaults / clamp, as the reference does. */
+/** A whole-number query parameter: junk falls back to the default, the rest is clamped (as the reference). */
+const clampedInt = (fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => {
+      const n = Number.parseInt(v ?? '', 10);
+      return Number.isNaN(n) ? fallback : Math.min(max, Math.max(min, n));
+    });
+
 export const logsQuerySchema = z.object({
-  limit: z
-    .string()
-    .optional()
-    .transform((v) => {
-      const n = Number.parseInt(v ?? '', 10);
-      return Number.isNaN(n) ? 50 : Math.min(100, Math.max(1, n));
-    }),
-  offset: z
-    .string()
-    .optional()
-    .transform((v) => {
-      const n = Number.parseInt(v ?? '', 10);
-      return Number.isNaN(n) ? 0 : Math.max(0, n);
-    }),
+  limit: clampedInt(50, 1, 100),
+  offset: clampedInt(0, 0, Number.MAX_SAFE_INTEGER),
 });
 
 export const runLogSchema = z.object({
