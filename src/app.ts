@@ -25,6 +25,7 @@ import { createMailer, emailPlugin } from './modules/email/index.js';
 import { functionsPlugin } from './modules/functions/index.js';
 import { healthPlugin, VERSION } from './modules/health/index.js';
 import { metadataPlugin } from './modules/metadata/index.js';
+import { instrumentRequests } from './modules/metrics/index.js';
 import { migrationsPlugin } from './modules/migrations/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
@@ -96,6 +97,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
 
   registerErrorHandling(app);
   registerRequestDeadline(app, deps.config, guardOf(deps.sql));
+  const metricsPlugin = instrumentRequests(app, deps);
   const revokedSessions = await startRevokedSessions(deps, (err) =>
     app.log.error({ err }, 'reloading revoked sessions failed'),
   );
@@ -155,6 +157,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(paymentsPlugin(deps));
   await app.register(storagePlugin(deps));
   await app.register(schedulesPlugin(deps));
+  if (metricsPlugin) await app.register(metricsPlugin);
 
   return app;
 }

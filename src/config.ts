@@ -86,6 +86,8 @@ const envSchema = z
     SCHEDULES_RUN_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
     SCHEDULES_MISSED_RUN_GRACE_MS: z.coerce.number().int().min(0).default(60_000),
     SCHEDULES_MAX_CONCURRENT_RUNS: z.coerce.number().int().min(1).max(1000).default(20),
+    // GET /metrics (Prometheus): behind the API key / an admin token, open to anyone, or absent.
+    METRICS_ACCESS: z.enum(['off', 'api-key', 'public']).default('api-key'),
     PAYMENTS_PROCESSOR_HOST: z.string().min(1).optional(),
     PAYMENTS_PROCESSOR_PORT: port.optional(),
     PAYMENTS_PROCESSOR_PROTOCOL: z.enum(['http', 'https']).optional(),
@@ -200,6 +202,7 @@ const envSchema = z
       missedRunGraceMs: env.SCHEDULES_MISSED_RUN_GRACE_MS,
       maxConcurrentRuns: env.SCHEDULES_MAX_CONCURRENT_RUNS,
     },
+    metricsAccess: env.METRICS_ACCESS,
     // Where the processor SDK sends its calls (unset: the processor's own API); tests use a fake.
     paymentsProcessor: {
       host: env.PAYMENTS_PROCESSOR_HOST,

@@ -1057,6 +1057,9 @@ const routes: Row[] = [
     }),
   ),
 
+  // Prometheus metrics: behind the API key (admin) by default (METRICS_ACCESS).
+  { route: 'GET /metrics', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/metrics' }) },
+
   // Schedules (admin). Rows that read, change or delete one first create it with the API key.
   { route: 'GET /api/schedules', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/schedules' }) },
   {
