@@ -15,16 +15,12 @@ export function instrumentRequests(app: FastifyInstance, deps: Deps): FastifyPlu
   const access = deps.config.metricsAccess;
   if (access === 'off') return null;
   const metrics = createMetrics(guardOf(deps.sql));
-  // Callback style: no promise on every request. Invocations are answered by the runtime
-  // straight to the socket (the reply is hijacked), so every request is counted when its
-  // answer has been written.
-  app.addHook('onRequest', (request, reply, done) => {
+  // Callback style: no promise on every request. Fastify runs onResponse hooks for hijacked
+  // replies too, so invocations (answered by the runtime straight to the socket) are counted.
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    reply.raw.once('finish', () => {
-      const status = reply.raw.statusCode;
-      metrics.observeRequest(route, request.method, status, reply.elapsedTime / 1000);
-      if (route === FUNCTION_ROUTE) metrics.observeInvocation(status);
-    });
+    metrics.observeRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
+    if (route === FUNCTION_ROUTE) metrics.observeInvocation(reply.statusCode);
     done();
   });
   return metricsRoutes(metrics, access === 'public' ? 'public' : 'admin');
