@@ -25,10 +25,12 @@ import { createMailer, emailPlugin } from './modules/email/index.js';
 import { functionsPlugin } from './modules/functions/index.js';
 import { healthPlugin, VERSION } from './modules/health/index.js';
 import { metadataPlugin } from './modules/metadata/index.js';
+import { instrumentRequests } from './modules/metrics/index.js';
 import { migrationsPlugin } from './modules/migrations/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
 import { createSchemaCache, recordsPlugin } from './modules/records/index.js';
+import { schedulesPlugin } from './modules/schedules/index.js';
 import { loadPlatformKeys, type PlatformKeys, secretsPlugin } from './modules/secrets/index.js';
 import { storagePlugin } from './modules/storage/index.js';
 
@@ -99,6 +101,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
 
   registerErrorHandling(app);
   registerRequestDeadline(app, deps.config, guardOf(deps.sql));
+  const metricsPlugin = instrumentRequests(app, deps);
   const revokedSessions = await startRevokedSessions(deps, (err) =>
     app.log.error({ err }, 'reloading revoked sessions failed'),
   );
@@ -161,6 +164,8 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   await app.register(functionsPlugin(deps));
   await app.register(paymentsPlugin(deps));
   await app.register(storagePlugin(deps));
+  await app.register(schedulesPlugin(deps));
+  if (metricsPlugin) await app.register(metricsPlugin);
 
   return app;
 }

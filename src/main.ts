@@ -69,11 +69,12 @@ async function main(): Promise<void> {
 
   // The rest of the server is loaded only now: a taken port is reported in a moment, not after
   // every module has been loaded.
-  const [{ buildApp }, { createDeps }, { stopServer }, { loadPlatformKeys }] = await Promise.all([
+  const [{ buildApp }, { createDeps }, { stopServer }, { loadPlatformKeys }, { createScheduler }] = await Promise.all([
     import('./app.js'),
     import('./deps.js'),
     import('./shutdown.js'),
     import('./modules/secrets/index.js'),
+    import('./modules/schedules/index.js'),
   ]);
   let app: FastifyInstance | undefined;
   let deps: Deps | undefined;
@@ -109,7 +110,15 @@ async function main(): Promise<void> {
     dbEvent = (message) => built.log.warn(message);
     // Functions answer 502 until their runtime is up; the rest of the API does not wait for it.
     deps.runtime.start().catch((err) => built.log.error({ err }, 'the function runtime could not be started'));
+    // Scheduled runs: no new claims once the stop begins; runs in flight get the grace period.
+    const scheduler = createScheduler(deps, (level, message, extra) => built.log[level](extra ?? {}, message));
+    let schedulerStopped: Promise<void> | undefined;
+    built.addHook('preClose', async () => {
+      schedulerStopped = scheduler.stop(config.shutdownGraceMs);
+    });
+    built.addHook('onClose', async () => schedulerStopped);
     await built.listen({ port: config.port, host: config.host });
+    scheduler.start();
   } catch (err) {
     // Nothing may outlive a failed start (the embedded database runs in its own process group).
     await deps.close().catch(() => {});

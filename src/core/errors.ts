@@ -63,6 +63,11 @@ export const errorCatalogue = {
   STORAGE_PERMISSION_DENIED: { status: 403, message: 'Row-level security does not allow this.' },
   S3_ACCESS_KEY_NOT_FOUND: { status: 404, message: 'Access key not found.' },
   S3_ACCESS_KEY_LIMIT_EXCEEDED: { status: 400, message: 'Too many S3 access keys.' },
+  SECRET_NOT_FOUND: { status: 404, message: 'Secret not found.' },
+  SCHEDULE_NOT_FOUND: { status: 404, message: 'Schedule not found.' },
+  SCHEDULE_INVALID_CRON: { status: 400, message: 'Invalid cron expression.' },
+  SCHEDULE_INVALID_TIME_ZONE: { status: 400, message: 'Unknown time zone.' },
+  SCHEDULE_INVALID_TARGET: { status: 400, message: 'A schedule invokes a function or a URL of this API.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -125,6 +125,7 @@ const CUSTOM_PROVIDER = {
 };
 const secretKey = () => `MATRIX_${randomUUID().replaceAll('-', '').toUpperCase()}`;
 const MATRIX_FUNCTION = 'export default () => new Response("matrix");';
+const MATRIX_SCHEDULE = { name: 'Matrix schedule', cronSchedule: '0 3 * * *', functionSlug: 'matrix' };
 /** Arranges state for a row with the API key; the answer does not matter. */
 let migrationVersion = 0;
 const nextVersion = () => String(++migrationVersion);
@@ -1059,6 +1060,52 @@ const routes: Row[] = [
       access: 'admin',
       ok: 200,
       request: () => ({ method: 'POST', url: `/api/secrets/${path}/rotate`, payload: { gracePeriodHours: 24 } }),
+    }),
+  ),
+
+  // Prometheus metrics: behind the API key (admin) by default (METRICS_ACCESS).
+  { route: 'GET /metrics', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/metrics' }) },
+
+  // Schedules (admin). Rows that read, change or delete one first create it with the API key.
+  { route: 'GET /api/schedules', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/schedules' }) },
+  {
+    route: 'POST /api/schedules',
+    access: 'admin',
+    ok: 201,
+    request: () => ({ method: 'POST', url: '/api/schedules', payload: MATRIX_SCHEDULE }),
+  },
+  {
+    route: 'GET /api/schedules/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/schedules/config' }),
+  },
+  {
+    route: 'PATCH /api/schedules/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PATCH', url: '/api/schedules/config', payload: { retentionDays: 7 } }),
+  },
+  ...(
+    [
+      ['GET', '/api/schedules/:id'],
+      ['GET', '/api/schedules/:id/logs'],
+      ['PATCH', '/api/schedules/:id'],
+      ['DELETE', '/api/schedules/:id'],
+    ] as const
+  ).map(
+    ([method, path]): Row => ({
+      route: `${method} ${path}`,
+      access: 'admin',
+      ok: 200,
+      request: async () => {
+        const { json } = await asAdmin({ method: 'POST', url: '/api/schedules', payload: MATRIX_SCHEDULE });
+        return {
+          method,
+          url: path.replace(':id', json.id),
+          ...(method === 'PATCH' ? { payload: { isActive: false } } : {}),
+        };
+      },
     }),
   ),
 

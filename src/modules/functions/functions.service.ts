@@ -36,6 +36,11 @@ export async function functionSummaries(db: Queryable) {
   }));
 }
 
+/** Whether a function of this slug is deployed and active (the runtime holds every active one). */
+export async function isActiveFunction(db: Queryable, slug: string): Promise<boolean> {
+  return (await findFunction(db, slug))?.status === 'active';
+}
+
 export function createFunctionsService(deps: Pick<Deps, 'sql' | 'config'>, host: FunctionsHost) {
   /** Loads an active version into the runtime, or throws the load error (rolling back the write). */
   async function deployOrThrow(row: FunctionRow): Promise<Deployment | null> {

@@ -1,3 +1,4 @@
-// The functions module's face: its plugin, and the function list the metadata overview shows.
+// The functions module's face: its plugin, the function list the metadata overview shows, and
+// whether a slug is active (schedules call the runtime for active functions).
 export { functionsPlugin } from './functions.plugin.js';
-export { functionSummaries } from './functions.service.js';
+export { functionSummaries, isActiveFunction } from './functions.service.js';

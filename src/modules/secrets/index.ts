@@ -7,6 +7,7 @@ export {
   followSecretChanges,
   readFunctionEnvironment,
   readSealedSecret,
+  readSealedSecrets,
   seedReservedSecret,
   writeReservedSecret,
 } from './reserved-secrets.service.js';

@@ -10,6 +10,12 @@ import * as repo from './secrets.repo.js';
 export const readSealedSecret = (db: Queryable, key: string): Promise<string | undefined> =>
   repo.readSealedSecret(db, key);
 
+/** The sealed values of the active secrets among `keys`, by key (absent keys are left out). */
+export async function readSealedSecrets(db: Queryable, keys: string[]): Promise<Map<string, string>> {
+  const rows = keys.length === 0 ? [] : await repo.readActiveSecrets(db, [...new Set(keys)]);
+  return new Map(rows.map((row) => [row.key, row.valueCiphertext]));
+}
+
 /** Creates or replaces a reserved secret (sealed by the caller) and tells every listener. */
 export async function writeReservedSecret(db: Queryable, key: string, ciphertext: string, now: Date): Promise<void> {
   await repo.upsertReservedSecret(db, key, ciphertext, now);
