@@ -5,24 +5,30 @@
 //
 // Method (client and server share the machine, so the clients must stay out of the server's way):
 // - Plinth runs in this process, exactly as main.ts starts it, with logging off.
-// - The load comes from autocannon in a child process (bench/load-worker.ts): open loop at
-//   `overallRate` over 256 keep-alive connections, so a slow server does not slow the offered load
-//   (no coordinated omission). Its own CPU time is reported (`generatorCpuSeconds`): on 2 cores it
-//   is a large share, which is why the accepted rate is lower than it would be with a remote client.
+// - The sustainable rate is autocannon's closed loop on 32 connections (bench/load-worker.ts).
+// - The 3× load comes from bench/open-loop-worker.ts, a child process writing prepared requests on
+//   raw keep-alive sockets (at most 256): open loop, the requests due every millisecond, so a slow
+//   server does not slow the offered load and a fast one does not get it in bursts. (autocannon's
+//   `overallRate` sends each connection's quota for the second back to back at the start of the
+//   second: once refusals are cheap, the whole second's load lands in its first ~200 ms.) It is
+//   lean, but its CPU time is reported (`generatorCpuSeconds`): it shares the 2 cores too.
 // - The probe (bench/probe-worker.ts) is another child process sending one request at a time with a
 //   pause; the p99 of its accepted (200) answers is the number the target is about: within 2× the
 //   same probe's p99 with no load. Timing it in this process would add the server's own event-loop
 //   backlog to every probe a second time.
-// - "offered" is what the generator achieved to send (answers + errors per second), next to the
+// - "offered" is what the generator achieved to send per second, next to the
 //   3× it was asked for: on a busy machine it can fall short, and the ratio is only meaningful
 //   when it did not.
 // - Noise: other work on the machine moves all numbers; compare variants from back-to-back runs.
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { guardOf } from '../src/core/db.js';
 import { startLoadGenerator, type LoadSpec } from './load.js';
 import { startBenchDatabase } from './environment.js';
 import { registerUser } from './fixtures.js';
-import { startPlinth } from './plinth.js';
+import { startPlinth, type RunningPlinth } from './plinth.js';
+import type { OpenLoopResult, OpenLoopSpec } from './open-loop-worker.js';
 import type { ProbeResult, ProbeSpec } from './probe-worker.js';
 import { createRecordsTable, RECORDS_PATH } from './records.js';
 
@@ -36,21 +42,65 @@ const percentile = (xs: number[], p: number) => {
 };
 const ms = (x: number) => Math.round(x * 10) / 10;
 const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+const cpuSeconds = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1e6;
 
-const PROBE_WORKER = fileURLToPath(new URL('./probe-worker.ts', import.meta.url));
-
-/** Runs the probe client in its own process for one load phase. */
-function probe(spec: ProbeSpec): Promise<ProbeResult> {
-  const child = fork(PROBE_WORKER, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/** Runs one of the bench's client workers in its own process and returns what it reports. */
+function runWorker<Spec, Result>(file: string, spec: Spec): Promise<Result> {
+  const child = fork(fileURLToPath(new URL(file, import.meta.url)), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`probe exited with code ${code} before reporting`)));
-    child.on('message', (message: { ready?: true; result?: ProbeResult; error?: string }) => {
-      if (message.ready) child.send(spec);
+    child.once('exit', (code) => reject(new Error(`${file} exited with code ${code} before reporting`)));
+    child.on('message', (message: { ready?: true; result?: Result; error?: string }) => {
+      if (message.ready) child.send(spec as object);
       else if (message.result) resolve(message.result);
-      else reject(new Error(`probe failed: ${message.error}`));
+      else reject(new Error(`${file} failed: ${message.error}`));
     });
   });
+}
+const probe = (spec: ProbeSpec) => runWorker<ProbeSpec, ProbeResult>('./probe-worker.ts', spec);
+const openLoop = (spec: OpenLoopSpec) => runWorker<OpenLoopSpec, OpenLoopResult>('./open-loop-worker.ts', spec);
+
+/**
+ * Plinth's CPU per refusal, measured directly: the pool is held saturated (every connection
+ * waiting on an advisory lock, the wait queue full) while 32 closed-loop connections read records,
+ * so every answer is a refusal; Plinth's CPU time over the refusals answered.
+ */
+async function refusalCost(plinth: RunningPlinth, databaseUrl: string, load: LoadSpec) {
+  const admin = postgres(databaseUrl, { max: 2, onnotice: () => {} });
+  await admin.unsafe(`
+    create function public.bench_gate() returns int language sql volatile as $$ select pg_advisory_xact_lock(4243); select 1 $$;
+    grant execute on function public.bench_gate() to public;
+  `);
+  const gate = await admin.reserve();
+  await gate`select pg_advisory_lock(4243)`;
+  const guard = guardOf(plinth.deps.sql);
+  const { max, queueMax } = guard.options;
+  const holders = Array.from({ length: max + queueMax }, () =>
+    fetch(`${plinth.url}/api/database/rpc/bench_gate`, {
+      method: 'POST',
+      headers: { ...load.headers, 'content-type': 'application/json' },
+      body: '{}',
+    }).then((res) => res.arrayBuffer()),
+  );
+  try {
+    while (guard.stats().waiting < queueMax) await new Promise((r) => setTimeout(r, 10));
+    const generator = await startLoadGenerator();
+    const cpuBefore = process.cpuUsage();
+    const result = await generator.run({ ...load, expectStatus: 503, connections: 32, seconds: 3 });
+    const cpu = cpuSeconds(process.cpuUsage(cpuBefore));
+    return {
+      refusals: result.ok,
+      otherAnswers: result.wrongStatus,
+      refusalsPerSecond: Math.round(result.rps),
+      p99: result.p99,
+      cpuPerRefusalUs: Math.round((cpu / result.ok) * 1e6),
+    };
+  } finally {
+    await gate`select pg_advisory_unlock(4243)`;
+    gate.release();
+    await Promise.all(holders);
+    await admin.end();
+  }
 }
 
 async function main() {
@@ -83,34 +133,60 @@ async function main() {
     // Unloaded: the probe alone.
     const unloaded = await probe(probeSpec);
     // Sustainable: closed loop, 32 connections (the records scenarios' load).
-    const sustained = await (await startLoadGenerator()).run(spec({}));
+    const sustainedGenerator = await startLoadGenerator();
+    const cpuBeforeSustained = process.cpuUsage();
+    const sustained = await sustainedGenerator.run(spec({}));
+    const sustainedCpu = cpuSeconds(process.cpuUsage(cpuBeforeSustained));
     const rate = Math.round(sustained.rps);
     // 3× that rate, open loop, on enough connections to carry it.
-    const generator = await startLoadGenerator();
     const rssBefore = process.memoryUsage().rss;
+    const cpuBeforeOverload = process.cpuUsage();
     let peakRss = rssBefore;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
     const [overload, sampled] = await Promise.all([
-      generator.run(spec({ connections: OVERLOAD_CONNECTIONS, overallRate: 3 * rate })),
+      openLoop({
+        host: '127.0.0.1',
+        port: Number(new URL(plinth.url).port),
+        paths,
+        headers,
+        rate: 3 * rate,
+        seconds: SECONDS,
+        maxConnections: OVERLOAD_CONNECTIONS,
+      }),
       probe(probeSpec),
     ]);
     clearInterval(sampler);
+    const overloadCpu = cpuSeconds(process.cpuUsage(cpuBeforeOverload));
+    // Plinth's CPU per answer: an accepted one from the sustainable run (all accepted), a refusal
+    // from what the overload run used beyond its accepted ones. CPU time is far less sensitive to
+    // the machine's other work than latency is.
+    const accepted = overload.statusCodes['200'] ?? 0;
+    const refused = overload.statusCodes['503'] ?? 0;
+    const cpuPerAccepted = sustainedCpu / sustained.ok;
+    const cpuPerRefusal = refused ? (overloadCpu - cpuPerAccepted * accepted) / refused : NaN;
+    const saturated = await refusalCost(plinth, db.url, spec({}));
     const unloadedP99 = percentile(unloaded.accepted, 99);
     const acceptedP99 = percentile(sampled.accepted, 99);
-    const answered = Object.values(overload.statusCodes).reduce((a, b) => a + b, 0);
     console.log(
       JSON.stringify(
         {
-          unloaded: { probes: unloaded.accepted.length, p50: ms(percentile(unloaded.accepted, 50)), p99: ms(unloadedP99) },
+          unloaded: {
+            probes: unloaded.accepted.length,
+            p50: ms(percentile(unloaded.accepted, 50)),
+            p99: ms(unloadedP99),
+          },
           sustainable: { rps: rate, p50: sustained.p50, p99: sustained.p99, statusCodes: sustained.statusCodes },
           overload: {
             askedRps: 3 * rate,
-            offeredRps: Math.round((answered + overload.errors) / overload.seconds),
-            acceptedRps: Math.round(overload.rps),
-            refused: overload.statusCodes['503'] ?? 0,
+            offeredRps: Math.round(overload.sent / overload.seconds),
+            unsent: overload.unsent,
+            acceptedRps: Math.round(accepted / overload.seconds),
+            refused,
             statusCodes: overload.statusCodes,
             errors: overload.errors,
-            allResponsesP99: overload.p99,
+            connectionsOpened: overload.connectionsOpened,
+            generatorAcceptedP99: ms(percentile(overload.okLatencies, 99)),
+            allResponsesP99: ms(overload.allP99),
             generatorCpuSeconds: Math.round(overload.cpuSeconds * 10) / 10,
             probe: {
               accepted: sampled.accepted.length,
@@ -123,6 +199,13 @@ async function main() {
             },
             acceptedP99OverUnloaded: +(acceptedP99 / unloadedP99).toFixed(2),
             rssMiB: { before: mib(rssBefore), peak: mib(peakRss), after: mib(process.memoryUsage().rss) },
+          },
+          saturated,
+          plinthCpu: {
+            sustainedSeconds: +sustainedCpu.toFixed(1),
+            overloadSeconds: +overloadCpu.toFixed(1),
+            perAcceptedUs: Math.round(cpuPerAccepted * 1e6),
+            perRefusalUs: Math.round(cpuPerRefusal * 1e6),
           },
           pool: plinth.deps.config.dbPoolSize,
           queueMax: plinth.deps.config.dbPoolQueueMax,

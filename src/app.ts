@@ -1,6 +1,5 @@
 // buildApp(deps): the Fastify instance with every plugin and module route. It never listens;
 // main.ts does, and tests use inject() or listen on a port of their own.
-import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
@@ -19,6 +18,8 @@ import { parseJsonBodies } from './http/json-body.js';
 import { registerAccessControl } from './http/principal.js';
 import { guardOf } from './core/db.js';
 import { registerRequestDeadline } from './http/request-deadline.js';
+import { requestIdOf } from './http/request-id.js';
+import { serverWithAdmission } from './http/server.js';
 import { aiPlugin } from './modules/ai/index.js';
 import { authPlugin, createAuthServices, startRevokedSessions } from './modules/auth/index.js';
 import { createMailer, emailPlugin } from './modules/email/index.js';
@@ -32,8 +33,6 @@ import { createSchemaCache, recordsPlugin } from './modules/records/index.js';
 import { secretsPlugin } from './modules/secrets/index.js';
 import { storagePlugin } from './modules/storage/index.js';
 
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
-
 export interface AppOptions {
   /** pino logger options; false silences the log (tests). */
   logger?: boolean | Record<string, unknown>;
@@ -41,6 +40,7 @@ export interface AppOptions {
 
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
   const limits = deps.config.http;
+  const pool = guardOf(deps.sql);
   const app = Fastify({
     logger: options.logger ?? { level: deps.config.logLevel },
     bodyLimit: deps.config.maxBodyBytes,
@@ -57,10 +57,14 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       connectionsCheckingInterval: 1_000,
     },
     requestIdHeader: false,
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    },
+    genReqId: requestIdOf,
+    // Overload is refused by the HTTP server before Fastify sees the request (http/admission.ts).
+    serverFactory: serverWithAdmission({
+      pool,
+      maxInFlight: pool.options.max + pool.options.queueMax,
+      corsOrigins: deps.config.corsOrigins,
+      onRefusing: (refused) => app.log.warn({ refused }, 'at capacity: refusing requests with 503'),
+    }),
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors,
   }).withTypeProvider<ZodTypeProvider>();
@@ -94,7 +98,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   });
 
   registerErrorHandling(app);
-  registerRequestDeadline(app, deps.config, guardOf(deps.sql));
+  registerRequestDeadline(app, deps.config);
   const revokedSessions = await startRevokedSessions(deps, (err) =>
     app.log.error({ err }, 'reloading revoked sessions failed'),
   );
