@@ -13,13 +13,13 @@ import {
 } from 'fastify-type-provider-zod';
 import { defaultMaxConnections } from './core/fd-limit.js';
 import type { Deps } from './deps.js';
+import { installAdmission } from './http/admission.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { parseJsonBodies } from './http/json-body.js';
 import { registerAccessControl } from './http/principal.js';
 import { guardOf } from './core/db.js';
 import { registerRequestDeadline } from './http/request-deadline.js';
 import { requestIdOf } from './http/request-id.js';
-import { serverWithAdmission } from './http/server.js';
 import { aiPlugin } from './modules/ai/index.js';
 import { authPlugin, createAuthServices, startRevokedSessions } from './modules/auth/index.js';
 import { createMailer, emailPlugin } from './modules/email/index.js';
@@ -40,7 +40,6 @@ export interface AppOptions {
 
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
   const limits = deps.config.http;
-  const pool = guardOf(deps.sql);
   const app = Fastify({
     logger: options.logger ?? { level: deps.config.logLevel },
     bodyLimit: deps.config.maxBodyBytes,
@@ -58,19 +57,20 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     },
     requestIdHeader: false,
     genReqId: requestIdOf,
-    // Overload is refused by the HTTP server before Fastify sees the request (http/admission.ts).
-    serverFactory: serverWithAdmission({
-      pool,
-      maxInFlight: pool.options.max + pool.options.queueMax,
-      corsOrigins: deps.config.corsOrigins,
-      onRefusing: (refused) => app.log.warn({ refused }, 'at capacity: refusing requests with 503'),
-    }),
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors,
   }).withTypeProvider<ZodTypeProvider>();
   // Connections past the cap are closed as soon as they are accepted, so a flood cannot use up
   // the file descriptors the pool, uploads and the function runtime need.
   app.server.maxConnections = limits.maxConnections ?? defaultMaxConnections();
+  // Overload is refused by the HTTP server before Fastify sees the request.
+  const pool = guardOf(deps.sql);
+  installAdmission(app, {
+    pool,
+    maxInFlight: pool.options.max + pool.options.queueMax,
+    corsOrigins: deps.config.corsOrigins,
+    onRefusing: (refused) => app.log.warn({ refused }, 'at capacity: refusing requests with 503'),
+  });
 
   // Fastify parses text/plain bodies into strings by default, which turns a wrong content type
   // into a confusing "expected object" validation error. JSON routes answer 415 instead; a route

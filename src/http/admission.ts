@@ -2,14 +2,17 @@
 // pre-serialised 503 SERVICE_UNAVAILABLE (Retry-After, spec error shape) by the HTTP server itself,
 // before Fastify routes, authenticates or logs it. Under overload a refusal must cost next to
 // nothing, or the refusals starve the requests that were accepted. Health checks and CORS
-// preflights are always let through.
+// preflights are always let through. Requests that did not pass the door (inject(), the extra
+// servers Fastify binds when HOST resolves to several addresses) get the same check in onRequest.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import { toErrorBody } from '../core/errors.js';
 import { unavailable } from '../core/pg-errors.js';
 import { AT_CAPACITY, type PoolGuard } from '../core/pool-guard.js';
+import { sendError } from './error-handler.js';
 import { requestIdOf } from './request-id.js';
 
-export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 export interface AdmissionOptions {
   pool: PoolGuard;
@@ -47,8 +50,26 @@ function corsHeaders(origin: string | undefined, corsOrigins: string[]): Record<
   };
 }
 
-/** Wraps the server's request listener (Fastify's) with the admission check. */
-export function admitAtTheDoor(next: RequestListener, options: AdmissionOptions): RequestListener {
+const exempt = (req: IncomingMessage) => req.method === 'OPTIONS' || req.url?.startsWith(HEALTH_PREFIX) === true;
+
+/** Puts the admission check in front of Fastify's request listener on `app.server`. */
+export function installAdmission(app: FastifyInstance, options: AdmissionOptions): void {
+  const [fastifyListener, ...others] = app.server.listeners('request') as RequestListener[];
+  if (!fastifyListener || others.length > 0) throw new Error('expected exactly one request listener (Fastify)');
+  const passed = new WeakSet<IncomingMessage>();
+  const door = admitAtTheDoor(fastifyListener, options, passed);
+  app.server.removeListener('request', fastifyListener);
+  app.server.on('request', door.listener);
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!passed.has(request.raw) && !exempt(request.raw) && door.saturated()) {
+      sendError(reply, unavailable(AT_CAPACITY));
+      return;
+    }
+    done();
+  });
+}
+
+function admitAtTheDoor(next: RequestListener, options: AdmissionOptions, passed: WeakSet<IncomingMessage>) {
   const { pool } = options;
   let inFlight = 0;
   let refusedSinceLog = 0;
@@ -83,10 +104,12 @@ export function admitAtTheDoor(next: RequestListener, options: AdmissionOptions)
     }
   };
 
-  return (req, res) => {
-    if (req.method !== 'OPTIONS' && !req.url?.startsWith(HEALTH_PREFIX) && saturated()) return refuse(req, res);
+  const listener: RequestListener = (req, res) => {
+    if (!exempt(req) && saturated()) return refuse(req, res);
     inFlight++;
+    passed.add(req);
     res.once('close', leave);
     next(req, res);
   };
+  return { listener, saturated };
 }
