@@ -31,9 +31,6 @@ export interface AdmissionOptions {
 const HEALTH_PREFIX = '/api/health';
 const LOG_EVERY_MS = 1_000;
 const LARGE_BODY_BYTES = 64 * 1024;
-const LAG_TICK_MS = 10;
-/** Late by more than this, the event loop is behind: accepted requests already wait for the CPU. */
-const LAG_MS = 10;
 
 const REFUSAL = Buffer.from(JSON.stringify(toErrorBody(unavailable(AT_CAPACITY))));
 const REFUSAL_HEADERS = {
@@ -60,12 +57,7 @@ export function installAdmission(app: FastifyInstance, options: AdmissionOptions
   const [fastifyListener, ...others] = app.server.listeners('request') as RequestListener[];
   if (!fastifyListener || others.length > 0) throw new Error('expected exactly one request listener (Fastify)');
   const passed = new WeakSet<IncomingMessage>();
-  const lag = watchEventLoopLag();
-  app.addHook('onClose', (_instance, done) => {
-    lag.stop();
-    done();
-  });
-  const door = admitAtTheDoor(fastifyListener, options, passed, lag);
+  const door = admitAtTheDoor(fastifyListener, options, passed);
   app.server.removeListener('request', fastifyListener);
   app.server.on('request', door.listener);
   app.addHook('onRequest', (request, reply, done) => {
@@ -77,24 +69,7 @@ export function installAdmission(app: FastifyInstance, options: AdmissionOptions
   });
 }
 
-/** Whether this process's event loop runs late: a timer every LAG_TICK_MS, late by more than LAG_MS. */
-function watchEventLoopLag() {
-  let lagging = false;
-  let expected = performance.now() + LAG_TICK_MS;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    lagging = now - expected > LAG_MS;
-    expected = now + LAG_TICK_MS;
-  }, LAG_TICK_MS).unref();
-  return { lagging: () => lagging, stop: () => clearInterval(timer) };
-}
-
-function admitAtTheDoor(
-  next: RequestListener,
-  options: AdmissionOptions,
-  passed: WeakSet<IncomingMessage>,
-  lag: { lagging(): boolean },
-) {
+function admitAtTheDoor(next: RequestListener, options: AdmissionOptions, passed: WeakSet<IncomingMessage>) {
   const { pool } = options;
   let inFlight = 0;
   let refusedSinceLog = 0;
