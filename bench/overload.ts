@@ -19,7 +19,10 @@
 // - "offered" is what the generator achieved to send per second, next to the
 //   3× it was asked for: on a busy machine it can fall short, and the ratio is only meaningful
 //   when it did not.
-// - Noise: other work on the machine moves all numbers; compare variants from back-to-back runs.
+// - `saturated`: the cost of a refusal measured directly (Plinth's CPU time per 503 while the
+//   pool is held full), the number least moved by other work on the machine.
+// - Noise: other work on the machine moves all numbers (reruns of one commit differ by 20–40 % in
+//   accepted p99 on the shared 2-core VM); compare variants from back-to-back runs.
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
