@@ -4,6 +4,7 @@
 // one spreads requests evenly (every millisecond, the ones now due), whatever the server answers.
 // A request due while every connection is busy and the connection cap is reached is not sent and
 // is counted as `unsent` (the client could not offer it). Answers with status counts and latencies.
+import { serveOneRun } from './worker-ipc.js';
 import { connect, type Socket } from 'node:net';
 
 export interface OpenLoopSpec {
@@ -145,11 +146,4 @@ function run(spec: OpenLoopSpec): Promise<OpenLoopResult> {
   });
 }
 
-process.once('disconnect', () => process.exit(1));
-process.send?.({ ready: true });
-process.once('message', (spec: OpenLoopSpec) => {
-  run(spec).then(
-    (result) => process.send?.({ result }, () => process.exit(0)),
-    (err: unknown) => process.send?.({ error: String(err instanceof Error ? err.stack : err) }, () => process.exit(1)),
-  );
-});
+serveOneRun(run);

@@ -160,13 +160,11 @@ async function main() {
     ]);
     clearInterval(sampler);
     const overloadCpu = cpuSeconds(process.cpuUsage(cpuBeforeOverload));
-    // Plinth's CPU per answer: an accepted one from the sustainable run (all accepted), a refusal
-    // from what the overload run used beyond its accepted ones. CPU time is far less sensitive to
-    // the machine's other work than latency is.
+    // Plinth's CPU per accepted answer, from the sustainable run (all accepted); per refusal see
+    // `saturated`. CPU time is far less sensitive to the machine's other work than latency is.
     const accepted = overload.statusCodes['200'] ?? 0;
     const refused = overload.statusCodes['503'] ?? 0;
     const cpuPerAccepted = sustainedCpu / sustained.ok;
-    const cpuPerRefusal = refused ? (overloadCpu - cpuPerAccepted * accepted) / refused : NaN;
     const saturated = await refusalCost(plinth, db.url, spec({}));
     const unloadedP99 = percentile(unloaded.accepted, 99);
     const acceptedP99 = percentile(sampled.accepted, 99);
@@ -208,7 +206,6 @@ async function main() {
             sustainedSeconds: +sustainedCpu.toFixed(1),
             overloadSeconds: +overloadCpu.toFixed(1),
             perAcceptedUs: Math.round(cpuPerAccepted * 1e6),
-            perRefusalUs: Math.round(cpuPerRefusal * 1e6),
           },
           pool: plinth.deps.config.dbPoolSize,
           queueMax: plinth.deps.config.dbPoolQueueMax,

@@ -2,6 +2,7 @@
 // timings never wait on the server's event loop. Receives a ProbeSpec over IPC, sends one request
 // at a time (a pause between them) and answers with the latency of each accepted (200) one, the
 // refusals (503) it saw, and whether the liveness route answered 200 after every probe.
+import { serveOneRun } from './worker-ipc.js';
 export interface ProbeSpec {
   url: string;
   healthUrl: string;
@@ -42,11 +43,4 @@ async function probe(spec: ProbeSpec): Promise<ProbeResult> {
   return result;
 }
 
-process.once('disconnect', () => process.exit(1));
-process.send?.({ ready: true });
-process.once('message', (spec: ProbeSpec) => {
-  probe(spec).then(
-    (result) => process.send?.({ result }, () => process.exit(0)),
-    (err: unknown) => process.send?.({ error: String(err instanceof Error ? err.stack : err) }, () => process.exit(1)),
-  );
-});
+serveOneRun(probe);
