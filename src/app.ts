@@ -1,6 +1,5 @@
 // buildApp(deps): the Fastify instance with every plugin and module route. It never listens;
 // main.ts does, and tests use inject() or listen on a port of their own.
-import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
@@ -14,11 +13,13 @@ import {
 } from 'fastify-type-provider-zod';
 import { defaultMaxConnections } from './core/fd-limit.js';
 import type { Deps } from './deps.js';
+import { installAdmission } from './http/admission.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { parseJsonBodies } from './http/json-body.js';
 import { registerAccessControl } from './http/principal.js';
 import { guardOf } from './core/db.js';
 import { registerRequestDeadline } from './http/request-deadline.js';
+import { requestIdOf } from './http/request-id.js';
 import { aiPlugin } from './modules/ai/index.js';
 import { authPlugin, createAuthServices, startRevokedSessions } from './modules/auth/index.js';
 import { createMailer, emailPlugin } from './modules/email/index.js';
@@ -33,8 +34,6 @@ import { createSchemaCache, recordsPlugin } from './modules/records/index.js';
 import { schedulesPlugin } from './modules/schedules/index.js';
 import { loadPlatformKeys, type PlatformKeys, secretsPlugin } from './modules/secrets/index.js';
 import { storagePlugin } from './modules/storage/index.js';
-
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 export interface AppOptions {
   /** pino logger options; false silences the log (tests). */
@@ -63,16 +62,21 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
       connectionsCheckingInterval: 1_000,
     },
     requestIdHeader: false,
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    },
+    genReqId: requestIdOf,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors,
   }).withTypeProvider<ZodTypeProvider>();
   // Connections past the cap are closed as soon as they are accepted, so a flood cannot use up
   // the file descriptors the pool, uploads and the function runtime need.
   app.server.maxConnections = limits.maxConnections ?? defaultMaxConnections();
+  // Overload is refused by the HTTP server before Fastify sees the request.
+  const pool = guardOf(deps.sql);
+  installAdmission(app, {
+    pool,
+    maxInFlight: pool.options.max + pool.options.queueMax,
+    corsOrigins: deps.config.corsOrigins,
+    onRefusing: (refused) => app.log.warn({ refused }, 'at capacity: refusing requests with 503'),
+  });
 
   // Fastify parses text/plain bodies into strings by default, which turns a wrong content type
   // into a confusing "expected object" validation error. JSON routes answer 415 instead; a route
@@ -100,7 +104,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   });
 
   registerErrorHandling(app);
-  registerRequestDeadline(app, deps.config, guardOf(deps.sql));
+  registerRequestDeadline(app, deps.config);
   const metricsPlugin = instrumentRequests(app, deps);
   const revokedSessions = await startRevokedSessions(deps, (err) =>
     app.log.error({ err }, 'reloading revoked sessions failed'),

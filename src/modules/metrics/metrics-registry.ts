@@ -63,7 +63,7 @@ export function createMetrics(pool: PoolGuard): Metrics {
   });
   new Gauge({
     name: 'plinth_db_pool_refused',
-    help: 'Database work refused (503) because the wait queue was full, since start',
+    help: 'Requests refused (503) because the database pool was at capacity, since start',
     registers: [registry],
     collect() {
       this.set(pool.stats().refused);
