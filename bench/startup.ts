@@ -3,7 +3,8 @@
 // platform keys) until /api/health/ready answers 200, a restart on the same data (warm), and the
 // idle RSS of the server process itself (not its PostgreSQL or Deno children) once it is ready.
 // With DATABASE_URL set, the cold start uses a fresh database created on that server instead.
-// Usage: npm run build && npx tsx bench/startup.ts [runs]   (default 3 runs; medians are printed)
+// Usage: npm run bench:startup [runs]   (default 3 runs; medians are printed). The node flags are
+// those of `npm start`; START_NODE_FLAGS='--flag …' tries others.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -15,6 +16,12 @@ import postgres from 'postgres';
 import { freePort } from '../test/harness/free-port.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
+/** The node flags of `npm start` (the server is spawned as npm start runs it, without npm around it). */
+const START_FLAGS =
+  process.env.START_NODE_FLAGS?.split(' ').filter(Boolean) ??
+  (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start as string)
+    .split(' ')
+    .filter((word) => word.startsWith('--'));
 const TARGETS = { idleRssMb: 120, coldMs: 3_000, warmMs: 1_500 };
 /** How long the process is left alone after it is ready before its RSS is read. */
 const SETTLE_MS = 3_000;
@@ -34,7 +41,7 @@ function rssMb(pid: number): number {
 
 async function startServer(env: Record<string, string>, port: number): Promise<Started> {
   const begun = performance.now();
-  const child = spawn(process.execPath, ['dist/main.js'], {
+  const child = spawn(process.execPath, [...START_FLAGS, 'dist/main.js'], {
     cwd: ROOT,
     env: { ...process.env, ...env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json' },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -97,6 +97,8 @@ const envSchema = z
     PAYMENTS_PROCESSOR_PROTOCOL: z.enum(['http', 'https']).optional(),
     PAYMENTS_PROCESSOR_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // Unset: pretty lines when stdout is a terminal, JSON lines otherwise.
+    LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
     // Object storage: local disk (default, under the data directory) or an S3 bucket.
     STORAGE_BACKEND: z.enum(['local', 's3']).default('local'),
     STORAGE_DIR: z.string().min(1).optional(),
@@ -192,6 +194,7 @@ const envSchema = z
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
     logLevel: env.LOG_LEVEL,
+    logFormat: env.LOG_FORMAT,
     openrouterApiKey: env.OPENROUTER_API_KEY,
     ai: {
       baseUrl: env.OPENROUTER_BASE_URL.replace(/\/+$/, ''),
