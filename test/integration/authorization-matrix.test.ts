@@ -773,6 +773,12 @@ const routes: Row[] = [
     request: () => ({ method: 'GET', url: '/api/database/tables' }),
   },
   {
+    route: 'GET /api/database/types',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/database/types?lang=typescript' }),
+  },
+  {
     route: 'GET /api/metadata/database',
     access: 'admin',
     ok: 200,
