@@ -7,7 +7,7 @@
 import type postgres from 'postgres';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
-import { inAdminTransaction, runStatement, type Conn } from './admin-transaction.js';
+import { actAsOwner, actAsProjectAdmin, inAdminTransaction, runStatement } from './admin-transaction.js';
 import { announceSchemaChange } from './migrations.repo.js';
 import { assertProjectDdl, isSchemaChange } from './raw-sql-ddl.js';
 import { guardedStatements } from './sql-guard.js';
@@ -17,12 +17,6 @@ export interface RawSqlResult {
   rowCount: number;
   fields: { name: string; dataTypeID: number }[];
 }
-
-const asProjectAdmin = (conn: Conn) =>
-  conn`select set_config('role', 'project_admin', true),
-              set_config('request.jwt.claims', ${JSON.stringify({ role: 'project_admin' })}, true)`;
-
-const asOwner = (conn: Conn) => conn`select set_config('role', 'none', true)`;
 
 export function createRawSqlService(deps: Pick<Deps, 'sql' | 'config'>, onSchemaChanged: () => Promise<unknown>) {
   return async function runRawSql(
@@ -47,12 +41,12 @@ export function createRawSqlService(deps: Pick<Deps, 'sql' | 'config'>, onSchema
       let role: 'project_admin' | 'owner' = 'owner';
       for (const [i, s] of statements.entries()) {
         const wanted = as === 'project_admin' && !isSchemaChange(s) ? 'project_admin' : 'owner';
-        if (wanted !== role) await (wanted === 'owner' ? asOwner(conn) : asProjectAdmin(conn));
+        if (wanted !== role) await (wanted === 'owner' ? actAsOwner(conn) : actAsProjectAdmin(conn));
         role = wanted;
         last = await runStatement(conn, s.text, i + 1, params ?? []);
       }
       if (changesSchema) {
-        if (role !== 'owner') await asOwner(conn);
+        if (role !== 'owner') await actAsOwner(conn);
         await announceSchemaChange(conn);
       }
       return last!;
