@@ -1,7 +1,7 @@
 // The unmodified official MCP server (@insforge/mcp, local stdio mode) driven through
 // @modelcontextprotocol/sdk's client against a listening Plinth: the tool calls issue 20 fixed
 // (backend metadata, anon key, raw SQL creating/altering/dropping a table, table schema, bulk
-// upsert from a local CSV file) each succeed.
+// upsert from a local CSV file) and the bucket tools each succeed.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -50,7 +50,14 @@ describe('the official MCP server against Plinth', () => {
   it('lists the tools this issue serves', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((x) => x.name);
-    for (const name of ['get-backend-metadata', 'get-anon-key', 'run-raw-sql', 'get-table-schema', 'bulk-upsert'])
+    for (const name of [
+      'get-backend-metadata',
+      'get-anon-key',
+      'run-raw-sql',
+      'get-table-schema',
+      'bulk-upsert',
+      'create-bucket',
+    ])
       expect(names).toContain(name);
   });
 
@@ -76,5 +83,12 @@ describe('the official MCP server against Plinth', () => {
     await tool('run-raw-sql', { query: 'drop table todos' });
     const [gone] = await t.deps.sql`select to_regclass('public.todos') is null as gone`;
     expect(gone!.gone).toBe(true);
+  });
+
+  it('create-bucket, list-buckets, delete-bucket', async () => {
+    await tool('create-bucket', { bucketName: 'agent-files', isPublic: false });
+    expect(await tool('list-buckets')).toContain('agent-files');
+    await tool('delete-bucket', { bucketName: 'agent-files' });
+    expect(await tool('list-buckets')).not.toContain('agent-files');
   });
 });
