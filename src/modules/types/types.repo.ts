@@ -1,5 +1,5 @@
 // SQL of the generated types: the catalog facts the records schema cache does not keep — enum
-// labels, standalone composite types, identity and generated columns, and which views accept
+// labels, domains' base types, standalone composite types, identity and generated columns, and which views accept
 // writes — for the exposed schemas.
 import type { Queryable } from '../../core/db.js';
 
@@ -7,6 +7,13 @@ export interface EnumType {
   schema: string;
   name: string;
   labels: string[];
+}
+
+export interface DomainType {
+  schema: string;
+  name: string;
+  /** format_type() of the type underneath. */
+  base: string;
 }
 
 export interface CompositeType {
@@ -37,6 +44,13 @@ export async function enumTypes(db: Queryable, schemas: string[]): Promise<EnumT
     from pg_type t join pg_namespace n on n.oid = t.typnamespace
     where t.typtype = 'e' and n.nspname = any(${schemas})
     order by n.nspname, t.typname`;
+}
+
+export async function domainTypes(db: Queryable, schemas: string[]): Promise<DomainType[]> {
+  return db<DomainType[]>`
+    select n.nspname as schema, t.typname as name, format_type(t.typbasetype, t.typtypmod) as base
+    from pg_type t join pg_namespace n on n.oid = t.typnamespace
+    where t.typtype = 'd' and n.nspname = any(${schemas})`;
 }
 
 export async function compositeTypes(db: Queryable, schemas: string[]): Promise<CompositeType[]> {

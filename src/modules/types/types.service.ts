@@ -10,13 +10,14 @@ export function createTypesService(deps: Pick<Deps, 'sql'>, schemaCache: SchemaC
     async typescript(): Promise<string> {
       await schemaCache.refreshIfChanged();
       const snapshot = schemaCache.current();
-      const [enums, composites, unwritable, viewWrites] = await Promise.all([
+      const [enums, domains, composites, unwritable, viewWrites] = await Promise.all([
         repo.enumTypes(deps.sql, snapshot.schemas),
+        repo.domainTypes(deps.sql, snapshot.schemas),
         repo.compositeTypes(deps.sql, snapshot.schemas),
         repo.unwritableColumns(deps.sql, snapshot.schemas),
         repo.viewWrites(deps.sql, snapshot.schemas),
       ]);
-      return renderTypescript({ snapshot, enums, composites, unwritable, viewWrites });
+      return renderTypescript({ snapshot, enums, domains, composites, unwritable, viewWrites });
     },
   };
 }

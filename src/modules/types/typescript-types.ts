@@ -3,7 +3,7 @@
 // Row/Insert/Update and Relationships, Functions with Args/Returns, Enums and CompositeTypes.
 // Pure: everything it prints comes from the catalog facts it is given.
 import type { SchemaCache } from '../records/index.js';
-import type { CompositeType, EnumType, ViewWrites, WriteRule } from './types.repo.js';
+import type { CompositeType, DomainType, EnumType, ViewWrites, WriteRule } from './types.repo.js';
 
 type Snapshot = ReturnType<SchemaCache['current']>;
 type Table = Snapshot['tables'] extends Map<string, infer T> ? T : never;
@@ -12,6 +12,7 @@ type Routine = Snapshot['routines'] extends Map<string, (infer R)[]> ? R : never
 export interface CatalogFacts {
   snapshot: Snapshot;
   enums: EnumType[];
+  domains: DomainType[];
   composites: CompositeType[];
   unwritable: WriteRule[];
   viewWrites: ViewWrites[];
@@ -66,6 +67,8 @@ function typeMapper(facts: CatalogFacts) {
   const ref = (schema: string, section: string, name: string) =>
     `Database[${JSON.stringify(schema)}][${JSON.stringify(section)}][${JSON.stringify(name)}]`;
   const userType = (schema: string, name: string): string | undefined => {
+    const domain = facts.domains.find((d) => d.schema === schema && d.name === name);
+    if (domain) return tsType(domain.base);
     if (facts.enums.some((e) => e.schema === schema && e.name === name)) return ref(schema, 'Enums', name);
     if (facts.composites.some((c) => c.schema === schema && c.name === name))
       return ref(schema, 'CompositeTypes', name);
@@ -73,7 +76,7 @@ function typeMapper(facts: CatalogFacts) {
     if (table) return `${ref(schema, table.kind === 'view' ? 'Views' : 'Tables', name)}["Row"]`;
     return undefined;
   };
-  const tsType = (pgType: string): string => {
+  function tsType(pgType: string): string {
     if (pgType.endsWith('[]')) return `${tsType(pgType.slice(0, -2))}[]`;
     const bare = pgType.replace(/\(\d+(,\d+)?\)/g, '');
     if (NUMBER.includes(bare)) return 'number';
@@ -89,7 +92,7 @@ function typeMapper(facts: CatalogFacts) {
       if (found) return found;
     }
     return 'unknown';
-  };
+  }
   return tsType;
 }
 

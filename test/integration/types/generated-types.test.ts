@@ -15,10 +15,13 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SCHEMA = `
 create type mood as enum ('happy', 'sad');
 create type address as (street text, zip int);
+create domain email_address as text check (value like '%@%');
 create table authors (
   id bigint generated always as identity primary key,
   name text not null,
   email varchar(200),
+  contact email_address,
+  moods mood[],
   mood mood not null default 'happy',
   tags text[] not null default '{}',
   scores int[],
@@ -78,6 +81,12 @@ export async function typed() {
     const bio: string | null | undefined = a.profiles?.bio
     const tags: string[] = a.tags
     void [titles, bio, tags]
+  }
+  const { data: contacts } = await db.from('authors').select('contact, moods')
+  for (const c of contacts ?? []) {
+    const contact: string | null = c.contact
+    const moods: ('happy' | 'sad')[] | null = c.moods
+    void [contact, moods]
   }
   // The view and the helpers.
   const { data: rows } = await db.from('post_titles').select('*')
