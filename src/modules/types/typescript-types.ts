@@ -122,12 +122,11 @@ function relation(facts: CatalogFacts, table: Table, tsType: (t: string) => stri
     facts.unwritable.find((u) => u.schema === table.schema && u.table === table.name && u.column === column);
   const value = (c: (typeof columns)[number]) => `${tsType(c.type)}${c.nullable ? ' | null' : ''}`;
   const row = columns.map((c) => `${key(c.name)}: ${value(c)}`);
-  const write = (optional: (c: (typeof columns)[number]) => boolean, generatedIdentity: boolean) =>
-    columns.map((c) => {
-      const r = rule(c.name);
-      if (r && (r.kind === 's' || generatedIdentity)) return `${key(c.name)}?: never`;
-      return `${key(c.name)}${optional(c) ? '?' : ''}: ${value(c)}`;
-    });
+  // Identity ALWAYS and generated columns are never written.
+  const write = (optional: (c: (typeof columns)[number]) => boolean) =>
+    columns.map((c) =>
+      rule(c.name) ? `${key(c.name)}?: never` : `${key(c.name)}${optional(c) ? '?' : ''}: ${value(c)}`,
+    );
   const parts = [`Row: ${block(row)}`];
   const writes =
     table.kind === 'view'
@@ -135,9 +134,9 @@ function relation(facts: CatalogFacts, table: Table, tsType: (t: string) => stri
       : { insertable: true, updatable: true };
   if (writes?.insertable) {
     const insertOptional = (c: (typeof columns)[number]) => table.kind === 'view' || c.nullable || c.hasDefault;
-    parts.push(`Insert: ${block(write(insertOptional, true))}`);
+    parts.push(`Insert: ${block(write(insertOptional))}`);
   }
-  if (writes?.updatable) parts.push(`Update: ${block(write(() => true, true))}`);
+  if (writes?.updatable) parts.push(`Update: ${block(write(() => true))}`);
   parts.push(relationships(facts, table));
   return `${key(table.name)}: {\n  ${indent(parts.join('\n'))}\n}`;
 }
