@@ -20,7 +20,8 @@ export function readStatement(
 
 /** The rows a read would return before paging (count=planned), for EXPLAIN to estimate. */
 export function plannedCountStatement(snapshot: SchemaSnapshot, table: Table, query: ParsedQuery): Statement {
-  return renderPlannedCount({ kind: 'read', ...planRoot(snapshot, table, query, { maxRows: 0 }) });
+  // The count has no page: the row cap given here is never rendered.
+  return renderPlannedCount(planRoot(snapshot, table, query, { maxRows: 0 }));
 }
 
 export function insertStatement(

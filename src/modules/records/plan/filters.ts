@@ -11,18 +11,29 @@ const IS_VALUES: Record<string, string> = { null: 'null', true: 'true', false: '
 
 function planCondition(table: Table, c: Condition): PlannedCondition {
   const field = checkedField(table, c.field);
-  const planned: PlannedCondition = { ...c, field, operandType: operandType(table, c.field) };
+  const type = operandType(table, c.field);
+  let literal: string | undefined;
   if (c.operator === 'is') {
-    const literal = IS_VALUES[String(c.value).toLowerCase()];
+    literal = IS_VALUES[String(c.value).toLowerCase()];
     if (!literal)
       throw recordsError(
         'VALIDATION_ERROR',
         'PGRST100',
         `"is" takes null, true, false or unknown, not "${String(c.value)}"`,
       );
-    planned.isLiteral = literal;
   }
-  return planned;
+  const { operator, negated, quantifier, value, language } = c;
+  return {
+    kind: 'condition',
+    field,
+    operandType: type,
+    operator,
+    negated,
+    quantifier,
+    value,
+    language,
+    isLiteral: literal,
+  };
 }
 
 /** A filter expression on `table`. `special` may plan a condition itself (undefined falls through). */

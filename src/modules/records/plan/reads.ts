@@ -3,7 +3,7 @@
 import type { ParsedQuery } from '../grammar/ast.js';
 import type { SchemaSnapshot, Table } from '../schema-cache.js';
 import { checkEmbedded, ShapePlanner } from './select.js';
-import type { PlannedNode, ReadPlan } from './types.js';
+import type { ReadPlan } from './types.js';
 
 /** The root resource of `query` on `table`; `list: false` plans no select list (a call's values). */
 export function planRoot(
@@ -11,17 +11,17 @@ export function planRoot(
   table: Table,
   query: ParsedQuery,
   options: { maxRows: number; list?: boolean },
-): PlannedNode {
+): ReadPlan {
   const planner = new ShapePlanner(snapshot, query);
   const filters = planner.filters(table, []);
   const order = planner.order(table, []);
   const page = planner.page([], options.maxRows);
   const items = options.list === false ? [] : planner.list(table, query.select, []);
-  return { table, filters, order, page, items };
+  return { kind: 'read', table, filters, order, page, items };
 }
 
 /** GET/HEAD on a table or view: PGRST108 first for filters, order or paging on an embed not selected. */
 export function planRead(snapshot: SchemaSnapshot, table: Table, query: ParsedQuery, maxRows: number): ReadPlan {
   checkEmbedded(query);
-  return { kind: 'read', ...planRoot(snapshot, table, query, { maxRows }) };
+  return planRoot(snapshot, table, query, { maxRows });
 }

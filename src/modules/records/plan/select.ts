@@ -62,17 +62,18 @@ export class ShapePlanner {
 
   /** The filters of the resource at `path` (root: []). */
   filters(table: Table, path: string[]): PlannedExpression[] {
-    // `rel=is.null` / `rel=not.is.null` on an embedded resource (also inside `or=(…)`).
-    const embedNull = (c: Condition): PlannedExpression | undefined => {
-      if (c.operator !== 'is' || c.value !== 'null' || c.field.json.length > 0 || table.columns.has(c.field.column))
-        return undefined;
-      const embed = this.embedAt(path, c.field.column);
-      if (!embed) return undefined;
-      return { kind: 'embed-null', exists: c.negated, match: this.existsOf(table, embed, [...path, c.field.column]) };
-    };
     return this.shape.filters
       .filter((f) => samePath(f.path, path))
-      .map((f) => planExpression(table, f.expression, embedNull));
+      .map((f) => planExpression(table, f.expression, (c) => this.embedNull(table, path, c)));
+  }
+
+  /** `rel=is.null` / `rel=not.is.null` on an embedded resource (also inside `or=(…)`); else undefined. */
+  private embedNull(table: Table, path: string[], c: Condition): PlannedExpression | undefined {
+    if (c.operator !== 'is' || c.value !== 'null' || c.field.json.length > 0 || table.columns.has(c.field.column))
+      return undefined;
+    const embed = this.embedAt(path, c.field.column);
+    if (!embed) return undefined;
+    return { kind: 'embed-null', exists: c.negated, match: this.existsOf(table, embed, [...path, c.field.column]) };
   }
 
   /** The embed named `name` (alias or relation) in the select of the resource at `path`. */
