@@ -3,26 +3,27 @@
 // it in a transaction scoped to the caller's role and claims (row-level security decides) →
 // respond as PostgREST would (respond.ts).
 import type { Deps } from '../../deps.js';
-import type { Principal } from '../../http/principal.js';
 import { scopeOf } from '../../http/request-scope.js';
 import { negotiate } from './media.js';
-import { applyRange, parse, preferencesOf, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
+import {
+  applyRange,
+  parse,
+  preferencesOf,
+  type PgrstRequest,
+  type PgrstResponse,
+  type PgrstServiceOptions,
+} from './pgrst-request.js';
 import { planRecords, type RecordsMethod } from './plan/request.js';
-import { resolveTable } from './plan/tables.js';
+import { resolveTable, schemaOf } from './plan/tables.js';
 import { execute, executeOptionsFor, type Answer } from './records-execute.js';
 import { fromPostgresError } from './records-errors.js';
 import { recordsReply } from './respond.js';
 import type { SchemaCache } from './schema-cache.js';
 import { renderRead, renderWrite } from './sql/statements.js';
-import type { TimezoneCheck } from './timezone.js';
 
-export interface RecordsRequest {
+export interface RecordsRequest extends PgrstRequest {
   method: RecordsMethod;
   table: string;
-  query: [string, string][];
-  headers: PgrstHeaders;
-  body: unknown;
-  principal: Principal;
 }
 
 export type RecordsResponse = PgrstResponse;
@@ -32,17 +33,13 @@ export type RecordsService = ReturnType<typeof createRecordsService>;
 export function createRecordsService(
   deps: Pick<Deps, 'sql' | 'config'>,
   cache: SchemaCache,
-  options: { maxRows: number; schemas: string[]; timezones: TimezoneCheck },
+  options: PgrstServiceOptions,
 ) {
   const { timezones, maxRows } = options;
   return {
     async handle(req: RecordsRequest): Promise<RecordsResponse> {
       const reading = req.method === 'GET' || req.method === 'HEAD';
-      const schema =
-        req.query.find(([key]) => key === 'schema')?.[1] ??
-        (reading ? req.headers.acceptProfile : req.headers.contentProfile) ??
-        options.schemas[0]!;
-      const table = await resolveTable(cache, options.schemas, schema, req.table);
+      const table = await resolveTable(cache, schemaOf(req, reading, options.schemas), req.table);
       const media = negotiate(req.headers.accept);
       const { scope, prefs } = await timezones.apply(
         scopeOf(req.principal, deps.config.statementTimeouts),

@@ -7,41 +7,37 @@ import { AppError } from '../../core/errors.js';
 import { withRequestScope, type RequestScope } from '../../core/db.js';
 import { asPgError } from '../../core/pg-errors.js';
 import type { Deps } from '../../deps.js';
-import type { Principal } from '../../http/principal.js';
 import { scopeOf } from '../../http/request-scope.js';
 import { negotiate } from './media.js';
-import { applyRange, parse, preferencesOf, type PgrstHeaders, type PgrstResponse } from './pgrst-request.js';
+import {
+  applyRange,
+  parse,
+  preferencesOf,
+  type PgrstRequest,
+  type PgrstResponse,
+  type PgrstServiceOptions,
+} from './pgrst-request.js';
 import { bodyNames, getArguments, planCall, postArguments } from './plan/call.js';
 import { resolveRoutine, splitCallQuery } from './plan/routines.js';
-import { checkSchema } from './plan/tables.js';
+import { schemaOf } from './plan/tables.js';
 import { maxAffectedError, RolledBack, type AnswerRow } from './records-execute.js';
 import { fromPostgresError } from './records-errors.js';
 import { callReply } from './respond.js';
 import type { SchemaCache } from './schema-cache.js';
 import { renderCall } from './sql/call.js';
-import type { TimezoneCheck } from './timezone.js';
 
 export type RpcMethod = 'GET' | 'HEAD' | 'POST';
 
-export interface RpcRequest {
+export interface RpcRequest extends PgrstRequest {
   method: RpcMethod;
   functionName: string;
-  query: [string, string][];
-  headers: PgrstHeaders;
-  /** The parsed JSON body of a POST; undefined without one. */
-  body: unknown;
-  principal: Principal;
 }
 
 export type RpcResponse = PgrstResponse;
 
 export type RpcService = ReturnType<typeof createRpcService>;
 
-export function createRpcService(
-  deps: Pick<Deps, 'sql' | 'config'>,
-  cache: SchemaCache,
-  options: { maxRows: number; schemas: string[]; timezones: TimezoneCheck },
-) {
+export function createRpcService(deps: Pick<Deps, 'sql' | 'config'>, cache: SchemaCache, options: PgrstServiceOptions) {
   const { timezones } = options;
   /** The call in the caller's scope; read-only when it may not write; max-affected and tx=rollback checked before COMMIT. */
   async function execute(
@@ -79,11 +75,7 @@ export function createRpcService(
   return {
     async call(req: RpcRequest): Promise<RpcResponse> {
       const reading = req.method !== 'POST';
-      const schema =
-        req.query.find(([key]) => key === 'schema')?.[1] ??
-        (reading ? req.headers.acceptProfile : req.headers.contentProfile) ??
-        options.schemas[0]!;
-      checkSchema(schema, options.schemas);
+      const schema = schemaOf(req, reading, options.schemas);
 
       const split = reading ? splitCallQuery(req.query) : { args: new Map<string, string[]>(), grammar: req.query };
       const names = reading ? new Set(split.args.keys()) : bodyNames(req.body);

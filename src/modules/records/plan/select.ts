@@ -35,7 +35,7 @@ export interface ReadShape {
 
 type Embed = Extract<SelectItem, { kind: 'embed' }>;
 
-export const samePath = (a: string[], b: string[]) => a.length === b.length && a.every((p, i) => p === b[i]);
+const samePath = (a: string[], b: string[]) => a.length === b.length && a.every((p, i) => p === b[i]);
 
 const notEmbedded = (resource: string) =>
   recordsError('VALIDATION_ERROR', 'PGRST108', `'${resource}' is not an embedded resource in this request`, {
