@@ -20,7 +20,7 @@ import { registerAccessControl } from './http/principal.js';
 import { guardOf } from './core/db.js';
 import { registerRequestDeadline } from './http/request-deadline.js';
 import { aiPlugin } from './modules/ai/index.js';
-import { authPlugin, createAuthServices, startRevokedSessions } from './modules/auth/index.js';
+import { authPlugin, createAuthServices, SESSION_REVOKED_CHANNEL, startRevokedSessions } from './modules/auth/index.js';
 import { createMailer, emailPlugin } from './modules/email/index.js';
 import { functionsPlugin } from './modules/functions/index.js';
 import { healthPlugin, VERSION } from './modules/health/index.js';
@@ -28,6 +28,7 @@ import { metadataPlugin } from './modules/metadata/index.js';
 import { migrationsPlugin } from './modules/migrations/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
+import { realtimePlugin } from './modules/realtime/index.js';
 import { createSchemaCache, recordsPlugin } from './modules/records/index.js';
 import { secretsPlugin } from './modules/secrets/index.js';
 import { storagePlugin } from './modules/storage/index.js';
@@ -153,6 +154,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(functionsPlugin(deps));
   await app.register(paymentsPlugin(deps));
   await app.register(storagePlugin(deps));
+  await app.register(realtimePlugin(deps, revokedSessions, SESSION_REVOKED_CHANNEL));
 
   return app;
 }

@@ -56,6 +56,11 @@ export const errorCatalogue = {
   STORAGE_PERMISSION_DENIED: { status: 403, message: 'Row-level security does not allow this.' },
   S3_ACCESS_KEY_NOT_FOUND: { status: 404, message: 'Access key not found.' },
   S3_ACCESS_KEY_LIMIT_EXCEEDED: { status: 400, message: 'Too many S3 access keys.' },
+  REALTIME_CHANNEL_NOT_FOUND: { status: 404, message: 'Channel not found.' },
+  REALTIME_INVALID_CHANNEL_PATTERN: {
+    status: 400,
+    message: 'Invalid channel pattern. Use alphanumeric characters, colons, hyphens, and % for wildcards.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

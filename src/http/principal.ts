@@ -43,28 +43,19 @@ export interface EndedSessions {
 
 const noEndedSessions: EndedSessions = { has: () => false };
 
-export function createPrincipalResolver(deps: Pick<Deps, 'keys' | 'clock'>, ended: EndedSessions = noEndedSessions) {
+/**
+ * Resolves one credential (API key, anon key or access token, as sent after "Bearer ") into a
+ * principal; throws 401 on an unknown key, a bad or expired token, or an ended session. The
+ * realtime handshake uses it directly.
+ */
+export function createCredentialResolver(deps: Pick<Deps, 'keys' | 'clock'>, ended: EndedSessions = noEndedSessions) {
   /** A key is known until its expiry (a rotated key's grace period); null never expires. */
   const isKnown = (hashes: Map<string, number | null>, key: string) => {
     const expiresAt = hashes.get(sha256(key).toString('hex'));
     return expiresAt === null || (expiresAt !== undefined && expiresAt > deps.clock.now().getTime());
   };
 
-  /** The request's principal; null without any credential; throws on an invalid one. */
-  return function resolvePrincipal(request: FastifyRequest): Principal | null {
-    const header = request.headers.authorization;
-    const apiKeyHeader = request.headers['x-api-key'];
-    let credential: string | undefined;
-    if (typeof header === 'string' && header.length > 0) {
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      if (!match) throw unauthorized('The Authorization header must be "Bearer <credential>".');
-      credential = match[1];
-    } else if (typeof apiKeyHeader === 'string' && apiKeyHeader.length > 0) {
-      if (!isKnown(deps.keys.apiKeyHashes, apiKeyHeader)) throw unauthorized('Invalid API key.');
-      return { kind: 'admin', subject: 'api-key', via: 'apiKey' };
-    }
-    if (credential === undefined) return null;
-
+  return function resolveCredential(credential: string): Principal {
     if (API_KEY.test(credential)) {
       if (!isKnown(deps.keys.apiKeyHashes, credential)) throw unauthorized('Invalid API key.');
       return { kind: 'admin', subject: 'api-key', via: 'apiKey' };
@@ -85,6 +76,26 @@ export function createPrincipalResolver(deps: Pick<Deps, 'keys' | 'clock'>, ende
       return { kind: 'user', userId: sub, email, sessionId: sid };
     }
     throw unauthorized('Invalid access token.');
+  };
+}
+
+export function createPrincipalResolver(deps: Pick<Deps, 'keys' | 'clock'>, ended: EndedSessions = noEndedSessions) {
+  const resolveCredential = createCredentialResolver(deps, ended);
+
+  /** The request's principal; null without any credential; throws on an invalid one. */
+  return function resolvePrincipal(request: FastifyRequest): Principal | null {
+    const header = request.headers.authorization;
+    const apiKeyHeader = request.headers['x-api-key'];
+    if (typeof header === 'string' && header.length > 0) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!match?.[1]) throw unauthorized('The Authorization header must be "Bearer <credential>".');
+      return resolveCredential(match[1]);
+    }
+    if (typeof apiKeyHeader === 'string' && apiKeyHeader.length > 0) {
+      if (!API_KEY.test(apiKeyHeader)) throw unauthorized('Invalid API key.');
+      return resolveCredential(apiKeyHeader);
+    }
+    return null;
   };
 }
 

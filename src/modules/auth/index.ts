@@ -3,7 +3,7 @@ export { authPlugin } from './auth.plugin.js';
 export { createAuthServices, type AuthServices } from './auth.services.js';
 export { adminCredentials } from './admin-auth.service.js';
 export { authLimits } from './rate-limits.js';
-export { startRevokedSessions } from './revoked-sessions.js';
+export { SESSION_REVOKED_CHANNEL, startRevokedSessions } from './revoked-sessions.js';
 export type { OAuthProviderNames } from './config.routes.js';
 export { readAuthConfig } from './config.repo.js';
 export { findAccountByEmail, findUserById } from './users.repo.js';

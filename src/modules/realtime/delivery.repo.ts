@@ -1,0 +1,32 @@
+// SQL of message delivery: the announced messages whose channel is still enabled (in the order
+// they were announced), and the socket audience each server adds to a message's counter.
+import type { Queryable } from '../../core/db.js';
+
+export const MESSAGE_CHANNEL = 'realtime_message';
+
+export interface DeliverableMessage {
+  id: string;
+  eventName: string;
+  channelName: string;
+  payload: unknown;
+  senderType: 'system' | 'user';
+  senderId: string | null;
+}
+
+export function deliverableMessages(db: Queryable, ids: string[]): Promise<DeliverableMessage[]> {
+  return db<DeliverableMessage[]>`
+    select m.id, m.event_name as "eventName", m.channel_name as "channelName", m.payload,
+      m.sender_type as "senderType", m.sender_id as "senderId"
+    from unnest(${ids}::uuid[]) with ordinality as a (id, n)
+    join realtime.messages m on m.id = a.id
+    join realtime.channels c on c.id = m.channel_id and c.enabled
+    order by a.n`;
+}
+
+export async function addAudience(db: Queryable, counts: { id: string; sockets: number }[]): Promise<void> {
+  if (counts.length === 0) return;
+  await db`
+    update realtime.messages m set ws_audience_count = m.ws_audience_count + c.n
+    from unnest(${counts.map((c) => c.id)}::uuid[], ${counts.map((c) => c.sockets)}::int[]) as c (id, n)
+    where m.id = c.id`;
+}

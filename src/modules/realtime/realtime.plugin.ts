@@ -1,0 +1,20 @@
+// Wires the realtime module: the socket server on the app's own HTTP server (stopped before the
+// HTTP server drains, so WebSockets never hold up a stop) and the /api/realtime admin routes.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Deps } from '../../deps.js';
+import { createCredentialResolver, type EndedSessions } from '../../http/principal.js';
+import { realtimeRoutes } from './realtime.routes.js';
+import { createRealtimeAdminService } from './realtime.service.js';
+import { startSocketServer } from './socket-server.js';
+
+export function realtimePlugin(deps: Deps, ended: EndedSessions, sessionRevokedChannel: string): FastifyPluginAsyncZod {
+  return async (app) => {
+    const sockets = await startSocketServer(deps, app.server, {
+      resolveCredential: createCredentialResolver(deps, ended),
+      sessionRevokedChannel,
+      onError: (err, what) => app.log.error({ err }, `realtime: ${what} failed`),
+    });
+    app.addHook('preClose', () => sockets.close());
+    await app.register(realtimeRoutes(createRealtimeAdminService(deps)));
+  };
+}
