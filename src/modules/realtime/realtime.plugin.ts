@@ -1,9 +1,11 @@
 // Wires the realtime module: the socket server on the app's own HTTP server (stopped before the
-// HTTP server drains, so WebSockets never hold up a stop) and the /api/realtime admin routes.
+// HTTP server drains, so WebSockets never hold up a stop), message retention and the
+// /api/realtime admin routes.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
 import { createCredentialResolver, type EndedSessions } from '../../http/principal.js';
 import { realtimeRoutes } from './realtime.routes.js';
+import { startRetention } from './retention.js';
 import { createRealtimeAdminService } from './realtime.service.js';
 import { startSocketServer } from './socket-server.js';
 
@@ -15,6 +17,8 @@ export function realtimePlugin(deps: Deps, ended: EndedSessions, sessionRevokedC
       onError: (err, what) => app.log.error({ err }, `realtime: ${what} failed`),
     });
     app.addHook('preClose', () => sockets.close());
+    const retention = startRetention(deps, (err) => app.log.error({ err }, 'realtime: purging old messages failed'));
+    app.addHook('onClose', () => retention.close());
     await app.register(realtimeRoutes(createRealtimeAdminService(deps)));
   };
 }

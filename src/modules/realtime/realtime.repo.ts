@@ -122,3 +122,13 @@ export async function readRetentionDays(db: Queryable): Promise<number | null> {
 export async function writeRetentionDays(db: Queryable, days: number | null): Promise<void> {
   await db`update realtime.config set retention_days = ${days}`;
 }
+
+/** Deletes up to `batch` messages older than the retention period at `now`; how many. */
+export async function purgeExpiredMessages(db: Queryable, now: Date, batch: number): Promise<number> {
+  const result = await db`
+    delete from realtime.messages where id in (
+      select m.id from realtime.messages m, realtime.config c
+      where c.retention_days is not null and m.created_at < ${now}::timestamptz - make_interval(days => c.retention_days)
+      limit ${batch})`;
+  return result.count;
+}

@@ -131,4 +131,17 @@ describe('messages and retention', () => {
     await admin('PATCH', '/api/realtime/config', { retentionDays: null });
     expect((await admin('GET', '/api/realtime/config')).json).toEqual({ retentionDays: null });
   });
+
+  it('deletes messages older than the retention period when a server starts (and hourly)', async () => {
+    await admin('POST', '/api/realtime/channels', { pattern: 'kept' });
+    await t.deps.sql`
+      insert into realtime.messages (event_name, channel_name, created_at)
+      values ('old', 'kept', now() - interval '3 days'), ('recent', 'kept', now())`;
+    await admin('PATCH', '/api/realtime/config', { retentionDays: 2 });
+    const server = await t.startAnotherServer();
+    await server.close(); // its start purged; the stop waits for the purge
+    const left = await admin('GET', '/api/realtime/messages?limit=1000');
+    expect(left.json.map((m: { eventName: string }) => m.eventName)).toEqual(['recent']);
+    await admin('PATCH', '/api/realtime/config', { retentionDays: null });
+  });
 });
