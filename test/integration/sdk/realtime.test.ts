@@ -311,19 +311,17 @@ describe('after the clock moves past the presence TTL and the token lifetime', (
     ]);
   });
 
-  it('refuses an expired access token; a refreshed one connects', async () => {
+  it('refuses an expired access token; after the app refreshes the session the client connects', async () => {
     const user = await s.t.signUp();
+    const client = track(s.client({ isServerMode: true }));
+    const signedIn = await client.auth.signInWithPassword({ email: user.email, password: user.password });
+    expect(signedIn.error).toBeNull();
     s.t.clock.advance((s.t.config.accessTokenTtlSeconds + 1) * 1000);
-    const stale = track(s.client({ accessToken: user.accessToken }));
-    await expect(stale.realtime.connect()).rejects.toMatchObject({ message: 'Invalid token' });
-    const refreshed = await s.t.request({
-      method: 'POST',
-      url: '/api/auth/refresh?client_type=mobile',
-      payload: { refreshToken: user.refreshToken },
-    });
-    expect(refreshed.statusCode).toBe(200);
-    const fresh = track(s.client({ accessToken: refreshed.json.accessToken }));
-    await expect(fresh.realtime.connect()).resolves.toBeUndefined();
+    await expect(client.realtime.connect()).rejects.toMatchObject({ message: 'Invalid token' });
+    const refreshed = await client.auth.refreshSession({ refreshToken: signedIn.data!.refreshToken! });
+    expect(refreshed.error).toBeNull();
+    await expect(client.realtime.connect()).resolves.toBeUndefined();
+    expect((await client.realtime.subscribe('chat:after-refresh')).ok).toBe(true);
   });
 });
 
