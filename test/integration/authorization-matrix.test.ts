@@ -1218,6 +1218,12 @@ const routes: Row[] = [
     ok: 200,
     request: () => ({ method: 'PATCH', url: '/api/realtime/config', payload: { retentionDays: null } }),
   },
+  {
+    route: 'GET /api/realtime/permissions',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/realtime/permissions' }),
+  },
 ];
 
 // The payments routes again under /api/payments/stripe/… (the path the official client calls),

@@ -132,3 +132,22 @@ export async function purgeExpiredMessages(db: Queryable, now: Date, batch: numb
       limit ${batch})`;
   return result.count;
 }
+
+export interface PolicyRow {
+  policyName: string;
+  tableName: 'channels' | 'messages';
+  command: string;
+  roles: string[];
+  using: string | null;
+  withCheck: string | null;
+}
+
+/** The row-level security policies on realtime.channels and realtime.messages, by name. */
+export function realtimePolicies(db: Queryable): Promise<PolicyRow[]> {
+  return db<PolicyRow[]>`
+    select policyname as "policyName", tablename as "tableName", cmd as command, roles::text[] as roles,
+      qual as using, with_check as "withCheck"
+    from pg_policies
+    where schemaname = 'realtime' and tablename in ('channels', 'messages') and policyname <> 'project_admin_policy'
+    order by policyname`;
+}

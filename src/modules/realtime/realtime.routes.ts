@@ -1,5 +1,5 @@
-// /api/realtime: admin management of channel patterns, stored messages (list, delete, stats)
-// and the retention setting.
+// /api/realtime: admin management of channel patterns, stored messages (list, delete, stats),
+// the retention setting, and the policies that decide who may subscribe and publish.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -11,6 +11,7 @@ import {
   listMessagesQuery,
   messageOnlySchema,
   messageSchema,
+  permissionsSchema,
   statsQuery,
   statsSchema,
   updateChannelSchema,
@@ -135,6 +136,17 @@ export function realtimeRoutes(realtime: RealtimeAdminService): FastifyPluginAsy
         await realtime.setRetentionDays(request.body.retentionDays);
         return { message: 'Retention config updated successfully' };
       },
+    });
+
+    app.get('/api/realtime/permissions', {
+      config,
+      schema: {
+        tags,
+        summary: 'Row-level security policies deciding subscribe (channels) and publish (messages)',
+        security,
+        response: { 200: permissionsSchema },
+      },
+      handler: () => realtime.permissions(),
     });
   };
 }

@@ -69,3 +69,17 @@ export const configSchema = z.object({ retentionDays: z.number().int().positive(
 
 export const messageOnlySchema = z.object({ message: z.string() });
 export const deletedCountSchema = z.object({ deleted: z.number().int() });
+
+export const policySchema = z.object({
+  policyName: z.string(),
+  tableName: z.string(),
+  command: z.string(),
+  roles: z.array(z.string()),
+  using: z.string().nullable(),
+  withCheck: z.string().nullable(),
+});
+
+export const permissionsSchema = z.object({
+  subscribe: z.object({ policies: z.array(policySchema) }),
+  publish: z.object({ policies: z.array(policySchema) }),
+});

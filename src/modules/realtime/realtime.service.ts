@@ -95,6 +95,14 @@ export function createRealtimeAdminService(deps: Pick<Deps, 'sql'>) {
       return { retentionDays: await repo.readRetentionDays(sql) };
     },
     setRetentionDays: (days: number | null) => repo.writeRetentionDays(sql, days),
+    /** Who may subscribe (policies on channels) and publish (policies on messages). */
+    async permissions() {
+      const policies = await repo.realtimePolicies(sql);
+      return {
+        subscribe: { policies: policies.filter((p) => p.tableName === 'channels') },
+        publish: { policies: policies.filter((p) => p.tableName === 'messages') },
+      };
+    },
   };
 }
 

@@ -145,3 +145,43 @@ describe('messages and retention', () => {
     await admin('PATCH', '/api/realtime/config', { retentionDays: null });
   });
 });
+
+describe('permissions', () => {
+  it('lists the policies on channels (subscribe) and messages (publish), roles as an array', async () => {
+    expect((await admin('GET', '/api/realtime/permissions')).json).toEqual({
+      subscribe: { policies: [] },
+      publish: { policies: [] },
+    });
+    await t.deps.sql.unsafe(`
+      create policy members_read on realtime.channels for select to authenticated using (true);
+      create policy members_write on realtime.messages for insert to anon, authenticated
+        with check (sender_id = auth.uid());`);
+    const res = await admin('GET', '/api/realtime/permissions');
+    expect(res.json).toEqual({
+      subscribe: {
+        policies: [
+          {
+            policyName: 'members_read',
+            tableName: 'channels',
+            command: 'SELECT',
+            roles: ['authenticated'],
+            using: 'true',
+            withCheck: null,
+          },
+        ],
+      },
+      publish: {
+        policies: [
+          {
+            policyName: 'members_write',
+            tableName: 'messages',
+            command: 'INSERT',
+            roles: ['anon', 'authenticated'],
+            using: null,
+            withCheck: '(sender_id = auth.uid())',
+          },
+        ],
+      },
+    });
+  });
+});
