@@ -15,6 +15,7 @@ export function realtimePlugin(deps: Deps, ended: EndedSessions, sessionRevokedC
       resolveCredential: createCredentialResolver(deps, ended),
       sessionRevokedChannel,
       onError: (err, what) => app.log.error({ err }, `realtime: ${what} failed`),
+      onSlowClient: (socketId) => app.log.warn({ socketId }, 'realtime: a client too far behind was disconnected'),
     });
     app.addHook('preClose', () => sockets.close());
     const retention = startRetention(deps, (err) => app.log.error({ err }, 'realtime: purging old messages failed'));

@@ -38,6 +38,8 @@ export interface SocketServerOptions {
   /** NOTIFY channel on which ended sessions are announced. */
   sessionRevokedChannel: string;
   onError(err: unknown, what: string): void;
+  /** A socket was cut because it did not read its messages. */
+  onSlowClient(socketId: string): void;
 }
 
 const sessionRoom = (sessionId: string) => `session:${sessionId}`;
@@ -62,7 +64,12 @@ export async function startSocketServer(
     cors: { origin: true, credentials: true },
   });
   const presence = createPresence(deps, randomUUID());
-  const delivery = createDelivery(deps, io, (err) => options.onError(err, 'delivering a realtime message'));
+  const delivery = createDelivery(
+    deps,
+    io,
+    (err) => options.onError(err, 'delivering a realtime message'),
+    options.onSlowClient,
+  );
   let closing = false;
 
   // The raw connections behind the WebSockets, to cut those that do not close in time on stop.
