@@ -34,7 +34,11 @@ const wireMember = (row: repo.MemberRow): PresenceMember => ({
   joinedAt: row.joinedAt.toISOString(),
 });
 
-export function createPresence(deps: Pick<Deps, 'sql' | 'clock'>, serverId: string) {
+/**
+ * `onRevived` runs (within the heartbeat) when this server finds its row gone: it was taken for
+ * dead (a pause past the TTL) and its members were dropped, so its sockets must join again.
+ */
+export function createPresence(deps: Pick<Deps, 'sql' | 'clock'>, serverId: string, onRevived: () => Promise<void>) {
   const { sql, clock } = deps;
   const liveAfter = () => new Date(clock.now().getTime() - PRESENCE_TTL_MS);
   const event = (kind: PresenceEvent['kind'], channel: string, row: repo.MemberRow, except: string | null) =>
@@ -60,7 +64,7 @@ export function createPresence(deps: Pick<Deps, 'sql' | 'clock'>, serverId: stri
       );
     });
 
-  /** Heartbeat, then the sweep; true when this server's row had gone (it was taken for dead). */
+  /** Heartbeat, the sweep, and a revival if needed; true when this server's row had gone. */
   const beat = (): Promise<boolean> => {
     beating ??= (async () => {
       try {
@@ -68,6 +72,7 @@ export function createPresence(deps: Pick<Deps, 'sql' | 'clock'>, serverId: stri
         const revived = await repo.heartbeat(sql, serverId, now);
         lastBeat = now.getTime();
         await sweep();
+        if (revived) await onRevived();
         return revived;
       } finally {
         beating = undefined;

@@ -63,14 +63,21 @@ export async function startSocketServer(
     serveClient: false,
     cors: { origin: true, credentials: true },
   });
-  const presence = createPresence(deps, randomUUID());
+  let closing = false;
+  /** After being taken for dead, this server's sockets join their channels again (joins announced). */
+  const rejoinAll = async () => {
+    if (closing) return;
+    for (const [, socket] of io.of('/').sockets as Map<string, RealtimeSocket>) {
+      for (const channel of socket.data.channels) await presence.join(channel, socket.id, socket.data.member);
+    }
+  };
+  const presence = createPresence(deps, randomUUID(), rejoinAll);
   const delivery = createDelivery(
     deps,
     io,
     (err) => options.onError(err, 'delivering a realtime message'),
     options.onSlowClient,
   );
-  let closing = false;
 
   // The raw connections behind the WebSockets, to cut those that do not close in time on stop.
   const upgraded = new Set<Duplex>();
@@ -188,17 +195,7 @@ export async function startSocketServer(
     });
   };
 
-  /** After being taken for dead (a pause past the TTL), this server's sockets join again. */
-  const rejoinAll = async () => {
-    for (const [, socket] of io.of('/').sockets as Map<string, RealtimeSocket>) {
-      for (const channel of socket.data.channels) await presence.join(channel, socket.id, socket.data.member);
-    }
-  };
-  const beat = () =>
-    presence
-      .beat()
-      .then((revived) => (revived && !closing ? rejoinAll() : undefined))
-      .catch((err) => options.onError(err, 'the realtime heartbeat'));
+  const beat = () => presence.beat().catch((err) => options.onError(err, 'the realtime heartbeat'));
 
   const subscriptions = await Promise.all([
     deps.sql.listen(MESSAGE_CHANNEL, (id) => delivery.announce(id)),

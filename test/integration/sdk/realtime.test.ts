@@ -292,7 +292,7 @@ describe('sessions', () => {
 });
 
 describe('after the clock moves past the presence TTL and the token lifetime', () => {
-  it('drops members of a server that stopped heartbeating and announces their leave', async () => {
+  it('drops members of a server that stopped heartbeating, announces their leave, and takes them back when it beats again', async () => {
     const channel = 'chat:stale';
     const watcher = anonClient();
     const remote = anonClient(otherUrl);
@@ -302,13 +302,23 @@ describe('after the clock moves past the presence TTL and the token lifetime', (
     // The other server's heartbeat runs every 10 s of real time: on the test's clock it is silent.
     s.t.clock.advance(31_000);
     const left = next(watcher, 'presence:leave');
+    const newcomerJoined = next(watcher, 'presence:join');
     const newcomer = anonClient();
     const ack = await newcomer.realtime.subscribe(channel);
     expect(await left).toMatchObject({ member: { type: 'anonymous', presenceId: remoteId } });
+    expect(await newcomerJoined).toMatchObject({ member: { presenceId: newcomer.realtime.socketId } });
     expect(ack.ok && ack.presence.members.map((m) => m.presenceId)).toEqual([
       watcher.realtime.socketId,
       newcomer.realtime.socketId,
     ]);
+
+    // The other server was only silent: at its next heartbeat it finds itself taken for dead and
+    // its sockets join again (here the heartbeat that a subscribe on it runs first).
+    const rejoined = next(watcher, 'presence:join');
+    await anonClient(otherUrl).realtime.subscribe('chat:elsewhere');
+    expect(await rejoined).toMatchObject({ member: { type: 'anonymous', presenceId: remoteId }, meta: { channel } });
+    const again = await anonClient().realtime.subscribe(channel);
+    expect(again.ok && again.presence.members.map((m) => m.presenceId)).toContain(remoteId);
   });
 
   it('refuses an expired access token; after the app refreshes the session the client connects', async () => {
