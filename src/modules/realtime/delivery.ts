@@ -1,11 +1,18 @@
 // Delivery of published messages on this server: every server LISTENs for the ids announced on
 // commit (realtime_message), loads them in batches, in announcement order, and emits each to
 // its own sockets in the channel's room; the audience it reached is added to the message's row.
-// A socket that does not read (its unsent backlog past a bound for longer than a grace period,
+// After a lost LISTEN connection the messages since the last one seen are read back (each id is
+// delivered once: recent ids are remembered). A socket that does not read (its unsent backlog past a bound for longer than a grace period,
 // on the injected clock) is cut, so it holds up no one and its buffer stays bounded.
 import type { Server, Socket } from 'socket.io';
 import type { Deps } from '../../deps.js';
-import { addAudience, type DeliverableMessage, deliverableMessages } from './delivery.repo.js';
+import {
+  addAudience,
+  databaseNow,
+  type DeliverableMessage,
+  deliverableMessages,
+  messageIdsSince,
+} from './delivery.repo.js';
 
 export const roomOf = (channel: string) => `realtime:${channel}`;
 
@@ -13,6 +20,8 @@ export const roomOf = (channel: string) => `realtime:${channel}`;
 const MAX_BACKLOG_PACKETS = 1_000;
 /** Unsent bytes (those packets, plus the WebSocket's own buffer) a socket may have. */
 const MAX_BACKLOG_BYTES = 4 * 1024 * 1024;
+/** Recently announced ids remembered, so a message read back after a reconnect is not sent twice. */
+const RECENT_IDS = 10_000;
 /** How long a backlog may stay past the bound (a burst drains within it; a stalled reader does not). */
 const BACKLOG_GRACE_MS = 5_000;
 
@@ -73,9 +82,13 @@ export function createDelivery(
 ) {
   let pending: string[] = [];
   let draining = false;
+  const recent = new Set<string>();
+  /** The newest creation time delivered, or when listening began: where a read-back starts. */
+  let seenUntil: Date | undefined;
 
   const deliver = async (ids: string[]) => {
     const messages = await deliverableMessages(deps.sql, ids);
+    for (const message of messages) if (!seenUntil || message.createdAt > seenUntil) seenUntil = message.createdAt;
     const counts: { id: string; sockets: number }[] = [];
     const rooms = new Set<string>();
     const timestamp = deps.clock.now().toISOString();
@@ -113,11 +126,24 @@ export function createDelivery(
     }
   };
 
+  const announce = (id: string) => {
+    if (recent.has(id)) return;
+    recent.add(id);
+    if (recent.size > RECENT_IDS) recent.delete(recent.values().next().value as string);
+    pending.push(id);
+    if (!draining) void drain();
+  };
+
   return {
     /** A message id announced by NOTIFY. */
-    announce(id: string): void {
-      pending.push(id);
-      if (!draining) void drain();
+    announce,
+    /** The LISTEN connection is (again) up: the first time, notes the time; later, reads back what was missed. */
+    async listening(): Promise<void> {
+      if (!seenUntil) {
+        seenUntil = await databaseNow(deps.sql);
+        return;
+      }
+      for (const id of await messageIdsSince(deps.sql, seenUntil)) announce(id);
     },
   };
 }

@@ -198,7 +198,11 @@ export async function startSocketServer(
   const beat = () => presence.beat().catch((err) => options.onError(err, 'the realtime heartbeat'));
 
   const subscriptions = await Promise.all([
-    deps.sql.listen(MESSAGE_CHANNEL, (id) => delivery.announce(id)),
+    deps.sql.listen(
+      MESSAGE_CHANNEL,
+      (id) => delivery.announce(id),
+      () => void delivery.listening().catch((err) => options.onError(err, 'reading back missed messages')),
+    ),
     deps.sql.listen(PRESENCE_CHANNEL, (text) => {
       try {
         onPresence(text);

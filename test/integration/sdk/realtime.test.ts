@@ -171,6 +171,24 @@ describe('subscribe and publish', () => {
     expect(none!.id).toBeNull();
   });
 
+  it('delivers a message committed while the servers had lost their LISTEN connection', async () => {
+    const here = anonClient();
+    const there = anonClient(otherUrl);
+    await here.realtime.subscribe('chat:relisten');
+    await there.realtime.subscribe('chat:relisten');
+    const heardHere = next(here, 'after-loss');
+    const heardThere = next(there, 'after-loss');
+    // The NOTIFY goes out at commit, after both servers' LISTEN backends were ended.
+    await s.t.deps.sql.begin(async (tx) => {
+      await tx`select realtime.publish('chat:relisten', 'after-loss', '{"n": 1}'::jsonb)`;
+      await tx`
+        select pg_terminate_backend(pid) from pg_stat_activity
+        where datname = current_database() and pid <> pg_backend_pid() and query ilike 'listen %'`;
+    });
+    expect(await heardHere).toMatchObject({ n: 1 });
+    expect(await heardThere).toMatchObject({ n: 1 });
+  });
+
   it('delivers a publish made on one server to subscribers on the other', async () => {
     const publisher = anonClient();
     const remote = anonClient(otherUrl);
