@@ -9,6 +9,8 @@ interface ConnectCommand {
   token: string;
   clients: number;
   channel: string;
+  /** Wait for the presence:join events every subscribe announces (each anon socket is a member). */
+  awaitPresence: boolean;
 }
 interface FanoutCommand {
   cmd: 'fanout';
@@ -22,6 +24,9 @@ const sockets: Socket[] = [];
 const now = () => performance.timeOrigin + performance.now();
 const send = (message: unknown) => process.send?.(message);
 
+let joinsSeen = 0;
+let onJoin: (() => void) | undefined;
+
 async function connect(command: ConnectCommand) {
   const batch = 50;
   for (let i = 0; i < command.clients; i += batch) {
@@ -31,6 +36,10 @@ async function connect(command: ConnectCommand) {
           transports: ['websocket'],
           auth: { token: command.token },
           reconnection: false,
+        });
+        socket.on('presence:join', () => {
+          joinsSeen++;
+          onJoin?.();
         });
         await new Promise<void>((resolve, reject) => {
           socket.once('connect', () => resolve());
@@ -42,7 +51,18 @@ async function connect(command: ConnectCommand) {
       }),
     );
   }
-  send({ connected: sockets.length });
+  // Every join reaches the sockets already subscribed: n(n-1)/2 in all. The fan-out is measured
+  // once they have all arrived, so it does not compete with the subscribe phase's presence traffic.
+  const expected = command.awaitPresence ? (sockets.length * (sockets.length - 1)) / 2 : 0;
+  if (joinsSeen < expected) {
+    await new Promise<void>((resolve) => {
+      onJoin = () => {
+        if (joinsSeen >= expected) resolve();
+      };
+    });
+    onJoin = undefined;
+  }
+  send({ connected: sockets.length, joinsSeen });
 }
 
 /** Publishes `count` messages from the first socket; resolves when every socket has them all. */
