@@ -1,5 +1,6 @@
 // Child process that drives one autocannon run (so the load generator never shares an event loop
 // with the server it measures): receives a LoadSpec over IPC, answers with a LoadResult.
+import { serveOneRun } from './worker-ipc.js';
 import { readFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
 import type { LoadResult, LoadSpec } from './load.js';
@@ -97,12 +98,4 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   };
 }
 
-// Ends with the benchmark (Ctrl-C, crash) rather than firing at servers that are gone.
-process.once('disconnect', () => process.exit(1));
-process.send?.({ ready: true });
-process.once('message', (spec: LoadSpec) => {
-  run(spec).then(
-    (result) => process.send?.({ result }, () => process.exit(0)),
-    (err: unknown) => process.send?.({ error: String(err instanceof Error ? err.stack : err) }, () => process.exit(1)),
-  );
-});
+serveOneRun(run);

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
+import { loadPlatformKeys, type PlatformKeys } from '../src/modules/secrets/index.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps, type Deps } from '../src/deps.js';
 import { freePort } from '../test/harness/free-port.js';
@@ -11,10 +12,12 @@ export interface RunningPlinth {
   url: string;
   app: FastifyInstance;
   deps: Deps;
+  keys: PlatformKeys;
   close(): Promise<void>;
 }
 
-export async function startPlinth(databaseUrl: string): Promise<RunningPlinth> {
+/** `env`: further settings (e.g. where a scenario's upstream peer listens). */
+export async function startPlinth(databaseUrl: string, env: Record<string, string> = {}): Promise<RunningPlinth> {
   const port = await freePort();
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
@@ -25,16 +28,19 @@ export async function startPlinth(databaseUrl: string): Promise<RunningPlinth> {
     HOST: '127.0.0.1',
     PORT: String(port),
     FUNCTIONS_RUNTIME_PORT: '0',
+    ...env,
   });
   const deps = await createDeps(config);
   try {
-    const app = await buildApp(deps, { logger: false });
-    await deps.functions.start();
+    const keys = await loadPlatformKeys(deps);
+    const app = await buildApp(deps, { logger: false, keys });
+    await deps.runtime.start();
     await app.listen({ port, host: '127.0.0.1' });
     return {
       url: `http://127.0.0.1:${port}`,
       app,
       deps,
+      keys,
       async close() {
         await app.close();
         await deps.close();

@@ -126,7 +126,7 @@ async function main() {
   let result: Awaited<ReturnType<typeof measure>>;
   try {
     await plinth.deps.sql`insert into realtime.channels (pattern) values ('bench:%')`;
-    result = await measure('Plinth', plinth.url, plinth.deps.keys.anonKey, true);
+    result = await measure('Plinth', plinth.url, plinth.keys.anonKey, true);
   } finally {
     await plinth.close();
     await db.stop();

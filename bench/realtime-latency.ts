@@ -7,6 +7,7 @@ import { io, type Socket } from 'socket.io-client';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
+import { loadPlatformKeys } from '../src/modules/secrets/index.js';
 import { freePort } from '../test/harness/free-port.js';
 import { startBenchDatabase } from './environment.js';
 
@@ -24,11 +25,13 @@ async function startServer(databaseUrl: string, key: string) {
     FUNCTIONS_RUNTIME_PORT: '0',
   });
   const deps = await createDeps(config);
-  const app = await buildApp(deps, { logger: false });
+  const keys = await loadPlatformKeys(deps);
+  const app = await buildApp(deps, { logger: false, keys });
   await app.listen({ port, host: '127.0.0.1' });
   return {
     url: `http://127.0.0.1:${port}`,
     deps,
+    keys,
     async close() {
       await app.close();
       await deps.close();
@@ -79,7 +82,7 @@ async function main() {
   const b = await startServer(db.url, key);
   try {
     await a.deps.sql`insert into realtime.channels (pattern) values ('bench:%')`;
-    const token = a.deps.keys.anonKey;
+    const token = a.keys.anonKey;
     const publisher = await subscribed(a.url, token);
     const local = await subscribed(a.url, token);
     const remote = await subscribed(b.url, token);

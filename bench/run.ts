@@ -75,14 +75,14 @@ async function prepare(
     warmupSeconds: Math.min(2, Math.max(1, Math.round(seconds / 5))),
     refreshTtlSeconds: plinth.deps.config.refreshTokenTtlSeconds,
     recordIds,
-    apiKey: plinth.deps.keys.apiKey,
-    anonKey: plinth.deps.keys.anonKey,
+    apiKey: plinth.keys.apiKey,
+    anonKey: plinth.keys.anonKey,
     functionsRuntime: {
       // Read when used: the runtime's port is the one it has now (a restarted runtime has a new one).
       get url() {
-        return plinth.deps.functions.runtime.baseUrl ?? '';
+        return plinth.deps.runtime.baseUrl ?? '';
       },
-      token: plinth.deps.functions.runtime.token,
+      token: plinth.deps.runtime.token,
     },
   };
 }
@@ -99,7 +99,7 @@ async function main(): Promise<number> {
     stack.push(db.stop);
     const plinth = await startPlinth(db.url);
     stack.push(plinth.close);
-    const { signingKey } = plinth.deps.keys;
+    const { signingKey } = plinth.keys;
     const { config } = plinth.deps;
     const limit: LimitServer = await startLimitServer({
       databaseUrl: db.url,

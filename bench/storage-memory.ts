@@ -6,6 +6,7 @@ import { request } from 'node:http';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { buildApp } from '../src/app.js';
+import { loadPlatformKeys } from '../src/modules/secrets/index.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { freePort } from '../test/harness/free-port.js';
@@ -65,10 +66,11 @@ async function main() {
     STORAGE_MAX_FILE_SIZE_BYTES: String((sizeMiB + 1) * MiB),
   });
   const deps = await createDeps(config);
-  const app = await buildApp(deps, { logger: false });
+  const keys = await loadPlatformKeys(deps);
+  const app = await buildApp(deps, { logger: false, keys });
   await app.listen({ port, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${port}/api/storage/buckets`;
-  const auth = { 'x-api-key': deps.keys.apiKey };
+  const auth = { 'x-api-key': keys.apiKey };
   try {
     await send(
       base,

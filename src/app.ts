@@ -1,6 +1,5 @@
 // buildApp(deps): the Fastify instance with every plugin and module route. It never listens;
 // main.ts does, and tests use inject() or listen on a port of their own.
-import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
@@ -14,33 +13,39 @@ import {
 } from 'fastify-type-provider-zod';
 import { defaultMaxConnections } from './core/fd-limit.js';
 import type { Deps } from './deps.js';
+import { installAdmission } from './http/admission.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { parseJsonBodies } from './http/json-body.js';
 import { registerAccessControl } from './http/principal.js';
 import { guardOf } from './core/db.js';
 import { registerRequestDeadline } from './http/request-deadline.js';
+import { requestIdOf } from './http/request-id.js';
 import { aiPlugin } from './modules/ai/index.js';
 import { authPlugin, createAuthServices, SESSION_REVOKED_CHANNEL, startRevokedSessions } from './modules/auth/index.js';
 import { createMailer, emailPlugin } from './modules/email/index.js';
 import { functionsPlugin } from './modules/functions/index.js';
 import { healthPlugin, VERSION } from './modules/health/index.js';
 import { metadataPlugin } from './modules/metadata/index.js';
+import { instrumentRequests } from './modules/metrics/index.js';
 import { migrationsPlugin } from './modules/migrations/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
 import { realtimePlugin } from './modules/realtime/index.js';
 import { createSchemaCache, recordsPlugin } from './modules/records/index.js';
-import { secretsPlugin } from './modules/secrets/index.js';
+import { schedulesPlugin } from './modules/schedules/index.js';
+import { loadPlatformKeys, type PlatformKeys, secretsPlugin } from './modules/secrets/index.js';
 import { storagePlugin } from './modules/storage/index.js';
-
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 export interface AppOptions {
   /** pino logger options; false silences the log (tests). */
   logger?: boolean | Record<string, unknown>;
+  /** The platform keys, when the caller loaded them already (main.ts shows them); else loaded here. */
+  keys?: PlatformKeys;
 }
 
-export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(infrastructure: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
+  // The modules that sign, check or show the platform keys get them with the infrastructure.
+  const deps = { ...infrastructure, keys: options.keys ?? (await loadPlatformKeys(infrastructure)) };
   const limits = deps.config.http;
   const app = Fastify({
     logger: options.logger ?? { level: deps.config.logLevel },
@@ -58,16 +63,21 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       connectionsCheckingInterval: 1_000,
     },
     requestIdHeader: false,
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    },
+    genReqId: requestIdOf,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors,
   }).withTypeProvider<ZodTypeProvider>();
   // Connections past the cap are closed as soon as they are accepted, so a flood cannot use up
   // the file descriptors the pool, uploads and the function runtime need.
   app.server.maxConnections = limits.maxConnections ?? defaultMaxConnections();
+  // Overload is refused by the HTTP server before Fastify sees the request.
+  const pool = guardOf(deps.sql);
+  installAdmission(app, {
+    pool,
+    maxInFlight: pool.options.max + pool.options.queueMax,
+    corsOrigins: deps.config.corsOrigins,
+    onRefusing: (refused) => app.log.warn({ refused }, 'at capacity: refusing requests with 503'),
+  });
 
   // Fastify parses text/plain bodies into strings by default, which turns a wrong content type
   // into a confusing "expected object" validation error. JSON routes answer 415 instead; a route
@@ -95,7 +105,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   });
 
   registerErrorHandling(app);
-  registerRequestDeadline(app, deps.config, guardOf(deps.sql));
+  registerRequestDeadline(app, deps.config);
+  const metricsPlugin = instrumentRequests(app, deps);
   const revokedSessions = await startRevokedSessions(deps, (err) =>
     app.log.error({ err }, 'reloading revoked sessions failed'),
   );
@@ -128,6 +139,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  // The modules, each through its plugin. What one module needs of another is built here and
+  // passed explicitly: the mailer (email → auth), the auth services and revoked sessions (auth →
+  // oauth, access control), the configured OAuth providers (oauth → auth), the schema cache
+  // (records → migrations).
   const mailer = createMailer(deps, (email) =>
     app.log.info({ email }, 'email not sent (no SMTP configured): logged instead'),
   );
@@ -140,7 +155,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.addHook('onClose', () => auth.email.drain());
   await app.register(healthPlugin(deps));
   await app.register(authPlugin(deps, auth, () => configuredProviderNames(deps.sql)));
-  await app.register(emailPlugin(deps));
+  await app.register(emailPlugin(deps, mailer));
   await app.register(oauthPlugin(deps, auth.sessions));
 
   const schemaCache = await createSchemaCache(deps.sql, deps.config.recordsSchemas);
@@ -154,6 +169,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(functionsPlugin(deps));
   await app.register(paymentsPlugin(deps));
   await app.register(storagePlugin(deps));
+  await app.register(schedulesPlugin(deps));
+  if (metricsPlugin) await app.register(metricsPlugin);
   await app.register(realtimePlugin(deps, revokedSessions, SESSION_REVOKED_CHANNEL));
 
   return app;

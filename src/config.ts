@@ -73,12 +73,25 @@ const envSchema = z
     HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(72_000),
     // AI provider key: seeds the stored OpenRouter key once, when none is stored.
     OPENROUTER_API_KEY: z.string().min(1).max(4096).optional(),
+    // AI gateway: the provider's OpenAI-compatible API, its retries, and the maxTokens cap.
+    OPENROUTER_BASE_URL: z.url().default('https://openrouter.ai/api/v1'),
+    OPENROUTER_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+    MAX_COMPLETION_TOKENS: z.coerce.number().int().min(1).default(16384),
     // Functions: the Deno runtime the server starts (port 0: any free loopback port).
     FUNCTIONS_RUNTIME_PORT: z.coerce.number().int().min(0).max(65535).default(7133),
     FUNCTIONS_TIMEOUT_MS: z.coerce.number().int().min(10).default(60_000),
     FUNCTIONS_MEMORY_MB: z.coerce.number().int().min(16).default(256),
     FUNCTIONS_HEALTH_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
     FUNCTIONS_DENO_PATH: z.string().min(1).optional(),
+    // Schedules: how often this server looks for due runs (0: this server never runs schedules),
+    // a run's default timeout, how late a due time may be before it counts as missed (downtime),
+    // and how many runs this server executes at once.
+    SCHEDULES_POLL_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
+    SCHEDULES_RUN_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
+    SCHEDULES_MISSED_RUN_GRACE_MS: z.coerce.number().int().min(0).default(60_000),
+    SCHEDULES_MAX_CONCURRENT_RUNS: z.coerce.number().int().min(1).max(1000).default(20),
+    // GET /metrics (Prometheus): behind the API key / an admin token, open to anyone, or absent.
+    METRICS_ACCESS: z.enum(['off', 'api-key', 'public']).default('api-key'),
     PAYMENTS_PROCESSOR_HOST: z.string().min(1).optional(),
     PAYMENTS_PROCESSOR_PORT: port.optional(),
     PAYMENTS_PROCESSOR_PROTOCOL: z.enum(['http', 'https']).optional(),
@@ -180,6 +193,11 @@ const envSchema = z
     },
     logLevel: env.LOG_LEVEL,
     openrouterApiKey: env.OPENROUTER_API_KEY,
+    ai: {
+      baseUrl: env.OPENROUTER_BASE_URL.replace(/\/+$/, ''),
+      maxRetries: env.OPENROUTER_MAX_RETRIES,
+      maxCompletionTokens: env.MAX_COMPLETION_TOKENS,
+    },
     functions: {
       runtimePort: env.FUNCTIONS_RUNTIME_PORT,
       timeoutMs: env.FUNCTIONS_TIMEOUT_MS,
@@ -187,6 +205,13 @@ const envSchema = z
       healthIntervalMs: env.FUNCTIONS_HEALTH_INTERVAL_MS,
       denoPath: env.FUNCTIONS_DENO_PATH,
     },
+    schedules: {
+      pollMs: env.SCHEDULES_POLL_MS,
+      runTimeoutMs: env.SCHEDULES_RUN_TIMEOUT_MS,
+      missedRunGraceMs: env.SCHEDULES_MISSED_RUN_GRACE_MS,
+      maxConcurrentRuns: env.SCHEDULES_MAX_CONCURRENT_RUNS,
+    },
+    metricsAccess: env.METRICS_ACCESS,
     // Where the processor SDK sends its calls (unset: the processor's own API); tests use a fake.
     paymentsProcessor: {
       host: env.PAYMENTS_PROCESSOR_HOST,

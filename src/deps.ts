@@ -1,5 +1,8 @@
-// Composition root: builds every dependency the app needs from the configuration. Tests call
-// this too, passing another clock; nothing here reads the environment.
+// Composition root of the infrastructure: the pool (on the configured or embedded database,
+// migrated), the keyring and derived keys, the clock, the password hasher, the blob store and the
+// function runtime's supervisor. Module pieces (platform keys, the functions host, services) are
+// built by their modules in app.ts. Tests call this too, passing another clock; nothing here reads
+// the environment.
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { hkdfSync } from 'node:crypto';
@@ -12,9 +15,9 @@ import { randomHex } from './core/ids.js';
 import { createKeyring, type Keyring } from './core/keyring.js';
 import { migrate, readMigrationFiles, type MigrationFile } from './core/migrator.js';
 import { createPasswordHasher, type PasswordHasher } from './core/password-hasher.js';
-import { createFunctionsHost, type FunctionsHost } from './modules/functions/index.js';
-import { loadPlatformKeys, type PlatformKeys } from './modules/secrets/index.js';
-import { type BlobStore, createBlobStore } from './modules/storage/index.js';
+import { createBlobStore } from './core/blob-store/index.js';
+import type { BlobStore } from './core/blob-store/blob-store.js';
+import { createRuntimeSupervisor, type RuntimeSupervisor } from './core/runtime-supervisor.js';
 import postgres from 'postgres';
 
 export interface Deps {
@@ -25,14 +28,11 @@ export interface Deps {
   /** HMAC keys derived from the master key for values that must match across servers. */
   hmacKeys: { csrf: Buffer; refreshSuccessor: Buffer; emailSecrets: Buffer; storageUrls: Buffer };
   hasher: PasswordHasher;
-  keys: PlatformKeys;
   migrations: MigrationFile[];
-  /** The function runtime (started by main.ts, stopped by close()) and its sync with the database. */
-  functions: FunctionsHost;
+  /** The supervised Deno function runtime (started by main.ts, stopped by close()). */
+  runtime: RuntimeSupervisor;
   /** Where object bytes live (local disk or S3). */
   blobStore: BlobStore;
-  /** True when this start created the platform's credentials (first start). */
-  firstStart: boolean;
   close(): Promise<void>;
 }
 
@@ -104,9 +104,15 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     );
     const migrations = await readMigrationFiles();
     await migrate(sql, migrations);
-    const keys = await loadPlatformKeys(sql, keyring, (options.clock ?? systemClock).now());
     const hasher = await createPasswordHasher(config.passwordHashConcurrency);
-    const functions = await createFunctionsHost(config, sql, keyring);
+    const runtime = createRuntimeSupervisor({
+      port: config.functions.runtimePort,
+      timeoutMs: config.functions.timeoutMs,
+      memoryMb: config.functions.memoryMb,
+      healthIntervalMs: config.functions.healthIntervalMs,
+      denoPath: config.functions.denoPath,
+      cacheDir: path.join(config.dataDir, 'deno'),
+    });
     const blobStore = await createBlobStore(config.storage);
     return {
       config,
@@ -120,18 +126,16 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
         storageUrls: derive(masterKey, 'storage-urls'),
       },
       hasher,
-      keys,
       migrations,
-      functions,
+      runtime,
       blobStore,
-      firstStart: keys.created.length > 0,
-      // The order matters: the runtime and the LISTEN connections, the pool, then the database
-      // they all talk to (main.ts drains the HTTP requests before calling this).
+      // The order matters: the runtime, the pool, then the database they talk to (main.ts drains
+      // the HTTP requests and closes the app, with its LISTEN connections, before calling this).
       // Every step runs even when one before it failed; the first failure is then thrown.
       async close() {
         const failures: unknown[] = [];
         const step = (work: () => Promise<unknown>) => work().catch((err: unknown) => void failures.push(err));
-        await step(() => functions.close());
+        await step(() => runtime.stop());
         await step(() => sql.end({ timeout: 5 }));
         await step(async () => embedded?.stop());
         if (failures.length > 0) throw failures[0];

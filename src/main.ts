@@ -7,6 +7,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { unavailablePorts, type PortClaim } from './core/port-check.js';
 import { clearStalePostmaster } from './core/stale-postmaster.js';
 import type { Deps } from './deps.js';
+import type { PlatformKeys } from './modules/secrets/index.js';
 
 /** Signals this soon after the first are copies of it, not a request to stop at once. */
 const REPEATED_SIGNAL_WINDOW_MS = 1_000;
@@ -33,20 +34,21 @@ function readConfig(): Config {
   }
 }
 
-async function printBanner(config: Config, deps: Deps): Promise<void> {
+async function printBanner(config: Config, keys: PlatformKeys): Promise<void> {
   const { adminCredentials } = await import('./modules/auth/index.js');
-  const admin = adminCredentials(deps);
+  const admin = adminCredentials({ config, keys });
   const lines = [
     `Plinth is listening on ${config.apiBaseUrl} (API docs: ${config.apiBaseUrl}/api/docs)`,
     config.databaseUrl ? 'Database: DATABASE_URL' : `Database: embedded PostgreSQL, data in ${config.dataDir}`,
   ];
-  if (deps.firstStart) {
+  // The keys were created by this start: the first one on this database.
+  if (keys.created.length > 0) {
     lines.push(
       'First start: these credentials were generated and stored (encrypted) in the database.',
       `  Admin email:    ${admin.email}`,
       `  Admin password: ${config.adminPassword ? '(from ADMIN_PASSWORD)' : admin.password}`,
-      `  API key:        ${deps.keys.apiKey}`,
-      `  Anon key:       ${deps.keys.anonKey}`,
+      `  API key:        ${keys.apiKey}`,
+      `  Anon key:       ${keys.anonKey}`,
     );
   } else {
     lines.push(`Admin email: ${admin.email} (GET /api/metadata/api-key as admin shows the API key)`);
@@ -67,10 +69,12 @@ async function main(): Promise<void> {
 
   // The rest of the server is loaded only now: a taken port is reported in a moment, not after
   // every module has been loaded.
-  const [{ buildApp }, { createDeps }, { stopServer }] = await Promise.all([
+  const [{ buildApp }, { createDeps }, { stopServer }, { loadPlatformKeys }, { createScheduler }] = await Promise.all([
     import('./app.js'),
     import('./deps.js'),
     import('./shutdown.js'),
+    import('./modules/secrets/index.js'),
+    import('./modules/schedules/index.js'),
   ]);
   let app: FastifyInstance | undefined;
   let deps: Deps | undefined;
@@ -99,12 +103,22 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   let built: FastifyInstance;
+  let keys: PlatformKeys;
   try {
-    built = await buildApp(deps);
+    keys = await loadPlatformKeys(deps);
+    built = await buildApp(deps, { keys });
     dbEvent = (message) => built.log.warn(message);
     // Functions answer 502 until their runtime is up; the rest of the API does not wait for it.
-    deps.functions.start().catch((err) => built.log.error({ err }, 'the function runtime could not be started'));
+    deps.runtime.start().catch((err) => built.log.error({ err }, 'the function runtime could not be started'));
+    // Scheduled runs: no new claims once the stop begins; runs in flight get the grace period.
+    const scheduler = createScheduler(deps, (level, message, extra) => built.log[level](extra ?? {}, message));
+    let schedulerStopped: Promise<void> | undefined;
+    built.addHook('preClose', async () => {
+      schedulerStopped = scheduler.stop(config.shutdownGraceMs);
+    });
+    built.addHook('onClose', async () => schedulerStopped);
     await built.listen({ port: config.port, host: config.host });
+    scheduler.start();
   } catch (err) {
     // Nothing may outlive a failed start (the embedded database runs in its own process group).
     await deps.close().catch(() => {});
@@ -112,7 +126,7 @@ async function main(): Promise<void> {
   }
   app = built;
   if (stopping) return void stopServer(built, deps, stopping).then((code) => process.exit(code));
-  await printBanner(config, deps);
+  await printBanner(config, keys);
 }
 
 main().catch((err) => {

@@ -4,8 +4,9 @@
 export const errorCatalogue = {
   VALIDATION_ERROR: { status: 400, message: 'The request is not valid.' },
   UNAUTHORIZED: { status: 401, message: 'Missing or invalid credentials.' },
+  AUTH_UNAUTHORIZED: { status: 401, message: 'The access token is invalid or has expired.' },
   FORBIDDEN: { status: 403, message: 'This action is not allowed.' },
-  INSUFFICIENT_PERMISSIONS: { status: 403, message: 'Admin access is required.' },
+  INSUFFICIENT_PERMISSIONS: { status: 403, message: 'Admin access required' },
   AUTH_SIGNUP_DISABLED: { status: 403, message: 'User signups are disabled for this project.' },
   NOT_FOUND: { status: 404, message: 'Not found.' },
   AUTH_USER_NOT_FOUND: { status: 404, message: 'User not found.' },
@@ -39,12 +40,18 @@ export const errorCatalogue = {
     message: 'Idempotency key is already used for another checkout request.',
   },
   EMAIL_DELIVERY_FAILED: { status: 503, message: 'The email could not be delivered.' },
+  EMAIL_PROVIDER_NOT_CONFIGURED: { status: 503, message: 'No email provider is configured.' },
+  EMAIL_SMTP_SEND_FAILED: { status: 502, message: 'The SMTP server refused the email.' },
+  EMAIL_SMTP_CONNECTION_FAILED: { status: 502, message: 'The SMTP server could not be reached.' },
   AUTH_VERIFICATION_EMAIL_DELIVERY_FAILED: {
     status: 503,
     message: 'The account was created, but the verification email could not be delivered.',
   },
   SECRET_ALREADY_EXISTS: { status: 409, message: 'A secret with this key already exists.' },
   AI_INVALID_API_KEY: { status: 400, message: 'The AI provider API key is not configured.' },
+  AI_UPSTREAM_UNAVAILABLE: { status: 502, message: 'The AI provider is not reachable.' },
+  BILLING_INSUFFICIENT_BALANCE: { status: 402, message: 'AI credit limit reached.' },
+  RATE_LIMITED: { status: 429, message: 'AI provider rate limit exceeded. Please wait before retrying.' },
   FUNCTION_NOT_FOUND: { status: 404, message: 'Function not found.' },
   FUNCTION_ALREADY_EXISTS: { status: 409, message: 'A function with this slug already exists.' },
   FUNCTION_SLUG_RESERVED: { status: 400, message: 'This slug is reserved.' },
@@ -56,6 +63,11 @@ export const errorCatalogue = {
   STORAGE_PERMISSION_DENIED: { status: 403, message: 'Row-level security does not allow this.' },
   S3_ACCESS_KEY_NOT_FOUND: { status: 404, message: 'Access key not found.' },
   S3_ACCESS_KEY_LIMIT_EXCEEDED: { status: 400, message: 'Too many S3 access keys.' },
+  SECRET_NOT_FOUND: { status: 404, message: 'Secret not found.' },
+  SCHEDULE_NOT_FOUND: { status: 404, message: 'Schedule not found.' },
+  SCHEDULE_INVALID_CRON: { status: 400, message: 'Invalid cron expression.' },
+  SCHEDULE_INVALID_TIME_ZONE: { status: 400, message: 'Unknown time zone.' },
+  SCHEDULE_INVALID_TARGET: { status: 400, message: 'A schedule invokes a function or a URL of this API.' },
   REALTIME_CHANNEL_NOT_FOUND: { status: 404, message: 'Channel not found.' },
   REALTIME_INVALID_CHANNEL_PATTERN: {
     status: 400,
@@ -73,6 +85,8 @@ export interface AppErrorOptions {
   headers?: Record<string, string>;
   /** Extra body fields a client protocol expects (e.g. PostgREST's code, details, hint). */
   fields?: Record<string, unknown>;
+  /** The status when the catalogue's does not fit (an upstream's status passed through). */
+  status?: number;
 }
 
 export class AppError extends Error {
@@ -87,7 +101,7 @@ export class AppError extends Error {
     super(message ?? errorCatalogue[code].message, { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
-    this.statusCode = errorCatalogue[code].status;
+    this.statusCode = options.status ?? errorCatalogue[code].status;
     this.details = options.details;
     this.nextActions = options.nextActions;
     this.headers = options.headers;

@@ -3,6 +3,9 @@
 // past its deadline. Also what health checks read: is the pool serving, is DB work stuck.
 import { unavailable } from './pg-errors.js';
 
+/** The message of every refusal for capacity, at the door (http/admission.ts) or here. */
+export const AT_CAPACITY = 'The server is at capacity: too many requests are waiting for a database connection.';
+
 export interface PoolGuardOptions {
   /** Envelopes holding a connection at once (the pool's size). */
   max: number;
@@ -19,7 +22,7 @@ export interface PoolStats {
   overdue: number;
   /** performance.now() of the last envelope that settled (committed or failed), or of creation. */
   lastSettledAt: number;
-  /** Envelopes refused because the wait queue was full, since start. */
+  /** Requests refused (503) at capacity since start: here, and at the door (countRefusal). */
   refused: number;
 }
 
@@ -28,6 +31,10 @@ export interface PoolGuard {
   /** Waits for a permit (bounded by `deadline`); throws 503 when the queue is full or time runs out. */
   acquire(deadline: Deadline): Promise<() => void>;
   stats(): PoolStats;
+  /** Every connection is held and the wait queue is at its bound: the next envelope is refused. */
+  full(): boolean;
+  /** Counts a request refused before it reached the pool (admission at the door). */
+  countRefusal(): void;
   /** Called when an envelope passed its deadline (true) and when such an envelope settles (false). */
   markOverdue(overdue: boolean): void;
 }
@@ -82,7 +89,7 @@ export function createPoolGuard(options: PoolGuardOptions): PoolGuard {
       }
       if (waiters.length >= options.queueMax) {
         refused++;
-        throw unavailable('The server is at capacity: too many requests are waiting for a database connection.');
+        throw unavailable(AT_CAPACITY);
       }
       let granted!: () => void;
       const turn = new Promise<void>((resolve) => {
@@ -99,7 +106,11 @@ export function createPoolGuard(options: PoolGuardOptions): PoolGuard {
       }
       return once(release);
     },
+    countRefusal: () => {
+      refused++;
+    },
     stats: () => ({ active, waiting: waiters.length, overdue, lastSettledAt, refused }),
+    full: () => active >= options.max && waiters.length >= options.queueMax,
     markOverdue(isOverdue) {
       overdue += isOverdue ? 1 : -1;
     },

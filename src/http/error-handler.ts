@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, toErrorBody, type ErrorCode } from '../core/errors.js';
 import { fromPgError } from '../core/pg-errors.js';
+import { AT_CAPACITY } from '../core/pool-guard.js';
 
 interface ValidationIssue {
   field: string;
@@ -81,7 +82,9 @@ export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
 function handleError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const appError = toAppError(err);
   if (appError) {
-    if (appError.statusCode >= 500) request.log.error({ err }, appError.message);
+    // A refusal for capacity is not a fault, and one log line each would add to the overload.
+    if (appError.message === AT_CAPACITY) request.log.debug(appError.message);
+    else if (appError.statusCode >= 500) request.log.error({ err }, appError.message);
     return sendError(reply, appError);
   }
   request.log.error({ err }, 'unhandled error');

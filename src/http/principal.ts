@@ -1,5 +1,6 @@
 // Who is calling: resolves the request's credential (API key, anon key or access token) into a
 // principal, and enforces each route's declared access level before its body is even read.
+import type { KeyObject } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { epochSeconds } from '../core/clock.js';
 import { AppError } from '../core/errors.js';
@@ -31,9 +32,35 @@ declare module 'fastify' {
 const API_KEY = /^ik_[0-9a-f]{64}$/;
 const ANON_KEY = /^anon_[0-9a-f]{64}$/;
 
+const JWT_PARTS = /^([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/**
+ * Presented as an access token: three base64url parts (the signature may be empty, as with alg
+ * "none") whose first part is a JSON header. Verification decides whether it is a good one.
+ */
+function isJwtShaped(credential: string): boolean {
+  const header = JWT_PARTS.exec(credential)?.[1];
+  if (header === undefined) return false;
+  try {
+    const decoded: unknown = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
+    return typeof decoded === 'object' && decoded !== null && !Array.isArray(decoded);
+  } catch {
+    return false;
+  }
+}
+
 const unauthorized = (message = 'Missing or invalid credentials.') =>
   new AppError('UNAUTHORIZED', message, {
     nextActions: 'Send a valid access token, anon key or API key in the Authorization header.',
+  });
+
+/**
+ * An access token that fails verification (expired, forged, revoked): AUTH_UNAUTHORIZED, the code
+ * on which the official client refreshes its session and retries (api-contract Part A item 14).
+ */
+const rejectedAccessToken = (message: string) =>
+  new AppError('AUTH_UNAUTHORIZED', message, {
+    nextActions: 'Refresh the session (POST /api/auth/refresh) and retry with the new access token, or sign in again.',
   });
 
 /** Sessions that ended while their access tokens may live on (fed by NOTIFY on every server). */
@@ -43,12 +70,24 @@ export interface EndedSessions {
 
 const noEndedSessions: EndedSessions = { has: () => false };
 
+/** What a credential is checked against: the platform keys the secrets module loads and rotates. */
+export interface AcceptedKeys {
+  /** SHA-256 (hex) of every accepted API key → when it stops working (epoch ms; null: never). */
+  apiKeyHashes: Map<string, number | null>;
+  anonKeyHashes: Map<string, number | null>;
+  /** Public keys that verify access tokens, by key id. */
+  publicKeys: Map<string, KeyObject>;
+}
+
 /**
  * Resolves one credential (API key, anon key or access token, as sent after "Bearer ") into a
  * principal; throws 401 on an unknown key, a bad or expired token, or an ended session. The
  * realtime handshake uses it directly.
  */
-export function createCredentialResolver(deps: Pick<Deps, 'keys' | 'clock'>, ended: EndedSessions = noEndedSessions) {
+export function createCredentialResolver(
+  deps: Pick<Deps, 'clock'> & { keys: AcceptedKeys },
+  ended: EndedSessions = noEndedSessions,
+) {
   /** A key is known until its expiry (a rotated key's grace period); null never expires. */
   const isKnown = (hashes: Map<string, number | null>, key: string) => {
     const expiresAt = hashes.get(sha256(key).toString('hex'));
@@ -66,20 +105,27 @@ export function createCredentialResolver(deps: Pick<Deps, 'keys' | 'clock'>, end
     }
     const result = verifyJwt(credential, deps.keys.publicKeys, epochSeconds(deps.clock.now()));
     if (!result.ok) {
-      throw unauthorized(result.reason === 'expired' ? 'The access token has expired.' : 'Invalid access token.');
+      // Only something presented as an access token gets the code the client refreshes on.
+      if (!isJwtShaped(credential)) throw unauthorized('Invalid access token.');
+      throw rejectedAccessToken(
+        result.reason === 'expired' ? 'The access token has expired.' : 'Invalid access token.',
+      );
     }
     const { sub, role, sid, email } = result.claims;
-    if (typeof sub !== 'string' || typeof sid !== 'string') throw unauthorized('Invalid access token.');
-    if (ended.has(sid)) throw unauthorized('The session of this access token has ended.');
+    if (typeof sub !== 'string' || typeof sid !== 'string') throw rejectedAccessToken('Invalid access token.');
+    if (ended.has(sid)) throw rejectedAccessToken('The session of this access token has ended.');
     if (role === 'project_admin') return { kind: 'admin', subject: sub, via: 'token', sessionId: sid };
     if (role === 'authenticated' && typeof email === 'string') {
       return { kind: 'user', userId: sub, email, sessionId: sid };
     }
-    throw unauthorized('Invalid access token.');
+    throw rejectedAccessToken('Invalid access token.');
   };
 }
 
-export function createPrincipalResolver(deps: Pick<Deps, 'keys' | 'clock'>, ended: EndedSessions = noEndedSessions) {
+export function createPrincipalResolver(
+  deps: Pick<Deps, 'clock'> & { keys: AcceptedKeys },
+  ended: EndedSessions = noEndedSessions,
+) {
   const resolveCredential = createCredentialResolver(deps, ended);
 
   /** The request's principal; null without any credential; throws on an invalid one. */
@@ -110,7 +156,7 @@ function enforce(level: AccessLevel, principal: Principal | null): void {
     return;
   }
   if (principal.kind !== 'admin') {
-    throw new AppError('INSUFFICIENT_PERMISSIONS', 'Admin access is required.', {
+    throw new AppError('INSUFFICIENT_PERMISSIONS', undefined, {
       nextActions: 'Sign in as the project admin or use the API key.',
     });
   }
@@ -119,7 +165,7 @@ function enforce(level: AccessLevel, principal: Principal | null): void {
 /** Resolves the principal on every request and checks the route's `config.access`. */
 export function registerAccessControl(
   app: FastifyInstance,
-  deps: Pick<Deps, 'keys' | 'clock'>,
+  deps: Pick<Deps, 'clock'> & { keys: AcceptedKeys },
   ended: EndedSessions = noEndedSessions,
 ): void {
   const resolvePrincipal = createPrincipalResolver(deps, ended);

@@ -1,10 +1,9 @@
 // Every request's server-side deadline: a request still unanswered REQUEST_TIMEOUT_MS after its
 // body arrived gets 503 SERVICE_UNAVAILABLE (with Retry-After) instead of hanging; the database
-// envelopes bound their own work by the same setting and cancel what still runs. And overload is
-// refused at the door: while the pool's wait queue is full, new requests get that 503 before any work.
+// envelopes bound their own work by the same setting and cancel what still runs. (Overload is
+// refused before a request reaches Fastify: admission.ts.)
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { unavailable } from '../core/pg-errors.js';
-import type { PoolGuard } from '../core/pool-guard.js';
 import type { Config } from '../config.js';
 import { sendError } from './error-handler.js';
 
@@ -34,21 +33,9 @@ function arm(
   );
 }
 
-/** Health checks always get through: an orchestrator must see an overloaded server as alive. */
-const isHealthCheck = (url: string) => url.startsWith('/api/health');
-
-export function registerRequestDeadline(app: FastifyInstance, config: Config, pool: PoolGuard): void {
+export function registerRequestDeadline(app: FastifyInstance, config: Config): void {
   const timers = new WeakMap<FastifyRequest, NodeJS.Timeout>();
   app.addHook('onRequest', (request, reply, done) => {
-    // Refused before authentication and parsing: under overload a refusal must cost next to nothing.
-    const { waiting } = pool.stats();
-    if (waiting > 0 && waiting >= pool.options.queueMax && !isHealthCheck(request.url)) {
-      sendError(
-        reply,
-        unavailable('The server is at capacity: too many requests are waiting for a database connection.'),
-      );
-      return;
-    }
     arm(timers, request, reply, deadlineFor(request, config));
     done();
   });

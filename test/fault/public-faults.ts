@@ -1,7 +1,7 @@
 // Faults sent from the public side (the anon key or no key at all), as measurements: nested JSON
 // bodies, pathological regex filters, floods of idle sockets. Tests assert; the bench prints.
-import { connect, type Socket } from 'node:net';
 import { Pool } from 'undici';
+import { openIdleConnections } from '../harness/idle-connections.js';
 import { pollUntil, type Exit, type ServerProcess } from '../harness/server-process.js';
 import {
   HANG_MS,
@@ -80,25 +80,6 @@ export async function regexFlood(
   return { unloaded, during, flood, exit: s.exit() };
 }
 
-/** Opens `count` TCP connections that never send a byte; resolves once each connected or failed. */
-async function idleSockets(port: number, count: number): Promise<Socket[]> {
-  const sockets: Socket[] = [];
-  await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<void>((resolve) => {
-          const socket = connect(port, '127.0.0.1');
-          sockets.push(socket);
-          socket.once('connect', () => resolve());
-          socket.once('error', () => resolve());
-          socket.once('close', () => resolve());
-        }),
-    ),
-  );
-  return sockets;
-}
-
 export interface ConnectionFloodResult extends FloodResult {
   /** Sockets the server held open at the flood's peak. */
   held: number;
@@ -141,7 +122,7 @@ export async function connectionFlood(
     await Promise.all([read(), read()]);
     const unloaded: number[] = [];
     for (let i = 0; i < 10; i++) unloaded.push((await read()).ms);
-    const sockets = await idleSockets(s.port, options.sockets);
+    const sockets = await openIdleConnections(s.port, options.sockets);
     const held = sockets.filter((socket) => !socket.destroyed).length;
     const deno = s.children().find((c) => c.command.includes('deno'));
     if (deno) process.kill(deno.pid, 'SIGKILL');

@@ -14,7 +14,7 @@ export async function startFunctionsApp(env: Record<string, string> = {}): Promi
   const baseUrl = `http://127.0.0.1:${port}`;
   const t = await startTestApp({ env: { FUNCTIONS_RUNTIME_PORT: '0', API_BASE_URL: baseUrl, ...env } });
   await t.app.listen({ port, host: '127.0.0.1' });
-  await t.deps.functions.start();
+  await t.deps.runtime.start();
   return {
     ...t,
     baseUrl,

@@ -1,5 +1,8 @@
-// Runs the real Plinth server (`node --import tsx src/main.ts`) as a child process for fault
-// injection: free ports, its own data directory, captured output, readiness wait, sure teardown.
+// Runs the real Plinth server (`node --import tsx src/main.ts`) as a child process with a data
+// directory, ports and environment of its own: captured output, exit tracking, its children and
+// embedded postmaster, and sure teardown. Two ways to start it: spawnServer (as an operator starts
+// it from a shell, not waited for: lifecycle tests) and startServerProcess (production mode, waited
+// until ready and its keys known: fault injection).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -8,9 +11,281 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port.js';
+import { TEST_ADMIN, TEST_ENCRYPTION_KEY } from './test-app.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const PROCESS_ADMIN = { email: 'admin@fault.local', password: 'fault-admin-password-1' };
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  pid: number;
+  baseUrl: string;
+  port: number;
+  embeddedPgPort: number;
+  runtimePort: number;
+  dataDir: string;
+  env: Record<string, string>;
+  /** The platform keys (startServerProcess asks the API for them; empty after spawnServer). */
+  apiKey: string;
+  anonKey: string;
+  stdout(): string;
+  stderr(): string;
+  /** Everything the process wrote so far, both streams. */
+  output(): string;
+  /** Resolves when the process exits. */
+  readonly exited: Promise<Exit>;
+  /** Null while the process runs. */
+  exit(): Exit | null;
+  signal(signal: NodeJS.Signals): void;
+  /** Resolves once stdout holds `text`; rejects when the process ends first or after `ms`. */
+  waitForOutput(text: string, ms?: number): Promise<void>;
+  /** The API key the server printed on its first start. */
+  printedApiKey(): string;
+  /** The live embedded postmaster's pid (null when none). */
+  postmasterPid(): number | null;
+  /** Direct children of the server process (e.g. the Deno runtime), from /proc. */
+  children(): { pid: number; command: string }[];
+  /**
+   * Stops the process (SIGTERM with 5 s to drain unless told SIGKILL), then everything it started
+   * and a postmaster it left behind, and removes its data directory unless kept.
+   */
+  close(options?: { keepDataDir?: boolean; stopSignal?: 'SIGTERM' | 'SIGKILL' }): Promise<void>;
+}
+
+/** Whether a process exists (even one we may not signal) and is not a zombie waiting to be reaped. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    return !/^\S+ \(.*\) [ZX]/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Polls `check` (bounded: a real process is involved) until it returns a value other than
+ * undefined or false, or the deadline passes.
+ */
+export async function pollUntil<T>(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  intervalMs = 50,
+): Promise<Exclude<T, false>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value as Exclude<T, false>;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** The live postmaster of a data directory, read from its postmaster.pid (null when none). */
+export function postmasterPid(dataDir: string): number | null {
+  const file = path.join(dataDir, 'pg', 'postmaster.pid');
+  if (!existsSync(file)) return null;
+  const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
+  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : null;
+}
+
+/** A process's command line ('' once it is gone). */
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+}
+
+function childrenOf(pid: number): { pid: number; command: string }[] {
+  const found: { pid: number; command: string }[] = [];
+  let tasks: string[] = [];
+  try {
+    tasks = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  } catch {
+    return found;
+  }
+  for (const child of tasks) {
+    const command = commandOf(Number(child));
+    if (command) found.push({ pid: Number(child), command }); // else: exited meanwhile
+  }
+  return found;
+}
+
+interface Launch {
+  env: Record<string, string>;
+  port: number;
+  embeddedPgPort: number;
+  runtimePort: number;
+  dataDir: string;
+  fileLimit?: number;
+  /** Its own process group, so that teardown reaches everything it started. */
+  detached: boolean;
+}
+
+function launch({ env, fileLimit, detached }: Launch): ChildProcess {
+  const node = [process.execPath, '--import', 'tsx', 'src/main.ts'];
+  // `exec` keeps the pid: the process we signal is the server itself.
+  const [command, args] = fileLimit
+    ? ['/bin/sh', ['-c', `ulimit -n ${fileLimit} && exec "$@"`, 'sh', ...node]]
+    : [node[0]!, node.slice(1)];
+  return spawn(command as string, args as string[], { cwd: ROOT, env, detached, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Starts the process and wraps it; it is not waited for. */
+function run(options: Launch): ServerProcess {
+  const { dataDir, port, env } = options;
+  const child = launch(options);
+  const pid = child.pid!;
+  let out = '';
+  let err = '';
+  let log = '';
+  let exit: Exit | null = null;
+  child.stdout!.on('data', (d) => {
+    out += d;
+    log += d;
+  });
+  child.stderr!.on('data', (d) => {
+    err += d;
+    log += d;
+  });
+  const exited = new Promise<Exit>((resolve) => {
+    child.once('exit', (code, signal) => {
+      exit = { code, signal };
+      resolve(exit);
+    });
+  });
+
+  const waitForOutput = (text: string, ms = 90_000) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (out.includes(text)) return done(resolve);
+        if (exit) return done(() => reject(new Error(`server exited before printing "${text}":\n${out}\n${err}`)));
+      };
+      const timer = setTimeout(
+        () => done(() => reject(new Error(`no "${text}" within ${ms} ms:\n${out}\n${err}`))),
+        ms,
+      );
+      const done = (then: () => void) => {
+        clearTimeout(timer);
+        child.stdout!.off('data', check);
+        child.off('exit', check);
+        then();
+      };
+      child.stdout!.on('data', check);
+      child.once('exit', check);
+      check();
+    });
+
+  return {
+    child,
+    pid,
+    baseUrl: `http://127.0.0.1:${port}`,
+    port,
+    embeddedPgPort: options.embeddedPgPort,
+    runtimePort: options.runtimePort,
+    dataDir,
+    env,
+    apiKey: '',
+    anonKey: '',
+    stdout: () => out,
+    stderr: () => err,
+    output: () => log,
+    exited,
+    exit: () => exit,
+    signal: (signal) => {
+      if (!exit) process.kill(pid, signal);
+    },
+    waitForOutput,
+    printedApiKey() {
+      const match = /API key:\s+(\S+)/.exec(out);
+      if (!match) throw new Error(`no API key in the output:\n${out}`);
+      return match[1]!;
+    },
+    postmasterPid: () => postmasterPid(dataDir),
+    children: () => childrenOf(pid),
+    async close({ keepDataDir = false, stopSignal = 'SIGTERM' } = {}) {
+      if (!exit) {
+        process.kill(pid, stopSignal);
+        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+      }
+      try {
+        if (options.detached) process.kill(-pid, 'SIGKILL');
+        else if (!exit) process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+      await exited;
+      // A postmaster left behind (or started in a session of its own): ours by its data directory.
+      const postmaster = postmasterPid(dataDir);
+      if (postmaster && commandOf(postmaster).includes(dataDir)) {
+        process.kill(postmaster, 'SIGKILL');
+        await pollUntil('the postmaster to end', 10_000, () => !isAlive(postmaster));
+      }
+      if (!keepDataDir) await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
+    },
+  };
+}
+
+/** The environment without the PLINTH_/database settings of the machine running the tests. */
+function shellEnv(): Record<string, string> {
+  const keep = Object.entries(process.env).filter(
+    ([k, v]) =>
+      v !== undefined && !k.startsWith('PLINTH_') && !/^(DATABASE_URL|PORT|EMBEDDED_PG_PORT|FUNCTIONS_.*)$/.test(k),
+  );
+  return Object.fromEntries(keep) as Record<string, string>;
+}
+
+export interface SpawnOptions {
+  env?: Record<string, string>;
+  /** Runs the server under `ulimit -n` (its open-file limit). */
+  fileLimit?: number;
+  dataDir?: string;
+}
+
+/**
+ * Spawns the server as an operator starts it from a shell (the test machine's environment, the
+ * test admin, embedded PostgreSQL unless DATABASE_URL is given); it is not waited for (use
+ * waitForOutput('Plinth is listening')).
+ */
+export async function spawnServer(options: SpawnOptions = {}): Promise<ServerProcess> {
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'plinth-life-')));
+  const port = await freePort();
+  const embeddedPgPort = await freePort();
+  const env: Record<string, string> = {
+    ...shellEnv(),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PLINTH_DATA_DIR: dataDir,
+    PLINTH_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    ADMIN_EMAIL: TEST_ADMIN.email,
+    ADMIN_PASSWORD: TEST_ADMIN.password,
+    LOG_LEVEL: 'info',
+    DB_POOL_SIZE: '5',
+    FUNCTIONS_RUNTIME_PORT: '0',
+    EMBEDDED_PG_PORT: String(embeddedPgPort),
+    ...options.env,
+  };
+  return run({
+    env,
+    port: Number(env.PORT),
+    embeddedPgPort: Number(env.EMBEDDED_PG_PORT),
+    runtimePort: Number(env.FUNCTIONS_RUNTIME_PORT),
+    dataDir,
+    fileLimit: options.fileLimit,
+    detached: false,
+  });
+}
 
 export interface ServerProcessOptions {
   /** A database URL (external mode); unset: the embedded PostgreSQL in the data directory. */
@@ -25,88 +300,7 @@ export interface ServerProcessOptions {
   readyTimeoutMs?: number;
 }
 
-export interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-export interface ServerProcess {
-  pid: number;
-  baseUrl: string;
-  port: number;
-  embeddedPgPort: number;
-  runtimePort: number;
-  dataDir: string;
-  env: Record<string, string>;
-  apiKey: string;
-  anonKey: string;
-  /** Everything the process wrote so far. */
-  output(): string;
-  /** Resolves when the process exits. */
-  readonly exited: Promise<Exit>;
-  /** Null while the process runs. */
-  exit(): Exit | null;
-  signal(signal: NodeJS.Signals): void;
-  /** The embedded postmaster's pid, from $PLINTH_DATA_DIR/pg/postmaster.pid (null when none). */
-  postmasterPid(): number | null;
-  /** Direct children of the server process (e.g. the Deno runtime), from /proc. */
-  children(): { pid: number; command: string }[];
-  /** Kills the process and everything it started, and removes its data directory. */
-  close(options?: { keepDataDir?: boolean }): Promise<void>;
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Polls `check` until it returns a value (not undefined) or the deadline passes. */
-export async function pollUntil<T>(
-  what: string,
-  timeoutMs: number,
-  check: () => Promise<T | undefined> | T | undefined,
-  intervalMs = 50,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
-
-function childrenOf(pid: number): { pid: number; command: string }[] {
-  const found: { pid: number; command: string }[] = [];
-  let tasks: string[] = [];
-  try {
-    tasks = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-  } catch {
-    return found;
-  }
-  for (const child of tasks) {
-    try {
-      const command = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').join(' ').trim();
-      found.push({ pid: Number(child), command });
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return found;
-}
-
-function readPostmasterPid(dataDir: string): number | null {
-  const file = path.join(dataDir, 'pg', 'postmaster.pid');
-  if (!existsSync(file)) return null;
-  const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
-  return Number.isInteger(pid) && pid > 0 ? pid : null;
-}
-
-async function environmentFor(options: ServerProcessOptions) {
+async function productionLaunch(options: ServerProcessOptions): Promise<Launch> {
   const reuse = options.reuse;
   const dataDir = reuse?.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'plinth-fault-')));
   const port = reuse?.port ?? (await freePort());
@@ -134,22 +328,7 @@ async function environmentFor(options: ServerProcessOptions) {
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
     ...options.env,
   };
-  return { dataDir, port, embeddedPgPort, runtimePort, env };
-}
-
-function launch(env: Record<string, string>, fileLimit: number | undefined): ChildProcess {
-  const node = [process.execPath, '--import', 'tsx', 'src/main.ts'];
-  // `exec` keeps the pid: the process we signal is the server itself. Its own process group lets
-  // teardown reach everything it started (Deno, the embedded postmaster and its backends).
-  const [command, args] = fileLimit
-    ? ['/bin/sh', ['-c', `ulimit -n ${fileLimit} && exec "$@"`, 'sh', ...node]]
-    : [node[0]!, node.slice(1)];
-  return spawn(command as string, args as string[], {
-    cwd: ROOT,
-    env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return { env, port, embeddedPgPort, runtimePort, dataDir, fileLimit: options.fileLimit, detached: true };
 }
 
 async function platformKeys(baseUrl: string): Promise<{ apiKey: string; anonKey: string }> {
@@ -195,65 +374,15 @@ export async function waitReady(
   return Date.now() - started;
 }
 
-/** Starts the server and waits until it is ready and its keys are known. */
+/**
+ * Starts the server in production mode with a minimal environment, in a process group of its own,
+ * and waits until it is ready and its keys are known.
+ */
 export async function startServerProcess(options: ServerProcessOptions = {}): Promise<ServerProcess> {
-  const { dataDir, port, embeddedPgPort, runtimePort, env } = await environmentFor(options);
-  const child = launch(env, options.fileLimit);
-  const pid = child.pid!;
-  let log = '';
-  let exit: Exit | null = null;
-  child.stdout!.on('data', (d) => (log += d));
-  child.stderr!.on('data', (d) => (log += d));
-  const exited = new Promise<Exit>((resolve) => {
-    child.once('exit', (code, signal) => {
-      exit = { code, signal };
-      resolve(exit);
-    });
-  });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const killGroup = () => {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // the group is gone
-    }
-  };
-  const server: ServerProcess = {
-    pid,
-    baseUrl,
-    port,
-    embeddedPgPort,
-    runtimePort,
-    dataDir,
-    env,
-    apiKey: '',
-    anonKey: '',
-    output: () => log,
-    exited,
-    exit: () => exit,
-    signal: (signal) => {
-      if (!exit) process.kill(pid, signal);
-    },
-    postmasterPid: () => readPostmasterPid(dataDir),
-    children: () => childrenOf(pid),
-    async close({ keepDataDir = false } = {}) {
-      if (!exit) {
-        process.kill(pid, 'SIGTERM');
-        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
-      }
-      killGroup();
-      await exited;
-      // A postmaster a fix may have started in a session of its own: ours by its data directory.
-      const postmaster = readPostmasterPid(dataDir);
-      if (postmaster && isAlive(postmaster) && readFileSync(`/proc/${postmaster}/cmdline`, 'utf8').includes(dataDir)) {
-        process.kill(postmaster, 'SIGKILL');
-      }
-      if (!keepDataDir) await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
-    },
-  };
+  const server = run(await productionLaunch(options));
   try {
     await waitReady(server, options.readyTimeoutMs ?? 60_000);
-    Object.assign(server, await platformKeys(baseUrl));
+    Object.assign(server, await platformKeys(server.baseUrl));
   } catch (err) {
     await server.close({ keepDataDir: Boolean(options.reuse) });
     throw err;

@@ -8,6 +8,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { createDeps, type Deps } from '../../src/deps.js';
+import { loadPlatformKeys, type PlatformKeys } from '../../src/modules/secrets/index.js';
 import { withDatabase } from './database-url.js';
 
 export const TEST_ADMIN = { email: 'admin@test.local', password: 'admin-password-123' };
@@ -30,6 +31,7 @@ export const DEFAULT_AUTH_CONFIG = {
 export interface Server {
   app: FastifyInstance;
   deps: Deps;
+  keys: PlatformKeys;
   close(): Promise<void>;
 }
 
@@ -71,11 +73,13 @@ export async function createDatabase(from: 'template' | 'empty' = 'template'): P
 
 async function startServer(config: Config, clock: ManualClock): Promise<Server> {
   const deps = await createDeps(config, { clock });
-  const app = await buildApp(deps, { logger: false });
+  const keys = await loadPlatformKeys(deps);
+  const app = await buildApp(deps, { logger: false, keys });
   await app.ready();
   return {
     app,
     deps,
+    keys,
     async close() {
       await app.close();
       await deps.close();
@@ -120,8 +124,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     config,
     clock,
     databaseUrl,
-    apiKey: server.deps.keys.apiKey,
-    anonKey: server.deps.keys.anonKey,
+    apiKey: server.keys.apiKey,
+    anonKey: server.keys.anonKey,
     request,
     async signUp(email, password = 'correct-horse-9') {
       const address = email ?? `user${++counter}-${randomBytes(3).toString('hex')}@example.com`;

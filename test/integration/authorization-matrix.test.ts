@@ -21,7 +21,8 @@ const b64json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString(
 const decodePart = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // The AI provider at a closed loopback port: the model catalogue row never leaves the machine.
+  t = await startTestApp({ env: { OPENROUTER_BASE_URL: 'http://127.0.0.1:9' } });
   const user = await t.signUp();
   shared.user = { id: user.user.id, email: user.email, password: user.password, accessToken: user.accessToken };
   shared.adminToken = await t.adminToken();
@@ -41,8 +42,13 @@ afterAll(() => t.close());
 // ---------------------------------------------------------------------------------------------
 // Credentials
 
-/** What a credential is worth: nothing sent, rejected outright, or a principal of some kind. */
-type Kind = 'none' | 'invalid' | 'anon' | 'user' | 'admin' | 'apiKey';
+/**
+ * What a credential is worth: nothing sent, rejected outright, or a principal of some kind.
+ * 'rejectedToken': an access token (a JWT) that fails verification, refused with 401
+ * AUTH_UNAUTHORIZED (the code the official client refreshes on, api-contract item 14); every
+ * other refused credential gets 401 UNAUTHORIZED.
+ */
+type Kind = 'none' | 'invalid' | 'rejectedToken' | 'anon' | 'user' | 'admin' | 'apiKey';
 type Headers = Record<string, string>;
 
 interface Credential {
@@ -71,16 +77,16 @@ const credentials = {
   'unknown API key as Bearer': { kind: 'invalid', headers: async () => bearer(UNKNOWN_API_KEY) },
   'unknown API key as x-api-key': { kind: 'invalid', headers: async () => ({ 'x-api-key': UNKNOWN_API_KEY }) },
   'unknown anon key': { kind: 'invalid', headers: async () => bearer(UNKNOWN_ANON_KEY) },
-  'admin claims signed by another key': { kind: 'invalid', headers: async () => bearer(shared.foreignKeyToken) },
-  'user token edited to project_admin': { kind: 'invalid', headers: async () => bearer(shared.tamperedToken) },
-  'unsigned (alg none) admin token': { kind: 'invalid', headers: async () => bearer(shared.unsignedToken) },
+  'admin claims signed by another key': { kind: 'rejectedToken', headers: async () => bearer(shared.foreignKeyToken) },
+  'user token edited to project_admin': { kind: 'rejectedToken', headers: async () => bearer(shared.tamperedToken) },
+  'unsigned (alg none) admin token': { kind: 'rejectedToken', headers: async () => bearer(shared.unsignedToken) },
 } satisfies Record<string, Credential>;
 type CredentialName = keyof typeof credentials;
 
 /** Tokens that were valid when issued; the last describe moves the clock past their lifetime. */
 const expiredCredentials = {
-  'expired user token': { kind: 'invalid', headers: async () => bearer(shared.user.accessToken) },
-  'expired admin token': { kind: 'invalid', headers: async () => bearer(shared.adminToken) },
+  'expired user token': { kind: 'rejectedToken', headers: async () => bearer(shared.user.accessToken) },
+  'expired admin token': { kind: 'rejectedToken', headers: async () => bearer(shared.adminToken) },
 } satisfies Record<string, Credential>;
 
 // ---------------------------------------------------------------------------------------------
@@ -120,6 +126,7 @@ const CUSTOM_PROVIDER = {
 const secretKey = () => `MATRIX_${randomUUID().replaceAll('-', '').toUpperCase()}`;
 const realtimePattern = () => `matrix:${randomUUID()}`;
 const MATRIX_FUNCTION = 'export default () => new Response("matrix");';
+const MATRIX_SCHEDULE = { name: 'Matrix schedule', cronSchedule: '0 3 * * *', functionSlug: 'matrix' };
 /** Arranges state for a row with the API key; the answer does not matter. */
 let migrationVersion = 0;
 const nextVersion = () => String(++migrationVersion);
@@ -474,6 +481,38 @@ const routes: Row[] = [
       url: '/api/auth/email-templates/request-otp',
       payload: { subject: 'Code {{code}}', bodyHtml: '<p>{{code}}</p>' },
     }),
+  },
+
+  // Custom emails. No SMTP is configured here, so an accepted caller gets 503
+  // EMAIL_PROVIDER_NOT_CONFIGURED; the anon key is refused by the route (reference: anon may not send).
+  {
+    route: 'POST /api/email/send-raw',
+    access: 'client',
+    ok: 503,
+    overrides: { 'anon key': 401 },
+    request: () => ({
+      method: 'POST',
+      url: '/api/email/send-raw',
+      payload: { to: unique(), subject: 'Matrix', html: '<p>matrix</p>' },
+    }),
+  },
+  {
+    route: 'GET /api/email/send-settings',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/email/send-settings' }),
+  },
+  {
+    route: 'PUT /api/email/send-settings',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PUT', url: '/api/email/send-settings', payload: { maxPerHour: 100 } }),
+  },
+  {
+    route: 'GET /api/email/sends',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/email/sends?limit=10' }),
   },
 
   // OAuth sign-in (public). No provider is configured here, so initiation and ID-token sign-in
@@ -1025,6 +1064,52 @@ const routes: Row[] = [
     }),
   ),
 
+  // Prometheus metrics: behind the API key (admin) by default (METRICS_ACCESS).
+  { route: 'GET /metrics', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/metrics' }) },
+
+  // Schedules (admin). Rows that read, change or delete one first create it with the API key.
+  { route: 'GET /api/schedules', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/schedules' }) },
+  {
+    route: 'POST /api/schedules',
+    access: 'admin',
+    ok: 201,
+    request: () => ({ method: 'POST', url: '/api/schedules', payload: MATRIX_SCHEDULE }),
+  },
+  {
+    route: 'GET /api/schedules/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/schedules/config' }),
+  },
+  {
+    route: 'PATCH /api/schedules/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PATCH', url: '/api/schedules/config', payload: { retentionDays: 7 } }),
+  },
+  ...(
+    [
+      ['GET', '/api/schedules/:id'],
+      ['GET', '/api/schedules/:id/logs'],
+      ['PATCH', '/api/schedules/:id'],
+      ['DELETE', '/api/schedules/:id'],
+    ] as const
+  ).map(
+    ([method, path]): Row => ({
+      route: `${method} ${path}`,
+      access: 'admin',
+      ok: 200,
+      request: async () => {
+        const { json } = await asAdmin({ method: 'POST', url: '/api/schedules', payload: MATRIX_SCHEDULE });
+        return {
+          method,
+          url: path.replace(':id', json.id),
+          ...(method === 'PATCH' ? { payload: { isActive: false } } : {}),
+        };
+      },
+    }),
+  ),
+
   // AI provider key (admin).
   {
     route: 'GET /api/ai/:provider/api-key',
@@ -1041,6 +1126,48 @@ const routes: Row[] = [
     ok: 200,
     request: () => ({ method: 'PUT', url: '/api/ai/openrouter/api-key', payload: { apiKey: 'sk-or-v1-matrix-key' } }),
   },
+
+  // AI gateway (any credential). No provider is reachable here, so each request carries a body
+  // that fails validation: every accepted credential gets the same 400, before any upstream call
+  // (the anon switch and budgets come after validation; test/integration/ai covers them).
+  ...(['chat/completion', 'image/generation', 'embeddings'] as const).map(
+    (path): Row => ({
+      route: `POST /api/ai/${path}`,
+      access: 'client',
+      ok: 400,
+      request: () => ({ method: 'POST', url: `/api/ai/${path}`, payload: {} }),
+    }),
+  ),
+  // AI gateway credentials (admin); key rotation exists only for cloud-managed keys: 400 here.
+  { route: 'GET /api/ai/config', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/ai/config' }) },
+  {
+    route: 'PUT /api/ai/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PUT', url: '/api/ai/config', payload: { managementKey: 'sk-or-v1-matrix-management' } }),
+  },
+  {
+    route: 'POST /api/ai/:provider/api-key/rotate',
+    access: 'admin',
+    ok: 400,
+    request: () => ({ method: 'POST', url: '/api/ai/openrouter/api-key/rotate' }),
+  },
+  // The model catalogue (admin): the provider is unreachable here, so admins get its 503.
+  { route: 'GET /api/ai/models', access: 'admin', ok: 503, request: () => ({ method: 'GET', url: '/api/ai/models' }) },
+  // AI gateway settings and usage (admin).
+  {
+    route: 'GET /api/ai/settings',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/ai/settings' }),
+  },
+  {
+    route: 'PUT /api/ai/settings',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PUT', url: '/api/ai/settings', payload: { allowAnon: false } }),
+  },
+  { route: 'GET /api/ai/usage', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/ai/usage' }) },
 
   // Payments (admin). No processor key is configured here: reads of the mirror answer 200,
   // unknown ids 404, and processor writes 400 PAYMENT_CONFIG_INVALID to every admin caller alike.
@@ -1249,7 +1376,7 @@ routes.push(
 
 function expectedOutcome(access: Access, kind: Kind): Outcome {
   if (access === 'public') return 'ok';
-  if (kind === 'none' || kind === 'invalid') return 401;
+  if (kind === 'none' || kind === 'invalid' || kind === 'rejectedToken') return 401;
   if (access === 'client') return 'ok';
   if (access === 'token') return kind === 'anon' || kind === 'apiKey' ? 401 : 'ok';
   return kind === 'admin' || kind === 'apiKey' ? 'ok' : 403;
@@ -1266,9 +1393,10 @@ async function send(row: Row, credential: Credential) {
 
 type Response = Awaited<ReturnType<TestApp['request']>>;
 
-function expectUnauthorized(res: Response) {
+function expectUnauthorized(res: Response, kind: Kind = 'invalid') {
   expect(res.statusCode, res.body).toBe(401);
-  expect(res.json).toMatchObject({ error: 'UNAUTHORIZED', statusCode: 401, message: expect.any(String) });
+  const error = kind === 'rejectedToken' ? 'AUTH_UNAUTHORIZED' : 'UNAUTHORIZED';
+  expect(res.json).toMatchObject({ error, statusCode: 401, message: expect.any(String) });
   expect(res.json.message).not.toBe('');
 }
 
@@ -1277,8 +1405,8 @@ function expectForbidden(res: Response) {
   expect(res.json).toMatchObject({ error: 'INSUFFICIENT_PERMISSIONS', statusCode: 403, message: expect.any(String) });
 }
 
-function expectOutcome(res: Response, row: Row, outcome: Outcome) {
-  if (outcome === 401) expectUnauthorized(res);
+function expectOutcome(res: Response, row: Row, outcome: Outcome, kind: Kind) {
+  if (outcome === 401) expectUnauthorized(res, kind);
   else if (outcome === 403) expectForbidden(res);
   else expect(res.statusCode, res.body).toBe(row.ok);
 }
@@ -1361,7 +1489,7 @@ describe('the matrix covers every route', () => {
 describe('authorization matrix', () => {
   it.each(cases)('$route ($access) with $credential → $expected', async ({ row, credential, outcome }) => {
     const res = await send(row, credentials[credential]);
-    expectOutcome(res, row, outcome);
+    expectOutcome(res, row, outcome, credentials[credential].kind);
   });
 });
 
@@ -1542,6 +1670,14 @@ const invalidBodies: BodyCase[] = [
     forbidden: ['user access token'],
   },
   {
+    label: 'POST /api/email/send-raw with a bad address',
+    request: () => ({ method: 'POST', url: '/api/email/send-raw', payload: { to: 'nope', subject: 's', html: 'x' } }),
+    withAccess: 400,
+    allowed: 'user access token',
+    unauthorized: ['no credential', 'garbage bearer', 'anon key'],
+    forbidden: [],
+  },
+  {
     label: 'PATCH /api/auth/profiles/current with a profile that is not an object',
     request: () => ({ method: 'PATCH', url: '/api/auth/profiles/current', payload: { profile: 'x' } }),
     withAccess: 400,
@@ -1562,7 +1698,7 @@ describe('access is checked before the body is read', () => {
     const base = request();
     const headers = { ...(base.headers as Headers | undefined), ...(await credentials[credential].headers(false)) };
     const res = await t.request({ ...base, headers });
-    if (expected === 401) expectUnauthorized(res);
+    if (expected === 401) expectUnauthorized(res, credentials[credential].kind);
     else if (expected === 403 && credential !== allowed) expectForbidden(res);
     else {
       expect(res.statusCode, res.body).toBe(expected);
@@ -1581,7 +1717,7 @@ describe('expired access tokens', () => {
 
   const expiredCases = routes.flatMap((row) =>
     (Object.keys(expiredCredentials) as (keyof typeof expiredCredentials)[]).map((credential) => {
-      const outcome = expectedOutcome(row.access, 'invalid');
+      const outcome = expectedOutcome(row.access, 'rejectedToken');
       return {
         route: row.route,
         access: row.access,
@@ -1595,7 +1731,7 @@ describe('expired access tokens', () => {
 
   it.each(expiredCases)('$route ($access) with $credential → $expected', async ({ row, credential, outcome }) => {
     const res = await send(row, expiredCredentials[credential]);
-    expectOutcome(res, row, outcome);
+    expectOutcome(res, row, outcome, expiredCredentials[credential].kind);
     if (outcome === 401) expect(res.json.message).toBe('The access token has expired.');
   });
 

@@ -1,2 +1,3 @@
-// The AI module's face: its plugin.
-export { aiRoutes as aiPlugin } from './ai.routes.js';
+// The AI module's face: its plugin and the provider key functions.
+export { aiPlugin } from './ai.plugin.js';
+export { maskKey, readProviderKey, seedProviderKey, storeProviderKey } from './ai-key.js';

@@ -2,20 +2,20 @@
 // admin's sign-in.
 import { AppError } from '../../core/errors.js';
 import { safeEqual } from '../../core/ids.js';
-import type { Deps } from '../../deps.js';
+import type { KeyedDeps } from '../secrets/index.js';
 import { adminSubjectOf, type SessionService } from './sessions.service.js';
 import type { IssuedTokens } from './tokens.js';
 
 export const DEFAULT_ADMIN_EMAIL = 'admin@plinth.local';
 
-export function adminCredentials(deps: Pick<Deps, 'config' | 'keys'>): { email: string; password: string } {
+export function adminCredentials(deps: Pick<KeyedDeps, 'config' | 'keys'>): { email: string; password: string } {
   return {
     email: deps.config.adminEmail ?? DEFAULT_ADMIN_EMAIL,
     password: deps.config.adminPassword ?? deps.keys.storedAdminPassword,
   };
 }
 
-export function createAdminAuthService(deps: Pick<Deps, 'config' | 'keys' | 'hasher'>, sessions: SessionService) {
+export function createAdminAuthService(deps: Pick<KeyedDeps, 'config' | 'keys' | 'hasher'>, sessions: SessionService) {
   const credentials = adminCredentials(deps);
   const subject = adminSubjectOf(credentials.email);
   // Hashed once, so a sign-in costs one argon2 verification like a user's.

@@ -1,22 +1,28 @@
 // Registers the authentication routes: users, sessions, admin sessions, configuration, rate-limit
 // settings and the email flows (codes, verification, reset).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Deps } from '../../deps.js';
+import type { KeyedDeps } from '../secrets/index.js';
 import { adminSessionRoutes } from './admin-sessions.routes.js';
 import type { AuthServices } from './auth.services.js';
-import { configRoutes, type OAuthProviderNames } from './config.routes.js';
+import { configRoutes } from './config.routes.js';
+import { createAuthConfigService, type OAuthProviderNames } from './config.service.js';
 import { emailFlowRoutes } from './email-flows.routes.js';
 import { rateLimitRoutes } from './rate-limits.routes.js';
+import { createRateLimitSettingsService } from './rate-limits.service.js';
 import { sessionRoutes } from './sessions.routes.js';
 import { userRoutes } from './users.routes.js';
 
-export function authPlugin(deps: Deps, auth: AuthServices, oauthProviders: OAuthProviderNames): FastifyPluginAsyncZod {
+export function authPlugin(
+  deps: KeyedDeps,
+  auth: AuthServices,
+  oauthProviders: OAuthProviderNames,
+): FastifyPluginAsyncZod {
   return async (app) => {
     await app.register(userRoutes(deps, auth));
     await app.register(sessionRoutes(deps, auth));
     await app.register(adminSessionRoutes(deps, auth));
-    await app.register(configRoutes(deps, oauthProviders));
-    await app.register(rateLimitRoutes(deps));
+    await app.register(configRoutes(createAuthConfigService(deps, oauthProviders)));
+    await app.register(rateLimitRoutes(createRateLimitSettingsService(deps)));
     await app.register(emailFlowRoutes(deps, auth));
   };
 }

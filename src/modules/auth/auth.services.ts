@@ -1,6 +1,6 @@
 // Builds the authentication services once per app, from the app's dependencies.
-import type { Deps } from '../../deps.js';
 import type { Mailer } from '../email/index.js';
+import type { KeyedDeps } from '../secrets/index.js';
 import { createAdminAuthService } from './admin-auth.service.js';
 import { createEmailAuthService, type QuietFailureLog } from './email-auth.service.js';
 import type { RevokedSessions } from './revoked-sessions.js';
@@ -10,7 +10,7 @@ import { createUserService } from './users.service.js';
 export type AuthServices = ReturnType<typeof createAuthServices>;
 
 export function createAuthServices(
-  deps: Deps,
+  deps: KeyedDeps,
   mailer: Mailer,
   logQuietFailure: QuietFailureLog,
   revoked?: Pick<RevokedSessions, 'add'>,

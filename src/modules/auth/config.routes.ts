@@ -1,24 +1,15 @@
 // The authentication configuration: public settings for clients, full settings for the admin.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Deps } from '../../deps.js';
 import { authConfigSchema, authConfigUpdateSchema, publicConfigSchema } from './auth.schemas.js';
-import { readAuthConfig, updateAuthConfig } from './config.repo.js';
+import type { AuthConfigService } from './config.service.js';
 
 const tags = ['auth'];
 
-/** The OAuth providers the admin configured (built-in names, custom keys): the OAuth module answers. */
-export type OAuthProviderNames = () => Promise<{ builtIn: string[]; custom: string[] }>;
-
-export function configRoutes(deps: Deps, oauthProviders: OAuthProviderNames): FastifyPluginAsyncZod {
+export function configRoutes(authConfig: AuthConfigService): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/auth/public-config', {
       schema: { tags, summary: 'Public authentication settings', response: { 200: publicConfigSchema } },
-      handler: async () => {
-        const [{ id: _id, createdAt: _c, updatedAt: _u, allowedRedirectUrls: _r, ...config }, providers] =
-          await Promise.all([readAuthConfig(deps.sql), oauthProviders()]);
-        // Clients show sign-in buttons for what the admin configured: built-in names and custom keys.
-        return { ...config, oAuthProviders: providers.builtIn, customOAuthProviders: providers.custom };
-      },
+      handler: () => authConfig.publicConfig(),
     });
 
     app.get('/api/auth/config', {
@@ -29,7 +20,7 @@ export function configRoutes(deps: Deps, oauthProviders: OAuthProviderNames): Fa
         security: [{ bearerAuth: [] }],
         response: { 200: authConfigSchema },
       },
-      handler: () => readAuthConfig(deps.sql),
+      handler: () => authConfig.config(),
     });
 
     app.put('/api/auth/config', {
@@ -41,7 +32,7 @@ export function configRoutes(deps: Deps, oauthProviders: OAuthProviderNames): Fa
         body: authConfigUpdateSchema,
         response: { 200: authConfigSchema },
       },
-      handler: (request) => updateAuthConfig(deps.sql, request.body, deps.clock.now()),
+      handler: (request) => authConfig.update(request.body),
     });
   };
 }

@@ -9,7 +9,7 @@ import type { AuthConfig, User } from './auth.schemas.js';
 import { readAuthConfig } from './config.repo.js';
 import type { SecretPurpose } from './email-secrets.repo.js';
 import { createEmailSecrets, LINK_TOKEN } from './email-secrets.js';
-import { claimUnverifiedAccount } from './account-claims.js';
+import { claimUnverifiedAccount } from './accounts.service.js';
 import { assertPasswordMeetsPolicy } from './password-policy.js';
 import { authLimits } from './rate-limits.js';
 import { assertRedirectAllowed, withParams } from './redirects.js';
@@ -28,7 +28,7 @@ const TTL = {
 };
 
 const invalidCode = () =>
-  new AppError('VALIDATION_ERROR', 'Invalid or expired verification code.', {
+  new AppError('VALIDATION_ERROR', 'Invalid or expired code', {
     nextActions: 'Request a new code and try again.',
   });
 

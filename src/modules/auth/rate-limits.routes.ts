@@ -1,15 +1,13 @@
 // The admin's view and control of the public routes' rate limits, changed at run time: every
 // server reads the stored values on its next check.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { withTx } from '../../core/db.js';
-import type { Deps } from '../../deps.js';
-import { listRateLimits, updateRateLimits } from './rate-limits.repo.js';
+import type { RateLimitSettingsService } from './rate-limits.service.js';
 import { rateLimitsSchema, rateLimitsUpdateSchema } from './rate-limits.schemas.js';
 
 const tags = ['auth'];
 const security = [{ bearerAuth: [] }];
 
-export function rateLimitRoutes(deps: Deps): FastifyPluginAsyncZod {
+export function rateLimitRoutes(settings: RateLimitSettingsService): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/auth/rate-limits', {
       config: { access: 'admin' },
@@ -19,7 +17,7 @@ export function rateLimitRoutes(deps: Deps): FastifyPluginAsyncZod {
         security,
         response: { 200: rateLimitsSchema },
       },
-      handler: () => listRateLimits(deps.sql),
+      handler: () => settings.list(),
     });
 
     app.put('/api/auth/rate-limits', {
@@ -32,10 +30,7 @@ export function rateLimitRoutes(deps: Deps): FastifyPluginAsyncZod {
         body: rateLimitsUpdateSchema,
         response: { 200: rateLimitsSchema },
       },
-      handler: async (request) => {
-        await withTx(deps.sql, (tx) => updateRateLimits(tx, request.body, deps.clock.now()));
-        return listRateLimits(deps.sql);
-      },
+      handler: (request) => settings.update(request.body),
     });
   };
 }

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../core/errors.js';
 import { safeEqual } from '../../core/ids.js';
-import type { Deps } from '../../deps.js';
+import type { KeyedDeps } from '../secrets/index.js';
 import type { User } from './auth.schemas.js';
 import {
   findLiveSessionByToken,
@@ -33,7 +33,7 @@ export const adminSubjectOf = (email: string) => `local:${email}`;
 export type SessionService = ReturnType<typeof createSessionService>;
 
 export function createSessionService(
-  deps: Pick<Deps, 'sql' | 'clock' | 'config' | 'keys' | 'hmacKeys'>,
+  deps: Pick<KeyedDeps, 'sql' | 'clock' | 'config' | 'keys' | 'hmacKeys'>,
   revoked?: Pick<RevokedSessions, 'add'>,
 ) {
   const tokens = createTokens(deps);

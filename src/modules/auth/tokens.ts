@@ -4,7 +4,7 @@
 import { epochSeconds } from '../../core/clock.js';
 import { hmacBase64Url, randomToken, sha256 } from '../../core/ids.js';
 import { signJwt } from '../../core/jwt.js';
-import type { Deps } from '../../deps.js';
+import type { KeyedDeps } from '../secrets/index.js';
 
 export interface AccessClaims {
   sub: string;
@@ -22,7 +22,7 @@ export interface IssuedTokens {
 
 export type Tokens = ReturnType<typeof createTokens>;
 
-export function createTokens(deps: Pick<Deps, 'keys' | 'clock' | 'config' | 'hmacKeys'>) {
+export function createTokens(deps: Pick<KeyedDeps, 'keys' | 'clock' | 'config' | 'hmacKeys'>) {
   return {
     async accessToken(claims: AccessClaims): Promise<string> {
       const iat = epochSeconds(deps.clock.now());

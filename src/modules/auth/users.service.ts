@@ -24,7 +24,7 @@ export type RegistrationResult =
   | { user: User; tokens: null; requireEmailVerification: boolean };
 
 const invalidCredentials = () =>
-  new AppError('UNAUTHORIZED', 'Invalid email or password.', {
+  new AppError('UNAUTHORIZED', 'Invalid credentials', {
     nextActions: 'Check the email and password, or reset the password.',
   });
 
@@ -77,7 +77,7 @@ export function createUserService(
         profile: input.name ? { name: input.name } : {},
       });
       if (!user) {
-        throw new AppError('AUTH_EMAIL_EXISTS', undefined, {
+        throw new AppError('AUTH_EMAIL_EXISTS', 'User already exists', {
           nextActions: 'Sign in instead, or reset the password if it is forgotten.',
         });
       }

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
-import { readSmtpConfig, readTemplates, writeSmtpConfig, writeTemplate } from './email.repo.js';
+import { createEmailSettingsService } from './email-settings.service.js';
 import {
   smtpConfigSchema,
   smtpConfigUpdateSchema,
@@ -10,30 +10,13 @@ import {
   templateTypeSchema,
   templateUpdateSchema,
 } from './email.schemas.js';
-import { effectiveSmtp } from './mailer.js';
-import { DEFAULT_TEMPLATES, TEMPLATE_TYPES } from './templates.js';
 
 const tags = ['email'];
 const config = { access: 'admin' as const };
 const security = [{ bearerAuth: [] }];
 
 export function emailRoutes(deps: Deps): FastifyPluginAsyncZod {
-  async function smtpView() {
-    const smtp = await effectiveSmtp(deps);
-    const s = smtp.settings;
-    return {
-      enabled: smtp.source !== 'log',
-      host: s?.host ?? '',
-      port: s?.port ?? 587,
-      secure: s?.secure ?? false,
-      username: s?.username ?? '',
-      hasPassword: Boolean(s?.password),
-      senderEmail: s?.senderEmail ?? '',
-      senderName: s?.senderName ?? '',
-      source: smtp.source,
-      updatedAt: smtp.updatedAt?.toISOString() ?? null,
-    };
-  }
+  const settings = createEmailSettingsService(deps);
 
   return async (app) => {
     app.get('/api/auth/smtp-config', {
@@ -44,7 +27,7 @@ export function emailRoutes(deps: Deps): FastifyPluginAsyncZod {
         security,
         response: { 200: smtpConfigSchema },
       },
-      handler: smtpView,
+      handler: () => settings.smtpView(),
     });
 
     app.put('/api/auth/smtp-config', {
@@ -56,31 +39,7 @@ export function emailRoutes(deps: Deps): FastifyPluginAsyncZod {
         body: smtpConfigUpdateSchema,
         response: { 200: smtpConfigSchema },
       },
-      handler: async (request) => {
-        const body = request.body;
-        const stored = await readSmtpConfig(deps.sql);
-        const passwordCiphertext =
-          body.password === undefined
-            ? (stored?.passwordCiphertext ?? null)
-            : body.password === null
-              ? null
-              : deps.keyring.seal(body.password);
-        await writeSmtpConfig(
-          deps.sql,
-          {
-            enabled: body.enabled,
-            host: body.host ?? stored?.host ?? '',
-            port: body.port ?? stored?.port ?? 587,
-            secure: body.secure ?? false,
-            username: body.username ?? '',
-            passwordCiphertext,
-            senderEmail: body.senderEmail ?? stored?.senderEmail ?? '',
-            senderName: body.senderName ?? '',
-          },
-          deps.clock.now(),
-        );
-        return smtpView();
-      },
+      handler: (request) => settings.updateSmtp(request.body),
     });
 
     app.get('/api/auth/email-templates', {
@@ -91,16 +50,7 @@ export function emailRoutes(deps: Deps): FastifyPluginAsyncZod {
         security,
         response: { 200: z.object({ data: z.array(templateSchema) }) },
       },
-      handler: async () => {
-        const custom = await readTemplates(deps.sql);
-        return {
-          data: TEMPLATE_TYPES.map((type) => ({
-            type,
-            ...(custom.get(type) ?? DEFAULT_TEMPLATES[type]),
-            isDefault: !custom.has(type),
-          })),
-        };
-      },
+      handler: async () => ({ data: await settings.listTemplates() }),
     });
 
     app.put('/api/auth/email-templates/:type', {
@@ -113,10 +63,7 @@ export function emailRoutes(deps: Deps): FastifyPluginAsyncZod {
         body: templateUpdateSchema,
         response: { 200: templateSchema },
       },
-      handler: async (request) => {
-        await writeTemplate(deps.sql, request.params.type, request.body, deps.clock.now());
-        return { type: request.params.type, ...request.body, isDefault: false };
-      },
+      handler: (request) => settings.replaceTemplate(request.params.type, request.body),
     });
   };
 }

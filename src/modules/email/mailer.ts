@@ -28,8 +28,28 @@ export interface OutgoingEmail {
   values: TemplateValues;
 }
 
+/** A message whose content is given by the caller (POST /api/email/send-raw). */
+export interface HtmlEmail {
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  replyTo?: string;
+  subject: string;
+  html: string;
+}
+
+/** What SMTP made of an HTML email; 'refused' keeps the server's (or connection's) reason. */
+export type HtmlDelivery =
+  | { outcome: 'not-configured' }
+  | { outcome: 'accepted'; acceptedCount: number }
+  | { outcome: 'refused'; reason: string; connectionFailed: boolean };
+
 export interface Mailer {
   send(email: OutgoingEmail): Promise<void>;
+  /** True when SMTP settings are in force (from the admin API or the environment). */
+  isConfigured(): Promise<boolean>;
+  /** Sends the HTML as given, from the configured sender; never falls back to the log. */
+  sendHtml(email: HtmlEmail): Promise<HtmlDelivery>;
 }
 
 /** A line for the log transport: who, what, and the code or link the message carries. */
@@ -57,6 +77,9 @@ export async function effectiveSmtp(deps: MailerDeps): Promise<EffectiveSmtp> {
   return { source: 'log', settings: null, updatedAt: stored?.updatedAt ?? null };
 }
 
+/** nodemailer's codes for a server that could not be reached or spoken to (not a refusal). */
+const CONNECTION_FAILURES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ETLS', 'EAUTH', 'EPROTOCOL']);
+
 export function createMailer(deps: MailerDeps, log: (email: LoggedEmail) => void): Mailer {
   const transports = new Map<string, Transporter>();
 
@@ -80,7 +103,37 @@ export function createMailer(deps: MailerDeps, log: (email: LoggedEmail) => void
     return transport;
   }
 
+  const senderOf = (s: SmtpSettings) => (s.senderName ? { name: s.senderName, address: s.senderEmail } : s.senderEmail);
+
   return {
+    async isConfigured() {
+      return (await effectiveSmtp(deps)).source !== 'log';
+    },
+
+    async sendHtml(email) {
+      const smtp = await effectiveSmtp(deps);
+      if (smtp.source === 'log') return { outcome: 'not-configured' };
+      try {
+        const info = await transportFor(smtp.settings).sendMail({
+          from: senderOf(smtp.settings),
+          to: email.to,
+          cc: email.cc,
+          bcc: email.bcc,
+          replyTo: email.replyTo,
+          subject: email.subject,
+          html: email.html,
+        });
+        return { outcome: 'accepted', acceptedCount: info.accepted?.length ?? 0 };
+      } catch (err) {
+        const failure = err as { message?: string; code?: string };
+        return {
+          outcome: 'refused',
+          reason: failure.message ?? String(err),
+          connectionFailed: CONNECTION_FAILURES.has(failure.code ?? ''),
+        };
+      }
+    },
+
     async send({ type, to, values }) {
       const [smtp, custom] = await Promise.all([effectiveSmtp(deps), readTemplate(deps.sql, type)]);
       const message = renderTemplate(custom ?? DEFAULT_TEMPLATES[type], values);
@@ -91,9 +144,7 @@ export function createMailer(deps: MailerDeps, log: (email: LoggedEmail) => void
       const { settings } = smtp;
       try {
         await transportFor(settings).sendMail({
-          from: settings.senderName
-            ? { name: settings.senderName, address: settings.senderEmail }
-            : settings.senderEmail,
+          from: senderOf(settings),
           to,
           subject: message.subject,
           html: message.html,

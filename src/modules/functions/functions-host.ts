@@ -1,15 +1,13 @@
-// This server's side of functions: the supervised Deno runtime, the in-memory table of active
-// functions the invocation proxy reads (no database read per call), and keeping the runtime in
-// step with PostgreSQL: every function on each (re)start, and changes from any server through
-// LISTEN plinth_functions (slug) and plinth_secrets (any payload: reload the environment).
-import type { Sql } from '../../core/db.js';
-import type { Keyring } from '../../core/keyring.js';
-import type { Config } from '../../config.js';
-import { RESERVED, SECRETS_CHANNEL } from '../secrets/index.js';
-import { findFunction, listActiveFunctions, readFunctionSecrets, type FunctionRow } from './functions.repo.js';
+// This server's side of functions, over the runtime the composition root supervises: the
+// in-memory table of active functions the invocation proxy reads (no database read per call), and
+// keeping the runtime in step with PostgreSQL: every function on each (re)start, and changes from
+// any server through LISTEN plinth_functions (slug) and plinth_secrets (any payload: reload the
+// environment). Created by the functions plugin; closing it stops listening.
+import type { RuntimeLog, RuntimeSupervisor } from '../../core/runtime-supervisor.js';
+import type { Deps } from '../../deps.js';
+import { followSecretChanges, readFunctionEnvironment } from '../secrets/index.js';
+import { findFunction, listActiveFunctions, type FunctionRow } from './functions.repo.js';
 import { createRuntimeClient, type DeployResult, type RuntimeClient } from './runtime-client.js';
-import { createRuntimeSupervisor, type RuntimeSupervisor } from './runtime-supervisor.js';
-import path from 'node:path';
 
 export const FUNCTIONS_CHANNEL = 'plinth_functions';
 /** Beside SVC_BASE_URL (api-contract B.5.3, B.6.2); the anon key is ANON_KEY on both platforms. */
@@ -19,8 +17,6 @@ export interface ActiveFunction {
   verifyJwt: boolean;
   version: number;
 }
-
-type Log = (level: 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
 
 export interface FunctionsHost {
   runtime: RuntimeSupervisor;
@@ -33,23 +29,17 @@ export interface FunctionsHost {
   syncSlug(slug: string): Promise<void>;
   /** Re-reads the secrets functions see and hands them to the running functions. */
   refreshSecrets(): Promise<void>;
-  setLogger(log: Log): void;
-  /** Starts the runtime (main.ts and the functions tests; other tests leave it stopped). */
-  start(): Promise<void>;
+  /** Stops listening for changes (the runtime itself stops with the deps). */
   close(): Promise<void>;
 }
 
-export async function createFunctionsHost(config: Config, sql: Sql, keyring: Keyring): Promise<FunctionsHost> {
-  let log: Log = () => {};
-  const runtime = createRuntimeSupervisor({
-    port: config.functions.runtimePort,
-    timeoutMs: config.functions.timeoutMs,
-    memoryMb: config.functions.memoryMb,
-    healthIntervalMs: config.functions.healthIntervalMs,
-    denoPath: config.functions.denoPath,
-    cacheDir: path.join(config.dataDir, 'deno'),
-    log: (level, message, extra) => log(level, message, extra),
-  });
+/** `log` hears deploys that fail and listeners that fail; the runtime reports through it too. */
+export async function createFunctionsHost(
+  deps: Pick<Deps, 'config' | 'sql' | 'keyring' | 'runtime'>,
+  log: RuntimeLog,
+): Promise<FunctionsHost> {
+  const { config, sql, keyring, runtime } = deps;
+  runtime.setLogger(log);
   const client = createRuntimeClient(runtime);
   const active = new Map<string, ActiveFunction>();
   /** What this server's runtime holds: slug → version. Emptied when the runtime restarts. */
@@ -59,9 +49,7 @@ export async function createFunctionsHost(config: Config, sql: Sql, keyring: Key
     active.set(row.slug, { verifyJwt: row.verifyJwt, version: row.version });
 
   async function functionEnv(): Promise<Record<string, string>> {
-    const env: Record<string, string> = {};
-    for (const row of await readFunctionSecrets(sql, RESERVED.anonKey))
-      env[row.key] = keyring.open(row.valueCiphertext);
+    const env = await readFunctionEnvironment(sql, keyring);
     env.SVC_BASE_URL = config.apiBaseUrl;
     // The reference platform's names for the same address: its docs have functions read these.
     for (const name of REFERENCE_BASE_URL_NAMES) env[name] = config.apiBaseUrl;
@@ -110,8 +98,8 @@ export async function createFunctionsHost(config: Config, sql: Sql, keyring: Key
     FUNCTIONS_CHANNEL,
     (slug) => void syncSlug(slug).catch(report(`redeploying ${slug}`)),
   );
-  const secretsListener = await sql.listen(
-    SECRETS_CHANNEL,
+  const secretsListener = await followSecretChanges(
+    sql,
     () => void refreshSecrets().catch(report('refreshing secrets')),
   );
 
@@ -122,12 +110,7 @@ export async function createFunctionsHost(config: Config, sql: Sql, keyring: Key
     deploy,
     syncSlug,
     refreshSecrets,
-    setLogger(next) {
-      log = next;
-    },
-    start: () => runtime.start(),
     async close() {
-      await runtime.stop();
       // UNLISTEN on a connection the database already closed fails; the listener is gone anyway.
       await functionsListener.unlisten().catch(() => {});
       await secretsListener.unlisten().catch(() => {});

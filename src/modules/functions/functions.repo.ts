@@ -81,14 +81,3 @@ export async function deleteFunction(db: Queryable, slug: string): Promise<boole
   const rows = await db`delete from functions.definitions where slug = ${slug} returning 1`;
   return rows.length > 0;
 }
-
-/** Ciphertexts of the active, unexpired, non-reserved secrets, and of the anon key. */
-export async function readFunctionSecrets(
-  db: Queryable,
-  anonKeyName: string,
-): Promise<{ key: string; valueCiphertext: string }[]> {
-  return db<{ key: string; valueCiphertext: string }[]>`
-    select key, value_ciphertext as "valueCiphertext" from system.secrets
-    where is_active and (expires_at is null or expires_at > now())
-      and (not is_reserved or key = ${anonKeyName})`;
-}

@@ -1,7 +1,6 @@
 // The functions management API (admin): list with the runtime's status, read, create, update,
 // delete. Writes deploy to the runtime before they answer.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Deps } from '../../deps.js';
 import {
   createFunctionBody,
   deleteResponse,
@@ -17,7 +16,7 @@ const tags = ['functions'];
 const admin = { access: 'admin' as const };
 const security = [{ bearerAuth: [] }];
 
-export function functionsRoutes(deps: Deps, functions: FunctionsService): FastifyPluginAsyncZod {
+export function functionsRoutes(functions: FunctionsService): FastifyPluginAsyncZod {
   return async (app) => {
     // Admin-only writes: never limited per IP (api-contract Part A item 16).
     const limited = { config: admin };
@@ -27,7 +26,7 @@ export function functionsRoutes(deps: Deps, functions: FunctionsService): Fastif
       handler: async () => ({
         functions: await functions.list(),
         runtime: {
-          status: deps.functions.runtime.status === 'running' ? ('running' as const) : ('unavailable' as const),
+          status: functions.runtimeRunning() ? ('running' as const) : ('unavailable' as const),
         },
         deploymentUrl: null,
       }),

@@ -2,9 +2,10 @@
 // in one transaction, so code that does not load (a syntax error, with its line) is never stored.
 // Other servers redeploy on the NOTIFY the write sends.
 import type { TransactionSql } from 'postgres';
-import { withTx } from '../../core/db.js';
+import { type Queryable, withTx } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
+import type { FunctionsHost } from './functions-host.js';
 import {
   deleteFunction,
   findFunction,
@@ -25,9 +26,22 @@ export interface Deployment {
 
 const notFound = () => new AppError('FUNCTION_NOT_FOUND', 'Function not found');
 
-export function createFunctionsService(deps: Deps) {
-  const host = deps.functions;
+/** Every function in short (slug, name, status, verifyJwt), for the metadata overview. */
+export async function functionSummaries(db: Queryable) {
+  return (await listFunctions(db)).map((f) => ({
+    slug: f.slug,
+    name: f.name,
+    status: f.status,
+    verifyJwt: f.verifyJwt,
+  }));
+}
 
+/** Whether a function of this slug is deployed and active (the runtime holds every active one). */
+export async function isActiveFunction(db: Queryable, slug: string): Promise<boolean> {
+  return (await findFunction(db, slug))?.status === 'active';
+}
+
+export function createFunctionsService(deps: Pick<Deps, 'sql' | 'config'>, host: FunctionsHost) {
   /** Loads an active version into the runtime, or throws the load error (rolling back the write). */
   async function deployOrThrow(row: FunctionRow): Promise<Deployment | null> {
     if (row.status !== 'active') return null;
@@ -64,6 +78,8 @@ export function createFunctionsService(deps: Deps) {
 
   return {
     list: () => listFunctions(deps.sql),
+    /** Whether this server's runtime is running (functions answer 502 while it is not). */
+    runtimeRunning: () => host.runtime.status === 'running',
 
     async get(slug: string): Promise<FunctionRow> {
       const row = await findFunction(deps.sql, slug);

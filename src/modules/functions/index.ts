@@ -1,5 +1,4 @@
-// The functions module's face: its plugin, the runtime host the composition root starts, and the
-// function list the metadata overview shows.
+// The functions module's face: its plugin, the function list the metadata overview shows, and
+// whether a slug is active (schedules call the runtime for active functions).
 export { functionsPlugin } from './functions.plugin.js';
-export { createFunctionsHost, type FunctionsHost } from './functions-host.js';
-export { listFunctions } from './functions.repo.js';
+export { functionSummaries, isActiveFunction } from './functions.service.js';

@@ -7,7 +7,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
-import { createPrincipalResolver } from '../../http/principal.js';
+import { type AcceptedKeys, createPrincipalResolver } from '../../http/principal.js';
+import type { FunctionsHost } from './functions-host.js';
 import { SLUG } from './functions.schemas.js';
 import { createRuntimeProxy, forwardable, type ProxyFailure } from './runtime-proxy.js';
 
@@ -16,8 +17,10 @@ const unauthorized = () =>
     nextActions: 'Send an access token, the anon key or the API key in the Authorization header.',
   });
 
-export function invokeRoutes(deps: Deps): FastifyPluginAsyncZod {
-  const host = deps.functions;
+export function invokeRoutes(
+  deps: Pick<Deps, 'config' | 'clock'> & { keys: AcceptedKeys },
+  host: FunctionsHost,
+): FastifyPluginAsyncZod {
   const resolvePrincipal = createPrincipalResolver(deps);
   // A deadline of Plinth's own, a little after the runtime's, for a runtime that stops answering.
   const runtimeProxy = createRuntimeProxy(deps.config.functions.timeoutMs + 5_000);

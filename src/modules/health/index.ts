@@ -1,2 +1,3 @@
-// The health module's face: liveness and readiness routes, and the platform version.
-export { healthRoutes as healthPlugin, VERSION } from './health.routes.js';
+// The health module's face: its plugin (liveness and readiness routes) and the platform version.
+export { healthPlugin } from './health.plugin.js';
+export { VERSION } from './health.service.js';

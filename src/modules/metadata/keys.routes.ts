@@ -3,12 +3,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { publicJwk } from '../../core/jwt.js';
-import type { Deps } from '../../deps.js';
+import type { KeyedDeps } from '../secrets/index.js';
 
 const admin = { access: 'admin' as const };
 const security = [{ bearerAuth: [] }];
 
-export function keyRoutes(deps: Deps): FastifyPluginAsyncZod {
+export function keyRoutes(deps: Pick<KeyedDeps, 'keys'>): FastifyPluginAsyncZod {
   const jwks = { keys: [...deps.keys.publicKeys].map(([kid, key]) => publicJwk(kid, key)) };
   return async (app) => {
     app.get('/api/metadata/api-key', {

@@ -2,67 +2,34 @@
 // buckets, functions — and its Markdown rendering; and one table's full description.
 import type { Deps } from '../../deps.js';
 import { readAuthConfig } from '../auth/index.js';
-import { listFunctions } from '../functions/index.js';
+import { functionSummaries } from '../functions/index.js';
 import { VERSION } from '../health/index.js';
-import {
-  databaseSize,
-  listIndexes,
-  listPolicies,
-  listTriggers,
-  readTableSchema,
-  tableCounts,
-  tableNotFound,
-} from '../migrations/index.js';
-import { listCustomConfigs, listOAuthConfigs } from '../oauth/index.js';
+import { databaseSummary, describeTable } from '../migrations/index.js';
+import { configuredProviderNames } from '../oauth/index.js';
+import { bucketSummaries } from '../storage/index.js';
 
 export function createMetadataService(deps: Pick<Deps, 'sql'>) {
   const { sql } = deps;
   return {
     async overview() {
-      const [config, builtIn, custom, tables, size, buckets, functions] = await Promise.all([
+      const [config, providers, database, buckets, functions] = await Promise.all([
         readAuthConfig(sql),
-        listOAuthConfigs(sql),
-        listCustomConfigs(sql),
-        tableCounts(sql),
-        databaseSize(sql),
-        sql<{ name: string; public: boolean; objectCount: number }[]>`
-          select b.name, b.public, (select count(*)::int from storage.objects o where o.bucket = b.name) as "objectCount"
-          from storage.buckets b order by b.name`,
-        listFunctions(sql),
+        configuredProviderNames(sql),
+        databaseSummary(sql),
+        bucketSummaries(sql),
+        functionSummaries(sql),
       ]);
       const { id: _id, createdAt: _c, updatedAt: _u, ...authConfig } = config;
       return {
-        auth: {
-          config: authConfig,
-          oauthProviders: [...builtIn.map((p) => p.provider), ...custom.map((p) => p.key)].sort(),
-        },
-        database: {
-          tables,
-          totalTables: tables.length,
-          totalRecords: tables.reduce((n, t) => n + t.recordCount, 0),
-          databaseSize: size,
-        },
+        auth: { config: authConfig, oauthProviders: [...providers.builtIn, ...providers.custom].sort() },
+        database,
         storage: { buckets: [...buckets] },
-        functions: {
-          functions: functions.map((f) => ({ slug: f.slug, name: f.name, status: f.status, verifyJwt: f.verifyJwt })),
-        },
+        functions: { functions },
         version: VERSION,
       };
     },
 
-    async table(name: string) {
-      const schema = await readTableSchema(sql, name);
-      if (!schema) throw tableNotFound(name);
-      const [indexes, policies, triggers] = await Promise.all([
-        listIndexes(sql, 'public', name),
-        listPolicies(sql, 'public', name),
-        listTriggers(sql, 'public', name),
-      ]);
-      const foreignKeys = schema.columns.flatMap((c) =>
-        c.foreignKey ? [{ columnName: c.columnName, ...c.foreignKey }] : [],
-      );
-      return { ...schema, indexes, foreignKeys, policies, triggers };
-    },
+    table: (name: string) => describeTable(sql, name),
   };
 }
 

@@ -2,8 +2,7 @@
 // GET /api/database/tables (names of the public base tables); admin only.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Deps } from '../../deps.js';
-import { databaseSize, publicTables, tableCounts } from './database-metadata.repo.js';
+import type { DatabaseCatalogService } from './database-catalog.service.js';
 
 const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKey: [] }];
 
@@ -15,7 +14,7 @@ const databaseMetadata = z.object({
   lastUpdated: z.string(),
 });
 
-export function databaseMetadataRoutes(deps: Pick<Deps, 'sql' | 'clock'>): FastifyPluginAsyncZod {
+export function databaseMetadataRoutes(catalog: DatabaseCatalogService): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/metadata/database', {
       config: { access: 'admin' },
@@ -25,16 +24,7 @@ export function databaseMetadataRoutes(deps: Pick<Deps, 'sql' | 'clock'>): Fasti
         security,
         response: { 200: databaseMetadata },
       },
-      handler: async () => {
-        const [tables, size] = await Promise.all([tableCounts(deps.sql), databaseSize(deps.sql)]);
-        return {
-          tables,
-          totalTables: tables.length,
-          totalRecords: tables.reduce((sum, t) => sum + t.recordCount, 0),
-          databaseSize: size,
-          lastUpdated: deps.clock.now().toISOString(),
-        };
-      },
+      handler: () => catalog.summary(),
     });
 
     app.get('/api/database/tables', {
@@ -45,7 +35,7 @@ export function databaseMetadataRoutes(deps: Pick<Deps, 'sql' | 'clock'>): Fasti
         security,
         response: { 200: z.array(z.string()) },
       },
-      handler: async () => publicTables(deps.sql),
+      handler: () => catalog.publicTables(),
     });
   };
 }

@@ -2,6 +2,7 @@
 // catalog reads and export. `refreshSchema` reloads the records API's schema cache after DDL.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
+import { createDatabaseCatalogService } from './database-catalog.service.js';
 import { databaseMetadataRoutes } from './database-metadata.routes.js';
 import { databaseObjectsRoutes } from './database-objects.routes.js';
 import { exportRoutes } from './export.routes.js';
@@ -14,12 +15,13 @@ import { tableAdminRoutes } from './table-admin.routes.js';
 import { createTableAdminService } from './table-admin.service.js';
 
 export function migrationsPlugin(deps: Deps, refreshSchema: () => Promise<unknown>): FastifyPluginAsyncZod {
+  const catalog = createDatabaseCatalogService(deps);
   return async (app) => {
     await app.register(migrationsRoutes(createMigrationsService(deps, refreshSchema)));
     await app.register(rawSqlRoutes(createRawSqlService(deps, refreshSchema)));
-    await app.register(databaseMetadataRoutes(deps));
+    await app.register(databaseMetadataRoutes(catalog));
     await app.register(tableAdminRoutes(createTableAdminService(deps, refreshSchema)));
-    await app.register(databaseObjectsRoutes(deps));
+    await app.register(databaseObjectsRoutes(catalog));
     await app.register(exportRoutes(createExportService(deps)));
   };
 }

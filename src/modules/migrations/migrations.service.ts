@@ -7,7 +7,8 @@ import { inAdminTransaction, runStatement, type Conn } from './admin-transaction
 import { assessRisks, riskLevel } from './migration-risks.js';
 import * as repo from './migrations.repo.js';
 import type { AppliedMigration, DryRunResult } from './migrations.schemas.js';
-import { findViolations, guardedStatements, splitStatements, type ParsedStatement } from './sql-guard.js';
+import { findViolations, guardedStatements, splitStatements } from './sql-guard.js';
+import type { ParsedStatement } from './sql-statement.js';
 
 export interface NewMigration {
   version: string;

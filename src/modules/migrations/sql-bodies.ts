@@ -2,7 +2,7 @@
 // a sql body is checked statement by statement, a plpgsql body through its parse tree, and
 // dynamic SQL (EXECUTE) is refused because SQL built at run time cannot be checked.
 import { parsePlPgSQLSync, parseSync, scanSync } from 'libpg-query';
-import type { ParsedStatement } from './sql-guard.js';
+import type { ParsedStatement } from './sql-statement.js';
 
 const LANGUAGES = new Set(['sql', 'plpgsql']);
 

@@ -5,14 +5,7 @@
 import { parse } from 'libpg-query';
 import { AppError } from '../../core/errors.js';
 import { bodyRefusal } from './sql-bodies.js';
-
-export interface ParsedStatement {
-  /** The statement's text exactly as written, without the separating semicolon. */
-  text: string;
-  /** The parser's node type, e.g. CreateStmt, TransactionStmt. */
-  kind: string;
-  node: Record<string, unknown>;
-}
+import type { ParsedStatement } from './sql-statement.js';
 
 /** Parses SQL into its statements (comments and empty statements dropped); 403 if it does not parse. */
 export async function splitStatements(sql: string): Promise<ParsedStatement[]> {

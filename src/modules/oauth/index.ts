@@ -1,4 +1,4 @@
-// The OAuth module's face: its plugin and what the auth configuration and metadata read.
+// The OAuth module's face: its plugin, and the configured providers' names the auth configuration
+// and the metadata overview show.
 export { oauthPlugin } from './oauth.plugin.js';
-export { configuredProviderNames } from './oauth-providers.js';
-export { listCustomConfigs, listOAuthConfigs } from './oauth-config.repo.js';
+export { configuredProviderNames } from './oauth-config.service.js';

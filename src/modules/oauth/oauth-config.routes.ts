@@ -2,9 +2,7 @@
 // keyring and never returned.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError } from '../../core/errors.js';
-import type { Deps } from '../../deps.js';
-import * as repo from './oauth-config.repo.js';
+import type { OAuthConfigService } from './oauth-config.service.js';
 import {
   customConfigCreateSchema,
   customConfigSchema,
@@ -22,25 +20,7 @@ const config = { access: 'admin' as const };
 const security = [{ bearerAuth: [] }];
 const deleted = z.object({ success: z.boolean(), message: z.string() });
 
-const viewOf = ({ clientSecretCiphertext, ...rest }: repo.StoredOAuthConfig) => ({
-  ...rest,
-  hasClientSecret: clientSecretCiphertext !== null,
-});
-const customViewOf = ({ clientSecretCiphertext, ...rest }: repo.StoredCustomConfig) => ({
-  ...rest,
-  hasClientSecret: clientSecretCiphertext.length > 0,
-});
-
-const notConfigured = (what: string) =>
-  new AppError('AUTH_OAUTH_CONFIG_NOT_FOUND', `${what} is not configured.`, {
-    nextActions: 'Create it first with POST on the configs collection.',
-  });
-
-export function oauthConfigRoutes(deps: Deps): FastifyPluginAsyncZod {
-  /** undefined keeps the stored secret, null removes it, a string replaces it (sealed). */
-  const sealSecret = (secret: string | null | undefined) =>
-    secret === undefined ? undefined : secret === null ? null : deps.keyring.seal(secret);
-
+export function oauthConfigRoutes(configs: OAuthConfigService): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/auth/oauth/configs', {
       config,
@@ -50,10 +30,7 @@ export function oauthConfigRoutes(deps: Deps): FastifyPluginAsyncZod {
         security,
         response: { 200: listOf(oauthConfigSchema) },
       },
-      handler: async () => {
-        const rows = await repo.listOAuthConfigs(deps.sql);
-        return { data: rows.map(viewOf), count: rows.length };
-      },
+      handler: () => configs.list(),
     });
 
     app.post('/api/auth/oauth/configs', {
@@ -65,19 +42,7 @@ export function oauthConfigRoutes(deps: Deps): FastifyPluginAsyncZod {
         body: oauthConfigCreateSchema,
         response: { 201: oauthConfigSchema },
       },
-      handler: async (request, reply) => {
-        const { provider, clientSecret, ...rest } = request.body;
-        const row = await repo.insertOAuthConfig(deps.sql, provider, {
-          ...rest,
-          clientSecretCiphertext: sealSecret(clientSecret),
-        });
-        if (!row) {
-          throw new AppError('AUTH_OAUTH_CONFIG_EXISTS', `${provider} is already configured.`, {
-            nextActions: `Update it with PUT /api/auth/oauth/${provider}/config.`,
-          });
-        }
-        return reply.code(201).send(viewOf(row));
-      },
+      handler: async (request, reply) => reply.code(201).send(await configs.create(request.body)),
     });
 
     const providerParams = z.object({ provider: providerSchema });
@@ -91,11 +56,7 @@ export function oauthConfigRoutes(deps: Deps): FastifyPluginAsyncZod {
         params: providerParams,
         response: { 200: oauthConfigSchema },
       },
-      handler: async (request) => {
-        const row = await repo.findOAuthConfig(deps.sql, request.params.provider);
-        if (!row) throw notConfigured(request.params.provider);
-        return viewOf(row);
-      },
+      handler: (request) => configs.find(request.params.provider),
     });
 
     app.put('/api/auth/oauth/:provider/config', {
@@ -108,13 +69,7 @@ export function oauthConfigRoutes(deps: Deps): FastifyPluginAsyncZod {
         body: oauthConfigUpdateSchema,
         response: { 200: oauthConfigSchema },
       },
-      handler: async (request) => {
-        const { clientSecret, ...rest } = request.body;
-        const changes = { ...rest, clientSecretCiphertext: sealSecret(clientSecret) };
-        const row = await repo.updateOAuthConfig(deps.sql, request.params.provider, changes, deps.clock.now());
-        if (!row) throw notConfigured(request.params.provider);
-        return viewOf(row);
-      },
+      handler: (request) => configs.update(request.params.provider, request.body),
     });
 
     app.delete('/api/auth/oauth/:provider/config', {
@@ -126,11 +81,7 @@ export function oauthConfigRoutes(deps: Deps): FastifyPluginAsyncZod {
         params: providerParams,
         response: { 200: deleted },
       },
-      handler: async (request) => {
-        if (!(await repo.deleteOAuthConfig(deps.sql, request.params.provider)))
-          throw notConfigured(request.params.provider);
-        return { success: true, message: `${request.params.provider} OAuth configuration deleted.` };
-      },
+      handler: (request) => configs.remove(request.params.provider),
     });
 
     app.get('/api/auth/oauth/custom/configs', {
@@ -141,10 +92,7 @@ export function oauthConfigRoutes(deps: Deps): FastifyPluginAsyncZod {
         security,
         response: { 200: listOf(customConfigSchema) },
       },
-      handler: async () => {
-        const rows = await repo.listCustomConfigs(deps.sql);
-        return { data: rows.map(customViewOf), count: rows.length };
-      },
+      handler: () => configs.listCustom(),
     });
 
     app.post('/api/auth/oauth/custom/configs', {
@@ -156,19 +104,7 @@ export function oauthConfigRoutes(deps: Deps): FastifyPluginAsyncZod {
         body: customConfigCreateSchema,
         response: { 201: customConfigSchema },
       },
-      handler: async (request, reply) => {
-        const { key, clientSecret, ...rest } = request.body;
-        const row = await repo.insertCustomConfig(deps.sql, key, {
-          ...rest,
-          clientSecretCiphertext: deps.keyring.seal(clientSecret),
-        });
-        if (!row) {
-          throw new AppError('AUTH_OAUTH_CONFIG_EXISTS', `A custom provider with key ${key} exists already.`, {
-            nextActions: `Update it with PUT /api/auth/oauth/custom/${key}/config.`,
-          });
-        }
-        return reply.code(201).send(customViewOf(row));
-      },
+      handler: async (request, reply) => reply.code(201).send(await configs.createCustom(request.body)),
     });
 
     const keyParams = z.object({ key: customKeySchema });
@@ -182,11 +118,7 @@ export function oauthConfigRoutes(deps: Deps): FastifyPluginAsyncZod {
         params: keyParams,
         response: { 200: customConfigSchema },
       },
-      handler: async (request) => {
-        const row = await repo.findCustomConfig(deps.sql, request.params.key);
-        if (!row) throw notConfigured(`Custom provider ${request.params.key}`);
-        return customViewOf(row);
-      },
+      handler: (request) => configs.findCustom(request.params.key),
     });
 
     app.put('/api/auth/oauth/custom/:key/config', {
@@ -199,27 +131,13 @@ export function oauthConfigRoutes(deps: Deps): FastifyPluginAsyncZod {
         body: customConfigUpdateSchema,
         response: { 200: customConfigSchema },
       },
-      handler: async (request) => {
-        const { clientSecret, ...rest } = request.body;
-        const changes = {
-          ...rest,
-          clientSecretCiphertext: clientSecret === undefined ? undefined : deps.keyring.seal(clientSecret),
-        };
-        const row = await repo.updateCustomConfig(deps.sql, request.params.key, changes, deps.clock.now());
-        if (!row) throw notConfigured(`Custom provider ${request.params.key}`);
-        return customViewOf(row);
-      },
+      handler: (request) => configs.updateCustom(request.params.key, request.body),
     });
 
     app.delete('/api/auth/oauth/custom/:key/config', {
       config,
       schema: { tags, summary: 'Remove a custom provider', security, params: keyParams, response: { 200: deleted } },
-      handler: async (request) => {
-        if (!(await repo.deleteCustomConfig(deps.sql, request.params.key))) {
-          throw notConfigured(`Custom provider ${request.params.key}`);
-        }
-        return { success: true, message: `Custom provider ${request.params.key} deleted.` };
-      },
+      handler: (request) => configs.removeCustom(request.params.key),
     });
   };
 }

@@ -140,7 +140,9 @@ export function createOAuthService(deps: Pick<Deps, 'sql' | 'clock' | 'config' |
           expiresAt: new Date(deps.clock.now().getTime() + CODE_TTL_MS),
           now: deps.clock.now(),
         });
-        return withParams(state.redirectUri, { svc_code: code });
+        // insforge_code: the name the official client hard-codes for its automatic exchange on
+        // page load (api-contract Part A item 14), sent beside the spec's svc_code.
+        return withParams(state.redirectUri, { svc_code: code, insforge_code: code });
       } catch (err) {
         if (!(err instanceof AppError) || (err.statusCode >= 500 && err.code !== 'UPSTREAM_FAILURE')) throw err;
         return withParams(state.redirectUri, { error: err.message });

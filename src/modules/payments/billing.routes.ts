@@ -1,8 +1,7 @@
 // Admin routes of the billing mirror: subscriptions (with items) and sync from the processor.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Deps } from '../../deps.js';
-import * as billing from './billing.repo.js';
+import type { BillingService } from './billing.service.js';
 import {
   envParams,
   subscriptionSchema,
@@ -10,23 +9,13 @@ import {
   subscriptionsQuery,
   syncResultsSchema,
 } from './payments.schemas.js';
-import type { createSyncService } from './sync.service.js';
+import type { SyncService } from './sync.service.js';
 
 const tags = ['payments'];
 const config = { access: 'admin' as const };
 const security = [{ bearerAuth: [] }];
 
-type Item = { createdAt: string | Date; updatedAt: string | Date };
-const withItemDates = <T extends { items: Item[] }>(row: T) => ({
-  ...row,
-  items: row.items.map((i) => ({ ...i, createdAt: new Date(i.createdAt), updatedAt: new Date(i.updatedAt) })),
-});
-
-export function billingRoutes(
-  deps: Deps,
-  sync: ReturnType<typeof createSyncService>,
-  base: string,
-): FastifyPluginAsyncZod {
+export function billingRoutes(billing: BillingService, sync: SyncService, base: string): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(`${base}/:environment/subscriptions`, {
       config,
@@ -38,15 +27,13 @@ export function billingRoutes(
         querystring: subscriptionsQuery,
         response: { 200: z.object({ subscriptions: z.array(subscriptionSchema) }) },
       },
-      handler: async (request) => {
-        const rows = await billing.listSubscriptions(
-          deps.sql,
+      handler: async (request) => ({
+        subscriptions: await billing.listSubscriptions(
           request.params.environment,
           subjectFilter(request.query),
           request.query.limit,
-        );
-        return { subscriptions: rows.map((r) => withItemDates(r as never)) };
-      },
+        ),
+      }),
     });
 
     app.post(`${base}/sync`, {

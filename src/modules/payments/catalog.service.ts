@@ -1,11 +1,12 @@
 // Catalog use cases: each write goes to the processor first and the mirror row is written from
 // its answer, so a processor failure leaves the local catalog as it was.
+import type Stripe from 'stripe';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import * as repo from './catalog.repo.js';
 import type { ConnectionsService } from './connections.service.js';
 import type { PriceCreate, PriceUpdate, ProductCreate, ProductUpdate } from './payments.schemas.js';
-import { callProcessor, namespacedKey, type Environment } from './processor.js';
+import { callProcessor, namespacedKey, type Environment, type Processor } from './processor.js';
 
 const productNotFound = (id: string) => () => new AppError('PAYMENT_PRODUCT_NOT_FOUND', `Product ${id} not found.`);
 const priceNotFound = (id: string) => () => new AppError('PAYMENT_PRICE_NOT_FOUND', `Price ${id} not found.`);
@@ -15,6 +16,22 @@ const orEmpty = (value: string | null | undefined) => (value === null ? '' : val
 
 export function createCatalogService(deps: Deps, connections: ConnectionsService) {
   const now = () => deps.clock.now();
+
+  /** One call to the processor of `env`; a refusal or a missing object becomes an AppError. */
+  async function call<T>(
+    env: Environment,
+    what: string,
+    work: (p: Processor) => Promise<T>,
+    notFound?: () => AppError,
+  ) {
+    const processor = await connections.processor(env);
+    return callProcessor(what, () => work(processor), notFound);
+  }
+
+  /** Writes the product or price the processor answered with into the mirror. */
+  const mirrorProduct = (env: Environment, product: Stripe.Product) =>
+    repo.upsertProduct(deps.sql, env, product, now());
+  const mirrorPrice = (env: Environment, price: Stripe.Price) => repo.upsertPrice(deps.sql, env, price, now());
 
   return {
     async catalog(env: Environment) {
@@ -28,8 +45,7 @@ export function createCatalogService(deps: Deps, connections: ConnectionsService
     },
 
     async createProduct(env: Environment, input: ProductCreate) {
-      const processor = await connections.processor(env);
-      const created = await callProcessor('create the product', () =>
+      const created = await call(env, 'create the product', (processor) =>
         processor.products.create(
           {
             name: input.name,
@@ -40,22 +56,21 @@ export function createCatalogService(deps: Deps, connections: ConnectionsService
           { idempotencyKey: namespacedKey(env, 'products.create', input.idempotencyKey) },
         ),
       );
-      return repo.upsertProduct(deps.sql, env, created, now());
+      return mirrorProduct(env, created);
     },
 
     async updateProduct(env: Environment, id: string, input: ProductUpdate) {
-      const processor = await connections.processor(env);
-      const updated = await callProcessor(
+      const updated = await call(
+        env,
         'update the product',
-        () => processor.products.update(id, { ...input, description: orEmpty(input.description) }),
+        (processor) => processor.products.update(id, { ...input, description: orEmpty(input.description) }),
         productNotFound(id),
       );
-      return repo.upsertProduct(deps.sql, env, updated, now());
+      return mirrorProduct(env, updated);
     },
 
     async deleteProduct(env: Environment, id: string) {
-      const processor = await connections.processor(env);
-      const deleted = await callProcessor('delete the product', () => processor.products.del(id), productNotFound(id));
+      const deleted = await call(env, 'delete the product', (p) => p.products.del(id), productNotFound(id));
       await repo.deleteProduct(deps.sql, env, id);
       return { processorProductId: deleted.id, deleted: deleted.deleted };
     },
@@ -68,8 +83,7 @@ export function createCatalogService(deps: Deps, connections: ConnectionsService
     },
 
     async createPrice(env: Environment, input: PriceCreate) {
-      const processor = await connections.processor(env);
-      const created = await callProcessor('create the price', () =>
+      const created = await call(env, 'create the price', (processor) =>
         processor.prices.create(
           {
             product: input.processorProductId,
@@ -87,14 +101,14 @@ export function createCatalogService(deps: Deps, connections: ConnectionsService
           { idempotencyKey: namespacedKey(env, 'prices.create', input.idempotencyKey) },
         ),
       );
-      return repo.upsertPrice(deps.sql, env, created, now());
+      return mirrorPrice(env, created);
     },
 
     async updatePrice(env: Environment, id: string, input: PriceUpdate) {
-      const processor = await connections.processor(env);
-      const updated = await callProcessor(
+      const updated = await call(
+        env,
         'update the price',
-        () =>
+        (processor) =>
           processor.prices.update(id, {
             active: input.active,
             lookup_key: orEmpty(input.lookupKey),
@@ -103,18 +117,18 @@ export function createCatalogService(deps: Deps, connections: ConnectionsService
           }),
         priceNotFound(id),
       );
-      return repo.upsertPrice(deps.sql, env, updated, now());
+      return mirrorPrice(env, updated);
     },
 
     /** Prices cannot be deleted at the processor, only archived (made inactive). */
     async archivePrice(env: Environment, id: string) {
-      const processor = await connections.processor(env);
-      const archived = await callProcessor(
+      const archived = await call(
+        env,
         'archive the price',
-        () => processor.prices.update(id, { active: false }),
+        (processor) => processor.prices.update(id, { active: false }),
         priceNotFound(id),
       );
-      return { price: await repo.upsertPrice(deps.sql, env, archived, now()), archived: !archived.active };
+      return { price: await mirrorPrice(env, archived), archived: !archived.active };
     },
   };
 }

@@ -1,37 +1,11 @@
-// SQL for the processor connection of each environment: its keys as reserved secrets in
-// system.secrets (sealed by the caller), and the connection row in payments.connections.
+// SQL for the processor connection of each environment (payments.connections), and the names of
+// the reserved secrets its keys are kept under (the secrets module stores them).
 import type { Queryable } from '../../core/db.js';
-import { notifySecretChange } from '../secrets/index.js';
 import type { Environment } from './processor.js';
 import { jsonText } from '../../core/json-guard.js';
 
 export const secretKeyName = (env: Environment) => `PROCESSOR_${env.toUpperCase()}_SECRET_KEY`;
 export const webhookSecretName = (env: Environment) => `PROCESSOR_${env.toUpperCase()}_WEBHOOK_SECRET`;
-
-export async function readSecret(db: Queryable, key: string): Promise<string | undefined> {
-  const [row] = await db<{ ciphertext: string }[]>`
-    select value_ciphertext as ciphertext from system.secrets
-    where key = ${key} and is_active and (expires_at is null or expires_at > now())`;
-  return row?.ciphertext;
-}
-
-export async function writeReservedSecret(db: Queryable, key: string, ciphertext: string, now: Date): Promise<void> {
-  await db`
-    insert into system.secrets (key, value_ciphertext, is_reserved, is_active)
-    values (${key}, ${ciphertext}, true, true)
-    on conflict (key) do update
-      set value_ciphertext = excluded.value_ciphertext, is_active = true, is_reserved = true,
-          expires_at = null, updated_at = ${now}`;
-  await notifySecretChange(db, key);
-}
-
-export async function deactivateSecret(db: Queryable, key: string, now: Date): Promise<boolean> {
-  const rows = await db`
-    update system.secrets set is_active = false, updated_at = ${now}
-    where key = ${key} and is_active returning key`;
-  if (rows.length > 0) await notifySecretChange(db, key);
-  return rows.length > 0;
-}
 
 export interface ConnectionRow {
   environment: Environment;

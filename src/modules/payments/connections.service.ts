@@ -3,6 +3,7 @@
 import { withTx } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
+import { deactivateSecret, readSealedSecret, writeReservedSecret } from '../secrets/index.js';
 import * as repo from './config.repo.js';
 import { callProcessor, createProcessorClients, type Environment, type Processor } from './processor.js';
 
@@ -40,7 +41,7 @@ export function createConnectionsService(deps: Deps) {
   const clientFor = createProcessorClients(deps.config.paymentsProcessor);
 
   const secretKeyOf = async (env: Environment): Promise<string | undefined> => {
-    const sealed = await repo.readSecret(deps.sql, repo.secretKeyName(env));
+    const sealed = await readSealedSecret(deps.sql, repo.secretKeyName(env));
     return sealed === undefined ? undefined : deps.keyring.open(sealed);
   };
 
@@ -97,7 +98,7 @@ export function createConnectionsService(deps: Deps) {
     status,
 
     async webhookSecret(env: Environment): Promise<string | undefined> {
-      const sealed = await repo.readSecret(deps.sql, repo.webhookSecretName(env));
+      const sealed = await readSealedSecret(deps.sql, repo.webhookSecretName(env));
       return sealed === undefined ? undefined : deps.keyring.open(sealed);
     },
 
@@ -122,9 +123,9 @@ export function createConnectionsService(deps: Deps) {
       await withTx(deps.sql, async (tx) => {
         const [previous] = (await repo.listConnections(tx)).filter((c) => c.environment === env);
         if (previous && previous.processorAccountId !== account.id) await repo.clearMirror(tx, env);
-        await repo.writeReservedSecret(tx, repo.secretKeyName(env), deps.keyring.seal(secretKey), now);
+        await writeReservedSecret(tx, repo.secretKeyName(env), deps.keyring.seal(secretKey), now);
         if (webhookSecret !== undefined) {
-          await repo.writeReservedSecret(tx, repo.webhookSecretName(env), deps.keyring.seal(webhookSecret), now);
+          await writeReservedSecret(tx, repo.webhookSecretName(env), deps.keyring.seal(webhookSecret), now);
         }
         await repo.upsertConnection(
           tx,
@@ -149,7 +150,7 @@ export function createConnectionsService(deps: Deps) {
       );
       const now = deps.clock.now();
       await withTx(deps.sql, async (tx) => {
-        await repo.writeReservedSecret(tx, repo.webhookSecretName(env), deps.keyring.seal(endpoint.secret!), now);
+        await writeReservedSecret(tx, repo.webhookSecretName(env), deps.keyring.seal(endpoint.secret!), now);
         await repo.recordWebhookEndpoint(tx, env, { id: endpoint.id, url }, now);
       });
       if (previous?.webhookEndpointId) {
@@ -163,8 +164,8 @@ export function createConnectionsService(deps: Deps) {
     async remove(env: Environment) {
       const now = deps.clock.now();
       const removed = await withTx(deps.sql, async (tx) => {
-        const had = await repo.deactivateSecret(tx, repo.secretKeyName(env), now);
-        await repo.deactivateSecret(tx, repo.webhookSecretName(env), now);
+        const had = await deactivateSecret(tx, repo.secretKeyName(env), now);
+        await deactivateSecret(tx, repo.webhookSecretName(env), now);
         await repo.deleteConnection(tx, env);
         return had;
       });

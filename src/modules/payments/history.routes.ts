@@ -2,9 +2,7 @@
 // history (also at …/transactions, the current client's name for it), newest first.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Deps } from '../../deps.js';
-import { listCustomers } from './customers.repo.js';
-import { listHistory } from './history.repo.js';
+import type { HistoryService } from './history.service.js';
 import {
   customerSchema,
   customersQuery,
@@ -18,7 +16,7 @@ const tags = ['payments'];
 const config = { access: 'admin' as const };
 const security = [{ bearerAuth: [] }];
 
-export function historyRoutes(deps: Deps, base: string): FastifyPluginAsyncZod {
+export function historyRoutes(history: HistoryService, base: string): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(`${base}/:environment/customers`, {
       config,
@@ -31,7 +29,7 @@ export function historyRoutes(deps: Deps, base: string): FastifyPluginAsyncZod {
         response: { 200: z.object({ customers: z.array(customerSchema) }) },
       },
       handler: async (request) => ({
-        customers: await listCustomers(deps.sql, request.params.environment, request.query.limit),
+        customers: await history.listCustomers(request.params.environment, request.query.limit),
       }),
     });
 
@@ -49,7 +47,7 @@ export function historyRoutes(deps: Deps, base: string): FastifyPluginAsyncZod {
         handler: async (request) => {
           const { environment } = request.params;
           return {
-            paymentHistory: await listHistory(deps.sql, environment, subjectFilter(request.query), request.query.limit),
+            paymentHistory: await history.listHistory(environment, subjectFilter(request.query), request.query.limit),
           };
         },
       });

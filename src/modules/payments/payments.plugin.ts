@@ -4,10 +4,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
 import { billingRoutes } from './billing.routes.js';
+import { createBillingService } from './billing.service.js';
 import { catalogRoutes } from './catalog.routes.js';
 import { createCatalogService } from './catalog.service.js';
 import { createConnectionsService } from './connections.service.js';
 import { historyRoutes } from './history.routes.js';
+import { createHistoryService } from './history.service.js';
 import { createSessionsService } from './sessions.service.js';
 import { sessionsRoutes } from './sessions.routes.js';
 import { createSyncService } from './sync.service.js';
@@ -22,6 +24,8 @@ export function paymentsPlugin(deps: Deps): FastifyPluginAsyncZod {
   const sync = createSyncService(deps, connections);
   const sessions = createSessionsService(deps, connections);
   const webhooks = createWebhooksService(deps, connections);
+  const billing = createBillingService(deps);
+  const history = createHistoryService(deps);
   return async (app) => {
     for (const base of ['/api/payments', PAYMENTS_ALIAS_BASE]) {
       await app.register(async (scope) => {
@@ -31,9 +35,9 @@ export function paymentsPlugin(deps: Deps): FastifyPluginAsyncZod {
           });
         }
         await scope.register(catalogRoutes(connections, catalog, base));
-        await scope.register(billingRoutes(deps, sync, base));
+        await scope.register(billingRoutes(billing, sync, base));
         await scope.register(sessionsRoutes(sessions, base));
-        await scope.register(historyRoutes(deps, base));
+        await scope.register(historyRoutes(history, base));
       });
     }
     await app.register(webhooksRoutes(webhooks));

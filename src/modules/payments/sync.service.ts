@@ -46,29 +46,15 @@ export function createSyncService(deps: Deps, connections: ConnectionsService) {
       for (const p of snap.prices) await catalog.upsertPrice(tx, env, p, now);
       for (const c of snap.customers) await billing.upsertCustomer(tx, env, c, now);
       for (const s of snap.subscriptions) await billing.upsertSubscription(tx, env, s, now, now);
-      await catalog.pruneMissing(
-        tx,
-        env,
-        'prices',
-        snap.prices.map((p) => p.id),
-      );
-      await catalog.pruneMissing(
-        tx,
-        env,
-        'products',
-        snap.products.map((p) => p.id),
-      );
-      await catalog.pruneMissing(
-        tx,
-        env,
-        'customers',
-        snap.customers.map((c) => c.id),
-      );
-      await billing.pruneMappings(
-        tx,
-        env,
-        snap.customers.map((c) => c.id),
-      );
+      // Mirror rows the processor no longer has go; subscriptions last (their count is reported).
+      const present = {
+        prices: snap.prices.map((p) => p.id),
+        products: snap.products.map((p) => p.id),
+        customers: snap.customers.map((c) => c.id),
+      };
+      for (const table of ['prices', 'products', 'customers'] as const)
+        await catalog.pruneMissing(tx, env, table, present[table]);
+      await billing.pruneMappings(tx, env, present.customers);
       const deleted = await catalog.pruneMissing(
         tx,
         env,
@@ -130,3 +116,5 @@ export function createSyncService(deps: Deps, connections: ConnectionsService) {
     },
   };
 }
+
+export type SyncService = ReturnType<typeof createSyncService>;

@@ -2,14 +2,18 @@
 // HTTP server drains, so WebSockets never hold up a stop), message retention and the
 // /api/realtime admin routes.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Deps } from '../../deps.js';
 import { createCredentialResolver, type EndedSessions } from '../../http/principal.js';
+import type { KeyedDeps } from '../secrets/index.js';
 import { realtimeRoutes } from './realtime.routes.js';
 import { startRetention } from './retention.js';
 import { createRealtimeAdminService } from './realtime.service.js';
 import { startSocketServer } from './socket-server.js';
 
-export function realtimePlugin(deps: Deps, ended: EndedSessions, sessionRevokedChannel: string): FastifyPluginAsyncZod {
+export function realtimePlugin(
+  deps: KeyedDeps,
+  ended: EndedSessions,
+  sessionRevokedChannel: string,
+): FastifyPluginAsyncZod {
   return async (app) => {
     const sockets = await startSocketServer(deps, app.server, {
       resolveCredential: createCredentialResolver(deps, ended),

@@ -3,8 +3,7 @@
 // `plinth_secrets` notification.
 import { withTx } from '../../core/db.js';
 import { randomHex } from '../../core/ids.js';
-import type { Deps } from '../../deps.js';
-import { accessKeysFrom, RESERVED } from './platform-keys.js';
+import { accessKeysFrom, type KeyedDeps, RESERVED } from './platform-keys.js';
 import {
   insertReservedSecrets,
   keyExists,
@@ -13,15 +12,15 @@ import {
   purgeExpiredRetiredKeys,
   readAccessKeyRows,
   retireSecret,
-  SECRETS_CHANNEL,
 } from './secrets.repo.js';
+import { followSecretChanges } from './reserved-secrets.service.js';
 
 export type AccessKeyKind = 'api' | 'anon';
 
 const NAMES = { api: RESERVED.apiKey, anon: RESERVED.anonKey } as const;
 const PREFIXES = { api: 'ik_', anon: 'anon_' } as const;
 
-type KeyDeps = Pick<Deps, 'sql' | 'keyring' | 'keys' | 'clock'>;
+type KeyDeps = Pick<KeyedDeps, 'sql' | 'keyring' | 'keys' | 'clock'>;
 
 export interface AccessKeyService {
   /** A new key now; the old one keeps working for `graceHours`. */
@@ -69,17 +68,13 @@ export function createAccessKeyService(deps: KeyDeps): AccessKeyService {
       return { key, oldKeyExpiresAt };
     },
     async listen(onError) {
-      let subscribed = false;
-      const subscription = await deps.sql.listen(
-        SECRETS_CHANNEL,
+      const subscription = await followSecretChanges(
+        deps.sql,
         (changed) => {
           if (changed === NAMES.api || changed === NAMES.anon) refresh().catch(onError);
         },
         // After a lost connection is listening again, notifications sent meanwhile are lost: reload.
-        () => {
-          if (subscribed) refresh().catch(onError);
-          subscribed = true;
-        },
+        () => refresh().catch(onError),
       );
       unlisten = subscription.unlisten;
     },

@@ -1,11 +1,13 @@
-// The secrets module's face: its plugin, the platform keys the composition root loads, and the
-// secret storage the AI key, payments configuration and function runtime build on.
+// The secrets module's face: its plugin, the platform keys, and the service functions other
+// modules keep their reserved secrets with and hear secret changes through.
 export { secretsPlugin } from './secrets.plugin.js';
-export { loadPlatformKeys, RESERVED, type PlatformKeys } from './platform-keys.js';
+export { type KeyedDeps, loadPlatformKeys, type PlatformKeys } from './platform-keys.js';
 export {
-  insertReservedSecrets,
-  notifySecretChange,
-  readActiveSecrets,
-  SECRETS_CHANNEL,
-  updateSecret,
-} from './secrets.repo.js';
+  deactivateSecret,
+  followSecretChanges,
+  readFunctionEnvironment,
+  readSealedSecret,
+  readSealedSecrets,
+  seedReservedSecret,
+  writeReservedSecret,
+} from './reserved-secrets.service.js';

@@ -3,10 +3,10 @@
 // the first start, in one locked transaction so two servers starting together agree. Retired
 // API/anon keys (after a rotation) stay accepted until their grace period ends.
 import type { KeyObject } from 'node:crypto';
-import type { Sql } from '../../core/db.js';
 import { randomHex, randomToken, sha256 } from '../../core/ids.js';
 import { generateSigningKey, signingKeyFromPem, type SigningKey } from '../../core/jwt.js';
 import type { Keyring } from '../../core/keyring.js';
+import type { Deps } from '../../deps.js';
 import { resealWithPrimaryKey } from './master-key.js';
 import {
   insertReservedSecrets,
@@ -40,6 +40,9 @@ export interface PlatformKeys {
   created: string[];
 }
 
+/** The infrastructure with the platform keys, for the modules that sign, check or show them. */
+export type KeyedDeps = Deps & { keys: PlatformKeys };
+
 function generateMissing(present: Set<string>, keyring: Keyring) {
   const fresh: Record<string, string> = {};
   if (!present.has(RESERVED.apiKey)) fresh[RESERVED.apiKey] = `ik_${randomHex(32)}`;
@@ -53,8 +56,14 @@ function generateMissing(present: Set<string>, keyring: Keyring) {
   return Object.entries(fresh).map(([key, value]) => ({ key, valueCiphertext: keyring.seal(value) }));
 }
 
-/** `now`: retired keys expired by then are deleted. */
-export async function loadPlatformKeys(sql: Sql, keyring: Keyring, now: Date): Promise<PlatformKeys> {
+/**
+ * Loads the platform keys, creating the missing ones (first start); retired keys expired by now
+ * are deleted and every value is resealed under the primary master key. Called once per server
+ * start, before the app is built (main.ts, app.ts).
+ */
+export async function loadPlatformKeys(deps: Pick<Deps, 'sql' | 'keyring' | 'clock'>): Promise<PlatformKeys> {
+  const { sql, keyring } = deps;
+  const now = deps.clock.now();
   const names = Object.values(RESERVED);
   const { rows, created } = await sql.begin(async (tx) => {
     await lockPlatformKeys(tx);

@@ -141,3 +141,37 @@ export async function purgeExpiredRetiredKeys(db: Queryable, now: Date): Promise
     returning key`;
   return rows.map((r) => r.key);
 }
+
+/** The sealed value of an active secret that has not expired. */
+export async function readSealedSecret(db: Queryable, key: string): Promise<string | undefined> {
+  const [row] = await db<{ ciphertext: string }[]>`
+    select value_ciphertext as ciphertext from system.secrets
+    where key = ${key} and is_active and (expires_at is null or expires_at > now())`;
+  return row?.ciphertext;
+}
+
+/** Creates the reserved secret or replaces (and revives) the stored one. */
+export async function upsertReservedSecret(db: Queryable, key: string, ciphertext: string, now: Date): Promise<void> {
+  await db`
+    insert into system.secrets (key, value_ciphertext, is_reserved, is_active)
+    values (${key}, ${ciphertext}, true, true)
+    on conflict (key) do update
+      set value_ciphertext = excluded.value_ciphertext, is_active = true, is_reserved = true,
+          expires_at = null, updated_at = ${now}`;
+}
+
+/** Marks an active secret inactive; false when there was none. */
+export async function deactivateSecret(db: Queryable, key: string, now: Date): Promise<boolean> {
+  const rows = await db`
+    update system.secrets set is_active = false, updated_at = ${now}
+    where key = ${key} and is_active returning key`;
+  return rows.length > 0;
+}
+
+/** What the function runtime sees: every active user secret, and the anon key of the reserved ones. */
+export async function readFunctionSecrets(db: Queryable, anonKeyName: string): Promise<SecretRow[]> {
+  return db<SecretRow[]>`
+    select key, value_ciphertext as "valueCiphertext" from system.secrets
+    where is_active and (expires_at is null or expires_at > now())
+      and (not is_reserved or key = ${anonKeyName})`;
+}

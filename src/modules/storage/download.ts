@@ -2,7 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
 import type { Principal } from '../../http/principal.js';
-import type { ByteRange } from './blob-store.js';
+import type { ByteRange } from '../../core/blob-store/blob-store.js';
 import { isActiveContent } from './keys.js';
 import type { ObjectRow, StorageService } from './storage.service.js';
 

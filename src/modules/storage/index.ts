@@ -1,4 +1,3 @@
-// The storage module's face: its plugin, and the blob stores the composition root builds.
-export type { BlobStore } from './blob-store.js';
-export { createBlobStore } from './blob-stores.js';
+// The storage module's face: its plugin, and the bucket summaries the metadata overview shows.
 export { storagePlugin } from './storage.plugin.js';
+export { bucketSummaries } from './storage.service.js';

@@ -49,6 +49,13 @@ export async function listBuckets(db: Queryable): Promise<(BucketRow & { created
   return db<(BucketRow & { created_at: Date })[]>`select name, public, created_at from storage.buckets order by name`;
 }
 
+/** Every bucket with its object count. */
+export async function listBucketSummaries(db: Queryable) {
+  return db<{ name: string; public: boolean; objectCount: number }[]>`
+    select b.name, b.public, (select count(*)::int from storage.objects o where o.bucket = b.name) as "objectCount"
+    from storage.buckets b order by b.name`;
+}
+
 /** False when a bucket of that name exists already. */
 export async function insertBucket(db: Queryable, name: string, isPublic: boolean): Promise<boolean> {
   const rows =

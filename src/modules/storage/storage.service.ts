@@ -8,7 +8,7 @@ import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import { scopeOf } from '../../http/request-scope.js';
-import type { ByteRange, StagedBlob } from './blob-store.js';
+import type { ByteRange, StagedBlob } from '../../core/blob-store/blob-store.js';
 import { assertBucketName, assertObjectKey, encodeKey, generatedKey } from './keys.js';
 import type { StorageConfig } from './storage-config.service.js';
 import * as repo from './storage.repo.js';
@@ -43,6 +43,9 @@ const pgCode = (err: unknown) => (err as { code?: string }).code;
 
 const notFound = () => new AppError('OBJECT_NOT_FOUND', 'Object not found.');
 const bucketNotFound = (bucket: string) => new AppError('STORAGE_NOT_FOUND', `Bucket "${bucket}" not found.`);
+
+/** Every bucket with whether it is public and how many objects it holds (the metadata overview). */
+export const bucketSummaries = (db: Queryable) => repo.listBucketSummaries(db);
 
 export function createStorageService(
   deps: Pick<Deps, 'sql' | 'blobStore' | 'config'>,

@@ -116,3 +116,38 @@ describe('bad input', () => {
     expect((await getKey(t)).json.apiKey).toBe(SEEDED);
   });
 });
+
+describe('GET/PUT /api/ai/config', () => {
+  const config = (t: TestApp, method: 'GET' | 'PUT', payload?: unknown) =>
+    t.request({ method, url: '/api/ai/config', headers: { 'x-api-key': t.apiKey }, payload: payload as never });
+
+  it('shows both credentials masked, sets either, and the provider key route sees the change', async () => {
+    const t = await start({ OPENROUTER_API_KEY: SEEDED });
+    expect((await config(t, 'GET')).json).toEqual({
+      apiKey: { configured: true, maskedKey: 'sk-or-v1••••••••0123' },
+      managementKey: { configured: false, maskedKey: null },
+    });
+    const res = await config(t, 'PUT', { managementKey: '  sk-or-v1-management-key-7777  ' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json).toEqual({
+      apiKey: { configured: true, maskedKey: 'sk-or-v1••••••••0123' },
+      managementKey: { configured: true, maskedKey: 'sk-or-v1••••••••7777' },
+    });
+    await config(t, 'PUT', { apiKey: 'sk-or-v1-through-config-4444' });
+    expect((await getKey(t)).json.apiKey).toBe('sk-or-v1-through-config-4444');
+  });
+
+  it('needs at least one credential; rotation is refused with 400 self-hosted', async () => {
+    const t = apps[0]!;
+    const empty = await config(t, 'PUT', {});
+    expect(empty.statusCode).toBe(400);
+    expect(empty.json.message).toContain('At least one credential is required');
+    const rotate = await t.request({
+      method: 'POST',
+      url: '/api/ai/openrouter/api-key/rotate',
+      headers: { 'x-api-key': t.apiKey },
+    });
+    expect(rotate.statusCode).toBe(400);
+    expect(rotate.json).toMatchObject({ error: 'VALIDATION_ERROR', nextActions: expect.stringContaining('PUT') });
+  });
+});

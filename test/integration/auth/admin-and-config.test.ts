@@ -10,6 +10,14 @@ import {
   TEST_ADMIN,
   type TestApp,
 } from '../../harness/test-app.js';
+import {
+  currentSession,
+  passwordSignIn,
+  refreshMobile,
+  webCredentialsOf,
+  webLogout,
+  webRefresh,
+} from '../../harness/sessions.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -28,12 +36,6 @@ const putConfig = (payload: unknown, headers: Record<string, string> = apiKey())
 
 const listUsers = (query: string, headers: Record<string, string> = apiKey()) =>
   t.request({ method: 'GET', url: `/api/auth/users${query}`, headers });
-
-const refreshMobile = (refreshToken: string) =>
-  t.request({ method: 'POST', url: '/api/auth/refresh?client_type=mobile', payload: { refreshToken } });
-
-const currentSession = (token: string) =>
-  t.request({ method: 'GET', url: '/api/auth/sessions/current', headers: bearer(token) });
 
 function decodeJwt(token: string) {
   const [h, p, s] = token.split('.') as [string, string, string];
@@ -374,11 +376,7 @@ describe('DELETE /api/auth/users', () => {
 
   it('deletes the given users, counts only those that existed, and ends their sessions', async () => {
     const doomed = await t.signUp();
-    const doomedWeb = await t.request({
-      method: 'POST',
-      url: '/api/auth/sessions',
-      payload: { email: doomed.email, password: doomed.password },
-    });
+    const doomedWeb = await passwordSignIn(t, doomed);
     const alsoDoomed = await t.signUp();
     const survivor = await t.signUp();
 
@@ -393,29 +391,20 @@ describe('DELETE /api/auth/users', () => {
       expect(fetched.statusCode).toBe(404);
       expect(fetched.json.error).toBe('AUTH_USER_NOT_FOUND');
       // Neither the access token nor the refresh token works any more.
-      expect((await currentSession(gone.accessToken)).statusCode).toBe(401);
-      const refreshed = await refreshMobile(gone.refreshToken);
+      expect((await currentSession(t, gone.accessToken)).statusCode).toBe(401);
+      const refreshed = await refreshMobile(t, gone.refreshToken);
       expect(refreshed.statusCode).toBe(401);
       expect(refreshed.json.error).toBe('UNAUTHORIZED');
-      const signIn = await t.request({
-        method: 'POST',
-        url: '/api/auth/sessions?client_type=mobile',
-        payload: { email: gone.email, password: gone.password },
-      });
+      const signIn = await passwordSignIn(t, gone, 'mobile');
       expect(signIn.statusCode).toBe(401);
     }
-    const webRefresh = await t.request({
-      method: 'POST',
-      url: '/api/auth/refresh',
-      cookies: { svc_refresh_token: cookieFrom(doomedWeb, 'svc_refresh_token')!.value },
-      headers: { 'x-csrf-token': doomedWeb.json.csrfToken },
-    });
-    expect(webRefresh.statusCode).toBe(401);
-    expect(cookieFrom(webRefresh, 'svc_refresh_token')?.value).toBe('');
+    const refreshedWeb = await webRefresh(t, webCredentialsOf(doomedWeb));
+    expect(refreshedWeb.statusCode).toBe(401);
+    expect(cookieFrom(refreshedWeb, 'svc_refresh_token')?.value).toBe('');
 
     // Others are untouched.
-    expect((await currentSession(survivor.accessToken)).statusCode).toBe(200);
-    expect((await refreshMobile(survivor.refreshToken)).statusCode).toBe(200);
+    expect((await currentSession(t, survivor.accessToken)).statusCode).toBe(200);
+    expect((await refreshMobile(t, survivor.refreshToken)).statusCode).toBe(200);
 
     // The email is free again.
     const again = await t.request({
@@ -451,7 +440,7 @@ describe('DELETE /api/auth/users', () => {
     const s = await t.signUp();
     const res = await del({ userIds: [s.user.id, 'nope'] });
     expect(res.statusCode).toBe(400);
-    expect((await currentSession(s.accessToken)).statusCode).toBe(200);
+    expect((await currentSession(t, s.accessToken)).statusCode).toBe(200);
   });
 
   it('a user cannot delete users (not even themselves)', async () => {
@@ -459,7 +448,7 @@ describe('DELETE /api/auth/users', () => {
     const res = await del({ userIds: [s.user.id] }, bearer(s.accessToken));
     expect(res.statusCode).toBe(403);
     expect(res.json.error).toBe('INSUFFICIENT_PERMISSIONS');
-    expect((await currentSession(s.accessToken)).statusCode).toBe(200);
+    expect((await currentSession(t, s.accessToken)).statusCode).toBe(200);
   });
 });
 
@@ -532,19 +521,14 @@ describe('admin sessions', () => {
       payload: payload as Record<string, unknown>,
     });
   const adminRefresh = (cookie: string | undefined, csrf: string | undefined) =>
-    t.request({
-      method: 'POST',
-      url: '/api/auth/admin/refresh',
-      cookies: cookie === undefined ? {} : { svc_admin_refresh_token: cookie },
-      headers: csrf === undefined ? {} : { 'x-csrf-token': csrf },
-    });
+    webRefresh(t, { cookie, csrf }, 'admin');
   const adminCurrent = (token: string) =>
     t.request({ method: 'GET', url: '/api/auth/admin/sessions/current', headers: bearer(token) });
 
   async function webAdmin() {
     const res = await adminSignIn({ email: TEST_ADMIN.email, password: TEST_ADMIN.password });
     expect(res.statusCode).toBe(200);
-    return { res, cookie: cookieFrom(res, 'svc_admin_refresh_token')!.value, csrf: res.json.csrfToken as string };
+    return { res, ...webCredentialsOf(res, 'admin') };
   }
 
   it.each([
@@ -661,13 +645,8 @@ describe('admin sessions', () => {
 
   it("a user's refresh token in the admin cookie is refused, and the user's session is not harmed", async () => {
     const user = await t.signUp();
-    const web = await t.request({
-      method: 'POST',
-      url: '/api/auth/sessions',
-      payload: { email: user.email, password: user.password },
-    });
-    const userCookie = cookieFrom(web, 'svc_refresh_token')!.value;
-    const userCsrf = web.json.csrfToken as string;
+    const web = await passwordSignIn(t, user);
+    const { cookie: userCookie, csrf: userCsrf } = webCredentialsOf(web);
 
     const res = await adminRefresh(userCookie, userCsrf);
     expect(res.statusCode).toBe(401);
@@ -675,12 +654,7 @@ describe('admin sessions', () => {
     expect(res.json).not.toHaveProperty('accessToken');
 
     // The same token still refreshes the user's session, through the user's endpoint.
-    const userRefresh = await t.request({
-      method: 'POST',
-      url: '/api/auth/refresh',
-      cookies: { svc_refresh_token: userCookie },
-      headers: { 'x-csrf-token': userCsrf },
-    });
+    const userRefresh = await webRefresh(t, { cookie: userCookie, csrf: userCsrf });
     expect(userRefresh.statusCode).toBe(200);
     expect(userRefresh.json.user.id).toBe(user.user.id);
 
@@ -691,17 +665,12 @@ describe('admin sessions', () => {
       payload: { refreshToken: user.refreshToken },
     });
     expect(adminBody.statusCode).toBe(401);
-    expect((await refreshMobile(user.refreshToken)).statusCode).toBe(200);
+    expect((await refreshMobile(t, user.refreshToken)).statusCode).toBe(200);
   });
 
   it("the admin's refresh token in the user cookie is refused, and the admin session is not harmed", async () => {
     const { cookie, csrf } = await webAdmin();
-    const res = await t.request({
-      method: 'POST',
-      url: '/api/auth/refresh',
-      cookies: { svc_refresh_token: cookie },
-      headers: { 'x-csrf-token': csrf },
-    });
+    const res = await webRefresh(t, { cookie, csrf });
     expect(res.statusCode).toBe(401);
     expect(res.json).not.toHaveProperty('accessToken');
     expect((await adminRefresh(cookie, csrf)).statusCode).toBe(200);
@@ -709,23 +678,14 @@ describe('admin sessions', () => {
 
   it('admin logout: needs the CSRF token of a live cookie, clears the cookie, and refresh then answers 401', async () => {
     const { cookie, csrf } = await webAdmin();
-    const forged = await t.request({
-      method: 'POST',
-      url: '/api/auth/admin/logout',
-      cookies: { svc_admin_refresh_token: cookie },
-    });
+    const forged = await webLogout(t, { cookie }, 'admin');
     expect(forged.statusCode).toBe(403);
     expect((await adminRefresh(cookie, csrf)).statusCode).toBe(200);
   });
 
   it('admin logout ends the session', async () => {
     const { cookie, csrf } = await webAdmin();
-    const out = await t.request({
-      method: 'POST',
-      url: '/api/auth/admin/logout',
-      cookies: { svc_admin_refresh_token: cookie },
-      headers: { 'x-csrf-token': csrf },
-    });
+    const out = await webLogout(t, { cookie, csrf }, 'admin');
     expect(out.statusCode).toBe(200);
     expect(out.json).toEqual({ success: true, message: 'Logged out successfully' });
     const cleared = cookieFrom(out, 'svc_admin_refresh_token');
@@ -740,15 +700,10 @@ describe('admin sessions', () => {
     const a = await webAdmin();
     const b = await webAdmin();
     const user = await t.signUp();
-    const out = await t.request({
-      method: 'POST',
-      url: '/api/auth/admin/logout',
-      cookies: { svc_admin_refresh_token: a.cookie },
-      headers: { 'x-csrf-token': a.csrf },
-    });
+    const out = await webLogout(t, a, 'admin');
     expect(out.statusCode).toBe(200);
     expect((await adminRefresh(b.cookie, b.csrf)).statusCode).toBe(200);
-    expect((await refreshMobile(user.refreshToken)).statusCode).toBe(200);
+    expect((await refreshMobile(t, user.refreshToken)).statusCode).toBe(200);
   });
 });
 
@@ -803,7 +758,7 @@ describe('/.well-known/jwks.json', () => {
 
     // A refresh keeps the session id and issues a new 15-minute token.
     t.clock.advance(5_000);
-    const refreshed = await refreshMobile(s.refreshToken);
+    const refreshed = await refreshMobile(t, s.refreshToken);
     const next = verifyWithJwks(refreshed.json.accessToken, keys);
     expect(next.ok).toBe(true);
     expect(next.claims.sid).toBe(checked.claims.sid);

@@ -1,6 +1,7 @@
 // Refresh-token rotation, reuse detection, concurrent refreshes, web cookie + CSRF, and logout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, cookieFrom, startTestApp, type TestApp } from '../../harness/test-app.js';
+import { refreshMobile, signedInWebUser, webLogout, webRefresh } from '../../harness/sessions.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -8,20 +9,17 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const refreshMobile = (refreshToken: string) =>
-  t.request({ method: 'POST', url: '/api/auth/refresh?client_type=mobile', payload: { refreshToken } });
-
 describe('non-web refresh', () => {
   it('rotates the refresh token on every use and returns the user', async () => {
     const session = await t.signUp();
-    const first = await refreshMobile(session.refreshToken);
+    const first = await refreshMobile(t, session.refreshToken);
     expect(first.statusCode).toBe(200);
     expect(first.json.refreshToken).toEqual(expect.any(String));
     expect(first.json.refreshToken).not.toBe(session.refreshToken);
     expect(first.json.user.email).toBe(session.email);
     expect(first.json.csrfToken).toBeUndefined();
 
-    const second = await refreshMobile(first.json.refreshToken);
+    const second = await refreshMobile(t, first.json.refreshToken);
     expect(second.statusCode).toBe(200);
     expect(second.json.refreshToken).not.toBe(first.json.refreshToken);
 
@@ -46,16 +44,16 @@ describe('non-web refresh', () => {
 
   it('revokes the whole session when a rotated token is reused after the grace window', async () => {
     const session = await t.signUp();
-    const rotated = await refreshMobile(session.refreshToken);
+    const rotated = await refreshMobile(t, session.refreshToken);
     expect(rotated.statusCode).toBe(200);
     t.clock.advance(11_000);
 
-    const reuse = await refreshMobile(session.refreshToken);
+    const reuse = await refreshMobile(t, session.refreshToken);
     expect(reuse.statusCode).toBe(401);
     expect(reuse.json).toMatchObject({ error: 'UNAUTHORIZED', statusCode: 401 });
 
     // The legitimate successor dies with the family.
-    const successor = await refreshMobile(rotated.json.refreshToken);
+    const successor = await refreshMobile(t, rotated.json.refreshToken);
     expect(successor.statusCode).toBe(401);
     const me = await t.request({
       method: 'GET',
@@ -67,23 +65,23 @@ describe('non-web refresh', () => {
 
   it('gives two concurrent refreshes of one token the same successor', async () => {
     const session = await t.signUp();
-    const [a, b] = await Promise.all([refreshMobile(session.refreshToken), refreshMobile(session.refreshToken)]);
+    const [a, b] = await Promise.all([refreshMobile(t, session.refreshToken), refreshMobile(t, session.refreshToken)]);
     expect(a.statusCode).toBe(200);
     expect(b.statusCode).toBe(200);
     expect(a.json.refreshToken).toBe(b.json.refreshToken);
-    const next = await refreshMobile(a.json.refreshToken);
+    const next = await refreshMobile(t, a.json.refreshToken);
     expect(next.statusCode).toBe(200);
   });
 
   it('rejects unknown, missing and expired refresh tokens', async () => {
-    expect((await refreshMobile('not-a-token')).statusCode).toBe(401);
+    expect((await refreshMobile(t, 'not-a-token')).statusCode).toBe(401);
     const missing = await t.request({ method: 'POST', url: '/api/auth/refresh?client_type=mobile', payload: {} });
     expect(missing.statusCode).toBe(400);
     expect(missing.json.error).toBe('VALIDATION_ERROR');
 
     const session = await t.signUp();
     t.clock.advance((t.config.refreshTokenTtlSeconds + 1) * 1000);
-    expect((await refreshMobile(session.refreshToken)).statusCode).toBe(401);
+    expect((await refreshMobile(t, session.refreshToken)).statusCode).toBe(401);
   });
 
   it('logout revokes the session: refresh then answers 401', async () => {
@@ -95,21 +93,13 @@ describe('non-web refresh', () => {
     });
     expect(out.statusCode).toBe(200);
     expect(out.json).toEqual({ success: true, message: 'Logged out successfully' });
-    expect((await refreshMobile(session.refreshToken)).statusCode).toBe(401);
+    expect((await refreshMobile(t, session.refreshToken)).statusCode).toBe(401);
   });
 });
 
 describe('web refresh (cookie + CSRF)', () => {
-  async function webSignIn() {
-    const { email, password } = await t.signUp();
-    const res = await t.request({ method: 'POST', url: '/api/auth/sessions', payload: { email, password } });
-    expect(res.statusCode).toBe(200);
-    const cookie = cookieFrom(res, 'svc_refresh_token');
-    return { res, cookie: cookie!.value, csrf: res.json.csrfToken as string };
-  }
-
   it('sets an httpOnly refresh cookie and returns a CSRF token, not the refresh token', async () => {
-    const { res, csrf } = await webSignIn();
+    const { res, csrf } = await signedInWebUser(t);
     const cookie = cookieFrom(res, 'svc_refresh_token');
     expect(cookie).toMatchObject({ httpOnly: true, path: '/api/auth' });
     expect(csrf).toMatch(/^[A-Za-z0-9_-]+$/);
@@ -117,13 +107,8 @@ describe('web refresh (cookie + CSRF)', () => {
   });
 
   it('rotates cookie and CSRF token together', async () => {
-    const { cookie, csrf } = await webSignIn();
-    const res = await t.request({
-      method: 'POST',
-      url: '/api/auth/refresh',
-      cookies: { svc_refresh_token: cookie },
-      headers: { 'x-csrf-token': csrf },
-    });
+    const { cookie, csrf } = await signedInWebUser(t);
+    const res = await webRefresh(t, { cookie, csrf });
     expect(res.statusCode).toBe(200);
     const next = cookieFrom(res, 'svc_refresh_token')!.value;
     expect(next).not.toBe(cookie);
@@ -131,12 +116,7 @@ describe('web refresh (cookie + CSRF)', () => {
     expect(res.json.accessToken).toEqual(expect.any(String));
 
     // The old CSRF token does not go with the new cookie.
-    const stale = await t.request({
-      method: 'POST',
-      url: '/api/auth/refresh',
-      cookies: { svc_refresh_token: next },
-      headers: { 'x-csrf-token': csrf },
-    });
+    const stale = await webRefresh(t, { cookie: next, csrf });
     expect(stale.statusCode).toBe(403);
   });
 
@@ -144,49 +124,29 @@ describe('web refresh (cookie + CSRF)', () => {
     ['missing', undefined],
     ['wrong', 'not-the-csrf-token'],
   ])('answers 403 for a %s CSRF token and leaves the session usable', async (_label, header) => {
-    const { cookie, csrf } = await webSignIn();
-    const res = await t.request({
-      method: 'POST',
-      url: '/api/auth/refresh',
-      cookies: { svc_refresh_token: cookie },
-      headers: header ? { 'x-csrf-token': header } : {},
-    });
+    const { cookie, csrf } = await signedInWebUser(t);
+    const res = await webRefresh(t, { cookie, csrf: header });
     expect(res.statusCode).toBe(403);
     expect(res.json.error).toBe('FORBIDDEN');
-    const ok = await t.request({
-      method: 'POST',
-      url: '/api/auth/refresh',
-      cookies: { svc_refresh_token: cookie },
-      headers: { 'x-csrf-token': csrf },
-    });
+    const ok = await webRefresh(t, { cookie, csrf });
     expect(ok.statusCode).toBe(200);
   });
 
   it('answers 401 without a cookie', async () => {
-    const res = await t.request({ method: 'POST', url: '/api/auth/refresh', headers: { 'x-csrf-token': 'x' } });
+    const res = await webRefresh(t, { csrf: 'x' });
     expect(res.statusCode).toBe(401);
   });
 
   it('logout needs the CSRF token of a live cookie, then clears the cookie and revokes', async () => {
-    const { cookie, csrf } = await webSignIn();
-    const forged = await t.request({ method: 'POST', url: '/api/auth/logout', cookies: { svc_refresh_token: cookie } });
+    const { cookie, csrf } = await signedInWebUser(t);
+    const forged = await webLogout(t, { cookie });
     expect(forged.statusCode).toBe(403);
 
-    const out = await t.request({
-      method: 'POST',
-      url: '/api/auth/logout',
-      cookies: { svc_refresh_token: cookie },
-      headers: { 'x-csrf-token': csrf },
-    });
+    const out = await webLogout(t, { cookie, csrf });
     expect(out.statusCode).toBe(200);
     expect(cookieFrom(out, 'svc_refresh_token')?.value).toBe('');
 
-    const after = await t.request({
-      method: 'POST',
-      url: '/api/auth/refresh',
-      cookies: { svc_refresh_token: cookie },
-      headers: { 'x-csrf-token': csrf },
-    });
+    const after = await webRefresh(t, { cookie, csrf });
     expect(after.statusCode).toBe(401);
   });
 });
@@ -211,7 +171,7 @@ describe('two servers on one database', () => {
       expect(me.json().user.id).toBe(session.user.id);
       // And reuse of the rotated token is caught by the first server.
       t.clock.advance(11_000);
-      expect((await refreshMobile(session.refreshToken)).statusCode).toBe(401);
+      expect((await refreshMobile(t, session.refreshToken)).statusCode).toBe(401);
     } finally {
       await other.close();
     }

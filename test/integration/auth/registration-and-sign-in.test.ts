@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, cookieFrom, DEFAULT_AUTH_CONFIG, startTestApp, type TestApp } from '../../harness/test-app.js';
+import { refreshMobile, webCredentialsOf, webRefresh } from '../../harness/sessions.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -86,12 +87,7 @@ describe('POST /api/auth/users (public registration)', () => {
     const me = await currentSession(bearer(res.json.accessToken));
     expect(me.statusCode).toBe(200);
     expect(me.json.user).toMatchObject({ id: res.json.user.id, email, role: 'authenticated' });
-    const refreshed = await t.request({
-      method: 'POST',
-      url: '/api/auth/refresh',
-      cookies: { svc_refresh_token: cookie!.value },
-      headers: { 'x-csrf-token': res.json.csrfToken },
-    });
+    const refreshed = await webRefresh(t, webCredentialsOf(res));
     expect(refreshed.statusCode).toBe(200);
   });
 
@@ -510,34 +506,26 @@ describe('GET /api/auth/sessions/current', () => {
   it("an expired access token: 401, and the session is not refreshed behind the client's back", async () => {
     const s = await t.signUp();
     const webLogin = await signIn({ email: s.email, password: s.password });
-    const cookie = cookieFrom(webLogin, 'svc_refresh_token')!.value;
+    const { cookie, csrf } = webCredentialsOf(webLogin);
     t.clock.advance(16 * 60 * 1000);
     for (const token of [s.accessToken, webLogin.json.accessToken]) {
       const res = await t.request({
         method: 'GET',
         url: '/api/auth/sessions/current',
-        headers: { ...bearer(token), 'x-csrf-token': webLogin.json.csrfToken },
+        headers: { ...bearer(token), 'x-csrf-token': csrf },
         cookies: { svc_refresh_token: cookie },
       });
       expect(res.statusCode).toBe(401);
-      expect(res.json).toMatchObject({ error: 'UNAUTHORIZED', statusCode: 401 });
+      // AUTH_UNAUTHORIZED: the code the official client refreshes on (api-contract item 14).
+      expect(res.json).toMatchObject({ error: 'AUTH_UNAUTHORIZED', statusCode: 401 });
       expect(res.json).not.toHaveProperty('accessToken');
       expect(res.headers['set-cookie']).toBeUndefined();
     }
     // The refresh tokens were not spent: the client can still refresh explicitly.
-    const refreshed = await t.request({
-      method: 'POST',
-      url: '/api/auth/refresh?client_type=mobile',
-      payload: { refreshToken: s.refreshToken },
-    });
+    const refreshed = await refreshMobile(t, s.refreshToken);
     expect(refreshed.statusCode).toBe(200);
     expect((await currentSession(bearer(refreshed.json.accessToken))).statusCode).toBe(200);
-    const webRefreshed = await t.request({
-      method: 'POST',
-      url: '/api/auth/refresh',
-      cookies: { svc_refresh_token: cookie },
-      headers: { 'x-csrf-token': webLogin.json.csrfToken },
-    });
+    const webRefreshed = await webRefresh(t, { cookie, csrf });
     expect(webRefreshed.statusCode).toBe(200);
   });
 
@@ -658,7 +646,7 @@ describe('profiles', () => {
       payload: { profile: { name: 'ghost' } },
     });
     expect(res.statusCode).toBe(401);
-    expect(res.json.error).toBe('UNAUTHORIZED');
+    expect(res.json.error).toBe('AUTH_UNAUTHORIZED');
     expect((await t.request({ method: 'GET', url: `/api/auth/profiles/${s.user.id}` })).statusCode).toBe(404);
   });
 

@@ -2,6 +2,7 @@
 // route of every server within moments: two servers on one database, the second hears the
 // revocation through NOTIFY; a server started later reads it back from the database.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { passwordSignIn } from '../../harness/sessions.js';
 import { bearer, startTestApp, type Server, type TestApp } from '../../harness/test-app.js';
 
 let t: TestApp;
@@ -52,21 +53,17 @@ describe('revoked sessions', () => {
     // The server that revoked refuses at once.
     const here = await records(t, session.accessToken);
     expect(here.statusCode).toBe(401);
-    expect(here.json()).toMatchObject({ error: 'UNAUTHORIZED', statusCode: 401 });
+    expect(here.json()).toMatchObject({ error: 'AUTH_UNAUTHORIZED', statusCode: 401 });
 
     await refusedOn(other, session.accessToken);
     const there = await storage(other, session.accessToken);
     expect(there.statusCode).toBe(401);
-    expect(there.json()).toMatchObject({ error: 'UNAUTHORIZED', statusCode: 401 });
+    expect(there.json()).toMatchObject({ error: 'AUTH_UNAUTHORIZED', statusCode: 401 });
   });
 
   it('other sessions of the same user keep working', async () => {
     const first = await t.signUp();
-    const second = await t.request({
-      method: 'POST',
-      url: '/api/auth/sessions?client_type=mobile',
-      payload: { email: first.email, password: first.password },
-    });
+    const second = await passwordSignIn(t, first, 'mobile');
     expect(second.statusCode).toBe(200);
     await t.request({
       method: 'POST',

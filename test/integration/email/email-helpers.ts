@@ -17,7 +17,7 @@ export const freshIp = () => {
 export const SIGN_IN_CODE_MESSAGE = 'If sign-in is available for this email, we have sent a verification code.';
 export const INVALID_CODE = {
   error: 'VALIDATION_ERROR',
-  message: 'Invalid or expired verification code.',
+  message: 'Invalid or expired code',
   statusCode: 400,
 };
 export const INVALID_RESET_TOKEN = {

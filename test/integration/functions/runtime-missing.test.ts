@@ -7,8 +7,8 @@ let t: TestApp;
 const logged: string[] = [];
 beforeAll(async () => {
   t = await startTestApp({ env: { FUNCTIONS_DENO_PATH: '/nonexistent/deno', FUNCTIONS_RUNTIME_PORT: '0' } });
-  t.deps.functions.setLogger((_level, message) => logged.push(message));
-  void t.deps.functions.start();
+  t.deps.runtime.setLogger((_level, message) => logged.push(message));
+  void t.deps.runtime.start();
 });
 afterAll(() => t?.close());
 

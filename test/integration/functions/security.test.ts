@@ -76,7 +76,7 @@ async function rawStatus(head: string, body = ''): Promise<string> {
 
 describe('what a function can reach', () => {
   it("not the runtime's control API, without its token", async () => {
-    const port = t.deps.functions.runtime.port;
+    const port = t.deps.runtime.port;
     for (const token of ['', 'x', '0'.repeat(64)]) {
       const res = await invoke(`prober?port=${port}&token=${token}`);
       expect(await res.text()).toBe('401');

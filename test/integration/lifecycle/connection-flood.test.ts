@@ -1,12 +1,12 @@
 // A flood of idle connections against the real server run under a small open-file limit: the
 // connection cap keeps files for real work (an upload on a connection within the cap succeeds),
 // and with the cap lifted the function runtime's restarts fail without taking the process down.
-import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openIdleConnections } from '../../harness/idle-connections.js';
 import { createDatabase } from '../../harness/test-app.js';
-import { cleanUp, spawnServer, until, type ServerProcess } from './server-process.js';
+import { spawnServer, pollUntil, type ServerProcess } from '../../harness/server-process.js';
 
 const FILE_LIMIT = 256;
 const FLOOD = 400;
@@ -15,26 +15,9 @@ let server: ServerProcess | undefined;
 const flood: Socket[] = [];
 afterEach(async () => {
   for (const socket of flood.splice(0)) socket.destroy();
-  await cleanUp(server);
+  await server?.close({ stopSignal: 'SIGKILL' });
   server = undefined;
 });
-
-/** Opens `count` idle connections (never sending a byte); resolves once each connected or failed. */
-async function openIdle(port: number, count: number): Promise<void> {
-  await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<void>((resolve) => {
-          const socket = connect(port, '127.0.0.1');
-          socket.on('error', () => {});
-          socket.once('connect', () => resolve());
-          socket.once('close', () => resolve());
-          flood.push(socket);
-        }),
-    ),
-  );
-}
 
 /** A request on the given keep-alive agent (one socket: opened before the flood). */
 function send(
@@ -56,14 +39,6 @@ function send(
   });
 }
 
-/** The pid of the server's Deno runtime (a child process of the server). */
-function denoChild(pid: number): number {
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
-  const deno = children.find((child) => readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('deno'));
-  if (!deno) throw new Error('no Deno child process');
-  return deno;
-}
-
 async function startFlooded(env: Record<string, string>) {
   server = await spawnServer({
     fileLimit: FILE_LIMIT,
@@ -71,7 +46,7 @@ async function startFlooded(env: Record<string, string>) {
   });
   await server.waitForOutput('Plinth is listening');
   const s = server;
-  const apiKey = s.apiKey();
+  const apiKey = s.printedApiKey();
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const admin = { 'x-api-key': apiKey, 'content-type': 'application/json' };
   const bucket = await send(
@@ -89,14 +64,14 @@ async function startFlooded(env: Record<string, string>) {
 describe('a connection flood past the open-file limit', () => {
   it('is capped: an upload on a connection within the cap succeeds and the server stays up', async () => {
     const { s, agent, apiKey } = await startFlooded({});
-    await openIdle(s.port, FLOOD);
+    flood.push(...(await openIdleConnections(s.port, FLOOD)));
     // A few answers on the old connection: the server has accepted (or refused) the flood by then.
     for (let i = 0; i < 3; i++) expect((await send(agent, s, 'GET', '/api/health', {})).status).toBe(200);
     // The cap under this limit is (256 - 64) / 2 = 96: the server closes the connections past it.
-    await until(
-      () => flood.filter((socket) => socket.destroyed).length >= FLOOD - 96,
-      30_000,
+    await pollUntil(
       'connections past the cap to be closed',
+      30_000,
+      () => flood.filter((socket) => socket.destroyed).length >= FLOOD - 96,
     );
     const refused = flood.filter((socket) => socket.destroyed).length;
     const upload = await send(
@@ -124,21 +99,17 @@ describe('a connection flood past the open-file limit', () => {
       LOG_LEVEL: 'info',
     });
     await s.waitForOutput('function runtime running on', 60_000);
-    await openIdle(s.port, FLOOD);
+    flood.push(...(await openIdleConnections(s.port, FLOOD)));
     // The runtime dies while no file descriptor is left: starting it again fails (EMFILE).
-    process.kill(denoChild(s.child.pid!), 'SIGKILL');
+    process.kill(s.children().find((child) => child.command.includes('deno'))!.pid, 'SIGKILL');
     await s.waitForOutput('the function runtime could not be started', 60_000);
     const during = JSON.parse((await send(agent, s, 'GET', '/api/health', {})).body);
     expect(during.status).toBe('ok');
     for (const socket of flood.splice(0)) socket.destroy();
-    await until(
-      async () => {
-        const ready = JSON.parse((await send(agent, s, 'GET', '/api/health/ready', {})).body);
-        return ready.functionsRuntime?.status === 'running' && ready.functionsRuntime.restarts > 0;
-      },
-      60_000,
-      'the runtime to run again',
-    );
+    await pollUntil('the runtime to run again', 60_000, async () => {
+      const ready = JSON.parse((await send(agent, s, 'GET', '/api/health/ready', {})).body);
+      return ready.functionsRuntime?.status === 'running' && ready.functionsRuntime.restarts > 0;
+    });
     expect(s.child.exitCode).toBeNull();
     agent.destroy();
   }, 180_000);

@@ -10,7 +10,7 @@ import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { postgresOsUser } from '../../../src/core/postgres-binaries.js';
 import { freePort } from '../../harness/free-port.js';
-import { alive, cleanUp, postmasterPid, spawnServer, until, type ServerProcess } from './server-process.js';
+import { isAlive, postmasterPid, spawnServer, pollUntil, type ServerProcess } from '../../harness/server-process.js';
 
 let dataDir: string;
 let pgPort: number;
@@ -49,7 +49,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'plinth-embedded-'));
   pgPort = await freePort();
   const s = await start();
-  apiKey = s.apiKey();
+  apiKey = s.printedApiKey();
   const res = await fetch(`${s.baseUrl}/api/database/advance/rawsql/unrestricted`, {
     method: 'POST',
     headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
@@ -61,7 +61,7 @@ beforeAll(async () => {
   expect(await readNotes(s)).toMatchObject({ status: 200 });
 }, 120_000);
 afterEach(async () => {
-  await cleanUp(server, true);
+  await server?.close({ keepDataDir: true, stopSignal: 'SIGKILL' });
   server = undefined;
 });
 afterAll(() => rm(dataDir, { recursive: true, force: true }));
@@ -72,7 +72,7 @@ describe('embedded PostgreSQL supervision', () => {
     const killed = postmasterPid(dataDir)!;
     const killedAt = Date.now();
     process.kill(killed, 'SIGKILL');
-    await until(async () => (await readNotes(s)).status === 200, 60_000, 'records reads to answer again');
+    await pollUntil('records reads to answer again', 60_000, async () => (await readNotes(s)).status === 200);
     console.log(`recovery: records read answered 200 ${Date.now() - killedAt} ms after SIGKILL of the postmaster`);
     expect(postmasterPid(dataDir)).not.toBe(killed);
     expect(JSON.parse((await readNotes(s)).body)).toEqual([{ id: 1, body: 'kept' }]);
@@ -84,7 +84,7 @@ describe('embedded PostgreSQL supervision', () => {
     first.child.kill('SIGKILL');
     await first.exited;
     const orphan = postmasterPid(dataDir);
-    expect(orphan && alive(orphan)).toBe(true);
+    expect(orphan && isAlive(orphan)).toBe(true);
     const second = await start();
     expect(await readNotes(second)).toMatchObject({ status: 200 });
   }, 150_000);
@@ -102,10 +102,10 @@ describe('embedded PostgreSQL supervision', () => {
       await client`select 1`;
       const orphan = postmasterPid(dataDir)!;
       process.kill(orphan, 'SIGTERM');
-      await until(() => postmasterStatus() === 'stopping', 10_000, 'the postmaster to be shutting down');
+      await pollUntil('the postmaster to be shutting down', 10_000, () => postmasterStatus() === 'stopping');
       const second = await start();
       expect(await readNotes(second)).toMatchObject({ status: 200 });
-      expect(alive(orphan)).toBe(false);
+      expect(isAlive(orphan)).toBe(false);
     } finally {
       await client.end({ timeout: 0 }).catch(() => {});
     }
@@ -117,7 +117,7 @@ describe('embedded PostgreSQL supervision', () => {
     await first.exited;
     const orphan = postmasterPid(dataDir)!;
     process.kill(orphan, 'SIGKILL');
-    await until(() => !alive(orphan), 10_000, 'the postmaster to end');
+    await pollUntil('the postmaster to end', 10_000, () => !isAlive(orphan));
     // A pid reused by another program after a crash. PostgreSQL ignores its ancestors and
     // processes it may not signal, so this one is not an ancestor and runs as PostgreSQL's user.
     const other = spawn('sleep', ['120'], { stdio: 'ignore', ...(await postgresOsUser()) });
@@ -128,7 +128,7 @@ describe('embedded PostgreSQL supervision', () => {
       writeFileSync(file, lines.join('\n'));
       const second = await start();
       expect(await readNotes(second)).toMatchObject({ status: 200 });
-      expect(alive(other.pid!)).toBe(true);
+      expect(isAlive(other.pid!)).toBe(true);
     } finally {
       other.kill('SIGKILL');
     }
@@ -138,7 +138,7 @@ describe('embedded PostgreSQL supervision', () => {
     const s = server ?? (await start());
     const pid = postmasterPid(dataDir)!;
     s.child.kill('SIGTERM');
-    expect(await s.exited).toBe(0);
-    expect(alive(pid)).toBe(false);
+    expect(await s.exited).toEqual({ code: 0, signal: null });
+    expect(isAlive(pid)).toBe(false);
   }, 60_000);
 });

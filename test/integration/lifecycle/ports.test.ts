@@ -4,13 +4,13 @@ import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../harness/free-port.js';
 import { createDatabase } from '../../harness/test-app.js';
-import { cleanUp, spawnServer, type ServerProcess } from './server-process.js';
+import { spawnServer, type ServerProcess } from '../../harness/server-process.js';
 
 let holder: Server | undefined;
 let server: ServerProcess | undefined;
 
 afterEach(async () => {
-  await cleanUp(server);
+  await server?.close({ stopSignal: 'SIGKILL' });
   server = undefined;
   await new Promise<void>((resolve) => (holder ? holder.close(() => resolve()) : resolve()));
   holder = undefined;
@@ -27,7 +27,7 @@ async function holdPort(): Promise<number> {
 /** The exit code, or 'still running' when the process does not end within `ms`. */
 function exitWithin(s: ServerProcess, ms: number): Promise<number | string> {
   return Promise.race([
-    s.exited,
+    s.exited.then((exit) => exit.code ?? exit.signal ?? 'unknown'),
     new Promise<string>((resolve) => setTimeout(() => resolve('still running'), ms).unref()),
   ]);
 }

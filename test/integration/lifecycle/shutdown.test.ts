@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../harness/test-app.js';
-import { cleanUp, spawnServer, until, type ServerProcess } from './server-process.js';
+import { spawnServer, pollUntil, type ServerProcess } from '../../harness/server-process.js';
 
 let server: ServerProcess | undefined;
 let databaseUrl: string;
@@ -15,7 +15,7 @@ beforeAll(async () => {
   server = await spawnServer({ env: { DATABASE_URL: databaseUrl, SHUTDOWN_GRACE_MS: '20000' } });
   await server.waitForOutput('Plinth is listening');
 });
-afterAll(() => cleanUp(server));
+afterAll(() => server?.close({ stopSignal: 'SIGKILL' }));
 
 /** Whether a new TCP connection to the port is accepted. */
 const accepts = (port: number) =>
@@ -31,7 +31,7 @@ const accepts = (port: number) =>
 describe('SIGTERM', () => {
   it('finishes an upload that is still streaming in (also when the signal arrives twice at once), refuses new connections, then exits 0', async () => {
     const s = server!;
-    const apiKey = s.apiKey();
+    const apiKey = s.printedApiKey();
     const bucket = await fetch(`${s.baseUrl}/api/storage/buckets`, {
       method: 'POST',
       headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
@@ -70,7 +70,7 @@ describe('SIGTERM', () => {
             // A copy of the stop arrives a moment later, as when the whole process group is
             // signalled (Ctrl-C, systemd) and npm/tsx relay theirs: still the same drain.
             s.child.kill('SIGTERM');
-            await until(async () => !(await accepts(s.port)), 5_000, 'new connections to be refused');
+            await pollUntil('new connections to be refused', 5_000, async () => !(await accepts(s.port)));
             req.end(half);
           })
           .catch(reject);
@@ -81,7 +81,7 @@ describe('SIGTERM', () => {
     const res = await answer;
     expect(res.status, res.body).toBe(201);
     const { key } = JSON.parse(res.body) as { key: string };
-    expect(await s.exited).toBe(0);
+    expect(await s.exited).toEqual({ code: 0, signal: null });
 
     const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
     try {

@@ -1,9 +1,18 @@
 // An account created through a provider that did not verify its address belongs to whoever
 // proves the inbox: signing in by emailed code, or resetting the password by email, drops the
 // provider link the squatter made, so they cannot sign back in through it.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  allowRedirectUrls,
+  deliverCallback,
+  exchangeCode,
+  initiateOAuth,
+  pkcePair,
+  providerAtIdp,
+} from '../../harness/oauth-flow.js';
 import { startOidcIdp, type OidcIdp } from '../../harness/oidc-idp.js';
+import { passwordSignIn } from '../../harness/sessions.js';
 import { codeFrom, startSmtpPeer, type SmtpPeer } from '../../harness/smtp-peer.js';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
 
@@ -17,22 +26,13 @@ let peer: SmtpPeer;
 beforeAll(async () => {
   [idp, peer] = await Promise.all([startOidcIdp(), startSmtpPeer()]);
   t = await startTestApp({ env: peer.env });
-  await idp.addClient({ clientId: 'plinth', clientSecret: 'secret-0123456789', redirectUris: [CALLBACK] });
-  const admin = { 'x-api-key': t.apiKey };
-  await t.request({
-    method: 'POST',
-    url: '/api/auth/oauth/configs',
-    headers: admin,
-    payload: {
-      provider: 'google',
-      clientId: 'plinth',
-      clientSecret: 'secret-0123456789',
-      authorizationUrl: idp.authorizationUrl,
-      tokenUrl: idp.tokenUrl,
-      userinfoUrl: idp.userinfoUrl,
-    },
+  await providerAtIdp(t, idp, {
+    provider: 'google',
+    clientId: 'plinth',
+    clientSecret: 'secret-0123456789',
+    callbackUrl: CALLBACK,
   });
-  await t.request({ method: 'PUT', url: '/api/auth/config', headers: admin, payload: { allowedRedirectUrls: [APP] } });
+  await allowRedirectUrls(t, [APP]);
 });
 afterAll(async () => {
   await t?.close();
@@ -41,21 +41,13 @@ afterAll(async () => {
 
 /** Google sign-in as `sub`: the app redirect's query (svc_code or error). */
 async function googleSignIn(sub: string) {
-  const verifier = randomBytes(32).toString('base64url');
-  const challenge = createHash('sha256').update(verifier).digest('base64url');
-  const init = await t.request({
-    method: 'GET',
-    url: `/api/auth/oauth/google?${new URLSearchParams({ redirect_uri: APP, code_challenge: challenge })}`,
-  });
+  const { verifier, challenge } = pkcePair();
+  const init = await initiateOAuth(t, '/api/auth/oauth/google', { redirect_uri: APP, code_challenge: challenge });
   const callback = await idp.authorize(init.json.authUrl, sub);
-  const back = await t.request({ method: 'GET', url: callback.pathname + callback.search });
+  const back = await deliverCallback(t, callback);
   const params = new URL(String(back.headers.location)).searchParams;
   if (!params.get('svc_code')) return { error: params.get('error') };
-  const session = await t.request({
-    method: 'POST',
-    url: '/api/auth/oauth/exchange?client_type=mobile',
-    payload: { code: params.get('svc_code'), code_verifier: verifier },
-  });
+  const session = await exchangeCode(t, params.get('svc_code')!, verifier);
   return { user: session.json.user };
 }
 
@@ -116,11 +108,7 @@ describe('the inbox owner claims an account a provider created unverified', () =
     expect(reset.statusCode).toBe(200);
     const again = await googleSignIn(squatted.sub);
     expect(again.error).toMatch(/did not verify/);
-    const owner = await t.request({
-      method: 'POST',
-      url: '/api/auth/sessions?client_type=mobile',
-      payload: { email: squatted.email, password: 'owner-password-1' },
-    });
+    const owner = await passwordSignIn(t, { email: squatted.email, password: 'owner-password-1' }, 'mobile');
     expect(owner.json.user).toMatchObject({ id: squatted.userId, emailVerified: true, providers: ['email'] });
   });
 });

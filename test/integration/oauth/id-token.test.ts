@@ -6,7 +6,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { epochSeconds } from '../../../src/core/clock.js';
 import { startIdTokenIssuer, type IdTokenIssuer } from '../../harness/id-token-issuer.js';
-import { bearer, cookieFrom, startTestApp, type TestApp } from '../../harness/test-app.js';
+import { cookieFrom, startTestApp, type TestApp } from '../../harness/test-app.js';
+import { createConfirmedUser } from '../../harness/users.js';
+import { currentSession } from '../../harness/sessions.js';
 
 const GOOGLE = {
   clientId: 'google-web-client.apps.example',
@@ -88,11 +90,7 @@ describe('Google', () => {
       accessToken: expect.any(String),
       refreshToken: expect.any(String),
     });
-    const me = await t.request({
-      method: 'GET',
-      url: '/api/auth/sessions/current',
-      headers: bearer(res.json.accessToken),
-    });
+    const me = await currentSession(t, res.json.accessToken);
     expect(me.statusCode).toBe(200);
     expect(me.json.user.id).toBe(res.json.user.id);
 
@@ -122,12 +120,7 @@ describe('Google', () => {
 
   it('a verified email links to the existing account with that email', async () => {
     const email = `linked-${unique()}@example.com`;
-    const created = await t.request({
-      method: 'POST',
-      url: '/api/auth/users?client_type=mobile',
-      headers: admin(),
-      payload: { email, password: 'password-123', autoConfirm: true },
-    });
+    const created = await createConfirmedUser(t, email);
     expect(created.statusCode, created.body).toBe(200);
     const res = await idTokenSignIn({
       provider: 'google',

@@ -2,10 +2,23 @@
 // initiation → the IdP's authorize/login/consent → Plinth's callback → svc_code → exchange. Built-in
 // providers (google, microsoft, linkedin, apple) are pointed at the IdP through their endpoint
 // overrides; a custom provider finds it by discovery.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOidcIdp, type IdpUser, type OidcIdp } from '../../harness/oidc-idp.js';
+import {
+  deliverCallback,
+  exchangeCode,
+  initiateOAuth,
+  pkcePair,
+  providerAtIdp,
+  redirectOf,
+  runBrowserFlow,
+  userById,
+  usersWithEmail,
+} from '../../harness/oauth-flow.js';
 import { bearer, cookieFrom, startTestApp, type TestApp } from '../../harness/test-app.js';
+import { createConfirmedUser } from '../../harness/users.js';
+import { currentSession, passwordSignIn, refreshMobile, webCredentialsOf, webRefresh } from '../../harness/sessions.js';
 
 const APP_REDIRECT = 'https://app.example/auth/callback';
 const DEEP_LINK = 'myapp://oauth';
@@ -40,25 +53,13 @@ beforeAll(async () => {
   expect(t.config.apiBaseUrl).toBe(API_BASE);
 
   for (const ref of [GOOGLE, MICROSOFT, LINKEDIN, APPLE]) {
-    await idp.addClient({
+    const res = await providerAtIdp(t, idp, {
+      provider: ref.key,
       clientId: `plinth-${ref.key}`,
       clientSecret: secretOf(ref.key),
-      redirectUris: [`${API_BASE}${ref.callbackPath}`],
-    });
-    const res = await t.request({
-      method: 'POST',
-      url: '/api/auth/oauth/configs',
-      headers: admin(),
-      payload: {
-        provider: ref.key,
-        clientId: `plinth-${ref.key}`,
-        clientSecret: secretOf(ref.key),
-        authorizationUrl: idp.authorizationUrl,
-        tokenUrl: idp.tokenUrl,
-        userinfoUrl: idp.userinfoUrl,
-        // Apple's own scopes (name, email) are not OpenID scopes; the IdP needs `openid` for an ID token.
-        ...(ref === APPLE ? { scopes: ['openid', 'email', 'profile'] } : {}),
-      },
+      callbackUrl: `${API_BASE}${ref.callbackPath}`,
+      // Apple's own scopes (name, email) are not OpenID scopes; the IdP needs `openid` for an ID token.
+      extra: ref === APPLE ? { scopes: ['openid', 'email', 'profile'] } : {},
     });
     expect(res.statusCode, res.body).toBe(201);
   }
@@ -94,11 +95,6 @@ async function setAuthConfig(changes: Record<string, unknown>) {
   expect(res.statusCode, res.body).toBe(200);
 }
 
-function pkcePair() {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
 /** An IdP account with a fresh sub and address. */
 function idpUser(overrides: Partial<IdpUser> = {}): IdpUser & { email: string } {
   const tag = randomBytes(4).toString('hex');
@@ -114,60 +110,23 @@ function idpUser(overrides: Partial<IdpUser> = {}): IdpUser & { email: string } 
   return user;
 }
 
-function initiate(ref: Ref, query: Record<string, string>) {
-  return t.request({ method: 'GET', url: `${ref.initPath}?${new URLSearchParams(query)}` });
-}
-
-/** Sends the browser's return from the IdP to Plinth's callback (GET, or POST for form_post). */
-function deliverCallback(ref: Ref, callbackUrl: URL) {
-  if (ref.formPost) {
-    return t.request({
-      method: 'POST',
-      url: callbackUrl.pathname,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: callbackUrl.searchParams.toString(),
-    });
-  }
-  return t.request({ method: 'GET', url: callbackUrl.pathname + callbackUrl.search });
-}
-
-/** Where Plinth's callback sent the browser: the app's redirect and its query. */
-function redirectOf(res: { statusCode: number; headers: Record<string, unknown>; body: string }) {
-  expect(res.statusCode, res.body).toBe(302);
-  const location = new URL(String(res.headers.location));
-  return {
-    base: `${location.origin}${location.pathname}`,
-    location,
-    params: Object.fromEntries(location.searchParams),
-  };
-}
-
 /** Initiation → IdP (login + consent as `sub`) → Plinth's callback; the app redirect Plinth answered with. */
-async function browserFlow(
+function browserFlow(
   ref: Ref,
   sub: string,
   opts: { redirect?: string; hints?: Record<string, string>; deny?: boolean } = {},
 ) {
-  const pkce = pkcePair();
-  const init = await initiate(ref, {
-    redirect_uri: opts.redirect ?? APP_REDIRECT,
-    code_challenge: pkce.challenge,
-    ...opts.hints,
-  });
-  expect(init.statusCode, init.body).toBe(200);
-  const authUrl = new URL(init.json.authUrl);
-  const callbackUrl = await idp.authorize(authUrl.toString(), sub, { deny: opts.deny });
-  expect(callbackUrl.origin).toBe(API_BASE);
-  expect(callbackUrl.pathname).toBe(ref.callbackPath);
-  const redirect = redirectOf(await deliverCallback(ref, callbackUrl));
-  return { ...redirect, pkce, authUrl, callbackUrl };
-}
-
-function exchange(code: string, verifier: string, clientType = 'mobile') {
-  return t.request({
-    method: 'POST',
-    url: `/api/auth/oauth/exchange?client_type=${clientType}`,
-    payload: { code, code_verifier: verifier },
+  return runBrowserFlow(t, {
+    initPath: ref.initPath,
+    redirect: opts.redirect ?? APP_REDIRECT,
+    hints: opts.hints,
+    formPost: ref.formPost,
+    async authorize(authUrl) {
+      const callbackUrl = await idp.authorize(authUrl, sub, { deny: opts.deny });
+      expect(callbackUrl.origin).toBe(API_BASE);
+      expect(callbackUrl.pathname).toBe(ref.callbackPath);
+      return callbackUrl;
+    },
   });
 }
 
@@ -177,25 +136,9 @@ async function signIn(ref: Ref, sub: string, clientType = 'mobile') {
   expect(flow.base).toBe(APP_REDIRECT);
   expect(flow.params.error, flow.params.error).toBeUndefined();
   expect(flow.params.svc_code).toEqual(expect.any(String));
-  const res = await exchange(flow.params.svc_code!, flow.pkce.verifier, clientType);
+  const res = await exchangeCode(t, flow.params.svc_code!, flow.pkce.verifier, clientType);
   expect(res.statusCode, res.body).toBe(200);
   return res;
-}
-
-async function usersWithEmail(email: string) {
-  const res = await t.request({
-    method: 'GET',
-    url: `/api/auth/users?search=${encodeURIComponent(email)}`,
-    headers: admin(),
-  });
-  expect(res.statusCode).toBe(200);
-  return (res.json.data as { id: string; email: string }[]).filter((u) => u.email === email);
-}
-
-async function userById(id: string) {
-  const res = await t.request({ method: 'GET', url: `/api/auth/users/${id}`, headers: admin() });
-  expect(res.statusCode).toBe(200);
-  return res.json;
 }
 
 describe('full sign-in through the IdP', () => {
@@ -208,7 +151,7 @@ describe('full sign-in through the IdP', () => {
   ])('%s: mobile session with the IdP profile; a second sign-in is the same user', async (_name, ref) => {
     const person = idpUser();
     const pkce = pkcePair();
-    const init = await initiate(ref, { redirect_uri: APP_REDIRECT, code_challenge: pkce.challenge });
+    const init = await initiateOAuth(t, ref.initPath, { redirect_uri: APP_REDIRECT, code_challenge: pkce.challenge });
     expect(init.statusCode, init.body).toBe(200);
     expect(Object.keys(init.json)).toEqual(['authUrl']);
     const authUrl = new URL(init.json.authUrl);
@@ -221,12 +164,14 @@ describe('full sign-in through the IdP', () => {
     expect(authUrl.toString()).not.toContain(secretOf(ref.key));
 
     const callbackUrl = await idp.authorize(authUrl.toString(), person.sub);
-    const { base, params } = redirectOf(await deliverCallback(ref, callbackUrl));
+    const { base, params } = redirectOf(await deliverCallback(t, callbackUrl, ref.formPost));
     expect(base).toBe(APP_REDIRECT);
     expect(params.error, params.error).toBeUndefined();
-    expect(Object.keys(params)).toEqual(['svc_code']);
+    // The official client's hard-coded name rides beside the spec's (api-contract item 14).
+    expect(Object.keys(params)).toEqual(['svc_code', 'insforge_code']);
+    expect(params.insforge_code).toBe(params.svc_code);
 
-    const session = await exchange(params.svc_code!, pkce.verifier);
+    const session = await exchangeCode(t, params.svc_code!, pkce.verifier);
     expect(session.statusCode, session.body).toBe(200);
     expect(session.json).toEqual({
       user: expect.objectContaining({
@@ -250,7 +195,7 @@ describe('full sign-in through the IdP', () => {
     const again = await signIn(ref, person.sub);
     expect(again.json.user.id).toBe(session.json.user.id);
     expect(again.json.refreshToken).not.toBe(session.json.refreshToken);
-    expect(await usersWithEmail(person.email)).toHaveLength(1);
+    expect(await usersWithEmail(t, person.email)).toHaveLength(1);
   });
 
   it('web client: refresh cookie + csrfToken, refreshToken null; the cookie refreshes', async () => {
@@ -264,12 +209,7 @@ describe('full sign-in through the IdP', () => {
     });
     const cookie = cookieFrom(res, 'svc_refresh_token');
     expect(cookie).toMatchObject({ httpOnly: true, path: '/api/auth' });
-    const refreshed = await t.request({
-      method: 'POST',
-      url: '/api/auth/refresh',
-      cookies: { svc_refresh_token: cookie!.value },
-      headers: { 'x-csrf-token': res.json.csrfToken },
-    });
+    const refreshed = await webRefresh(t, webCredentialsOf(res));
     expect(refreshed.statusCode, refreshed.body).toBe(200);
     expect(refreshed.json.user.id).toBe(res.json.user.id);
   });
@@ -287,7 +227,7 @@ describe('full sign-in through the IdP', () => {
     const flow = await browserFlow(GOOGLE, person.sub, { redirect: DEEP_LINK });
     expect(flow.location.protocol).toBe('myapp:');
     expect(flow.params.svc_code).toEqual(expect.any(String));
-    expect((await exchange(flow.params.svc_code!, flow.pkce.verifier)).statusCode).toBe(200);
+    expect((await exchangeCode(t, flow.params.svc_code!, flow.pkce.verifier)).statusCode).toBe(200);
   });
 });
 
@@ -302,7 +242,7 @@ describe('hints', () => {
     expect(seen.get('prompt')).toBe('select_account');
     expect(seen.get('hd')).toBe('example.com');
     expect(flow.params.svc_code).toEqual(expect.any(String));
-    expect((await exchange(flow.params.svc_code!, flow.pkce.verifier)).json.user.email).toBe(person.email);
+    expect((await exchangeCode(t, flow.params.svc_code!, flow.pkce.verifier)).json.user.email).toBe(person.email);
   });
 
   it.each([GOOGLE, CUSTOM])('ignores client values for the parameters Plinth owns ($key)', async (ref) => {
@@ -317,7 +257,11 @@ describe('hints', () => {
       nonce: 'attacker-nonce',
       response_mode: 'fragment',
     };
-    const init = await initiate(ref, { redirect_uri: APP_REDIRECT, code_challenge: clientChallenge, ...colliding });
+    const init = await initiateOAuth(t, ref.initPath, {
+      redirect_uri: APP_REDIRECT,
+      code_challenge: clientChallenge,
+      ...colliding,
+    });
     expect(init.statusCode, init.body).toBe(200);
     const callbackUrl = await idp.authorize(init.json.authUrl, person.sub);
     const seen = idp.lastAuthorizationRequest()!;
@@ -332,7 +276,7 @@ describe('hints', () => {
     expect(seen.get('response_mode')).toBeNull();
     for (const name of Object.keys(colliding)) expect(seen.getAll(name).length, name).toBeLessThanOrEqual(1);
 
-    const { base, params } = redirectOf(await deliverCallback(ref, callbackUrl));
+    const { base, params } = redirectOf(await deliverCallback(t, callbackUrl, ref.formPost));
     expect(base).toBe(APP_REDIRECT);
     expect(params.svc_code).toEqual(expect.any(String));
   });
@@ -343,7 +287,7 @@ describe('initiation errors', () => {
 
   it('a redirect_uri outside allowedRedirectUrls is a 400 naming the URL, with nextActions', async () => {
     const evil = 'https://evil.example/steal';
-    const res = await initiate(GOOGLE, { redirect_uri: evil, code_challenge: challenge });
+    const res = await initiateOAuth(t, GOOGLE.initPath, { redirect_uri: evil, code_challenge: challenge });
     expect(res.statusCode).toBe(400);
     expect(res.json).toMatchObject({
       error: 'VALIDATION_ERROR',
@@ -353,7 +297,7 @@ describe('initiation errors', () => {
     expect(res.json.message).toContain(evil);
     // Another path on the allowed host is no better, nor is a dangerous scheme.
     for (const redirect of ['https://app.example/other', `${APP_REDIRECT}/../admin`, 'javascript:alert(1)']) {
-      const other = await initiate(CUSTOM, { redirect_uri: redirect, code_challenge: challenge });
+      const other = await initiateOAuth(t, CUSTOM.initPath, { redirect_uri: redirect, code_challenge: challenge });
       expect(other.statusCode, redirect).toBe(400);
     }
   });
@@ -365,7 +309,7 @@ describe('initiation errors', () => {
     ['no redirect_uri', { code_challenge: 'a'.repeat(43) }],
     ['a redirect_uri that is not a URL', { redirect_uri: 'not a url', code_challenge: 'a'.repeat(43) }],
   ])('%s is a 400', async (_name, query) => {
-    const res = await initiate(GOOGLE, query as Record<string, string>);
+    const res = await initiateOAuth(t, GOOGLE.initPath, query as Record<string, string>);
     expect(res.statusCode).toBe(400);
     expect(res.json.error).toBe('VALIDATION_ERROR');
   });
@@ -377,7 +321,7 @@ describe('initiation errors', () => {
     });
     expect(unknown.statusCode).toBe(400);
     for (const ref of [builtIn('spotify'), { ...CUSTOM, initPath: '/api/auth/oauth/custom/nobody' }]) {
-      const res = await initiate(ref, { redirect_uri: APP_REDIRECT, code_challenge: challenge });
+      const res = await initiateOAuth(t, ref.initPath, { redirect_uri: APP_REDIRECT, code_challenge: challenge });
       expect(res.statusCode, ref.initPath).toBe(404);
       expect(res.json).toMatchObject({ error: 'AUTH_OAUTH_CONFIG_NOT_FOUND', nextActions: expect.any(String) });
     }
@@ -387,8 +331,8 @@ describe('initiation errors', () => {
 describe('svc_code exchange', () => {
   it('a svc_code works once: a replay is a 400', async () => {
     const flow = await browserFlow(GOOGLE, idpUser().sub);
-    expect((await exchange(flow.params.svc_code!, flow.pkce.verifier)).statusCode).toBe(200);
-    const replay = await exchange(flow.params.svc_code!, flow.pkce.verifier);
+    expect((await exchangeCode(t, flow.params.svc_code!, flow.pkce.verifier)).statusCode).toBe(200);
+    const replay = await exchangeCode(t, flow.params.svc_code!, flow.pkce.verifier);
     expect(replay.statusCode).toBe(400);
     expect(replay.json).toMatchObject({ error: 'VALIDATION_ERROR', message: 'Invalid or expired code.' });
     expect(replay.json.accessToken).toBeUndefined();
@@ -396,23 +340,23 @@ describe('svc_code exchange', () => {
 
   it('a wrong code_verifier is a 400, and spends the code', async () => {
     const flow = await browserFlow(CUSTOM, idpUser().sub);
-    const wrong = await exchange(flow.params.svc_code!, pkcePair().verifier);
+    const wrong = await exchangeCode(t, flow.params.svc_code!, pkcePair().verifier);
     expect(wrong.statusCode).toBe(400);
     expect(wrong.json.message).toMatch(/PKCE/);
     expect(wrong.json.accessToken).toBeUndefined();
-    const right = await exchange(flow.params.svc_code!, flow.pkce.verifier);
+    const right = await exchangeCode(t, flow.params.svc_code!, flow.pkce.verifier);
     expect(right.statusCode).toBe(400);
   });
 
   it('an unknown code and a bad body are 400', async () => {
-    expect((await exchange('no-such-code', pkcePair().verifier)).statusCode).toBe(400);
+    expect((await exchangeCode(t, 'no-such-code', pkcePair().verifier)).statusCode).toBe(400);
     const noVerifier = await t.request({
       method: 'POST',
       url: '/api/auth/oauth/exchange?client_type=mobile',
       payload: { code: 'x' },
     });
     expect(noVerifier.statusCode).toBe(400);
-    expect((await exchange('x', 'short')).statusCode).toBe(400);
+    expect((await exchangeCode(t, 'x', 'short')).statusCode).toBe(400);
   });
 
   it('a svc_code lives 5 minutes', async () => {
@@ -420,9 +364,9 @@ describe('svc_code exchange', () => {
     const early = await browserFlow(GOOGLE, idpUser().sub);
     const late = await browserFlow(GOOGLE, idpUser().sub);
     t.clock.advance(5 * 60 * 1000 - 1000);
-    expect((await exchange(early.params.svc_code!, early.pkce.verifier)).statusCode).toBe(200);
+    expect((await exchangeCode(t, early.params.svc_code!, early.pkce.verifier)).statusCode).toBe(200);
     t.clock.advance(2000);
-    const expired = await exchange(late.params.svc_code!, late.pkce.verifier);
+    const expired = await exchangeCode(t, late.params.svc_code!, late.pkce.verifier);
     expect(expired.statusCode).toBe(400);
     expect(expired.json.message).toBe('Invalid or expired code.');
   });
@@ -431,7 +375,10 @@ describe('svc_code exchange', () => {
 describe('state', () => {
   it('a forged, tampered, missing or other-provider state is a 400 in JSON, not a redirect', async () => {
     const pkce = pkcePair();
-    const init = await initiate(GOOGLE, { redirect_uri: APP_REDIRECT, code_challenge: pkce.challenge });
+    const init = await initiateOAuth(t, GOOGLE.initPath, {
+      redirect_uri: APP_REDIRECT,
+      code_challenge: pkce.challenge,
+    });
     const callbackUrl = await idp.authorize(init.json.authUrl, idpUser().sub);
     const state = callbackUrl.searchParams.get('state')!;
     const code = callbackUrl.searchParams.get('code')!;
@@ -452,16 +399,19 @@ describe('state', () => {
     }
 
     // The genuine callback still works afterwards.
-    const { params } = redirectOf(await deliverCallback(GOOGLE, callbackUrl));
-    expect((await exchange(params.svc_code!, pkce.verifier)).statusCode).toBe(200);
+    const { params } = redirectOf(await deliverCallback(t, callbackUrl, GOOGLE.formPost));
+    expect((await exchangeCode(t, params.svc_code!, pkce.verifier)).statusCode).toBe(200);
   });
 
   it('a state older than 10 minutes is refused', async () => {
-    const init = await initiate(GOOGLE, { redirect_uri: APP_REDIRECT, code_challenge: pkcePair().challenge });
+    const init = await initiateOAuth(t, GOOGLE.initPath, {
+      redirect_uri: APP_REDIRECT,
+      code_challenge: pkcePair().challenge,
+    });
     const callbackUrl = await idp.authorize(init.json.authUrl, idpUser().sub);
     // The IdP part is done; only Plinth's clock moves.
     t.clock.advance(10 * 60 * 1000 + 1000);
-    const res = await deliverCallback(GOOGLE, callbackUrl);
+    const res = await deliverCallback(t, callbackUrl, GOOGLE.formPost);
     expect(res.statusCode).toBe(400);
     expect(res.json).toMatchObject({ error: 'VALIDATION_ERROR', message: 'Invalid or expired OAuth state.' });
   });
@@ -478,7 +428,7 @@ describe('provider failures', () => {
       expect(flow.params.error).toEqual(expect.any(String));
       expect(flow.location.toString()).not.toContain(secretOf(ref.key));
       expect(flow.params.svc_code).toBeUndefined();
-      expect(await usersWithEmail(person.email)).toHaveLength(0);
+      expect(await usersWithEmail(t, person.email)).toHaveLength(0);
       // The next attempt succeeds.
       expect((await signIn(ref, person.sub)).json.user.email).toBe(person.email);
     },
@@ -491,7 +441,7 @@ describe('provider failures', () => {
     expect(flow.base).toBe(APP_REDIRECT);
     expect(flow.params.error).toEqual(expect.any(String));
     expect(flow.params.svc_code).toBeUndefined();
-    expect(await usersWithEmail(person.email)).toHaveLength(0);
+    expect(await usersWithEmail(t, person.email)).toHaveLength(0);
   });
 
   it('an unreachable user API sends the browser back with error=, not a 500', async () => {
@@ -530,12 +480,7 @@ describe('provider failures', () => {
 describe('linking by email', () => {
   it('a verified password account gets the provider linked and keeps its password', async () => {
     const email = `linked-${randomBytes(4).toString('hex')}@example.com`;
-    const created = await t.request({
-      method: 'POST',
-      url: '/api/auth/users?client_type=mobile',
-      headers: admin(),
-      payload: { email, password: 'password-123', autoConfirm: true },
-    });
+    const created = await createConfirmedUser(t, email);
     expect(created.statusCode, created.body).toBe(200);
     expect(created.json.user.emailVerified).toBe(true);
 
@@ -545,11 +490,7 @@ describe('linking by email', () => {
     expect(session.json.user.email).toBe(email);
     expect([...session.json.user.providers].sort()).toEqual(['email', 'google']);
 
-    const password = await t.request({
-      method: 'POST',
-      url: '/api/auth/sessions?client_type=mobile',
-      payload: { email, password: 'password-123' },
-    });
+    const password = await passwordSignIn(t, { email, password: 'password-123' }, 'mobile');
     expect(password.statusCode).toBe(200);
     expect(password.json.user.id).toBe(created.json.user.id);
   });
@@ -562,31 +503,15 @@ describe('linking by email', () => {
     const session = await signIn(MICROSOFT, owner.sub);
     expect(session.json.user).toMatchObject({ id: squatter.user.id, emailVerified: true, providers: ['microsoft'] });
 
-    const oldPassword = await t.request({
-      method: 'POST',
-      url: '/api/auth/sessions?client_type=mobile',
-      payload: { email: squatter.email, password: squatter.password },
-    });
+    const oldPassword = await passwordSignIn(t, squatter, 'mobile');
     expect(oldPassword.statusCode).toBe(401);
-    const oldRefresh = await t.request({
-      method: 'POST',
-      url: '/api/auth/refresh?client_type=mobile',
-      payload: { refreshToken: squatter.refreshToken },
-    });
+    const oldRefresh = await refreshMobile(t, squatter.refreshToken);
     expect(oldRefresh.statusCode).toBe(401);
-    const oldAccess = await t.request({
-      method: 'GET',
-      url: '/api/auth/sessions/current',
-      headers: bearer(squatter.accessToken),
-    });
+    const oldAccess = await currentSession(t, squatter.accessToken);
     expect(oldAccess.statusCode).toBe(401);
 
     // The new owner's session is fine.
-    const me = await t.request({
-      method: 'GET',
-      url: '/api/auth/sessions/current',
-      headers: bearer(session.json.accessToken),
-    });
+    const me = await currentSession(t, session.json.accessToken);
     expect(me.statusCode).toBe(200);
   });
 
@@ -598,15 +523,11 @@ describe('linking by email', () => {
     expect(flow.params.error).toEqual(expect.any(String));
     expect(flow.params.svc_code).toBeUndefined();
 
-    const user = await userById(existing.user.id);
+    const user = await userById(t, existing.user.id);
     expect(user.providers).toEqual(['email']);
-    const password = await t.request({
-      method: 'POST',
-      url: '/api/auth/sessions?client_type=mobile',
-      payload: { email: existing.email, password: existing.password },
-    });
+    const password = await passwordSignIn(t, existing, 'mobile');
     expect(password.statusCode).toBe(200);
-    expect(await usersWithEmail(existing.email)).toHaveLength(1);
+    expect(await usersWithEmail(t, existing.email)).toHaveLength(1);
   });
 
   it('an IdP account with an unverified address and no existing user gets an unverified account', async () => {
@@ -626,21 +547,13 @@ describe('linking by email', () => {
     const owner = idpUser({ email: squatter.email });
     const owned = await signIn(GOOGLE, owner.sub);
     expect(owned.json.user).toMatchObject({ id: squatted.json.user.id, emailVerified: true, providers: ['google'] });
-    expect(
-      (
-        await t.request({
-          method: 'POST',
-          url: '/api/auth/refresh?client_type=mobile',
-          payload: { refreshToken: squatted.json.refreshToken },
-        })
-      ).statusCode,
-    ).toBe(401);
+    expect((await refreshMobile(t, squatted.json.refreshToken)).statusCode).toBe(401);
 
     // The squatter's provider account no longer leads into it.
     const again = await browserFlow(LINKEDIN, squatter.sub);
     expect(again.params.svc_code).toBeUndefined();
     expect(again.params.error).toEqual(expect.any(String));
-    expect((await userById(owned.json.user.id)).providers).toEqual(['google']);
+    expect((await userById(t, owned.json.user.id)).providers).toEqual(['google']);
   });
 });
 
@@ -656,7 +569,7 @@ describe('sign-up disabled', () => {
       expect(refused.base).toBe(APP_REDIRECT);
       expect(refused.params.error).toMatch(/disabled/i);
       expect(refused.params.svc_code).toBeUndefined();
-      expect(await usersWithEmail(newcomer.email)).toHaveLength(0);
+      expect(await usersWithEmail(t, newcomer.email)).toHaveLength(0);
 
       const custom = await browserFlow(CUSTOM, idpUser().sub);
       expect(custom.params.error).toMatch(/disabled/i);

@@ -3,7 +3,7 @@
 // dialect (test/harness/oauth2-provider.ts), browser-less: initiation → the provider's authorize →
 // Plinth's callback → svc_code → exchange. Each provider is pointed at the peer through its endpoint
 // overrides; the user API keeps the query Plinth sends the real one (Graph `fields`, X `user.fields`).
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROVIDER_SPECS } from '../../../src/modules/oauth/providers.js';
 import {
@@ -18,7 +18,18 @@ import {
   type SpotifyAccount,
   type XAccount,
 } from '../../harness/oauth2-provider.js';
+import {
+  allowRedirectUrls,
+  deliverCallback,
+  exchangeCode,
+  redirectOf,
+  runBrowserFlow,
+  userById,
+  usersWithEmail,
+} from '../../harness/oauth-flow.js';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
+import { passwordSignIn } from '../../harness/sessions.js';
+import { createConfirmedUser } from '../../harness/users.js';
 
 const APP_REDIRECT = 'https://app.example/auth/callback';
 const API_BASE = 'http://localhost:7130';
@@ -70,12 +81,7 @@ beforeAll(async () => {
     });
     expect(res.statusCode, res.body).toBe(201);
   }
-  const config = await t.request({
-    method: 'PUT',
-    url: '/api/auth/config',
-    headers: admin(),
-    payload: { allowedRedirectUrls: [APP_REDIRECT] },
-  });
+  const config = await allowRedirectUrls(t, [APP_REDIRECT]);
   expect(config.statusCode, config.body).toBe(200);
 });
 afterAll(async () => {
@@ -84,11 +90,6 @@ afterAll(async () => {
 });
 
 const tag = () => randomBytes(4).toString('hex');
-
-function pkcePair() {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
 
 function add<D extends Dialect>(dialect: D, account: AccountOf[D]): AccountOf[D] {
   peer.addAccount(dialect, account);
@@ -160,44 +161,19 @@ function spotifyAccount(overrides: Partial<SpotifyAccount> = {}): SpotifyAccount
   });
 }
 
-function initiate(dialect: Dialect, query: Record<string, string>) {
-  return t.request({ method: 'GET', url: `/api/auth/oauth/${dialect}?${new URLSearchParams(query)}` });
-}
-
-function deliverCallback(callbackUrl: URL) {
-  return t.request({ method: 'GET', url: callbackUrl.pathname + callbackUrl.search });
-}
-
-/** Where Plinth's callback sent the browser: the app's redirect and its query. */
-function redirectOf(res: { statusCode: number; headers: Record<string, unknown>; body: string }) {
-  expect(res.statusCode, res.body).toBe(302);
-  const location = new URL(String(res.headers.location));
-  return {
-    base: `${location.origin}${location.pathname}`,
-    location,
-    params: Object.fromEntries(location.searchParams),
-  };
-}
-
 /** Initiation → the provider (signed in as `accountId`) → Plinth's callback; the app redirect Plinth answered with. */
 async function browserFlow(dialect: Dialect, accountId: string | number, options: { deny?: boolean } = {}) {
-  const pkce = pkcePair();
-  const init = await initiate(dialect, { redirect_uri: APP_REDIRECT, code_challenge: pkce.challenge });
-  expect(init.statusCode, init.body).toBe(200);
-  const authUrl = new URL(init.json.authUrl);
-  const callbackUrl = await peer.authorize(authUrl.toString(), accountId, options);
-  expect(`${callbackUrl.origin}${callbackUrl.pathname}`).toBe(callbackOf(dialect));
-  const redirect = redirectOf(await deliverCallback(callbackUrl));
-  expect(redirect.base).toBe(APP_REDIRECT);
-  return { ...redirect, pkce, authUrl, callbackUrl };
-}
-
-function exchange(code: string, verifier: string) {
-  return t.request({
-    method: 'POST',
-    url: '/api/auth/oauth/exchange?client_type=mobile',
-    payload: { code, code_verifier: verifier },
+  const flow = await runBrowserFlow(t, {
+    initPath: `/api/auth/oauth/${dialect}`,
+    redirect: APP_REDIRECT,
+    async authorize(authUrl) {
+      const callbackUrl = await peer.authorize(authUrl, accountId, options);
+      expect(`${callbackUrl.origin}${callbackUrl.pathname}`).toBe(callbackOf(dialect));
+      return callbackUrl;
+    },
   });
+  expect(flow.base).toBe(APP_REDIRECT);
+  return flow;
 }
 
 /**
@@ -222,7 +198,9 @@ async function signIn(dialect: Dialect, accountId: string | number) {
   expect(flow.callbackUrl.searchParams.get('state')).toBe(authUrl.searchParams.get('state'));
 
   expect(flow.params.error, flow.params.error).toBeUndefined();
-  expect(Object.keys(flow.params)).toEqual(['svc_code']);
+  // The official client's hard-coded name rides beside the spec's (api-contract item 14).
+  expect(Object.keys(flow.params)).toEqual(['svc_code', 'insforge_code']);
+  expect(flow.params.insforge_code).toBe(flow.params.svc_code);
 
   const tokenRequests = peer.tokenRequests(dialect).slice(tokensBefore);
   expect(tokenRequests).toHaveLength(1);
@@ -245,36 +223,15 @@ async function signIn(dialect: Dialect, accountId: string | number) {
     expect(request).toMatchObject({ method: 'GET', authScheme: 'Bearer', status: 200, userAgent: expect.any(String) });
   }
 
-  const session = await exchange(flow.params.svc_code!, flow.pkce.verifier);
+  const session = await exchangeCode(t, flow.params.svc_code!, flow.pkce.verifier);
   expect(session.statusCode, session.body).toBe(200);
   expect(session.json).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String) });
   return { user: session.json.user, apiRequests, tokenRequest: tokenRequest! };
 }
 
-async function usersWithEmail(email: string) {
-  const res = await t.request({
-    method: 'GET',
-    url: `/api/auth/users?search=${encodeURIComponent(email)}`,
-    headers: admin(),
-  });
-  expect(res.statusCode).toBe(200);
-  return (res.json.data as { id: string; email: string }[]).filter((u) => u.email === email);
-}
-
-async function userById(id: string) {
-  const res = await t.request({ method: 'GET', url: `/api/auth/users/${id}`, headers: admin() });
-  expect(res.statusCode).toBe(200);
-  return res.json;
-}
-
 /** A verified email + password account made by the admin. */
 async function verifiedPasswordUser(email: string) {
-  const created = await t.request({
-    method: 'POST',
-    url: '/api/auth/users?client_type=mobile',
-    headers: admin(),
-    payload: { email, password: 'password-123', autoConfirm: true },
-  });
+  const created = await createConfirmedUser(t, email);
   expect(created.statusCode, created.body).toBe(200);
   expect(created.json.user.emailVerified).toBe(true);
   return created.json.user as { id: string; email: string };
@@ -309,7 +266,7 @@ describe('github', () => {
 
     const again = await signIn('github', account.id);
     expect(again.user.id).toBe(user.id);
-    expect(await usersWithEmail(primary.toLowerCase())).toHaveLength(1);
+    expect(await usersWithEmail(t, primary.toLowerCase())).toHaveLength(1);
   });
 
   it('a user without a display name is named by their login', async () => {
@@ -340,14 +297,10 @@ describe('github', () => {
     const flow = await browserFlow('github', account.id);
     expect(expectErrorRedirect(flow, 'github')).toMatch(/did not verify/);
 
-    expect((await userById(existing.user.id)).providers).toEqual(['email']);
-    const password = await t.request({
-      method: 'POST',
-      url: '/api/auth/sessions?client_type=mobile',
-      payload: { email: existing.email, password: existing.password },
-    });
+    expect((await userById(t, existing.user.id)).providers).toEqual(['email']);
+    const password = await passwordSignIn(t, existing, 'mobile');
     expect(password.statusCode).toBe(200);
-    expect(await usersWithEmail(existing.email)).toHaveLength(1);
+    expect(await usersWithEmail(t, existing.email)).toHaveLength(1);
   });
 
   it('no verified primary address and no existing account: a new, unverified account with the public address', async () => {
@@ -388,7 +341,7 @@ describe('discord', () => {
     const account = discordAccount({ email: existing.email, verified: false });
     const flow = await browserFlow('discord', account.id);
     expect(expectErrorRedirect(flow, 'discord')).toMatch(/did not verify/);
-    expect((await userById(existing.id)).providers).toEqual(['email']);
+    expect((await userById(t, existing.id)).providers).toEqual(['email']);
   });
 });
 
@@ -461,7 +414,7 @@ describe('spotify', () => {
     const account = spotifyAccount({ email: existing.email });
     const flow = await browserFlow('spotify', account.id);
     expect(expectErrorRedirect(flow, 'spotify')).toMatch(/did not verify/);
-    expect((await userById(existing.id)).providers).toEqual(['email']);
+    expect((await userById(t, existing.id)).providers).toEqual(['email']);
   });
 });
 
@@ -479,7 +432,7 @@ describe('provider refusals reach the app as error=', () => {
     const flow = await browserFlow(dialect, account.id);
     expect(flow.params.svc_code).toEqual(expect.any(String));
 
-    const replay = redirectOf(await deliverCallback(flow.callbackUrl));
+    const replay = redirectOf(await deliverCallback(t, flow.callbackUrl));
     expect(replay.base).toBe(APP_REDIRECT);
     const error = expectErrorRedirect(replay, dialect);
     expect(peer.tokenRequests(dialect).at(-1)).toMatchObject({
@@ -490,7 +443,7 @@ describe('provider refusals reach the app as error=', () => {
     expect(error).not.toContain('[object Object]');
 
     // The first sign-in's svc_code is still good.
-    expect((await exchange(flow.params.svc_code!, flow.pkce.verifier)).statusCode).toBe(200);
+    expect((await exchangeCode(t, flow.params.svc_code!, flow.pkce.verifier)).statusCode).toBe(200);
   });
 
   it.each(DIALECTS)('%s: a wrong client secret is refused by the token endpoint', async (dialect) => {

@@ -1,6 +1,7 @@
 // A Plinth test app whose processor SDK talks to the loopback processor peer, with helpers to
 // configure an environment's keys as the admin and to deliver signed processor events.
 import Stripe from 'stripe';
+import { expect } from 'vitest';
 import { epochSeconds } from '../../../src/core/clock.js';
 import { startProcessorPeer, type ProcessorPeer } from '../../harness/processor-peer.js';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
@@ -45,6 +46,26 @@ export async function startPaymentsApp(): Promise<PaymentsApp> {
       await peer.close();
     },
   };
+}
+
+/**
+ * The catalog checkout tests sell from: product prod_1 with price_1 (100 usd, of the given type) in
+ * the test environment, synced into Plinth.
+ */
+export async function stockOnePrice(p: PaymentsApp, type: 'recurring' | 'one_time') {
+  p.peer.put(TEST_KEY, { id: 'prod_1', object: 'product', name: 'P', active: true });
+  p.peer.put(TEST_KEY, {
+    id: 'price_1',
+    object: 'price',
+    product: 'prod_1',
+    currency: 'usd',
+    unit_amount: 100,
+    active: true,
+    type,
+  });
+  expect((await p.t.request({ method: 'POST', url: '/api/payments/test/sync', headers: p.admin })).statusCode).toBe(
+    200,
+  );
 }
 
 /** A subscription as the processor returns it, with one item of price_pro. */

@@ -2,32 +2,18 @@
 // svc_ keys are the platform's (the webhook maps customers and subscriptions by them).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../../harness/test-app.js';
-import { deliverEvent, startPaymentsApp, TEST_KEY, type PaymentsApp } from './payments-app.js';
+import { twoUsers, type SignedInUser } from '../../harness/users.js';
+import { deliverEvent, startPaymentsApp, stockOnePrice, TEST_KEY, type PaymentsApp } from './payments-app.js';
 
 let p: PaymentsApp;
-let alice: { id: string; token: string };
-let bob: { id: string; token: string };
+let alice: SignedInUser;
+let bob: SignedInUser;
 
 beforeAll(async () => {
   p = await startPaymentsApp();
   await p.configureBoth();
-  const a = await p.t.signUp();
-  const b = await p.t.signUp();
-  alice = { id: a.user.id, token: a.accessToken };
-  bob = { id: b.user.id, token: b.accessToken };
-  p.peer.put(TEST_KEY, { id: 'prod_1', object: 'product', name: 'P', active: true });
-  p.peer.put(TEST_KEY, {
-    id: 'price_1',
-    object: 'price',
-    product: 'prod_1',
-    currency: 'usd',
-    unit_amount: 100,
-    active: true,
-    type: 'recurring',
-  });
-  expect((await p.t.request({ method: 'POST', url: '/api/payments/test/sync', headers: p.admin })).statusCode).toBe(
-    200,
-  );
+  ({ alice, bob } = await twoUsers(p.t));
+  await stockOnePrice(p, 'recurring');
 });
 afterAll(() => p.close());
 

@@ -2,20 +2,18 @@
 // recorded initialized → created/open or failed, idempotent checkout, every validation limit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../../harness/test-app.js';
-import { startPaymentsApp, TEST_KEY, type PaymentsApp } from './payments-app.js';
+import { twoUsers, type SignedInUser } from '../../harness/users.js';
+import { startPaymentsApp, stockOnePrice, TEST_KEY, type PaymentsApp } from './payments-app.js';
 
 let p: PaymentsApp;
-let alice: { id: string; token: string };
-let bob: { id: string; token: string };
+let alice: SignedInUser;
+let bob: SignedInUser;
 let adminToken = '';
 
 beforeAll(async () => {
   p = await startPaymentsApp();
   await p.configureBoth();
-  const a = await p.t.signUp();
-  const b = await p.t.signUp();
-  alice = { id: a.user.id, token: a.accessToken };
-  bob = { id: b.user.id, token: b.accessToken };
+  ({ alice, bob } = await twoUsers(p.t));
   adminToken = await p.t.adminToken();
   for (const [id, subject] of [
     ['cus_alice', alice.id],
@@ -36,19 +34,7 @@ beforeAll(async () => {
     name: null,
     metadata: { svc_subject_type: 'team', svc_subject_id: 't1' },
   });
-  p.peer.put(TEST_KEY, { id: 'prod_1', object: 'product', name: 'P', active: true });
-  p.peer.put(TEST_KEY, {
-    id: 'price_1',
-    object: 'price',
-    product: 'prod_1',
-    currency: 'usd',
-    unit_amount: 100,
-    active: true,
-    type: 'one_time',
-  });
-  expect((await p.t.request({ method: 'POST', url: '/api/payments/test/sync', headers: p.admin })).statusCode).toBe(
-    200,
-  );
+  await stockOnePrice(p, 'one_time');
 });
 afterAll(() => p.close());
 

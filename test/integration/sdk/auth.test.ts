@@ -53,12 +53,17 @@ describe('server mode (isServerMode: true, the client_type=mobile flow a Node ap
 
     const duplicate = await client.auth.signUp({ email: address, password: PASSWORD });
     expect(duplicate.error).toBeInstanceOf(InsForgeError);
-    expect(duplicate.error).toMatchObject({ statusCode: 409, error: 'AUTH_EMAIL_EXISTS' });
+    expect(duplicate.error).toMatchObject({
+      statusCode: 409,
+      error: 'AUTH_EMAIL_EXISTS',
+      message: 'User already exists',
+    });
 
     const wrong = await client.auth.signInWithPassword({ email: address, password: 'not-the-password' });
     expect(wrong.data).toBeNull();
-    // Spec: missing or invalid authentication is 401 UNAUTHORIZED (the reference says AUTH_UNAUTHORIZED).
-    expect(wrong.error).toMatchObject({ statusCode: 401, error: 'UNAUTHORIZED' });
+    // Spec: a wrong password is 401 UNAUTHORIZED (no access token was presented), with the
+    // reference's text (api-contract item 17).
+    expect(wrong.error).toMatchObject({ statusCode: 401, error: 'UNAUTHORIZED', message: 'Invalid credentials' });
 
     const ok = await client.auth.signInWithPassword({ email: address, password: PASSWORD });
     expect(ok.error).toBeNull();
@@ -98,14 +103,14 @@ describe('server mode (isServerMode: true, the client_type=mobile flow a Node ap
     expect(reused.error).toMatchObject({ statusCode: 401, error: 'UNAUTHORIZED' });
   });
 
-  it('an expired access token is a 401 UNAUTHORIZED; the app refreshes explicitly and carries on', async () => {
+  it('an expired access token is a 401 AUTH_UNAUTHORIZED; a server-mode app refreshes explicitly and carries on', async () => {
     const client = s.client({ isServerMode: true });
     const { data } = await client.auth.signUp({ email: email(), password: PASSWORD });
     s.t.clock.advance(16 * MINUTE);
     const expired = await client.auth.setProfile({ x: 1 });
-    // Spec: 401 UNAUTHORIZED. The client only refreshes by itself on AUTH_UNAUTHORIZED/PGRST301
-    // (and never in server mode), so the app calls refreshSession — the spec's rule 5.
-    expect(expired.error).toMatchObject({ statusCode: 401, error: 'UNAUTHORIZED' });
+    // AUTH_UNAUTHORIZED (api-contract item 14); the client never refreshes by itself in server
+    // mode, so the app calls refreshSession — the spec's rule 5.
+    expect(expired.error).toMatchObject({ statusCode: 401, error: 'AUTH_UNAUTHORIZED' });
     const refreshed = await client.auth.refreshSession({ refreshToken: data!.refreshToken! });
     expect(refreshed.error).toBeNull();
     expect((await client.auth.setProfile({ x: 1 })).error).toBeNull();

@@ -104,3 +104,48 @@ export function installBrowser() {
     },
   };
 }
+
+/**
+ * The page the client runs on, for its browser-only paths: `window.location` (where the client
+ * looks for `insforge_code` on start-up and which signInWithOAuth navigates by setting `href`),
+ * `window.history.replaceState` (how it cleans the URL) and `sessionStorage` (the PKCE verifier).
+ */
+export function openPage(href: string) {
+  const g = globalThis as { window?: unknown; sessionStorage?: unknown };
+  const previous = { window: g.window, sessionStorage: g.sessionStorage };
+  const stored = new Map<string, string>();
+  const location = {
+    href,
+    get search() {
+      return new URL(this.href).search;
+    },
+    get protocol() {
+      return new URL(this.href).protocol;
+    },
+  };
+  g.window = {
+    location,
+    history: {
+      replaceState(_state: unknown, _title: unknown, url: string) {
+        location.href = url;
+      },
+    },
+  };
+  g.sessionStorage = {
+    getItem: (key: string) => stored.get(key) ?? null,
+    setItem: (key: string, value: string) => void stored.set(key, value),
+    removeItem: (key: string) => void stored.delete(key),
+  };
+  return {
+    location,
+    sessionStorage: stored,
+    /** A navigation: the next client created reads this URL as the page it starts on. */
+    navigate(to: string) {
+      location.href = to;
+    },
+    close() {
+      g.window = previous.window;
+      g.sessionStorage = previous.sessionStorage;
+    },
+  };
+}

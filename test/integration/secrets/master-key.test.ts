@@ -6,6 +6,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/app.js';
 import { createDeps } from '../../../src/deps.js';
+import { loadPlatformKeys } from '../../../src/modules/secrets/index.js';
 import { envelopeKeyId } from '../../../src/modules/secrets/master-key.js';
 import { startTestApp, testConfig, TEST_ENCRYPTION_KEY, type TestApp } from '../../harness/test-app.js';
 
@@ -32,13 +33,12 @@ const keyIds = async () => {
 /** Starts a server on the test database with the given keys and reads a secret through it. */
 async function startWith(env: Record<string, string>) {
   const deps = await createDeps(testConfig(t.databaseUrl, env));
-  const app = await buildApp(deps, { logger: false });
+  const keys = await loadPlatformKeys(deps);
+  const app = await buildApp(deps, { logger: false, keys });
   return {
     read: async (key: string) =>
-      (
-        await app.inject({ method: 'GET', url: `/api/secrets/${key}`, headers: { 'x-api-key': deps.keys.apiKey } })
-      ).json(),
-    apiKey: deps.keys.apiKey,
+      (await app.inject({ method: 'GET', url: `/api/secrets/${key}`, headers: { 'x-api-key': keys.apiKey } })).json(),
+    apiKey: keys.apiKey,
     close: async () => {
       await app.close();
       await deps.close();
@@ -109,8 +109,14 @@ describe('master-key rotation', () => {
 
   it('a server without the key that sealed the values refuses to start and says which key is missing', async () => {
     const [row] = await db<{ sealed: string }[]>`select value_ciphertext as sealed from system.secrets limit 1`;
-    await expect(createDeps(testConfig(t.databaseUrl, { PLINTH_ENCRYPTION_KEY: 'c'.repeat(64) }))).rejects.toThrow(
-      `sealed with encryption key id ${envelopeKeyId(row!.sealed)}, which is not configured: put that key in PLINTH_PREVIOUS_ENCRYPTION_KEYS`,
-    );
+    // The start fails where the platform keys are loaded (main.ts, before the app is built).
+    const deps = await createDeps(testConfig(t.databaseUrl, { PLINTH_ENCRYPTION_KEY: 'c'.repeat(64) }));
+    try {
+      await expect(loadPlatformKeys(deps)).rejects.toThrow(
+        `sealed with encryption key id ${envelopeKeyId(row!.sealed)}, which is not configured: put that key in PLINTH_PREVIOUS_ENCRYPTION_KEYS`,
+      );
+    } finally {
+      await deps.close();
+    }
   });
 });

@@ -3,7 +3,7 @@
 // new object. Parts but the last must be at least 5 MiB.
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { StagedBlob } from '../blob-store.js';
+import type { StagedBlob } from '../../../core/blob-store/blob-store.js';
 import { assertObjectKey, normaliseMimeType } from '../keys.js';
 import type { ObjectTag } from '../storage.service.js';
 import { GATEWAY_PRINCIPAL, s3Date, sendXml, type GatewayContext, type Operation } from './context.js';

@@ -3,6 +3,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { S3Error } from './s3-error.js';
 import { assertHeadersSigned } from './signed-headers.js';
+import { signingKeyOf } from '../../../core/sigv4-signing-key.js';
 
 export const MAX_SKEW_MS = 15 * 60 * 1000;
 const ALGORITHM = 'AWS4-HMAC-SHA256';
@@ -48,10 +49,6 @@ export const uriEncode = (s: string): string =>
 
 const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data, 'utf8').digest();
 const sha256Hex = (data: string) => createHash('sha256').update(data, 'utf8').digest('hex');
-
-export function signingKeyOf(secret: string, date: string, region: string): Buffer {
-  return hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), 's3'), 'aws4_request');
-}
 
 /** A request header by its lower-case name; names like `constructor` are headers too, never Object's. */
 const header = (headers: SignedRequest['headers'], name: string): string | undefined => {

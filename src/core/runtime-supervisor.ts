@@ -7,8 +7,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { randomHex } from '../../core/ids.js';
 import { readFunctionScope } from './function-scope.js';
+import { randomHex } from './ids.js';
 
 export type RuntimeStatus = 'stopped' | 'starting' | 'running' | 'unavailable';
 
@@ -20,8 +20,11 @@ export interface RuntimeOptions {
   denoPath?: string;
   /** Where Deno keeps its transpile cache. */
   cacheDir: string;
-  log: (level: 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
+  /** Where the supervisor reports (also set later with setLogger, once the app's logger exists). */
+  log?: RuntimeLog;
 }
+
+export type RuntimeLog = (level: 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
 
 /** What readiness and operators see of the runtime. */
 export interface RuntimeHealth {
@@ -52,9 +55,11 @@ export interface RuntimeSupervisor {
   /** Runs after every (re)start, before the runtime counts as running. */
   onReady(hook: () => Promise<void>): void;
   onExit(listener: () => void): void;
+  /** Reports through `log` from now on. */
+  setLogger(log: RuntimeLog): void;
 }
 
-const RUNTIME_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../runtime');
+const RUNTIME_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../runtime');
 const MAX_BACKOFF_MS = 10_000;
 
 /**
@@ -76,8 +81,10 @@ export function denoBinary(): string {
 
 export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervisor {
   const token = randomHex(32);
+  let log: RuntimeLog = options.log ?? (() => {});
   const workerSource = readFileSync(path.join(RUNTIME_DIR, 'worker.ts'), 'utf8');
-  const scopeSource = readFunctionScope(RUNTIME_DIR, options.log);
+  /** The function scope bundle, read at the first start (by then the app's logger is set). */
+  let scopeSource: string | null | undefined;
   const readyHooks: Array<() => Promise<void>> = [];
   const exitListeners: Array<() => void> = [];
   let waiters: Array<() => void> = [];
@@ -114,19 +121,19 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
     try {
       for (const hook of readyHooks) await hook();
     } catch (err) {
-      options.log('error', 'the function runtime could not be prepared; restarting it', { err });
+      log('error', 'the function runtime could not be prepared; restarting it', { err });
       proc.kill('SIGKILL');
       return;
     }
     if (child !== proc) return;
     setRunning();
-    options.log('info', `function runtime running on 127.0.0.1:${port}`);
+    log('info', `function runtime running on 127.0.0.1:${port}`);
     let misses = 0;
     healthTimer = setInterval(() => {
       void healthy().then((ok) => {
         misses = ok ? 0 : misses + 1;
         if (misses >= 2 && child === proc) {
-          options.log('warn', 'the function runtime stopped answering; restarting it');
+          log('warn', 'the function runtime stopped answering; restarting it');
           proc.kill('SIGKILL');
         }
       });
@@ -138,6 +145,7 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
   function launch() {
     status = 'starting';
     runningSince = 0;
+    if (scopeSource === undefined) scopeSource = readFunctionScope(RUNTIME_DIR, log);
     let proc: ChildProcess;
     try {
       proc = spawn(
@@ -155,13 +163,13 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
         },
       );
     } catch (err) {
-      options.log('error', 'the function runtime could not be started', { err });
+      log('error', 'the function runtime could not be started', { err });
       retryLater(`spawn failed: ${(err as Error).message}`);
       return;
     }
     child = proc;
     proc.on('error', (err) => {
-      options.log('error', 'the function runtime could not be started', { err });
+      log('error', 'the function runtime could not be started', { err });
       // A process that never started sends no exit event: retry as if it had exited.
       if (proc.pid === undefined) gone(proc, `spawn failed: ${(err as NodeJS.ErrnoException).code ?? err.message}`);
     });
@@ -183,9 +191,9 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
       if (msg?.ready && typeof msg.port === 'number') {
         port = msg.port;
         void onListening(proc);
-      } else options.log('info', `function runtime: ${line}`);
+      } else log('info', `function runtime: ${line}`);
     });
-    createInterface({ input: proc.stderr }).on('line', (line) => options.log('warn', `function runtime: ${line}`));
+    createInterface({ input: proc.stderr }).on('line', (line) => log('warn', `function runtime: ${line}`));
   }
 
   /** The runtime process ended (or never started): restart it with backoff unless stopping. */
@@ -198,7 +206,7 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
       try {
         listener();
       } catch (err) {
-        options.log('error', 'a runtime exit listener failed', { err });
+        log('error', 'a runtime exit listener failed', { err });
       }
     }
     retryLater(reason);
@@ -215,7 +223,7 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
     failures = runningSince > 0 && Date.now() - runningSince > 30_000 ? 0 : failures + 1;
     const delay = Math.min(100 * 2 ** failures, MAX_BACKOFF_MS);
     nextAttemptAt = Date.now() + delay;
-    options.log('warn', `function runtime exited (${reason}); restarting in ${delay} ms`);
+    log('warn', `function runtime exited (${reason}); restarting in ${delay} ms`);
     restartTimer = setTimeout(() => {
       restartTimer = null;
       nextAttemptAt = null;
@@ -275,6 +283,9 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
     },
     onReady(hook) {
       readyHooks.push(hook);
+    },
+    setLogger(next) {
+      log = next;
     },
     onExit(listener) {
       exitListeners.push(listener);

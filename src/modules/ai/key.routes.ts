@@ -1,16 +1,12 @@
-// Admin access to the AI gateway provider key: GET answers {apiKey, maskedKey}, PUT replaces it.
+// Admin access to the AI gateway's credentials: the provider key (GET answers {apiKey, maskedKey},
+// PUT replaces it; rotation is for cloud-managed keys only) and GET/PUT /api/ai/config (masked).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
-import {
-  AI_PROVIDERS,
-  maskKey,
-  readProviderKey,
-  seedProviderKey,
-  storeProviderKey,
-  type AiProvider,
-} from './ai-key.js';
+import { gatewayConfigSchema, gatewayConfigUpdateSchema } from './ai.schemas.js';
+import type { GatewayConfigService } from './gateway-config.service.js';
+import { AI_PROVIDERS, maskKey, readProviderKey, storeProviderKey, type AiProvider } from './ai-key.js';
 
 const tags = ['ai'];
 const config = { access: 'admin' as const };
@@ -27,9 +23,41 @@ function providerOf(name: string): AiProvider {
   return name as AiProvider;
 }
 
-export function aiRoutes(deps: Deps): FastifyPluginAsyncZod {
+/** `onKeyChange`: told after a new key is stored, so the gateway stops using the old one. */
+export function providerKeyRoutes(
+  deps: Deps,
+  gatewayConfig: GatewayConfigService,
+  onKeyChange: () => void,
+): FastifyPluginAsyncZod {
   return async (app) => {
-    await seedProviderKey(deps.sql, deps.keyring, 'openrouter', deps.config.openrouterApiKey);
+    app.get('/api/ai/config', {
+      config,
+      schema: { tags, summary: "The gateway's credentials, masked", security, response: { 200: gatewayConfigSchema } },
+      handler: () => gatewayConfig.view(),
+    });
+
+    app.put('/api/ai/config', {
+      config,
+      schema: {
+        tags,
+        summary: "Set the gateway's provider key and/or management key",
+        security,
+        body: gatewayConfigUpdateSchema,
+        response: { 200: gatewayConfigSchema },
+      },
+      handler: (request) => gatewayConfig.update(request.body),
+    });
+
+    app.post('/api/ai/:provider/api-key/rotate', {
+      config,
+      schema: { tags, summary: 'Rotate a cloud-managed provider key (not available self-hosted)', security, params },
+      handler: async (request) => {
+        providerOf(request.params.provider);
+        throw new AppError('VALIDATION_ERROR', 'Key rotation is only available for cloud-managed keys.', {
+          nextActions: 'Store a new key with PUT /api/ai/config or PUT /api/ai/openrouter/api-key.',
+        });
+      },
+    });
 
     app.get('/api/ai/:provider/api-key', {
       config,
@@ -58,7 +86,8 @@ export function aiRoutes(deps: Deps): FastifyPluginAsyncZod {
       },
       handler: async (request) => {
         const provider = providerOf(request.params.provider);
-        await storeProviderKey(deps.sql, deps.keyring, provider, request.body.apiKey);
+        await storeProviderKey(deps.sql, deps.keyring, provider, request.body.apiKey, deps.clock.now());
+        onKeyChange();
         return {
           success: true,
           message: `${AI_PROVIDERS[provider].label} API key has been updated successfully`,

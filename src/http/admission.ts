@@ -1,0 +1,116 @@
+// Admission at the door: while the database pool is saturated, a new request is refused with a
+// pre-serialised 503 SERVICE_UNAVAILABLE (Retry-After, spec error shape) by the HTTP server itself,
+// before Fastify routes, authenticates or logs it. Under overload a refusal must cost next to
+// nothing, or the refusals starve the requests that were accepted. Health checks and CORS
+// preflights are always let through. Requests that did not pass the door (inject(), the extra
+// servers Fastify binds when HOST resolves to several addresses) get the same check in onRequest.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { toErrorBody } from '../core/errors.js';
+import { unavailable } from '../core/pg-errors.js';
+import { AT_CAPACITY, type PoolGuard } from '../core/pool-guard.js';
+import { sendError } from './error-handler.js';
+import { requestIdOf } from './request-id.js';
+
+type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface AdmissionOptions {
+  pool: PoolGuard;
+  /**
+   * Requests in flight (admitted, not yet answered) past which new ones are refused while every
+   * database connection is held: the ones admitted already will fill the wait queue.
+   */
+  maxInFlight: number;
+  /** CORS_ORIGINS: a browser must be able to read the refusal. */
+  corsOrigins: string[];
+  /** Told at most once a second while refusing, with the count refused since it was last told. */
+  onRefusing(refused: number): void;
+}
+
+/** Every route under it answers even when the server is at capacity (orchestrators probe it). */
+const HEALTH_PREFIX = '/api/health';
+const LOG_EVERY_MS = 1_000;
+const LARGE_BODY_BYTES = 64 * 1024;
+
+const REFUSAL = Buffer.from(JSON.stringify(toErrorBody(unavailable(AT_CAPACITY))));
+const REFUSAL_HEADERS = {
+  'content-type': 'application/json; charset=utf-8',
+  'content-length': String(REFUSAL.length),
+  ...unavailable(AT_CAPACITY).headers,
+};
+
+/** The CORS headers @fastify/cors would add to the refusal for this request's Origin. */
+function corsHeaders(origin: string | undefined, corsOrigins: string[]): Record<string, string> {
+  if (!origin || !(corsOrigins.includes('*') || corsOrigins.includes(origin))) return {};
+  return {
+    'access-control-allow-origin': origin,
+    'access-control-allow-credentials': 'true',
+    'access-control-expose-headers': 'Retry-After, X-Request-Id',
+    vary: 'Origin',
+  };
+}
+
+const exempt = (req: IncomingMessage) => req.method === 'OPTIONS' || req.url?.startsWith(HEALTH_PREFIX) === true;
+
+/** Puts the admission check in front of Fastify's request listener on `app.server`. */
+export function installAdmission(app: FastifyInstance, options: AdmissionOptions): void {
+  const [fastifyListener, ...others] = app.server.listeners('request') as RequestListener[];
+  if (!fastifyListener || others.length > 0) throw new Error('expected exactly one request listener (Fastify)');
+  const passed = new WeakSet<IncomingMessage>();
+  const door = admitAtTheDoor(fastifyListener, options, passed);
+  app.server.removeListener('request', fastifyListener);
+  app.server.on('request', door.listener);
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!passed.has(request.raw) && !exempt(request.raw) && door.saturated()) {
+      sendError(reply, unavailable(AT_CAPACITY));
+      return;
+    }
+    done();
+  });
+}
+
+function admitAtTheDoor(next: RequestListener, options: AdmissionOptions, passed: WeakSet<IncomingMessage>) {
+  const { pool } = options;
+  let inFlight = 0;
+  let refusedSinceLog = 0;
+  let loggedAt = 0;
+  const leave = () => {
+    inFlight--;
+  };
+
+  // Saturated: the wait queue is full, or every connection is held and the requests already in
+  // flight would fill the queue. Requests in flight alone (slow uploads, function calls) refuse no
+  // one while connections are free.
+  const saturated = () => pool.full() || (inFlight >= options.maxInFlight && pool.stats().active >= pool.options.max);
+
+  // The connection stays open (closing it costs more than the refusal: the client reconnects at
+  // once), unless a large body is still to come: Node would read it all to reuse the connection.
+  const refuse = (req: IncomingMessage, res: ServerResponse) => {
+    const largeBody =
+      req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > LARGE_BODY_BYTES;
+    res.writeHead(503, {
+      ...REFUSAL_HEADERS,
+      ...(largeBody ? { connection: 'close' } : {}),
+      'x-request-id': requestIdOf(req),
+      ...corsHeaders(req.headers.origin, options.corsOrigins),
+    });
+    res.end(REFUSAL);
+    options.pool.countRefusal();
+    refusedSinceLog++;
+    const now = Date.now();
+    if (now - loggedAt >= LOG_EVERY_MS) {
+      options.onRefusing(refusedSinceLog);
+      refusedSinceLog = 0;
+      loggedAt = now;
+    }
+  };
+
+  const listener: RequestListener = (req, res) => {
+    if (!exempt(req) && saturated()) return refuse(req, res);
+    inFlight++;
+    passed.add(req);
+    res.once('close', leave);
+    next(req, res);
+  };
+  return { listener, saturated };
+}

@@ -1,0 +1,15 @@
+// Wires the email module: the admin's delivery settings (SMTP, templates) and custom emails sent
+// through the API with the same mailer the auth emails use.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Deps } from '../../deps.js';
+import { emailRoutes } from './email.routes.js';
+import type { Mailer } from './mailer.js';
+import { sendRoutes } from './send.routes.js';
+import { createSendService } from './send.service.js';
+
+export function emailPlugin(deps: Deps, mailer: Mailer): FastifyPluginAsyncZod {
+  return async (app) => {
+    await app.register(emailRoutes(deps));
+    await app.register(sendRoutes(createSendService(deps, mailer)));
+  };
+}

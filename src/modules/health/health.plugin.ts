@@ -1,0 +1,13 @@
+// Registers liveness and readiness; the liveness monitor runs for the app's lifetime.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Deps } from '../../deps.js';
+import { healthRoutes } from './health.routes.js';
+import { createHealthService } from './health.service.js';
+
+export function healthPlugin(deps: Deps): FastifyPluginAsyncZod {
+  return async (app) => {
+    const health = createHealthService(deps);
+    app.addHook('onClose', async () => health.stop());
+    await app.register(healthRoutes(health));
+  };
+}

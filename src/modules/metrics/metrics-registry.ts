@@ -1,0 +1,83 @@
+// The metrics one app instance reports, in a prom-client registry of its own (never the
+// library's global one): request latency by route pattern, method and status (its count is the
+// request rate), function invocations and their errors, the database pool's connections in use
+// and waiting, and the library's process metrics (event-loop lag, memory, CPU, handles).
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PoolGuard } from '../../core/pool-guard.js';
+
+/** Seconds; from a cached read to a long function call or admin SQL statement. */
+const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+export interface Metrics {
+  registry: Registry;
+  /** One answered request; `route` is the route pattern ('unmatched' for no route). */
+  observeRequest(route: string, method: string, status: number, seconds: number): void;
+  /** One function invocation and its answer's status. */
+  observeInvocation(status: number): void;
+}
+
+export function createMetrics(pool: PoolGuard): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'plinth_' });
+
+  const requests = new Histogram({
+    name: 'plinth_http_request_duration_seconds',
+    help: 'HTTP request latency by route pattern, method and status; its _count is the request rate',
+    labelNames: ['route', 'method', 'status_code'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const invocations = new Counter({
+    name: 'plinth_function_invocations_total',
+    help: 'Function invocations through /functions/{slug}',
+    registers: [registry],
+  });
+  const invocationErrors = new Counter({
+    name: 'plinth_function_invocation_errors_total',
+    help: 'Function invocations answered with a 5xx (the function failed, timed out or the runtime was down)',
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'plinth_db_pool_in_use',
+    help: 'Database work holding a pool connection now',
+    registers: [registry],
+    collect() {
+      this.set(pool.stats().active);
+    },
+  });
+  new Gauge({
+    name: 'plinth_db_pool_waiting',
+    help: 'Database work waiting for a pool connection now',
+    registers: [registry],
+    collect() {
+      this.set(pool.stats().waiting);
+    },
+  });
+  new Gauge({
+    name: 'plinth_db_pool_size',
+    help: 'Connections the pool may hold (DB_POOL_SIZE)',
+    registers: [registry],
+    collect() {
+      this.set(pool.options.max);
+    },
+  });
+  new Gauge({
+    name: 'plinth_db_pool_refused',
+    help: 'Requests refused (503) because the database pool was at capacity, since start',
+    registers: [registry],
+    collect() {
+      this.set(pool.stats().refused);
+    },
+  });
+
+  return {
+    registry,
+    observeRequest(route, method, status, seconds) {
+      requests.observe({ route, method, status_code: String(status) }, seconds);
+    },
+    observeInvocation(status) {
+      invocations.inc();
+      if (status >= 500) invocationErrors.inc();
+    },
+  };
+}

@@ -1,0 +1,27 @@
+// Wires metrics into the app in two steps: the request hook goes on the root instance before any
+// module registers (so it sees every route), and the /metrics route plugin is registered with
+// the other modules (after the OpenAPI plugin, which documents it). METRICS_ACCESS=off adds neither.
+import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { guardOf } from '../../core/db.js';
+import type { Deps } from '../../deps.js';
+import { createMetrics } from './metrics-registry.js';
+import { metricsRoutes } from './metrics.routes.js';
+
+const FUNCTION_ROUTE = '/functions/*';
+
+/** Starts measuring every request; answers the plugin of GET /metrics (null when metrics are off). */
+export function instrumentRequests(app: FastifyInstance, deps: Deps): FastifyPluginAsyncZod | null {
+  const access = deps.config.metricsAccess;
+  if (access === 'off') return null;
+  const metrics = createMetrics(guardOf(deps.sql));
+  // Callback style: no promise on every request. Fastify runs onResponse hooks for hijacked
+  // replies too, so invocations (answered by the runtime straight to the socket) are counted.
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.observeRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
+    if (route === FUNCTION_ROUTE) metrics.observeInvocation(reply.statusCode);
+    done();
+  });
+  return metricsRoutes(metrics, access === 'public' ? 'public' : 'admin');
+}

@@ -1,0 +1,108 @@
+// One run of a schedule: the HTTP request to its target — the function runtime directly for a
+// function (as the invocation route would forward it), or a URL of this API — with the stored
+// method, the resolved headers and the JSON body, bounded by the run's timeout. Answers the
+// outcome the history records; it never throws.
+import type { Queryable } from '../../core/db.js';
+import type { RuntimeSupervisor } from '../../core/runtime-supervisor.js';
+import { isActiveFunction } from '../functions/index.js';
+import type { RunOutcome } from './schedules.repo.js';
+
+/** Characters of the answer's body kept in the history. */
+export const EXCERPT_CHARS = 1000;
+
+export interface RunRequest {
+  functionSlug: string | null;
+  functionUrl: string | null;
+  method: string;
+  headers: Record<string, string>;
+  body: unknown;
+  timeoutMs: number;
+  /** Aborted when the server stops (the run is then recorded as failed). */
+  stop: AbortSignal;
+}
+
+export interface RunTargetContext {
+  sql: Queryable;
+  runtime: RuntimeSupervisor;
+  apiBaseUrl: string;
+}
+
+/** The first characters of a body, without reading more of it than needed. */
+async function excerptOf(res: Response): Promise<string | null> {
+  if (!res.body) return null;
+  const decoder = new TextDecoder();
+  let text = '';
+  const reader = res.body.getReader();
+  try {
+    while (text.length < EXCERPT_CHARS) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return text.length === 0 ? null : text.slice(0, EXCERPT_CHARS);
+}
+
+/** Where the request goes and the headers only Plinth sets. */
+async function destination(
+  ctx: RunTargetContext,
+  run: RunRequest,
+): Promise<{ url: string; extra: Record<string, string> } | string> {
+  if (run.functionUrl !== null) return { url: run.functionUrl, extra: {} };
+  const slug = run.functionSlug!;
+  if (!(await isActiveFunction(ctx.sql, slug))) return `Function "${slug}" not found or not active`;
+  const port = ctx.runtime.status === 'running' ? ctx.runtime.port : null;
+  if (port === null) return 'The function runtime is not running';
+  return {
+    url: `http://127.0.0.1:${port}/${slug}`,
+    extra: {
+      'x-plinth-runtime-token': ctx.runtime.token,
+      'x-plinth-url': `${ctx.apiBaseUrl}/functions/${slug}`,
+    },
+  };
+}
+
+export async function runTarget(ctx: RunTargetContext, run: RunRequest): Promise<RunOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const target = await destination(ctx, run);
+  if (typeof target === 'string')
+    return { status: 'failed', statusCode: 404, durationMs: elapsed(), message: target, excerpt: null };
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(run.headers))
+    if (!name.toLowerCase().startsWith('x-plinth-')) headers[name] = value;
+  const timeout = AbortSignal.timeout(run.timeoutMs);
+  try {
+    const res = await fetch(target.url, {
+      method: run.method,
+      headers: { ...headers, 'content-type': 'application/json', ...target.extra },
+      // As the reference does: the JSON body (or {}) goes with every method but GET.
+      body: run.method === 'GET' ? undefined : JSON.stringify(run.body ?? {}),
+      signal: AbortSignal.any([timeout, run.stop]),
+      redirect: 'manual',
+    });
+    const excerpt = await excerptOf(res);
+    return {
+      status: res.ok ? 'success' : 'failed',
+      statusCode: res.status,
+      durationMs: elapsed(),
+      message: res.ok ? 'Success' : `HTTP ${res.status}`,
+      excerpt,
+    };
+  } catch (err) {
+    if (timeout.aborted)
+      return {
+        status: 'timed_out',
+        statusCode: 504,
+        durationMs: elapsed(),
+        message: `Timed out after ${run.timeoutMs} ms`,
+        excerpt: null,
+      };
+    const message = run.stop.aborted
+      ? 'Stopped: the server shut down during the run'
+      : `Request failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`;
+    return { status: 'failed', statusCode: 500, durationMs: elapsed(), message, excerpt: null };
+  }
+}
