@@ -6,10 +6,8 @@ import { withTx } from '../../core/db.js';
 import type { Deps } from '../../deps.js';
 import * as repo from './presence.repo.js';
 
-/** How often a server records that it is alive. */
-export const HEARTBEAT_INTERVAL_MS = 10_000;
-/** A server silent this long is dead: its members leave their channels. */
-export const PRESENCE_TTL_MS = 30_000;
+/** A server silent for this many heartbeat intervals is dead: its members leave their channels. */
+const MISSED_HEARTBEATS = 3;
 
 export interface PresenceMember {
   type: 'user' | 'anonymous';
@@ -38,9 +36,14 @@ const wireMember = (row: repo.MemberRow): PresenceMember => ({
  * `onRevived` runs (within the heartbeat) when this server finds its row gone: it was taken for
  * dead (a pause past the TTL) and its members were dropped, so its sockets must join again.
  */
-export function createPresence(deps: Pick<Deps, 'sql' | 'clock'>, serverId: string, onRevived: () => Promise<void>) {
+export function createPresence(
+  deps: Pick<Deps, 'sql' | 'clock' | 'config'>,
+  serverId: string,
+  onRevived: () => Promise<void>,
+) {
   const { sql, clock } = deps;
-  const liveAfter = () => new Date(clock.now().getTime() - PRESENCE_TTL_MS);
+  const intervalMs = deps.config.realtimeHeartbeatMs;
+  const liveAfter = () => new Date(clock.now().getTime() - MISSED_HEARTBEATS * intervalMs);
   const event = (kind: PresenceEvent['kind'], channel: string, row: repo.MemberRow, except: string | null) =>
     JSON.stringify({
       kind,
@@ -86,7 +89,7 @@ export function createPresence(deps: Pick<Deps, 'sql' | 'clock'>, serverId: stri
     beat,
     /** Beats first when the last heartbeat is an interval old (by the injected clock). */
     async fresh(): Promise<void> {
-      if (clock.now().getTime() - lastBeat >= HEARTBEAT_INTERVAL_MS) await beat();
+      if (clock.now().getTime() - lastBeat >= intervalMs) await beat();
     },
 
     /** Adds a socket to a channel: the members after it (the caller included), and whether it is new. */

@@ -15,7 +15,7 @@ import { channelVisible, insertMessage } from './access.repo.js';
 import { createDelivery, roomOf } from './delivery.js';
 import { MESSAGE_CHANNEL } from './delivery.repo.js';
 import { PRESENCE_CHANNEL } from './presence.repo.js';
-import { createPresence, HEARTBEAT_INTERVAL_MS, type PresenceEvent } from './presence.service.js';
+import { createPresence, type PresenceEvent } from './presence.service.js';
 import { authenticateHandshake, type CredentialResolver } from './socket-auth.js';
 
 /** Longest channel name accepted (presence NOTIFY payloads must stay small). */
@@ -215,7 +215,7 @@ export async function startSocketServer(
     ),
   ]);
   await presence.beat();
-  const timer = setInterval(() => void beat(), HEARTBEAT_INTERVAL_MS);
+  const timer = setInterval(() => void beat(), deps.config.realtimeHeartbeatMs);
   timer.unref();
 
   return {

@@ -16,7 +16,8 @@ let otherClosed = false;
 const clients: InsForgeClient[] = [];
 
 beforeAll(async () => {
-  s = await startSdkApp();
+  // Heartbeats every hour of real time: on the test's clock a server is silent unless it acts.
+  s = await startSdkApp({ env: { REALTIME_HEARTBEAT_MS: '3600000' } });
   other = await s.t.startAnotherServer();
   const port = await freePort();
   await other.app.listen({ port, host: '127.0.0.1' });
@@ -315,10 +316,12 @@ describe('after the clock moves past the presence TTL and the token lifetime', (
     const watcher = anonClient();
     const remote = anonClient(otherUrl);
     await watcher.realtime.subscribe(channel);
+    const remoteJoined = next(watcher, 'presence:join');
     await remote.realtime.subscribe(channel);
     const remoteId = remote.realtime.socketId;
-    // The other server's heartbeat runs every 10 s of real time: on the test's clock it is silent.
-    s.t.clock.advance(31_000);
+    expect(await remoteJoined).toMatchObject({ member: { presenceId: remoteId } });
+    // Three heartbeat intervals of silence (the test's clock; the timers run hourly).
+    s.t.clock.advance(3 * 3_600_000 + 1_000);
     const left = next(watcher, 'presence:leave');
     const newcomerJoined = next(watcher, 'presence:join');
     const newcomer = anonClient();
