@@ -67,9 +67,10 @@ describe('streaming backpressure', () => {
       finished = true;
     });
     const res = await streamChat('flood/m');
+    // A failed test leaves no paused stream holding the server open.
     onTestFinished(() => {
       res.destroy();
-    }); // a failed test leaves no stream holding the server open
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/event-stream');
 
