@@ -21,7 +21,7 @@ import { guardOf } from './core/db.js';
 import { registerRequestDeadline } from './http/request-deadline.js';
 import { requestIdOf } from './http/request-id.js';
 import { aiPlugin } from './modules/ai/index.js';
-import { authPlugin, createAuthServices, startRevokedSessions } from './modules/auth/index.js';
+import { authPlugin, createAuthServices, SESSION_REVOKED_CHANNEL, startRevokedSessions } from './modules/auth/index.js';
 import { createMailer, emailPlugin } from './modules/email/index.js';
 import { functionsPlugin } from './modules/functions/index.js';
 import { healthPlugin, VERSION } from './modules/health/index.js';
@@ -30,6 +30,7 @@ import { instrumentRequests } from './modules/metrics/index.js';
 import { migrationsPlugin } from './modules/migrations/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
+import { realtimePlugin } from './modules/realtime/index.js';
 import { createSchemaCache, recordsPlugin } from './modules/records/index.js';
 import { typesPlugin } from './modules/types/index.js';
 import { schedulesPlugin } from './modules/schedules/index.js';
@@ -172,6 +173,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   await app.register(storagePlugin(deps));
   await app.register(schedulesPlugin(deps));
   if (metricsPlugin) await app.register(metricsPlugin);
+  await app.register(realtimePlugin(deps, revokedSessions, SESSION_REVOKED_CHANNEL));
 
   return app;
 }

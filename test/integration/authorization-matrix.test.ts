@@ -124,6 +124,7 @@ const CUSTOM_PROVIDER = {
   clientSecret: 'matrix-secret',
 };
 const secretKey = () => `MATRIX_${randomUUID().replaceAll('-', '').toUpperCase()}`;
+const realtimePattern = () => `matrix:${randomUUID()}`;
 const MATRIX_FUNCTION = 'export default () => new Response("matrix");';
 const MATRIX_SCHEDULE = { name: 'Matrix schedule', cronSchedule: '0 3 * * *', functionSlug: 'matrix' };
 /** Arranges state for a row with the API key; the answer does not matter. */
@@ -1312,6 +1313,72 @@ const routes: Row[] = [
       headers: { 'stripe-signature': 't=1,v1=00' },
       payload: { id: 'evt_matrix' },
     }),
+  },
+
+  // Realtime admin (channels, messages, retention). Each request makes the channel it needs.
+  {
+    route: 'GET /api/realtime/channels',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/realtime/channels' }),
+  },
+  {
+    route: 'POST /api/realtime/channels',
+    access: 'admin',
+    ok: 201,
+    request: () => ({ method: 'POST', url: '/api/realtime/channels', payload: { pattern: realtimePattern() } }),
+  },
+  ...(['GET', 'PUT', 'DELETE'] as const).map(
+    (method): Row => ({
+      route: `${method} /api/realtime/channels/:id`,
+      access: 'admin',
+      ok: 200,
+      request: async () => {
+        const created = await asAdmin({
+          method: 'POST',
+          url: '/api/realtime/channels',
+          payload: { pattern: realtimePattern() },
+        });
+        const url = `/api/realtime/channels/${created.json.id}`;
+        return { method, url, ...(method === 'PUT' ? { payload: { enabled: false } } : {}) };
+      },
+    }),
+  ),
+  {
+    route: 'GET /api/realtime/messages',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/realtime/messages' }),
+  },
+  {
+    route: 'DELETE /api/realtime/messages',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'DELETE', url: '/api/realtime/messages' }),
+  },
+  {
+    route: 'GET /api/realtime/messages/stats',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/realtime/messages/stats' }),
+  },
+  {
+    route: 'GET /api/realtime/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/realtime/config' }),
+  },
+  {
+    route: 'PATCH /api/realtime/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PATCH', url: '/api/realtime/config', payload: { retentionDays: null } }),
+  },
+  {
+    route: 'GET /api/realtime/permissions',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/realtime/permissions' }),
   },
 ];
 
