@@ -32,6 +32,7 @@ import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
 import { realtimePlugin } from './modules/realtime/index.js';
 import { createSchemaCache, recordsPlugin } from './modules/records/index.js';
+import { typesPlugin } from './modules/types/index.js';
 import { schedulesPlugin } from './modules/schedules/index.js';
 import { loadPlatformKeys, type PlatformKeys, secretsPlugin } from './modules/secrets/index.js';
 import { storagePlugin } from './modules/storage/index.js';
@@ -162,6 +163,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   app.addHook('onClose', () => schemaCache.close());
   await app.register(recordsPlugin(deps, schemaCache));
   await app.register(migrationsPlugin(deps, () => schemaCache.refreshIfChanged()));
+  await app.register(typesPlugin(deps, schemaCache));
   await app.register(metadataPlugin(deps));
 
   await app.register(secretsPlugin(deps));

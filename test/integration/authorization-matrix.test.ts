@@ -774,6 +774,12 @@ const routes: Row[] = [
     request: () => ({ method: 'GET', url: '/api/database/tables' }),
   },
   {
+    route: 'GET /api/database/types',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/database/types?lang=typescript' }),
+  },
+  {
     route: 'GET /api/metadata/database',
     access: 'admin',
     ok: 200,
@@ -819,6 +825,29 @@ const routes: Row[] = [
     access: 'admin',
     ok: 200,
     request: () => ({ method: 'POST', url: '/api/database/advance/export', payload: { format: 'json', rowLimit: 1 } }),
+  },
+  {
+    route: 'POST /api/database/advance/bulk-upsert',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({
+      method: 'POST',
+      url: '/api/database/advance/bulk-upsert',
+      headers: { 'content-type': 'multipart/form-data; boundary=matrix' },
+      payload: [
+        '--matrix',
+        'Content-Disposition: form-data; name="table"',
+        '',
+        await existingMatrixTable(),
+        '--matrix',
+        'Content-Disposition: form-data; name="file"; filename="rows.json"',
+        'Content-Type: application/json',
+        '',
+        `{"id":"${randomUUID()}"}`,
+        '--matrix--',
+        '',
+      ].join('\r\n'),
+    }),
   },
   {
     route: 'GET /api/metadata',
