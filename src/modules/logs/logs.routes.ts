@@ -115,6 +115,8 @@ export function logsRoutes(logs: LogsService): FastifyPluginAsyncZod {
           'content-type': 'text/event-stream; charset=utf-8',
           'cache-control': 'no-cache',
           'x-accel-buffering': 'no',
+          // The connection ends with the tail: never left open as an idle keep-alive socket.
+          connection: 'close',
         });
         send(': tailing\n\n');
         const heartbeat = setInterval(() => send(': heartbeat\n\n'), HEARTBEAT_MS);
