@@ -46,12 +46,16 @@ export async function insertEntries(db: Queryable, entries: LogEntry[]): Promise
   await db.unsafe(
     `insert into logs.entries (id, ts, source, level, method, route, status, duration_ms, principal, user_id, ip,
        request_id, slug, message, details)
-     select * from unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[],
+     select id, to_timestamp(ms / 1000.0), source, level, method, route, status, duration_ms, principal, user_id, ip,
+       request_id, slug, message, details
+     from unnest($1::uuid[], $2::float8[], $3::text[], $4::text[], $5::text[], $6::text[],
        $7::int[], $8::real[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
-       $15::text[]::jsonb[])`,
+       $15::text[]::jsonb[])
+       as batch (id, ms, source, level, method, route, status, duration_ms, principal, user_id, ip, request_id, slug,
+         message, details)`,
     [
       column((e) => e.id),
-      column((e) => e.ts.toISOString()),
+      column((e) => e.ts.getTime()),
       column((e) => e.source),
       column((e) => e.level),
       column((e) => e.method),

@@ -20,6 +20,7 @@ import {
   writeRetention,
 } from './logs.repo.js';
 
+const DAY_MS = 86_400_000;
 /** Days of partitions made ahead of today, so the first write of a day never waits for one. */
 const DAYS_AHEAD = 2;
 /** Counting stops here: a search over millions of rows never counts them all. */
@@ -132,7 +133,13 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
   }
 
   async function store(entries: LogEntry[]): Promise<void> {
-    for (const entry of entries) await ensurePartition(entry.source, dayOf(entry.ts));
+    // The (source, day) pairs of the batch, compared as numbers: no date formatting per entry.
+    const pairs = new Map<string, { source: LogSource; at: Date }>();
+    for (const entry of entries) {
+      const key = `${entry.source}${Math.floor(entry.ts.getTime() / DAY_MS)}`;
+      if (!pairs.has(key)) pairs.set(key, { source: entry.source, at: entry.ts });
+    }
+    for (const { source, at } of pairs.values()) await ensurePartition(source, dayOf(at));
     await insertEntries(sql, entries);
   }
 
