@@ -4,7 +4,7 @@ import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import {
   jsonSchemaTransform,
   serializerCompiler,
@@ -26,6 +26,7 @@ import { createMailer, emailPlugin } from './modules/email/index.js';
 import { functionsPlugin } from './modules/functions/index.js';
 import { healthPlugin, VERSION } from './modules/health/index.js';
 import { metadataPlugin } from './modules/metadata/index.js';
+import { installLogging } from './modules/logs/index.js';
 import { instrumentRequests } from './modules/metrics/index.js';
 import { migrationsPlugin } from './modules/migrations/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
@@ -67,6 +68,8 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
     genReqId: requestIdOf,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors,
+    // One stdout line per request, written by the logs module's onResponse hook.
+    logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<ZodTypeProvider>();
   // Connections past the cap are closed as soon as they are accepted, so a flood cannot use up
   // the file descriptors the pool, uploads and the function runtime need.
@@ -107,7 +110,8 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
 
   registerErrorHandling(app);
   registerRequestDeadline(app, deps.config);
-  const metricsPlugin = instrumentRequests(app, deps);
+  const logging = installLogging(app, deps);
+  const metricsPlugin = instrumentRequests(app, deps, () => logging.service?.droppedCount() ?? 0);
   const revokedSessions = await startRevokedSessions(deps, (err) =>
     app.log.error({ err }, 'reloading revoked sessions failed'),
   );
@@ -172,6 +176,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   await app.register(paymentsPlugin(deps));
   await app.register(storagePlugin(deps));
   await app.register(schedulesPlugin(deps));
+  if (logging.plugin) await app.register(logging.plugin);
   if (metricsPlugin) await app.register(metricsPlugin);
   await app.register(realtimePlugin(deps, revokedSessions, SESSION_REVOKED_CHANNEL));
 

@@ -98,6 +98,13 @@ const envSchema = z
     PAYMENTS_PROCESSOR_PORT: port.optional(),
     PAYMENTS_PROCESSOR_PROTOCOL: z.enum(['http', 'https']).optional(),
     PAYMENTS_PROCESSOR_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+    // Logs kept in PostgreSQL (searchable, audit trail): on/off, the in-memory buffer (entries past
+    // it are dropped and counted), the batch size and how often the buffer is flushed.
+    LOGS_STORE: flag.default(true),
+    LOGS_BUFFER_MAX: z.coerce.number().int().min(1).default(20_000),
+    LOGS_BATCH_SIZE: z.coerce.number().int().min(1).max(5_000).default(500),
+    LOGS_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).default(1_000),
+    LOGS_MAINTENANCE_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     // Object storage: local disk (default, under the data directory) or an S3 bucket.
     STORAGE_BACKEND: z.enum(['local', 's3']).default('local'),
@@ -195,6 +202,13 @@ const envSchema = z
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
     logLevel: env.LOG_LEVEL,
+    logs: {
+      store: env.LOGS_STORE,
+      bufferMax: env.LOGS_BUFFER_MAX,
+      batchSize: env.LOGS_BATCH_SIZE,
+      flushIntervalMs: env.LOGS_FLUSH_INTERVAL_MS,
+      maintenanceIntervalMs: env.LOGS_MAINTENANCE_INTERVAL_MS,
+    },
     openrouterApiKey: env.OPENROUTER_API_KEY,
     ai: {
       baseUrl: env.OPENROUTER_BASE_URL.replace(/\/+$/, ''),

@@ -1096,6 +1096,30 @@ const routes: Row[] = [
   // Prometheus metrics: behind the API key (admin) by default (METRICS_ACCESS).
   { route: 'GET /metrics', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/metrics' }) },
 
+  // Logs and audit (admin). Searches name filters that match nothing, so the answer is a whole
+  // (200) page; the live tail gets a bad filter (400 after access), since a tail never ends.
+  ...(
+    [
+      ['GET /api/logs/audits', '/api/logs/audits?actor=nobody'],
+      ['GET /api/logs/search', '/api/logs/search?request_id=none'],
+      ['GET /api/logs/retention', '/api/logs/retention'],
+      ['GET /api/logs/writer', '/api/logs/writer'],
+      ['GET /api/logs/:source', '/api/logs/requests?limit=1'],
+    ] as const
+  ).map(([route, url]): Row => ({ route, access: 'admin', ok: 200, request: () => ({ method: 'GET', url }) })),
+  {
+    route: 'GET /api/logs/stream',
+    access: 'admin',
+    ok: 400,
+    request: () => ({ method: 'GET', url: '/api/logs/stream?level=loud' }),
+  },
+  {
+    route: 'PATCH /api/logs/retention',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PATCH', url: '/api/logs/retention', payload: { requests: 7 } }),
+  },
+
   // Schedules (admin). Rows that read, change or delete one first create it with the API key.
   { route: 'GET /api/schedules', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/schedules' }) },
   {
