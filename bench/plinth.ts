@@ -28,6 +28,8 @@ export async function startPlinth(databaseUrl: string, env: Record<string, strin
     HOST: '127.0.0.1',
     PORT: String(port),
     FUNCTIONS_RUNTIME_PORT: '0',
+    // LOGS_STORE=false in the bench's environment: the same run without stored logs (A/B).
+    ...(process.env.LOGS_STORE ? { LOGS_STORE: process.env.LOGS_STORE } : {}),
     ...env,
   });
   const deps = await createDeps(config);

@@ -1,4 +1,4 @@
-// The tool's HTTP client for the migrations API: the API key on every request, the server's
+// The tool's HTTP client for the migrations and generated-types API: the API key on every request, the server's
 // error message (and its hint) turned into one CliError line.
 import { CliError, oneLine } from './cli-error.js';
 import type { ServerConfig } from './project-config.js';
@@ -11,10 +11,16 @@ import {
 export interface ApiClient {
   history(): Promise<AppliedMigration[]>;
   apply(migration: { version: string; name: string; sql: string }): Promise<AppliedMigration>;
+  /** The generated `Database` type (GET /api/database/types?lang=typescript), as TypeScript text. */
+  types(): Promise<string>;
 }
 
 export function createApiClient(server: ServerConfig, fetchImpl: typeof fetch = fetch): ApiClient {
   async function call(method: string, path: string, body?: unknown): Promise<unknown> {
+    return (await send(method, path, body)).json;
+  }
+
+  async function send(method: string, path: string, body?: unknown): Promise<{ text: string; json: unknown }> {
     let res: Response;
     try {
       res = await fetchImpl(`${server.url}${path}`, {
@@ -50,7 +56,7 @@ export function createApiClient(server: ServerConfig, fetchImpl: typeof fetch = 
         oneLine(error?.message ?? `The server answered ${res.status} ${res.statusText}.`, error?.nextActions),
       );
     }
-    return json;
+    return { text, json };
   }
 
   return {
@@ -65,6 +71,12 @@ export function createApiClient(server: ServerConfig, fetchImpl: typeof fetch = 
       if (!parsed.success)
         throw new CliError(`${server.url} did not answer like a Plinth server (applying a migration).`);
       return parsed.data;
+    },
+    async types() {
+      const { text } = await send('GET', '/api/database/types?lang=typescript');
+      if (!text.includes('export type Database'))
+        throw new CliError(`${server.url} did not answer like a Plinth server (generated types). Check the URL.`);
+      return text;
     },
   };
 }

@@ -1,4 +1,4 @@
-// The `plinth` command-line tool: login/config and `db migrations new|list|fetch|up`. Every
+// The `plinth` command-line tool: login/config, `db migrations new|list|fetch|up` and `db types`. Every
 // failure ends as one line on stderr and a non-zero exit code.
 import { Command, CommanderError } from 'commander';
 import { createApiClient, type ApiClient } from './api-client.js';
@@ -7,6 +7,7 @@ import { registerFetch } from './commands/fetch.js';
 import { registerList } from './commands/list.js';
 import { registerLogin } from './commands/login.js';
 import { registerNew } from './commands/new.js';
+import { registerTypes } from './commands/types.js';
 import { registerUp } from './commands/up.js';
 import { resolveServer } from './project-config.js';
 
@@ -23,9 +24,9 @@ export function buildProgram(ctx: CommandContext): Command {
   const program = new Command('plinth').description('Plinth command-line tool').exitOverride();
   program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
   registerLogin(program, ctx);
-  const migrations = program
-    .command('db')
-    .description('database commands')
+  const db = program.command('db').description('database commands');
+  registerTypes(db, ctx);
+  const migrations = db
     .command('migrations')
     .description('forward-only SQL migrations in migrations/ (no down or rollback: write a new migration instead)');
   registerNew(migrations, ctx);

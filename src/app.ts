@@ -4,7 +4,7 @@ import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import {
   jsonSchemaTransform,
   serializerCompiler,
@@ -21,16 +21,19 @@ import { guardOf } from './core/db.js';
 import { registerRequestDeadline } from './http/request-deadline.js';
 import { requestIdOf } from './http/request-id.js';
 import { aiPlugin } from './modules/ai/index.js';
-import { authPlugin, createAuthServices, startRevokedSessions } from './modules/auth/index.js';
+import { authPlugin, createAuthServices, SESSION_REVOKED_CHANNEL, startRevokedSessions } from './modules/auth/index.js';
 import { createMailer, emailPlugin } from './modules/email/index.js';
 import { functionsPlugin } from './modules/functions/index.js';
 import { healthPlugin, VERSION } from './modules/health/index.js';
 import { metadataPlugin } from './modules/metadata/index.js';
+import { installLogging } from './modules/logs/index.js';
 import { instrumentRequests } from './modules/metrics/index.js';
 import { migrationsPlugin } from './modules/migrations/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
+import { realtimePlugin } from './modules/realtime/index.js';
 import { createSchemaCache, recordsPlugin } from './modules/records/index.js';
+import { typesPlugin } from './modules/types/index.js';
 import { schedulesPlugin } from './modules/schedules/index.js';
 import { loadPlatformKeys, type PlatformKeys, secretsPlugin } from './modules/secrets/index.js';
 import { storagePlugin } from './modules/storage/index.js';
@@ -65,6 +68,8 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
     genReqId: requestIdOf,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors,
+    // One stdout line per request, written by the logs module's onResponse hook.
+    logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<ZodTypeProvider>();
   // Connections past the cap are closed as soon as they are accepted, so a flood cannot use up
   // the file descriptors the pool, uploads and the function runtime need.
@@ -105,7 +110,8 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
 
   registerErrorHandling(app);
   registerRequestDeadline(app, deps.config);
-  const metricsPlugin = instrumentRequests(app, deps);
+  const logging = installLogging(app, deps);
+  const metricsPlugin = instrumentRequests(app, deps, () => logging.service?.droppedCount() ?? 0);
   const revokedSessions = await startRevokedSessions(deps, (err) =>
     app.log.error({ err }, 'reloading revoked sessions failed'),
   );
@@ -161,6 +167,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   app.addHook('onClose', () => schemaCache.close());
   await app.register(recordsPlugin(deps, schemaCache));
   await app.register(migrationsPlugin(deps, () => schemaCache.refreshIfChanged()));
+  await app.register(typesPlugin(deps, schemaCache));
   await app.register(metadataPlugin(deps));
 
   await app.register(secretsPlugin(deps));
@@ -169,7 +176,9 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   await app.register(paymentsPlugin(deps));
   await app.register(storagePlugin(deps));
   await app.register(schedulesPlugin(deps));
+  if (logging.plugin) await app.register(logging.plugin);
   if (metricsPlugin) await app.register(metricsPlugin);
+  await app.register(realtimePlugin(deps, revokedSessions, SESSION_REVOKED_CHANNEL));
 
   return app;
 }

@@ -66,6 +66,8 @@ const envSchema = z
     // Lifecycle and connections: how long SIGTERM waits for in-flight requests, the connection
     // cap (default: from the open-file limit) and the HTTP timeouts.
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).default(20_000),
+    // Realtime presence: how often a server records it is alive (silent 3 intervals: dead).
+    REALTIME_HEARTBEAT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(10_000),
     MAX_CONNECTIONS: z.coerce.number().int().min(1).optional(),
     HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(15_000),
     HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(300_000),
@@ -96,6 +98,13 @@ const envSchema = z
     PAYMENTS_PROCESSOR_PORT: port.optional(),
     PAYMENTS_PROCESSOR_PROTOCOL: z.enum(['http', 'https']).optional(),
     PAYMENTS_PROCESSOR_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+    // Logs kept in PostgreSQL (searchable, audit trail): on/off, the in-memory buffer (entries past
+    // it are dropped and counted), the batch size and how often the buffer is flushed.
+    LOGS_STORE: flag.default(true),
+    LOGS_BUFFER_MAX: z.coerce.number().int().min(1).default(20_000),
+    LOGS_BATCH_SIZE: z.coerce.number().int().min(1).max(5_000).default(500),
+    LOGS_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).default(1_000),
+    LOGS_MAINTENANCE_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     // Unset: pretty lines when stdout is a terminal, JSON lines otherwise.
     LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
@@ -181,6 +190,7 @@ const envSchema = z
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     trustProxy: env.TRUST_PROXY,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    realtimeHeartbeatMs: env.REALTIME_HEARTBEAT_MS,
     http: {
       // Unset: derived from the open-file limit when the server starts (see core/fd-limit.ts).
       maxConnections: env.MAX_CONNECTIONS,
@@ -195,6 +205,13 @@ const envSchema = z
     },
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,
+    logs: {
+      store: env.LOGS_STORE,
+      bufferMax: env.LOGS_BUFFER_MAX,
+      batchSize: env.LOGS_BATCH_SIZE,
+      flushIntervalMs: env.LOGS_FLUSH_INTERVAL_MS,
+      maintenanceIntervalMs: env.LOGS_MAINTENANCE_INTERVAL_MS,
+    },
     openrouterApiKey: env.OPENROUTER_API_KEY,
     ai: {
       baseUrl: env.OPENROUTER_BASE_URL.replace(/\/+$/, ''),

@@ -68,6 +68,11 @@ export const errorCatalogue = {
   SCHEDULE_INVALID_CRON: { status: 400, message: 'Invalid cron expression.' },
   SCHEDULE_INVALID_TIME_ZONE: { status: 400, message: 'Unknown time zone.' },
   SCHEDULE_INVALID_TARGET: { status: 400, message: 'A schedule invokes a function or a URL of this API.' },
+  REALTIME_CHANNEL_NOT_FOUND: { status: 404, message: 'Channel not found.' },
+  REALTIME_INVALID_CHANNEL_PATTERN: {
+    status: 400,
+    message: 'Invalid channel pattern. Use alphanumeric characters, colons, hyphens, and % for wildcards.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -1,5 +1,6 @@
 // The JSON body parser of every route: Fastify's own (prototype poisoning refused), behind a
 // nesting-depth check on the text, so no body nested deeper than MAX_JSON_DEPTH reaches a handler.
+// An empty body on a route that takes none is no body, whatever its Content-Type says.
 import type { FastifyRequest } from 'fastify';
 import type { AnyFastifyInstance } from './any-fastify.js';
 import { jsonTooDeepError, textTooDeepAt } from '../core/json-guard.js';
@@ -23,7 +24,7 @@ export function parseJsonBodies(app: AnyFastifyInstance, options: JsonBodyOption
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request: FastifyRequest, body, done) => {
     const text = body as string;
-    if (text === '' && options.emptyIsUndefined) return done(null, undefined);
+    if (text === '' && (options.emptyIsUndefined || !request.routeOptions.schema?.body)) return done(null, undefined);
     const tooDeepAt = textTooDeepAt(text, options.maxDepth);
     if (tooDeepAt !== undefined) return done(tooDeep(options.maxDepth, tooDeepAt), undefined);
     parseJson(request, text, done);

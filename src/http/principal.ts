@@ -79,7 +79,12 @@ export interface AcceptedKeys {
   publicKeys: Map<string, KeyObject>;
 }
 
-export function createPrincipalResolver(
+/**
+ * Resolves one credential (API key, anon key or access token, as sent after "Bearer ") into a
+ * principal; throws 401 on an unknown key, a bad or expired token, or an ended session. The
+ * realtime handshake uses it directly.
+ */
+export function createCredentialResolver(
   deps: Pick<Deps, 'clock'> & { keys: AcceptedKeys },
   ended: EndedSessions = noEndedSessions,
 ) {
@@ -89,21 +94,7 @@ export function createPrincipalResolver(
     return expiresAt === null || (expiresAt !== undefined && expiresAt > deps.clock.now().getTime());
   };
 
-  /** The request's principal; null without any credential; throws on an invalid one. */
-  return function resolvePrincipal(request: FastifyRequest): Principal | null {
-    const header = request.headers.authorization;
-    const apiKeyHeader = request.headers['x-api-key'];
-    let credential: string | undefined;
-    if (typeof header === 'string' && header.length > 0) {
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      if (!match) throw unauthorized('The Authorization header must be "Bearer <credential>".');
-      credential = match[1];
-    } else if (typeof apiKeyHeader === 'string' && apiKeyHeader.length > 0) {
-      if (!isKnown(deps.keys.apiKeyHashes, apiKeyHeader)) throw unauthorized('Invalid API key.');
-      return { kind: 'admin', subject: 'api-key', via: 'apiKey' };
-    }
-    if (credential === undefined) return null;
-
+  return function resolveCredential(credential: string): Principal {
     if (API_KEY.test(credential)) {
       if (!isKnown(deps.keys.apiKeyHashes, credential)) throw unauthorized('Invalid API key.');
       return { kind: 'admin', subject: 'api-key', via: 'apiKey' };
@@ -128,6 +119,29 @@ export function createPrincipalResolver(
       return { kind: 'user', userId: sub, email, sessionId: sid };
     }
     throw rejectedAccessToken('Invalid access token.');
+  };
+}
+
+export function createPrincipalResolver(
+  deps: Pick<Deps, 'clock'> & { keys: AcceptedKeys },
+  ended: EndedSessions = noEndedSessions,
+) {
+  const resolveCredential = createCredentialResolver(deps, ended);
+
+  /** The request's principal; null without any credential; throws on an invalid one. */
+  return function resolvePrincipal(request: FastifyRequest): Principal | null {
+    const header = request.headers.authorization;
+    const apiKeyHeader = request.headers['x-api-key'];
+    if (typeof header === 'string' && header.length > 0) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!match?.[1]) throw unauthorized('The Authorization header must be "Bearer <credential>".');
+      return resolveCredential(match[1]);
+    }
+    if (typeof apiKeyHeader === 'string' && apiKeyHeader.length > 0) {
+      if (!API_KEY.test(apiKeyHeader)) throw unauthorized('Invalid API key.');
+      return resolveCredential(apiKeyHeader);
+    }
+    return null;
   };
 }
 

@@ -8,9 +8,12 @@
 //   error-<status>/…  answers that HTTP status with an OpenAI error body
 //   broken/…          streams one delta, then drops the connection
 //   slow/…            streams one delta, then waits for the test (`slowStream()`) before the rest
+//   flood/…           streams many large deltas (`floodStream()`), writing only as its socket drains
 // GET /models (no credential, as the provider serves it) lists PEER_MODELS, or fails on demand.
-// Every request is recorded; a slow stream reports whether its caller went away before the end.
+// Every request is recorded; a slow stream reports whether its caller went away before the end; a
+// flood reports how many deltas it wrote and when its writes stalled (its caller stopped reading).
 import { once } from 'node:events';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -32,6 +35,22 @@ export interface SlowStream {
   finished: Promise<void>;
 }
 
+/** A test's handle on the next `flood/…` stream. */
+export interface FloodStream {
+  /** Deltas the stream sends (each `floodText(index, deltaBytes)`), then usage and [DONE]. */
+  deltas: number;
+  deltaBytes: number;
+  /** Deltas handed to the socket so far. */
+  written(): number;
+  /**
+   * Resolves with `written()` the first time a write waits for 'drain' through FLOOD_STALL_TURNS
+   * event-loop turns without it: nothing downstream is reading (not a timer, so no timing).
+   */
+  stalled: Promise<number>;
+  /** Resolves when the stream ended normally. */
+  finished: Promise<void>;
+}
+
 export interface OpenAiPeer {
   baseUrl: string;
   /** The key the peer accepts (anything else: 401). */
@@ -41,6 +60,8 @@ export interface OpenAiPeer {
   failModels(on: boolean): void;
   /** The handle of the next `slow/…` stream; call before starting the request. */
   slowStream(): SlowStream;
+  /** The handle of the next `flood/…` stream; call before starting the request. */
+  floodStream(deltas: number, deltaBytes: number): FloodStream;
   close(): Promise<void>;
 }
 
@@ -81,13 +102,24 @@ export const PEER_TOOL_CALLS = [
   { id: 'call_time', type: 'function', function: { name: 'get_time', arguments: '{"tz":"CET"}' } },
 ];
 
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => {
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => {
     resolve = r;
   });
   return { promise, resolve };
 }
+
+/**
+ * Event-loop turns a flood write may wait for 'drain' before it counts as stalled. On loopback every
+ * hop of a moving stream (peer -> Plinth -> client) advances within a turn or two, so this many turns
+ * without a drain means the chain stopped.
+ */
+export const FLOOD_STALL_TURNS = 200;
+
+/** The text of a flood's delta: its index, then filler, `bytes` long (no JSON escaping). */
+export const floodText = (index: number, bytes: number): string =>
+  `${String(index).padStart(8, '0')}:`.padEnd(bytes, 'x');
 
 const lastUserText = (body: any): string => {
   const user = [...(body.messages ?? [])].reverse().find((m: any) => m.role === 'user');
@@ -158,14 +190,48 @@ export async function startOpenAiPeer(apiKey = 'sk-or-v1-peer-key-0123456789'): 
   const requests: RecordedRequest[] = [];
   let modelsFail = false;
   const slowQueue: (SlowStream & { sent(): void; gate: Promise<void>; abort(): void; finish(): void })[] = [];
+  const floodQueue: (FloodStream & { wrote(): void; stall(): void; finish(): void })[] = [];
 
   const write = async (res: ServerResponse, payload: unknown) => {
     if (!res.write(`data: ${JSON.stringify(payload)}\n\n`)) await once(res, 'drain');
   };
 
+  /** Waits for 'drain' (or the caller leaving); reports a stall when none came for FLOOD_STALL_TURNS turns. */
+  async function drainOrStall(res: ServerResponse, onStall: () => void) {
+    let drained = false;
+    const drain = new Promise<void>((resolve) => {
+      const done = () => {
+        drained = true;
+        res.off('drain', done).off('close', done);
+        resolve();
+      };
+      res.on('drain', done).on('close', done);
+    });
+    for (let turn = 0; turn < FLOOD_STALL_TURNS && !drained; turn++) await nextTurn();
+    if (!drained) onStall();
+    await drain;
+  }
+
+  async function flood(model: string, res: ServerResponse) {
+    const handle = floodQueue.shift();
+    if (!handle) throw new Error('flood stream without floodStream() handle');
+    for (let index = 0; index < handle.deltas; index++) {
+      if (res.destroyed) return;
+      const delta = chunk(model, { content: floodText(index, handle.deltaBytes) });
+      const room = res.write(`data: ${JSON.stringify(delta)}\n\n`);
+      handle.wrote();
+      if (!room) await drainOrStall(res, handle.stall);
+    }
+    await write(res, chunk(model, {}, 'stop'));
+    await write(res, { id: 'chatcmpl-peer', object: 'chat.completion.chunk', model, choices: [], usage: PEER_USAGE });
+    res.end('data: [DONE]\n\n');
+    handle.finish();
+  }
+
   async function stream(body: any, res: ServerResponse) {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const model = body.model as string;
+    if (model.startsWith('flood/')) return flood(model, res);
     const deltas = streamDeltas(body);
     if (model.startsWith('broken/')) {
       // Destroyed once the first delta has left, so the caller has seen the stream begin.
@@ -290,6 +356,25 @@ export async function startOpenAiPeer(apiKey = 'sk-or-v1-peer-key-0123456789'): 
         finish: finished.resolve,
       };
       slowQueue.push(handle);
+      return handle;
+    },
+    floodStream(deltas, deltaBytes) {
+      let written = 0;
+      const stalled = deferred<number>();
+      const finished = deferred();
+      const handle = {
+        deltas,
+        deltaBytes,
+        written: () => written,
+        stalled: stalled.promise,
+        finished: finished.promise,
+        wrote: () => {
+          written++;
+        },
+        stall: () => stalled.resolve(written), // the first stall counts; later ones are no-ops
+        finish: finished.resolve,
+      };
+      floodQueue.push(handle);
       return handle;
     },
     async close() {

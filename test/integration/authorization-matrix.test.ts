@@ -124,6 +124,7 @@ const CUSTOM_PROVIDER = {
   clientSecret: 'matrix-secret',
 };
 const secretKey = () => `MATRIX_${randomUUID().replaceAll('-', '').toUpperCase()}`;
+const realtimePattern = () => `matrix:${randomUUID()}`;
 const MATRIX_FUNCTION = 'export default () => new Response("matrix");';
 const MATRIX_SCHEDULE = { name: 'Matrix schedule', cronSchedule: '0 3 * * *', functionSlug: 'matrix' };
 /** Arranges state for a row with the API key; the answer does not matter. */
@@ -773,6 +774,12 @@ const routes: Row[] = [
     request: () => ({ method: 'GET', url: '/api/database/tables' }),
   },
   {
+    route: 'GET /api/database/types',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/database/types?lang=typescript' }),
+  },
+  {
     route: 'GET /api/metadata/database',
     access: 'admin',
     ok: 200,
@@ -818,6 +825,29 @@ const routes: Row[] = [
     access: 'admin',
     ok: 200,
     request: () => ({ method: 'POST', url: '/api/database/advance/export', payload: { format: 'json', rowLimit: 1 } }),
+  },
+  {
+    route: 'POST /api/database/advance/bulk-upsert',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({
+      method: 'POST',
+      url: '/api/database/advance/bulk-upsert',
+      headers: { 'content-type': 'multipart/form-data; boundary=matrix' },
+      payload: [
+        '--matrix',
+        'Content-Disposition: form-data; name="table"',
+        '',
+        await existingMatrixTable(),
+        '--matrix',
+        'Content-Disposition: form-data; name="file"; filename="rows.json"',
+        'Content-Type: application/json',
+        '',
+        `{"id":"${randomUUID()}"}`,
+        '--matrix--',
+        '',
+      ].join('\r\n'),
+    }),
   },
   {
     route: 'GET /api/metadata',
@@ -1066,6 +1096,30 @@ const routes: Row[] = [
   // Prometheus metrics: behind the API key (admin) by default (METRICS_ACCESS).
   { route: 'GET /metrics', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/metrics' }) },
 
+  // Logs and audit (admin). Searches name filters that match nothing, so the answer is a whole
+  // (200) page; the live tail gets a bad filter (400 after access), since a tail never ends.
+  ...(
+    [
+      ['GET /api/logs/audits', '/api/logs/audits?actor=nobody'],
+      ['GET /api/logs/search', '/api/logs/search?request_id=none'],
+      ['GET /api/logs/retention', '/api/logs/retention'],
+      ['GET /api/logs/writer', '/api/logs/writer'],
+      ['GET /api/logs/:source', '/api/logs/requests?limit=1'],
+    ] as const
+  ).map(([route, url]): Row => ({ route, access: 'admin', ok: 200, request: () => ({ method: 'GET', url }) })),
+  {
+    route: 'GET /api/logs/stream',
+    access: 'admin',
+    ok: 400,
+    request: () => ({ method: 'GET', url: '/api/logs/stream?level=loud' }),
+  },
+  {
+    route: 'PATCH /api/logs/retention',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PATCH', url: '/api/logs/retention', payload: { requests: 7 } }),
+  },
+
   // Schedules (admin). Rows that read, change or delete one first create it with the API key.
   { route: 'GET /api/schedules', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/schedules' }) },
   {
@@ -1283,6 +1337,72 @@ const routes: Row[] = [
       headers: { 'stripe-signature': 't=1,v1=00' },
       payload: { id: 'evt_matrix' },
     }),
+  },
+
+  // Realtime admin (channels, messages, retention). Each request makes the channel it needs.
+  {
+    route: 'GET /api/realtime/channels',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/realtime/channels' }),
+  },
+  {
+    route: 'POST /api/realtime/channels',
+    access: 'admin',
+    ok: 201,
+    request: () => ({ method: 'POST', url: '/api/realtime/channels', payload: { pattern: realtimePattern() } }),
+  },
+  ...(['GET', 'PUT', 'DELETE'] as const).map(
+    (method): Row => ({
+      route: `${method} /api/realtime/channels/:id`,
+      access: 'admin',
+      ok: 200,
+      request: async () => {
+        const created = await asAdmin({
+          method: 'POST',
+          url: '/api/realtime/channels',
+          payload: { pattern: realtimePattern() },
+        });
+        const url = `/api/realtime/channels/${created.json.id}`;
+        return { method, url, ...(method === 'PUT' ? { payload: { enabled: false } } : {}) };
+      },
+    }),
+  ),
+  {
+    route: 'GET /api/realtime/messages',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/realtime/messages' }),
+  },
+  {
+    route: 'DELETE /api/realtime/messages',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'DELETE', url: '/api/realtime/messages' }),
+  },
+  {
+    route: 'GET /api/realtime/messages/stats',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/realtime/messages/stats' }),
+  },
+  {
+    route: 'GET /api/realtime/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/realtime/config' }),
+  },
+  {
+    route: 'PATCH /api/realtime/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PATCH', url: '/api/realtime/config', payload: { retentionDays: null } }),
+  },
+  {
+    route: 'GET /api/realtime/permissions',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/realtime/permissions' }),
   },
 ];
 

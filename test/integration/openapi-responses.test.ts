@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../harness/test-app.js';
 
-const PREFIXES = ['/api/storage', '/api/secrets', '/api/payments', '/api/webhooks', '/api/schedules'];
+const PREFIXES = ['/api/storage', '/api/secrets', '/api/payments', '/api/webhooks', '/api/schedules', '/api/realtime'];
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 
 interface Operation {

@@ -8,13 +8,13 @@ import { AppError } from '../../src/core/errors.js';
 import type { ParsedQuery } from '../../src/modules/records/grammar/ast.js';
 import { parseQuery } from '../../src/modules/records/grammar/query.js';
 import type { Column, ForeignKey, SchemaSnapshot, Table } from '../../src/modules/records/schema-cache.js';
+import type { InsertOptions } from '../../src/modules/records/plan/writes.js';
 import {
   deleteStatement,
   insertStatement,
   readStatement,
   updateStatement,
-  type InsertOptions,
-} from '../../src/modules/records/sql/statements.js';
+} from '../../src/modules/records/statements.js';
 
 // ---------------------------------------------------------------------------------------------
 // The schema: authors ← books (two foreign keys: author_id and editor_id) ← reviews; people

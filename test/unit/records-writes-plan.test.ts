@@ -4,9 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
 import { parseQuery } from '../../src/modules/records/grammar/query.js';
-import { putRow } from '../../src/modules/records/put.js';
+import { putRow } from '../../src/modules/records/plan/put.js';
 import type { Column, SchemaSnapshot, Table } from '../../src/modules/records/schema-cache.js';
-import { insertStatement, updateStatement, type InsertOptions } from '../../src/modules/records/sql/statements.js';
+import type { InsertOptions } from '../../src/modules/records/plan/writes.js';
+import { insertStatement, updateStatement } from '../../src/modules/records/statements.js';
 
 type InsertOptionsPart = Omit<InsertOptions, 'columns'>;
 

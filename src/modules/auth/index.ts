@@ -3,7 +3,7 @@ export { authPlugin } from './auth.plugin.js';
 export { createAuthServices, type AuthServices } from './auth.services.js';
 export { adminCredentials } from './admin-auth.service.js';
 export { authLimits } from './rate-limits.js';
-export { startRevokedSessions } from './revoked-sessions.js';
+export { SESSION_REVOKED_CHANNEL, startRevokedSessions } from './revoked-sessions.js';
 export { readAuthConfig, type OAuthProviderNames } from './config.service.js';
 export { claimUnverifiedAccount, findAccountByEmail, findUserById } from './accounts.service.js';
 export { clientTypeSchema, sessionResponseSchema } from './auth.schemas.js';

@@ -52,7 +52,8 @@ export function metadataRoutes(metadata: MetadataService): FastifyPluginAsyncZod
         tags,
         summary: 'Project overview: auth, database, storage, functions (format=markdown for a document)',
         security,
-        querystring: z.strictObject({ format: z.enum(['json', 'markdown']).default('json') }),
+        // Unknown query fields are ignored, as the reference does (its MCP server sends ?mcp=true).
+        querystring: z.object({ format: z.enum(['json', 'markdown']).default('json') }),
         response: { 200: z.union([overview, z.string()]) },
       },
       handler: async (request, reply) => {

@@ -1,7 +1,7 @@
 // The metrics one app instance reports, in a prom-client registry of its own (never the
 // library's global one): request latency by route pattern, method and status (its count is the
 // request rate), function invocations and their errors, the database pool's connections in use
-// and waiting, and the library's process metrics (event-loop lag, memory, CPU, handles).
+// and waiting, the log writer's drops, and the library's process metrics (event-loop lag, memory, CPU, handles).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolGuard } from '../../core/pool-guard.js';
 
@@ -16,7 +16,7 @@ export interface Metrics {
   observeInvocation(status: number): void;
 }
 
-export function createMetrics(pool: PoolGuard): Metrics {
+export function createMetrics(pool: PoolGuard, logDropped: () => number): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'plinth_' });
 
@@ -67,6 +67,15 @@ export function createMetrics(pool: PoolGuard): Metrics {
     registers: [registry],
     collect() {
       this.set(pool.stats().refused);
+    },
+  });
+
+  new Gauge({
+    name: 'plinth_log_dropped_total',
+    help: 'Log entries dropped (buffer full, or their batch failed to store), since start',
+    registers: [registry],
+    collect() {
+      this.set(logDropped());
     },
   });
 

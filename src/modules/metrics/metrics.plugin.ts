@@ -10,11 +10,15 @@ import { metricsRoutes } from './metrics.routes.js';
 
 const FUNCTION_ROUTE = '/functions/*';
 
-/** Starts measuring every request; answers the plugin of GET /metrics (null when metrics are off). */
-export function instrumentRequests(app: FastifyInstance, deps: Deps): FastifyPluginAsyncZod | null {
+/** Starts measuring every request (`logDropped`: the log writer's drops); answers the plugin of GET /metrics (null when metrics are off). */
+export function instrumentRequests(
+  app: FastifyInstance,
+  deps: Deps,
+  logDropped: () => number = () => 0,
+): FastifyPluginAsyncZod | null {
   const access = deps.config.metricsAccess;
   if (access === 'off') return null;
-  const metrics = createMetrics(guardOf(deps.sql));
+  const metrics = createMetrics(guardOf(deps.sql), logDropped);
   // Callback style: no promise on every request. Fastify runs onResponse hooks for hijacked
   // replies too, so invocations (answered by the runtime straight to the socket) are counted.
   app.addHook('onResponse', (request, reply, done) => {

@@ -60,3 +60,11 @@ export async function runStatement(conn: Conn, text: string, index: number, para
     });
   }
 }
+
+/** From here on the transaction acts as project_admin (row-level security applies). */
+export const actAsProjectAdmin = (conn: Conn) =>
+  conn`select set_config('role', 'project_admin', true),
+              set_config('request.jwt.claims', ${JSON.stringify({ role: 'project_admin' })}, true)`;
+
+/** From here on the transaction acts as the server's own login again. */
+export const actAsOwner = (conn: Conn) => conn`select set_config('role', 'none', true)`;

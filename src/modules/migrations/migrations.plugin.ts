@@ -1,7 +1,9 @@
 // Registers the database administration routes: migrations, admin SQL, table administration,
-// catalog reads and export. `refreshSchema` reloads the records API's schema cache after DDL.
+// catalog reads, export and bulk upserts from files. `refreshSchema` reloads the records API's schema cache after DDL.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
+import { bulkUpsertRoutes } from './bulk-upsert.routes.js';
+import { createBulkUpsertService } from './bulk-upsert.service.js';
 import { createDatabaseCatalogService } from './database-catalog.service.js';
 import { databaseMetadataRoutes } from './database-metadata.routes.js';
 import { databaseObjectsRoutes } from './database-objects.routes.js';
@@ -23,5 +25,6 @@ export function migrationsPlugin(deps: Deps, refreshSchema: () => Promise<unknow
     await app.register(tableAdminRoutes(createTableAdminService(deps, refreshSchema)));
     await app.register(databaseObjectsRoutes(catalog));
     await app.register(exportRoutes(createExportService(deps)));
+    await app.register(bulkUpsertRoutes(createBulkUpsertService(deps), deps.config.storage.maxFileSizeBytes));
   };
 }

@@ -1,8 +1,10 @@
 // What records and RPC requests share: the request parts PostgREST clients send, the grammar
 // errors as PostgREST's, paging by Range, and Content-Range.
+import type { Principal } from '../../http/principal.js';
 import { GrammarError, type ParsedQuery, type Preferences } from './grammar/ast.js';
 import { parsePreferences, parseQuery } from './grammar/query.js';
 import { recordsError } from './records-errors.js';
+import type { TimezoneCheck } from './timezone.js';
 
 /** The headers of a PostgREST request that change its answer. */
 export interface PgrstHeaders {
@@ -11,6 +13,22 @@ export interface PgrstHeaders {
   range?: string;
   acceptProfile?: string;
   contentProfile?: string;
+}
+
+/** What a records request and a function call both carry besides their method and target. */
+export interface PgrstRequest {
+  query: [string, string][];
+  headers: PgrstHeaders;
+  /** The parsed body (JSON, or CSV rows); undefined without one. */
+  body: unknown;
+  principal: Principal;
+}
+
+/** How the records and RPC services are set up: the row cap, the exposed schemas, the time zones. */
+export interface PgrstServiceOptions {
+  maxRows: number;
+  schemas: string[];
+  timezones: TimezoneCheck;
 }
 
 export interface PgrstResponse {

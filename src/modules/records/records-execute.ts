@@ -2,12 +2,16 @@
 // request needs the transaction open longer — a planned or estimated count (EXPLAIN first), a
 // max-affected limit checked before COMMIT (handling=strict), or tx=rollback.
 import { runScoped, withRequestScope, type RequestScope, type Sql } from '../../core/db.js';
+import type { Preferences } from './grammar/ast.js';
+import type { Media } from './media.js';
+import type { RecordsMethod, RecordsPlan } from './plan/request.js';
 import { recordsError } from './records-errors.js';
-import type { Statement } from './sql/statements.js';
+import { renderPlannedCount, renderRead, type Statement } from './sql/statements.js';
 
+/** The one row a statement answers: the body PostgreSQL built, the rows on the page, the total. */
 export interface AnswerRow {
-  body?: string;
-  page_rows?: number;
+  body?: string | null;
+  page_rows?: number | null;
   total?: string | number | null;
   inserted?: number;
 }
@@ -37,6 +41,28 @@ export const maxAffectedError = (rows: number) =>
   recordsError('VALIDATION_ERROR', 'PGRST124', 'Query result exceeds max-affected preference constraint', {
     details: `The query affects ${rows} rows`,
   });
+
+/** What keeps the transaction open past one round trip: planned counts, max-affected, rollback. */
+export function executeOptionsFor(
+  request: { method: RecordsMethod; plan: RecordsPlan; prefs: Preferences; media: Media },
+  maxRows: number,
+): ExecuteOptions {
+  const { method, plan, prefs } = request;
+  const estimating = prefs.count === 'planned' || prefs.count === 'estimated';
+  const planned =
+    plan.kind === 'read' && estimating
+      ? {
+          count: renderPlannedCount(plan),
+          exact: prefs.count === 'estimated' ? renderRead(plan, { count: true }) : undefined,
+          exactUpTo: maxRows,
+        }
+      : undefined;
+  const limited =
+    prefs.handling === 'strict' && (method === 'PATCH' || method === 'DELETE') ? prefs.maxAffected : undefined;
+  // A write answering one object must change exactly one row, or nothing (PostgREST rolls back).
+  const oneRow = plan.kind !== 'read' && prefs.return === 'representation' && request.media === 'object';
+  return { planned, maxAffected: limited, rollback: prefs.tx === 'rollback', oneRow };
+}
 
 /** Thrown inside the transaction to roll it back (tx=rollback) while keeping what it answered. */
 export class RolledBack<T = Answer> {

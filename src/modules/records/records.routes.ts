@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { principalOf } from '../../http/principal.js';
 import { acceptCsvBodies, acceptEmptyJsonBodies, pgrstFrameworkErrors, pgrstParts, sendPgrst } from './pgrst-http.js';
-import type { RecordsMethod, RecordsService } from './records.service.js';
+import type { RecordsMethod } from './plan/request.js';
+import type { RecordsService } from './records.service.js';
 
 export function recordsRoutes(records: RecordsService, limits: { maxJsonDepth: number }): FastifyPluginAsyncZod {
   return async (app) => {

@@ -110,17 +110,7 @@ async function loadSnapshot(sql: Sql, schemas: string[]): Promise<SchemaSnapshot
       left join pg_constraint pk on pk.conrelid = c.oid and pk.contype = 'p'
       where n.nspname = any(${schemas}) and c.relkind in ('r', 'p', 'v', 'm', 'f')
       order by n.nspname, c.relname, a.attnum`,
-        sql<
-          {
-            name: string;
-            schema: string;
-            table: string;
-            columns: string[];
-            refSchema: string;
-            refTable: string;
-            refColumns: string[];
-          }[]
-        >`
+        sql<ForeignKey[]>`
       select con.conname as name, n.nspname as schema, c.relname as table,
              array(select a.attname from unnest(con.conkey) with ordinality k(attnum, i)
                    join pg_attribute a on a.attrelid = con.conrelid and a.attnum = k.attnum order by k.i)::text[] as columns,

@@ -60,17 +60,20 @@ describe('POST /api/database/advance/rawsql', () => {
     ]);
   });
 
-  it('runs as project_admin: row-level security applies and DDL in public is not granted', async () => {
+  it('runs as project_admin: row-level security applies; DDL on public runs as the owner (issue 20)', async () => {
     const who = await rawSql({
       query: "select current_user as who, auth.role() as role, current_setting('search_path') as path",
     });
     expect(who.json.rows).toEqual([{ who: 'project_admin', role: 'project_admin', path: 'public' }]);
     expect((await rawSql({ query: 'select count(*)::int as n from hidden' })).json.rows).toEqual([{ n: 0 }]);
-    const ddl = await rawSql({ query: 'create table sneaky (id int)' });
-    expect(ddl.statusCode).toBe(403);
-    expect(ddl.json).toMatchObject({
+    const ddl = await rawSql({ query: 'create table made_by_admin (id int); select current_user as who' });
+    expect(ddl.statusCode, ddl.body).toBe(200);
+    expect(ddl.json.rows).toEqual([{ who: 'project_admin' }]);
+    const outside = await rawSql({ query: 'create table system.sneaky (id int)' });
+    expect(outside.statusCode).toBe(403);
+    expect(outside.json).toMatchObject({
       error: 'FORBIDDEN',
-      message: expect.stringMatching(/permission denied for schema public/),
+      message: expect.stringMatching(/outside the public schema/),
     });
   });
 

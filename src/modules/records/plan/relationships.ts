@@ -3,16 +3,7 @@
 // and many-to-many through a junction table whose key holds both foreign keys.
 import { recordsError } from '../records-errors.js';
 import { qualified, type ForeignKey, type SchemaSnapshot, type Table } from '../schema-cache.js';
-import { columnOf } from './conditions.js';
-import { ident } from './params.js';
-
-export interface Relationship {
-  child: Table;
-  /** to-one: one object (or null); to-many: an array. */
-  cardinality: 'to-one' | 'to-many';
-  /** The condition relating a row of the child (aliased `childAlias`) to the parent's. */
-  join(childAlias: string, parentAlias: string): string;
-}
+import type { Relationship } from './types.js';
 
 interface Candidate extends Relationship {
   /** What a hint may name: the constraint, its columns, or the junction table. */
@@ -22,28 +13,6 @@ interface Candidate extends Relationship {
 const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x));
 const pointsAt = (fk: ForeignKey, table: Table) => fk.refSchema === table.schema && fk.refTable === table.name;
 const holdsKey = (fk: ForeignKey, table: Table) => fk.schema === table.schema && fk.table === table.name;
-
-/** `pairs` of [parent column, child column] as an equality. */
-function pairsJoin(parent: Table, child: Table, pairs: [string, string][]) {
-  return (childAlias: string, parentAlias: string) =>
-    pairs.map(([p, c]) => `${columnOf(child, childAlias, c)} = ${columnOf(parent, parentAlias, p)}`).join(' and ');
-}
-
-/** The child is related through `junction`: a junction row points at both (a semi-join, no duplicates). */
-function junctionJoin(parent: Table, child: Table, junction: Table, toParent: ForeignKey, toChild: ForeignKey) {
-  return (childAlias: string, parentAlias: string) => {
-    const j = `${childAlias}_j`;
-    const conditions = [
-      ...toChild.columns.map(
-        (c, i) => `${columnOf(junction, j, c)} = ${columnOf(child, childAlias, toChild.refColumns[i]!)}`,
-      ),
-      ...toParent.columns.map(
-        (c, i) => `${columnOf(junction, j, c)} = ${columnOf(parent, parentAlias, toParent.refColumns[i]!)}`,
-      ),
-    ];
-    return `exists (select 1 from ${ident(junction.schema)}.${ident(junction.name)} ${j} where ${conditions.join(' and ')})`;
-  };
-}
 
 function directCandidates(
   snapshot: SchemaSnapshot,
@@ -59,11 +28,7 @@ function directCandidates(
     const forward = (target: Table): Candidate => ({
       child: target,
       cardinality: 'to-one',
-      join: pairsJoin(
-        parent,
-        target,
-        fk.columns.map((c, i) => [c, fk.refColumns[i]!]),
-      ),
+      join: { kind: 'pairs', parent, child: target, pairs: fk.columns.map((c, i) => [c, fk.refColumns[i]!]) },
       names,
     });
     // Embedding by the foreign key's column (`author_id(*)`) or constraint name: the row it points at.
@@ -80,11 +45,7 @@ function directCandidates(
       candidates.push({
         child,
         cardinality: unique ? 'to-one' : 'to-many',
-        join: pairsJoin(
-          parent,
-          child,
-          fk.refColumns.map((c, i) => [c, fk.columns[i]!]),
-        ),
+        join: { kind: 'pairs', parent, child, pairs: fk.refColumns.map((c, i) => [c, fk.columns[i]!]) },
         names,
       });
     }
@@ -108,7 +69,7 @@ function junctionCandidates(snapshot: SchemaSnapshot, parent: Table, child: Tabl
       candidates.push({
         child,
         cardinality: 'to-many',
-        join: junctionJoin(parent, child, junction, toParent, toChild),
+        join: { kind: 'junction', parent, child, junction, toParent, toChild },
         names: [junction.name, toParent.name, toChild.name],
       });
     }

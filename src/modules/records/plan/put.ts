@@ -1,8 +1,8 @@
 // PUT /records/{table}?pk=eq.v: a single-row upsert, as PostgREST checks it — the filters are
 // exactly `eq` on every primary-key column, no paging, and the body's key values match them.
-import type { ParsedQuery } from './grammar/ast.js';
-import { recordsError } from './records-errors.js';
-import type { Table } from './schema-cache.js';
+import type { ParsedQuery } from '../grammar/ast.js';
+import { recordsError } from '../records-errors.js';
+import type { Table } from '../schema-cache.js';
 
 /** The one row a PUT writes (its body), once the request is checked; else PostgREST's errors. */
 export function putRow(table: Table, query: ParsedQuery, body: unknown): Record<string, unknown> {

@@ -1,0 +1,263 @@
+// The logs service: the writer that buffers entries and stores them in batches, the daily
+// partitions it creates ahead and drops after each kind's retention, search, the audit trail,
+// the reference platform's per-source view, and the live tail.
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../core/errors.js';
+import { type LogEntry, LOG_SOURCES, type LogSource } from './log-entry.js';
+import { type Audit, type SearchResult, toAudit, toSearchResult } from './log-views.js';
+import { createLogWriter, type LogWriter } from './log-writer.js';
+import { addDays, dayOf, dayOfPartition, partitionName } from './partitions.js';
+import {
+  countEntries,
+  createPartition,
+  dropPartition,
+  type EntryFilter,
+  insertEntries,
+  listPartitions,
+  readRetention,
+  searchEntries,
+  type StoredEntry,
+  writeRetention,
+} from './logs.repo.js';
+
+const DAY_MS = 86_400_000;
+/** Days of partitions made ahead of today, so the first write of a day never waits for one. */
+const DAYS_AHEAD = 2;
+/** Counting stops here: a search over millions of rows never counts them all. */
+const COUNT_CAP = 10_000;
+
+/** Source names a caller may use: Plinth's own, and the reference platform's file names. */
+const SOURCE_ALIASES: Record<string, LogSource[]> = {
+  requests: ['requests'],
+  functions: ['functions'],
+  audit: ['audit'],
+  errors: ['errors'],
+  'insforge.logs': ['requests', 'errors'],
+  'plinth.logs': ['requests', 'errors'],
+  'function.logs': ['functions'],
+  'postgres.logs': [],
+  'postgREST.logs': [],
+};
+
+/** The sources a name stands for (undefined: an unknown name). */
+export const sourcesNamed = (name: string): LogSource[] | undefined => SOURCE_ALIASES[name];
+
+/** The sources a filter names (all when none); an unknown name is the caller's mistake. */
+function sourcesOf(name: string | undefined): LogSource[] {
+  if (name === undefined) return [...LOG_SOURCES];
+  const sources = sourcesNamed(name);
+  if (sources) return sources;
+  throw new AppError('VALIDATION_ERROR', `Unknown log source "${name}".`, {
+    nextActions: `Use one of: ${Object.keys(SOURCE_ALIASES).join(', ')}.`,
+  });
+}
+
+export interface SearchQuery {
+  q?: string;
+  source?: string;
+  slug?: string;
+  level?: string;
+  status?: number;
+  userId?: string;
+  requestId?: string;
+  from?: Date;
+  to?: Date;
+  limit: number;
+  offset: number;
+}
+
+export interface AuditQuery {
+  actor?: string;
+  action?: string;
+  module?: string;
+  from?: Date;
+  to?: Date;
+  limit: number;
+  offset: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  offset: number;
+  /** null: more than the count cap. */
+  total: number | null;
+}
+
+export interface TailFilter {
+  source?: string;
+  slug?: string;
+  level?: string;
+}
+
+export type Retention = Record<LogSource, number>;
+
+export interface LogsService {
+  record(entry: LogEntry): void;
+  /** Stores what is buffered now (tests, shutdown). */
+  flush(): Promise<void>;
+  droppedCount(): number;
+  /** Every new entry matching the filter, as it is recorded (the live tail); returns the unsubscribe. */
+  tail(filter: TailFilter, listener: (line: SearchResult) => void): () => void;
+  /** Creates the coming days' partitions and drops those past each kind's retention. */
+  runMaintenance(): Promise<{ created: number; dropped: string[] }>;
+  search(query: SearchQuery): Promise<Page<SearchResult>>;
+  audits(query: AuditQuery): Promise<Page<Audit>>;
+  /** The newest `limit` entries of a source before `before`, oldest first (the reference's view). */
+  sourceEntries(
+    name: string,
+    limit: number,
+    before?: Date,
+  ): Promise<{ logs: Omit<SearchResult, 'source'>[]; total: number }>;
+  retention(): Promise<Retention>;
+  updateRetention(change: Partial<Retention>): Promise<Retention>;
+  close(): Promise<void>;
+}
+
+export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, onError: (err: unknown) => void) {
+  const { sql, clock } = deps;
+  const settings = deps.config.logs;
+  /** Partitions known to exist ("source day" keys); a miss creates it before the insert. */
+  const knownPartitions = new Set<string>();
+
+  async function ensurePartition(source: LogSource, day: Date): Promise<boolean> {
+    const name = partitionName(source, day);
+    if (knownPartitions.has(name)) return false;
+    try {
+      await createPartition(sql, source, name, day, addDays(day, 1));
+    } catch (err) {
+      // Another server created it at the same moment.
+      if (!/already exists|duplicate key/.test(String((err as Error).message))) throw err;
+    }
+    knownPartitions.add(name);
+    return true;
+  }
+
+  async function store(entries: LogEntry[]): Promise<void> {
+    // The (source, day) pairs of the batch, compared as numbers: no date formatting per entry.
+    const pairs = new Map<string, { source: LogSource; at: Date }>();
+    for (const entry of entries) {
+      const key = `${entry.source}${Math.floor(entry.ts.getTime() / DAY_MS)}`;
+      if (!pairs.has(key)) pairs.set(key, { source: entry.source, at: entry.ts });
+    }
+    for (const { source, at } of pairs.values()) await ensurePartition(source, dayOf(at));
+    await insertEntries(sql, entries);
+  }
+
+  const writer: LogWriter = createLogWriter({
+    store,
+    maxBuffered: settings.bufferMax,
+    batchSize: settings.batchSize,
+    flushIntervalMs: settings.flushIntervalMs,
+    onError,
+  });
+
+  async function retention(): Promise<Retention> {
+    const rows = await readRetention(sql);
+    return Object.fromEntries(rows.map((r) => [r.source, r.days])) as Retention;
+  }
+
+  async function runMaintenance() {
+    const today = dayOf(clock.now());
+    const keep = await retention();
+    let created = 0;
+    const dropped: string[] = [];
+    for (const source of LOG_SOURCES) {
+      for (let ahead = 0; ahead <= DAYS_AHEAD; ahead++) {
+        if (await ensurePartition(source, addDays(today, ahead))) created++;
+      }
+      // A partition goes once its whole day is older than the retention.
+      const oldestKept = addDays(today, -keep[source]);
+      for (const name of await listPartitions(sql, source)) {
+        const day = dayOfPartition(name);
+        if (day && day < oldestKept) {
+          await dropPartition(sql, name);
+          knownPartitions.delete(name);
+          dropped.push(name);
+        }
+      }
+    }
+    return { created, dropped };
+  }
+
+  const maintenanceTimer = setInterval(() => void runMaintenance().catch(onError), settings.maintenanceIntervalMs);
+  maintenanceTimer.unref();
+
+  async function page<T>(filter: EntryFilter, limit: number, offset: number, view: (e: StoredEntry) => T) {
+    const [rows, counted] = await Promise.all([
+      searchEntries(sql, filter, limit, offset),
+      countEntries(sql, filter, COUNT_CAP),
+    ]);
+    return { items: rows.map(view), offset, total: counted > COUNT_CAP ? null : counted };
+  }
+
+  const service: LogsService = {
+    record: (entry) => writer.add(entry),
+    flush: () => writer.flush(),
+    droppedCount: () => writer.dropped(),
+    tail(filter, listener) {
+      const sources = sourcesOf(filter.source);
+      return writer.subscribe((entry) => {
+        if (!sources.includes(entry.source)) return;
+        if (filter.slug !== undefined && entry.slug !== filter.slug) return;
+        if (filter.level !== undefined && entry.level !== filter.level) return;
+        listener(toSearchResult(entry));
+      });
+    },
+    runMaintenance,
+    search(query) {
+      const sources = sourcesOf(query.source);
+      const filter: EntryFilter = {
+        sources,
+        from: query.from,
+        to: query.to,
+        level: query.level,
+        slug: query.slug,
+        status: query.status,
+        userId: query.userId,
+        requestId: query.requestId,
+        text: query.q,
+      };
+      return page(filter, query.limit, query.offset, toSearchResult);
+    },
+    audits(query) {
+      const filter: EntryFilter = {
+        sources: ['audit'],
+        from: query.from,
+        to: query.to,
+        actor: query.actor,
+        action: query.action,
+        module: query.module,
+      };
+      return page(filter, query.limit, query.offset, toAudit);
+    },
+    async sourceEntries(name, limit, before) {
+      const sources = sourcesNamed(name) ?? [];
+      if (sources.length === 0) return { logs: [], total: 0 };
+      const filter: EntryFilter = { sources, to: before ?? clock.now() };
+      const [entries, total] = await Promise.all([
+        searchEntries(sql, filter, limit, 0),
+        countEntries(sql, filter, COUNT_CAP),
+      ]);
+      return {
+        logs: entries
+          .reverse()
+          .map(toSearchResult)
+          .map(({ source: _, ...line }) => line),
+        total,
+      };
+    },
+    retention,
+    async updateRetention(change) {
+      for (const source of LOG_SOURCES) {
+        const days = change[source];
+        if (days !== undefined) await writeRetention(sql, source, days);
+      }
+      return retention();
+    },
+    async close() {
+      clearInterval(maintenanceTimer);
+      await writer.close();
+    },
+  };
+  return service;
+}

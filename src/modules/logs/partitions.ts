@@ -1,0 +1,19 @@
+// Daily partition names and bounds: logs.entries_<source>_<yyyymmdd> holds [day, day + 1) UTC.
+import type { LogSource } from './log-entry.js';
+
+const DAY_MS = 86_400_000;
+
+/** Midnight UTC of the day `at` falls in. */
+export const dayOf = (at: Date): Date => new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
+
+export const addDays = (day: Date, days: number): Date => new Date(day.getTime() + days * DAY_MS);
+
+const stamp = (day: Date): string => day.toISOString().slice(0, 10).replaceAll('-', '');
+
+export const partitionName = (source: LogSource, day: Date): string => `entries_${source}_${stamp(day)}`;
+
+/** The day a partition name holds, or null for a name that is not a daily partition. */
+export function dayOfPartition(name: string): Date | null {
+  const match = /_(\d{4})(\d{2})(\d{2})$/.exec(name);
+  return match ? new Date(`${match[1]}-${match[2]}-${match[3]}T00:00:00.000Z`) : null;
+}

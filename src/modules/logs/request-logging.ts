@@ -1,0 +1,107 @@
+// The request hooks: one stdout line per request (Fastify's own two lines are off), and one
+// buffered entry per request (functions by slug), per server error (with its stack) and per
+// successful admin write (the audit record, secrets redacted). Callback-style hooks: no promise
+// and no database work on the request path.
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../../core/clock.js';
+import type { LogEntry } from './log-entry.js';
+import type { LogsService } from './logs.service.js';
+import { redactSecrets } from './redact.js';
+
+const FUNCTION_ROUTE = '/functions/*';
+
+type Who = Pick<LogEntry, 'principal' | 'userId'>;
+
+function whoIs(request: FastifyRequest): Who {
+  const principal = request.principal;
+  if (!principal) return { principal: 'none', userId: null };
+  switch (principal.kind) {
+    case 'anon':
+      return { principal: 'anon', userId: null };
+    case 'user':
+      return { principal: 'user', userId: principal.userId };
+    case 'admin':
+      return principal.via === 'apiKey'
+        ? { principal: 'api-key', userId: null }
+        : { principal: 'admin', userId: principal.subject };
+  }
+}
+
+/** The API area a route belongs to (the audit record's module): /api/secrets/:key → SECRETS. */
+const moduleOf = (route: string): string =>
+  (/^\/api\/([^/]+)/.exec(route)?.[1] ?? route.split('/')[1] ?? 'API').toUpperCase();
+
+const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
+
+/** Installs the hooks on the root instance; `logs` null: stdout only (LOGS_STORE=false). */
+export function logRequests(app: FastifyInstance, logs: LogsService | null, clock: Clock): void {
+  const failures = new WeakMap<FastifyRequest, Error>();
+  app.addHook('onError', (request, _reply, error, done) => {
+    failures.set(request, error);
+    done();
+  });
+
+  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
+    const status = reply.statusCode;
+    const durationMs = Math.round(reply.elapsedTime * 100) / 100;
+    const routeOptions = request.routeOptions;
+    const route = routeOptions.url ?? null;
+    const line = { method: request.method, url: request.url, statusCode: status, durationMs };
+    if (status >= 500) request.log.error(line, 'request failed');
+    else request.log.info(line, 'request');
+    if (!logs) return done();
+
+    // One entry object per kind, written out field by field (no spreads on the request path).
+    const ts = clock.now();
+    const who = whoIs(request);
+    const ip = request.ip;
+    const entry = (
+      source: LogEntry['source'],
+      level: LogEntry['level'],
+      slug: string | null,
+      message: string,
+      details: LogEntry['details'],
+    ): LogEntry => ({
+      id: randomUUID(),
+      ts,
+      source,
+      level,
+      method: request.method,
+      route,
+      status,
+      durationMs,
+      principal: who.principal,
+      userId: who.userId,
+      ip,
+      requestId: request.id,
+      slug,
+      message,
+      details,
+    });
+    const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+    if (route === FUNCTION_ROUTE) {
+      const slug = String((request.params as Record<string, string>)['*'] ?? '').replace(/\/$/, '');
+      logs.record(entry('functions', level, slug, `${request.method} /functions/${slug} ${status}`, null));
+    } else {
+      logs.record(entry('requests', level, null, `${request.method} ${route ?? request.url} ${status}`, null));
+    }
+    if (status >= 500) {
+      const error = failures.get(request);
+      const message = error?.message ?? `${request.method} ${request.url} answered ${status}`;
+      logs.record(
+        entry('errors', 'error', null, message, error ? { name: error.name, stack: error.stack ?? null } : null),
+      );
+    }
+    if (route && status < 400 && isWrite(request.method) && routeOptions.config.access === 'admin') {
+      logs.record(
+        entry('audit', 'info', null, `${request.method} ${route}`, {
+          module: moduleOf(route),
+          target: redactSecrets(request.params),
+          body: redactSecrets(request.body),
+        }),
+      );
+    }
+    done();
+  });
+}

@@ -1,0 +1,55 @@
+// The two permission checks of a socket, each one transaction under the caller's own role and
+// claims (the records API's request scope) with `realtime.channel_name` set for policies:
+// subscribe = a visible enabled channel row (SELECT on realtime.channels), publish = an INSERT
+// into realtime.messages that row-level security lets through.
+import { type RequestScope, type Sql, withRequestScope } from '../../core/db.js';
+
+const SET_CHANNEL = `select set_config('realtime.channel_name', $1, true)`;
+
+/** True when an enabled pattern matching `channel` is visible to the caller. */
+export function channelVisible(sql: Sql, scope: RequestScope, channel: string): Promise<boolean> {
+  return withRequestScope(sql, scope, async (tx) => {
+    const [, rows] = await Promise.all([
+      tx.unsafe(SET_CHANNEL, [channel]),
+      tx.unsafe(`select 1 from realtime.channels where enabled and (pattern = $1 or $1 like pattern) limit 1`, [
+        channel,
+      ]),
+    ]);
+    return rows.length > 0;
+  });
+}
+
+export interface PublishRow {
+  channel: string;
+  event: unknown;
+  /** The payload as JSON text (undefined: none, which the table refuses). */
+  payloadJson: string | undefined;
+  senderType: 'system' | 'user';
+  senderId: string | null;
+}
+
+/**
+ * Inserts the message when a channel matches; false when none does. Without RETURNING, so a
+ * publish needs only INSERT (a RETURNING would also have to pass SELECT policies). A refusal by
+ * row-level security or a constraint throws the PostgreSQL error.
+ */
+export function insertMessage(sql: Sql, scope: RequestScope, row: PublishRow): Promise<boolean> {
+  return withRequestScope(sql, scope, async (tx) => {
+    const [, inserted] = await Promise.all([
+      tx.unsafe(SET_CHANNEL, [row.channel]),
+      tx.unsafe(
+        `insert into realtime.messages (event_name, channel_id, channel_name, payload, sender_type, sender_id)
+         select $2, m.id, $1, $3::text::jsonb, $4, $5::uuid
+         from (select realtime.match_channel($1) as id) m where m.id is not null`,
+        [
+          row.channel,
+          typeof row.event === 'string' ? row.event : null,
+          row.payloadJson ?? null,
+          row.senderType,
+          row.senderId,
+        ],
+      ),
+    ]);
+    return inserted.count > 0;
+  });
+}

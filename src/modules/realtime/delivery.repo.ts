@@ -1,0 +1,47 @@
+// SQL of message delivery: the announced messages whose channel is still enabled (in the order
+// they were announced), the messages since a time (read back after a lost LISTEN connection),
+// and the socket audience each server adds to a message's counter.
+import type { Queryable } from '../../core/db.js';
+
+export const MESSAGE_CHANNEL = 'realtime_message';
+
+export interface DeliverableMessage {
+  id: string;
+  eventName: string;
+  channelName: string;
+  payload: unknown;
+  senderType: 'system' | 'user';
+  senderId: string | null;
+  createdAt: Date;
+}
+
+export function deliverableMessages(db: Queryable, ids: string[]): Promise<DeliverableMessage[]> {
+  return db<DeliverableMessage[]>`
+    select m.id, m.event_name as "eventName", m.channel_name as "channelName", m.payload,
+      m.sender_type as "senderType", m.sender_id as "senderId", m.created_at as "createdAt"
+    from unnest(${ids}::uuid[]) with ordinality as a (id, n)
+    join realtime.messages m on m.id = a.id
+    join realtime.channels c on c.id = m.channel_id and c.enabled
+    order by a.n`;
+}
+
+export async function addAudience(db: Queryable, counts: { id: string; sockets: number }[]): Promise<void> {
+  if (counts.length === 0) return;
+  await db`
+    update realtime.messages m set ws_audience_count = m.ws_audience_count + c.n
+    from unnest(${counts.map((c) => c.id)}::uuid[], ${counts.map((c) => c.sockets)}::int[]) as c (id, n)
+    where m.id = c.id`;
+}
+
+/** Messages created since `since` (less a margin for transactions that committed late), oldest first. */
+export async function messageIdsSince(db: Queryable, since: Date): Promise<string[]> {
+  const rows = await db<{ id: string }[]>`
+    select id from realtime.messages where created_at >= ${since}::timestamptz - interval '5 seconds'
+    order by created_at, id limit 10000`;
+  return rows.map((row) => row.id);
+}
+
+export async function databaseNow(db: Queryable): Promise<Date> {
+  const [row] = await db<{ now: Date }[]>`select now() as now`;
+  return row?.now ?? new Date();
+}

@@ -1,0 +1,149 @@
+// Delivery of published messages on this server: every server LISTENs for the ids announced on
+// commit (realtime_message), loads them in batches, in announcement order, and emits each to
+// its own sockets in the channel's room; the audience it reached is added to the message's row.
+// After a lost LISTEN connection the messages since the last one seen are read back (each id is
+// delivered once: recent ids are remembered). A socket that does not read (its unsent backlog past a bound for longer than a grace period,
+// on the injected clock) is cut, so it holds up no one and its buffer stays bounded.
+import type { Server, Socket } from 'socket.io';
+import type { Deps } from '../../deps.js';
+import {
+  addAudience,
+  databaseNow,
+  type DeliverableMessage,
+  deliverableMessages,
+  messageIdsSince,
+} from './delivery.repo.js';
+
+export const roomOf = (channel: string) => `realtime:${channel}`;
+
+/** Unsent packets (queued while the WebSocket's previous writes are pending) a socket may have. */
+const MAX_BACKLOG_PACKETS = 1_000;
+/** Unsent bytes (those packets, plus the WebSocket's own buffer) a socket may have. */
+const MAX_BACKLOG_BYTES = 4 * 1024 * 1024;
+/** Recently announced ids remembered, so a message read back after a reconnect is not sent twice. */
+const RECENT_IDS = 10_000;
+/** How long a backlog may stay past the bound (a burst drains within it; a stalled reader does not). */
+const BACKLOG_GRACE_MS = 5_000;
+
+interface EngineConnection {
+  writeBuffer: { data?: string | ArrayBufferLike | ArrayBufferView }[];
+  transport: { socket?: { bufferedAmount?: number; terminate?: () => void } };
+  close(discard?: boolean): void;
+}
+
+function backlogBytes(conn: EngineConnection): number {
+  let bytes = conn.transport.socket?.bufferedAmount ?? 0;
+  for (const packet of conn.writeBuffer) {
+    const data = packet.data;
+    bytes += typeof data === 'string' ? data.length : (data?.byteLength ?? 0);
+    if (bytes > MAX_BACKLOG_BYTES) break;
+  }
+  return bytes;
+}
+
+/**
+ * Checks a socket after a delivery: a backlog past the bound is remembered with the time it was
+ * first seen (on the socket), cleared once it drains, and cut when it outlived the grace period.
+ * True when the socket was cut (its client reconnects later).
+ */
+function cutIfTooSlow(socket: Socket, now: number): boolean {
+  const conn = socket.conn as unknown as EngineConnection;
+  const data = socket.data as { backlogSince?: number };
+  if (conn.writeBuffer.length <= MAX_BACKLOG_PACKETS && backlogBytes(conn) <= MAX_BACKLOG_BYTES) {
+    data.backlogSince = undefined;
+    return false;
+  }
+  data.backlogSince ??= now;
+  if (now - data.backlogSince <= BACKLOG_GRACE_MS) return false;
+  const ws = conn.transport.socket;
+  if (ws?.terminate) ws.terminate();
+  else conn.close(true);
+  return true;
+}
+
+/** The event's argument: the payload with `meta` added (a payload key `meta` is replaced). */
+function eventBody(message: DeliverableMessage, timestamp: string) {
+  const meta: Record<string, string> = {
+    channel: roomOf(message.channelName),
+    messageId: message.id,
+    senderType: message.senderType,
+    timestamp,
+  };
+  if (message.senderId !== null) meta.senderId = message.senderId;
+  const payload = typeof message.payload === 'object' && message.payload !== null ? message.payload : {};
+  return { ...payload, meta };
+}
+
+export function createDelivery(
+  deps: Pick<Deps, 'sql' | 'clock'>,
+  io: Server,
+  onError: (err: unknown) => void,
+  onSlowConsumer: (socketId: string) => void,
+) {
+  let pending: string[] = [];
+  let draining = false;
+  const recent = new Set<string>();
+  /** The newest creation time delivered, or when listening began: where a read-back starts. */
+  let seenUntil: Date | undefined;
+
+  const deliver = async (ids: string[]) => {
+    const messages = await deliverableMessages(deps.sql, ids);
+    for (const message of messages) if (!seenUntil || message.createdAt > seenUntil) seenUntil = message.createdAt;
+    const counts: { id: string; sockets: number }[] = [];
+    const rooms = new Set<string>();
+    const timestamp = deps.clock.now().toISOString();
+    for (const message of messages) {
+      const room = roomOf(message.channelName);
+      const sockets = io.of('/').adapter.rooms.get(room)?.size ?? 0;
+      if (sockets === 0) continue;
+      try {
+        io.local.to(room).emit(message.eventName, eventBody(message, timestamp));
+        counts.push({ id: message.id, sockets });
+        rooms.add(room);
+      } catch (err) {
+        onError(err); // a reserved event name (connect, disconnect, …) cannot be emitted
+      }
+    }
+    for (const room of rooms) {
+      for (const id of io.of('/').adapter.rooms.get(room) ?? []) {
+        const socket = io.of('/').sockets.get(id);
+        if (socket && cutIfTooSlow(socket, deps.clock.now().getTime())) onSlowConsumer(socket.id);
+      }
+    }
+    await addAudience(deps.sql, counts);
+  };
+
+  const drain = async () => {
+    draining = true;
+    try {
+      while (pending.length > 0) {
+        const ids = pending;
+        pending = [];
+        await deliver(ids).catch(onError);
+      }
+    } finally {
+      draining = false;
+    }
+  };
+
+  const announce = (id: string) => {
+    if (recent.has(id)) return;
+    recent.add(id);
+    if (recent.size > RECENT_IDS) recent.delete(recent.values().next().value as string);
+    pending.push(id);
+    if (!draining) void drain();
+  };
+
+  return {
+    /** A message id announced by NOTIFY. */
+    announce,
+    /** The LISTEN connection is (again) up: the first time, notes the time; later, reads back what was missed. */
+    async listening(): Promise<void> {
+      if (!seenUntil) {
+        seenUntil = await databaseNow(deps.sql);
+        return;
+      }
+      for (const id of await messageIdsSince(deps.sql, seenUntil)) announce(id);
+    },
+  };
+}

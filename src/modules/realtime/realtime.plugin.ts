@@ -1,0 +1,29 @@
+// Wires the realtime module: the socket server on the app's own HTTP server (stopped before the
+// HTTP server drains, so WebSockets never hold up a stop), message retention and the
+// /api/realtime admin routes.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { createCredentialResolver, type EndedSessions } from '../../http/principal.js';
+import type { KeyedDeps } from '../secrets/index.js';
+import { realtimeRoutes } from './realtime.routes.js';
+import { startRetention } from './retention.js';
+import { createRealtimeAdminService } from './realtime.service.js';
+import { startSocketServer } from './socket-server.js';
+
+export function realtimePlugin(
+  deps: KeyedDeps,
+  ended: EndedSessions,
+  sessionRevokedChannel: string,
+): FastifyPluginAsyncZod {
+  return async (app) => {
+    const sockets = await startSocketServer(deps, app.server, {
+      resolveCredential: createCredentialResolver(deps, ended),
+      sessionRevokedChannel,
+      onError: (err, what) => app.log.error({ err }, `realtime: ${what} failed`),
+      onSlowClient: (socketId) => app.log.warn({ socketId }, 'realtime: a client too far behind was disconnected'),
+    });
+    app.addHook('preClose', () => sockets.close());
+    const retention = startRetention(deps, (err) => app.log.error({ err }, 'realtime: purging old messages failed'));
+    app.addHook('onClose', () => retention.close());
+    await app.register(realtimeRoutes(createRealtimeAdminService(deps)));
+  };
+}
