@@ -106,6 +106,8 @@ const envSchema = z
     LOGS_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).default(1_000),
     LOGS_MAINTENANCE_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // Unset: pretty lines when stdout is a terminal, JSON lines otherwise.
+    LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
     // Object storage: local disk (default, under the data directory) or an S3 bucket.
     STORAGE_BACKEND: z.enum(['local', 's3']).default('local'),
     STORAGE_DIR: z.string().min(1).optional(),
@@ -202,6 +204,7 @@ const envSchema = z
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
     logLevel: env.LOG_LEVEL,
+    logFormat: env.LOG_FORMAT,
     logs: {
       store: env.LOGS_STORE,
       bufferMax: env.LOGS_BUFFER_MAX,

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { chooseLogFormat, loggerOptions } from './core/log-options.js';
 import { unavailablePorts, type PortClaim } from './core/port-check.js';
 import { clearStalePostmaster } from './core/stale-postmaster.js';
 import type { Deps } from './deps.js';
@@ -106,7 +107,8 @@ async function main(): Promise<void> {
   let keys: PlatformKeys;
   try {
     keys = await loadPlatformKeys(deps);
-    built = await buildApp(deps, { keys });
+    const logFormat = chooseLogFormat(config.logFormat, process.stdout.isTTY === true);
+    built = await buildApp(deps, { keys, logger: await loggerOptions(config.logLevel, logFormat) });
     dbEvent = (message) => built.log.warn(message);
     // Functions answer 502 until their runtime is up; the rest of the API does not wait for it.
     deps.runtime.start().catch((err) => built.log.error({ err }, 'the function runtime could not be started'));
