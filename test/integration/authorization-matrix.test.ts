@@ -1351,6 +1351,32 @@ const routes: Row[] = [
     ok: 200,
     request: () => ({ method: 'GET', url: '/api/realtime/permissions' }),
   },
+  {
+    route: 'GET /api/realtime/watched-tables',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/realtime/watched-tables' }),
+  },
+  {
+    route: 'POST /api/realtime/watched-tables',
+    access: 'admin',
+    ok: 201,
+    request: async () => ({
+      method: 'POST',
+      url: '/api/realtime/watched-tables',
+      payload: { table: `public.${await existingMatrixTable()}` },
+    }),
+  },
+  {
+    route: 'DELETE /api/realtime/watched-tables/:table',
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      const table = `public.${await existingMatrixTable()}`;
+      await asAdmin({ method: 'POST', url: '/api/realtime/watched-tables', payload: { table } });
+      return { method: 'DELETE', url: `/api/realtime/watched-tables/${table}` };
+    },
+  },
 ];
 
 // The payments routes again under /api/payments/stripe/… (the path the official client calls),

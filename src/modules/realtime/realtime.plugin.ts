@@ -8,6 +8,8 @@ import { realtimeRoutes } from './realtime.routes.js';
 import { startRetention } from './retention.js';
 import { createRealtimeAdminService } from './realtime.service.js';
 import { startSocketServer } from './socket-server.js';
+import { watchedTablesRoutes } from './watched-tables.routes.js';
+import { createWatchedTablesService } from './watched-tables.service.js';
 
 export function realtimePlugin(
   deps: KeyedDeps,
@@ -25,5 +27,6 @@ export function realtimePlugin(
     const retention = startRetention(deps, (err) => app.log.error({ err }, 'realtime: purging old messages failed'));
     app.addHook('onClose', () => retention.close());
     await app.register(realtimeRoutes(createRealtimeAdminService(deps)));
+    await app.register(watchedTablesRoutes(createWatchedTablesService(deps)));
   };
 }
