@@ -1377,6 +1377,28 @@ const routes: Row[] = [
       return { method: 'DELETE', url: `/api/realtime/watched-tables/${table}` };
     },
   },
+  {
+    route: 'GET /api/realtime/webhook-deliveries',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/realtime/webhook-deliveries' }),
+  },
+  {
+    route: 'POST /api/realtime/webhook-deliveries/:id/retry',
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      const pattern = realtimePattern();
+      await asAdmin({
+        method: 'POST',
+        url: '/api/realtime/channels',
+        payload: { pattern, webhookUrls: ['http://127.0.0.1:9/matrix'] },
+      });
+      const [message] = await t.deps.sql`select realtime.publish(${pattern}, 'matrix', '{}'::jsonb) as id`;
+      const [row] = await t.deps.sql`select id from realtime.webhook_deliveries where message_id = ${message!.id}`;
+      return { method: 'POST', url: `/api/realtime/webhook-deliveries/${row!.id}/retry` };
+    },
+  },
 ];
 
 // The payments routes again under /api/payments/stripe/… (the path the official client calls),
