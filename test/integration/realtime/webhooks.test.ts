@@ -76,7 +76,9 @@ async function deliveriesOf(messageId: string) {
 describe('channel webhooks', () => {
   it('POSTs each message signed, with a timestamp, and logs the delivery', async () => {
     const id = await publish('orders:1', { status: 'shipped' });
-    expect(await worker.tick()).toEqual({ delivered: 1, failed: 0 });
+    // Queued in PostgreSQL with the message: a server started later (this fresh worker) sends it.
+    expect(await deliveriesOf(id)).toMatchObject([{ state: 'pending', attempts: 0, lastStatus: null }]);
+    expect(await createWebhookWorker(other.deps).tick()).toEqual({ delivered: 1, failed: 0 });
     expect(received).toHaveLength(1);
     const [hit] = received;
     expect(JSON.parse(hit!.body)).toEqual({ status: 'shipped' });
