@@ -6,7 +6,12 @@ import type { Deps } from '../../deps.js';
 import * as repo from './watched-tables.repo.js';
 import type { WatchedTable } from './watched-tables.schemas.js';
 
-const channelsOf = (table: string) => ({ tableChannel: `table:${table}`, rowChannel: `table:${table}:<key>` });
+/** realtime.watch_table answers the table's channel: this prefix and `<schema>.<table>`. */
+const TABLE_CHANNEL_PREFIX = 'table:';
+const channelsOf = (table: string) => ({
+  tableChannel: `${TABLE_CHANNEL_PREFIX}${table}`,
+  rowChannel: `${TABLE_CHANNEL_PREFIX}${table}:<key>`,
+});
 
 const toWatched = (row: repo.WatchedTableRow): WatchedTable => ({
   table: row.table,
@@ -18,8 +23,9 @@ const toWatched = (row: repo.WatchedTableRow): WatchedTable => ({
 export function createWatchedTablesService(deps: Pick<Deps, 'sql'>) {
   return {
     async watch(table: string): Promise<WatchedTable> {
+      let channel: string;
       try {
-        await repo.watchTable(deps.sql, table);
+        channel = await repo.watchTable(deps.sql, table);
       } catch (err) {
         const pg = asPgError(err);
         if (pg && ['42P01', '42809', '55000', '42602', '3F000'].includes(pg.code)) {
@@ -30,13 +36,17 @@ export function createWatchedTablesService(deps: Pick<Deps, 'sql'>) {
         }
         throw err;
       }
-      const rows = await repo.listWatchedTables(deps.sql);
-      const [schema, name] = table.includes('.') ? table.split('.', 2) : ['public', table];
-      const row = rows.find((r) => r.table === `${schema}.${name}`) ?? rows[rows.length - 1]!;
+      const name = channel.slice(TABLE_CHANNEL_PREFIX.length);
+      const row = (await repo.listWatchedTables(deps.sql)).find((r) => r.table === name);
+      if (!row) throw new Error(`realtime.watch_table did not record ${name}`);
       return toWatched(row);
     },
     async unwatch(table: string): Promise<{ message: string }> {
-      if (!(await repo.unwatchTable(deps.sql, table))) {
+      const unwatched = await repo.unwatchTable(deps.sql, table).catch((err) => {
+        if (asPgError(err)?.code === '42602') return false; // not even a table name
+        throw err;
+      });
+      if (!unwatched) {
         throw new AppError('REALTIME_TABLE_NOT_WATCHED', undefined, {
           nextActions: 'List the watched tables with GET /api/realtime/watched-tables.',
         });

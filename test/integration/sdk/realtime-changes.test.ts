@@ -190,6 +190,19 @@ describe('watched tables', () => {
       headers: { 'x-api-key': s.t.apiKey },
     });
     expect(again.statusCode).toBe(404);
+    const nonsense = await s.t.request({
+      method: 'DELETE',
+      url: `/api/realtime/watched-tables/${encodeURIComponent('not a "name')}`,
+      headers: { 'x-api-key': s.t.apiKey },
+    });
+    expect(nonsense.statusCode).toBe(404);
+    const badWatch = await s.t.request({
+      method: 'POST',
+      url: '/api/realtime/watched-tables',
+      headers: { 'x-api-key': s.t.apiKey },
+      payload: { table: 'not a "name' },
+    });
+    expect(badWatch.statusCode).toBe(400);
     const [trigger] =
       await sql()`select count(*)::int as n from pg_trigger where tgname = 'realtime_changes' and tgrelid = 'public.notes_log'::regclass`;
     expect(trigger!.n).toBe(0);
