@@ -68,6 +68,8 @@ const envSchema = z
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).default(20_000),
     // Realtime presence: how often a server records it is alive (silent 3 intervals: dead).
     REALTIME_HEARTBEAT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(10_000),
+    // Realtime webhooks: how often each server looks for due deliveries (0: never; tests tick).
+    REALTIME_WEBHOOK_POLL_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
     MAX_CONNECTIONS: z.coerce.number().int().min(1).optional(),
     HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(15_000),
     HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(300_000),
@@ -191,6 +193,7 @@ const envSchema = z
     trustProxy: env.TRUST_PROXY,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     realtimeHeartbeatMs: env.REALTIME_HEARTBEAT_MS,
+    realtimeWebhookPollMs: env.REALTIME_WEBHOOK_POLL_MS,
     http: {
       // Unset: derived from the open-file limit when the server starts (see core/fd-limit.ts).
       maxConnections: env.MAX_CONNECTIONS,

@@ -73,6 +73,9 @@ export const errorCatalogue = {
     status: 400,
     message: 'Invalid channel pattern. Use alphanumeric characters, colons, hyphens, and % for wildcards.',
   },
+  REALTIME_TABLE_NOT_WATCHABLE: { status: 400, message: 'This table cannot be watched.' },
+  REALTIME_TABLE_NOT_WATCHED: { status: 404, message: 'This table is not watched.' },
+  REALTIME_WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, message: 'Webhook delivery not found.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -1404,6 +1404,54 @@ const routes: Row[] = [
     ok: 200,
     request: () => ({ method: 'GET', url: '/api/realtime/permissions' }),
   },
+  {
+    route: 'GET /api/realtime/watched-tables',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/realtime/watched-tables' }),
+  },
+  {
+    route: 'POST /api/realtime/watched-tables',
+    access: 'admin',
+    ok: 201,
+    request: async () => ({
+      method: 'POST',
+      url: '/api/realtime/watched-tables',
+      payload: { table: `public.${await existingMatrixTable()}` },
+    }),
+  },
+  {
+    route: 'DELETE /api/realtime/watched-tables/:table',
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      const table = `public.${await existingMatrixTable()}`;
+      await asAdmin({ method: 'POST', url: '/api/realtime/watched-tables', payload: { table } });
+      return { method: 'DELETE', url: `/api/realtime/watched-tables/${table}` };
+    },
+  },
+  {
+    route: 'GET /api/realtime/webhook-deliveries',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/realtime/webhook-deliveries' }),
+  },
+  {
+    route: 'POST /api/realtime/webhook-deliveries/:id/retry',
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      const pattern = realtimePattern();
+      await asAdmin({
+        method: 'POST',
+        url: '/api/realtime/channels',
+        payload: { pattern, webhookUrls: ['http://127.0.0.1:9/matrix'] },
+      });
+      const [message] = await t.deps.sql`select realtime.publish(${pattern}, 'matrix', '{}'::jsonb) as id`;
+      const [row] = await t.deps.sql`select id from realtime.webhook_deliveries where message_id = ${message!.id}`;
+      return { method: 'POST', url: `/api/realtime/webhook-deliveries/${row!.id}/retry` };
+    },
+  },
 ];
 
 // The payments routes again under /api/payments/stripe/… (the path the official client calls),

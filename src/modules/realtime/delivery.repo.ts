@@ -13,15 +13,22 @@ export interface DeliverableMessage {
   senderType: 'system' | 'user';
   senderId: string | null;
   createdAt: Date;
+  /** A row change of a watched table: the table (schema-qualified, quoted); null otherwise. */
+  rowTable: string | null;
+  /** The changed row's primary key values by column (row changes only). */
+  rowKey: Record<string, unknown> | null;
 }
 
 export function deliverableMessages(db: Queryable, ids: string[]): Promise<DeliverableMessage[]> {
   return db<DeliverableMessage[]>`
     select m.id, m.event_name as "eventName", m.channel_name as "channelName", m.payload,
-      m.sender_type as "senderType", m.sender_id as "senderId", m.created_at as "createdAt"
+      m.sender_type as "senderType", m.sender_id as "senderId", m.created_at as "createdAt",
+      quote_ident(rn.nspname) || '.' || quote_ident(rc.relname) as "rowTable", m.row_key as "rowKey"
     from unnest(${ids}::uuid[]) with ordinality as a (id, n)
     join realtime.messages m on m.id = a.id
     join realtime.channels c on c.id = m.channel_id and c.enabled
+    left join pg_class rc on rc.oid = m.row_table
+    left join pg_namespace rn on rn.oid = rc.relnamespace
     order by a.n`;
 }
 

@@ -2,10 +2,12 @@
 // commit (realtime_message), loads them in batches, in announcement order, and emits each to
 // its own sockets in the channel's room; the audience it reached is added to the message's row.
 // After a lost LISTEN connection the messages since the last one seen are read back (each id is
-// delivered once: recent ids are remembered). A socket that does not read (its unsent backlog past a bound for longer than a grace period,
+// delivered once: recent ids are remembered). A row change of a watched table reaches only the
+// sockets that may SELECT the row (row-changes.ts). A socket that does not read (its unsent backlog past a bound for longer than a grace period,
 // on the injected clock) is cut, so it holds up no one and its buffer stays bounded.
 import type { Server, Socket } from 'socket.io';
 import type { Deps } from '../../deps.js';
+import { deliverRowChange, type RowChange } from './row-changes.js';
 import {
   addAudience,
   databaseNow,
@@ -62,7 +64,7 @@ function cutIfTooSlow(socket: Socket, now: number): boolean {
 }
 
 /** The event's argument: the payload with `meta` added (a payload key `meta` is replaced). */
-function eventBody(message: DeliverableMessage, timestamp: string) {
+function eventBody(message: DeliverableMessage, timestamp: string, payloadOverride?: Record<string, unknown>) {
   const meta: Record<string, string> = {
     channel: roomOf(message.channelName),
     messageId: message.id,
@@ -70,7 +72,8 @@ function eventBody(message: DeliverableMessage, timestamp: string) {
     timestamp,
   };
   if (message.senderId !== null) meta.senderId = message.senderId;
-  const payload = typeof message.payload === 'object' && message.payload !== null ? message.payload : {};
+  const stored = typeof message.payload === 'object' && message.payload !== null ? message.payload : {};
+  const payload = payloadOverride ?? stored;
   return { ...payload, meta };
 }
 
@@ -96,6 +99,28 @@ export function createDelivery(
       const room = roomOf(message.channelName);
       const sockets = io.of('/').adapter.rooms.get(room)?.size ?? 0;
       if (sockets === 0) continue;
+      if (message.rowTable !== null && message.rowKey !== null) {
+        const reached = await deliverRowChange(
+          deps.sql,
+          io,
+          room,
+          {
+            table: message.rowTable,
+            key: message.rowKey,
+            eventName: message.eventName,
+            payload: message.payload as RowChange['payload'],
+          },
+          (payload) => eventBody(message, timestamp, payload),
+        ).catch((err) => {
+          onError(err);
+          return 0;
+        });
+        if (reached > 0) {
+          counts.push({ id: message.id, sockets: reached });
+          rooms.add(room);
+        }
+        continue;
+      }
       try {
         io.local.to(room).emit(message.eventName, eventBody(message, timestamp));
         counts.push({ id: message.id, sockets });

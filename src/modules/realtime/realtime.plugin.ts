@@ -1,6 +1,6 @@
 // Wires the realtime module: the socket server on the app's own HTTP server (stopped before the
-// HTTP server drains, so WebSockets never hold up a stop), message retention and the
-// /api/realtime admin routes.
+// HTTP server drains, so WebSockets never hold up a stop), message retention, the webhook
+// delivery loop and the /api/realtime admin routes (channels, watched tables, deliveries).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { createCredentialResolver, type EndedSessions } from '../../http/principal.js';
 import type { KeyedDeps } from '../secrets/index.js';
@@ -8,6 +8,11 @@ import { realtimeRoutes } from './realtime.routes.js';
 import { startRetention } from './retention.js';
 import { createRealtimeAdminService } from './realtime.service.js';
 import { startSocketServer } from './socket-server.js';
+import { watchedTablesRoutes } from './watched-tables.routes.js';
+import { createWebhookWorker } from './webhook-worker.js';
+import { webhooksRoutes } from './webhooks.routes.js';
+import { createWebhooksService } from './webhooks.service.js';
+import { createWatchedTablesService } from './watched-tables.service.js';
 
 export function realtimePlugin(
   deps: KeyedDeps,
@@ -25,5 +30,10 @@ export function realtimePlugin(
     const retention = startRetention(deps, (err) => app.log.error({ err }, 'realtime: purging old messages failed'));
     app.addHook('onClose', () => retention.close());
     await app.register(realtimeRoutes(createRealtimeAdminService(deps)));
+    await app.register(watchedTablesRoutes(createWatchedTablesService(deps)));
+    await app.register(webhooksRoutes(createWebhooksService(deps)));
+    const webhooks = createWebhookWorker(deps, (err) => app.log.error({ err }, 'realtime: a webhook delivery failed'));
+    webhooks.start(deps.config.realtimeWebhookPollMs);
+    app.addHook('onClose', () => webhooks.stop());
   };
 }

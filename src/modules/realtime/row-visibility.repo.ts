@@ -1,0 +1,98 @@
+// SQL of row-change filtering: which subscriber scopes may SELECT a changed row under RLS at
+// delivery time. One transaction as the server's role, always rolled back: for each scope (one
+// per group of subscribers with the same role and claims) one query runs under that role and
+// claims, as the records API's request scope sets them. A row image that is no longer in the
+// table (a deleted row, the old side of an update) is put back in its place first (triggers and
+// foreign keys off where the server may do that), so the table's own policies judge it.
+import type postgres from 'postgres';
+import type { RequestScope, Sql } from '../../core/db.js';
+
+export interface RowCheck {
+  /** The table, schema-qualified and quoted. */
+  table: string;
+  /** The primary key's values by column. */
+  key: Record<string, unknown>;
+}
+
+const ROLLBACK = Symbol('rollback');
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+function keyMatch(columns: string[]): string {
+  const own = columns.map((c) => `t.${quote(c)}`).join(', ');
+  const given = columns.map((c) => `r.${quote(c)}`).join(', ');
+  return `(${own}) = (select ${given} from jsonb_populate_record(null::${'%T'}, $1::text::jsonb) r)`;
+}
+
+async function scopesSeeing(tx: postgres.TransactionSql, check: RowCheck, scopes: RequestScope[]): Promise<boolean[]> {
+  const columns = Object.keys(check.key);
+  const select = `select 1 from ${check.table} t where ${keyMatch(columns).replace('%T', check.table)} limit 1`;
+  const seen: boolean[] = [];
+  for (const scope of scopes) {
+    let visible = false;
+    await tx
+      .savepoint(async (sp) => {
+        await sp.unsafe(
+          `select set_config('role', $1, true), set_config('request.jwt.claims', $2, true), set_config('statement_timeout', $3, true)`,
+          [scope.role, JSON.stringify(scope.claims), String(scope.statementTimeoutMs ?? 0)],
+        );
+        visible = (await sp.unsafe(select, [JSON.stringify(check.key)])).length > 0;
+        throw ROLLBACK; // undoes the role and claims
+      })
+      .catch(() => {});
+    seen.push(visible);
+  }
+  return seen;
+}
+
+/** Puts `image` in the row's place (in the transaction); false when it cannot be put there. */
+async function replay(tx: postgres.TransactionSql, check: RowCheck, image: Record<string, unknown>): Promise<boolean> {
+  await tx.savepoint((sp) => sp.unsafe(`set local session_replication_role = replica`)).catch(() => {});
+  const columns = (
+    await tx.unsafe<{ name: string }[]>(
+      `select attname as name from pg_attribute
+       where attrelid = $1::regclass and attnum > 0 and not attisdropped and attgenerated = ''`,
+      [check.table],
+    )
+  ).map((c) => quote(c.name));
+  return tx
+    .savepoint(async (sp) => {
+      await sp.unsafe(
+        `delete from ${check.table} t where ${keyMatch(Object.keys(check.key)).replace('%T', check.table)}`,
+        [JSON.stringify(check.key)],
+      );
+      await sp.unsafe(
+        `insert into ${check.table} (${columns.join(', ')}) overriding system value
+         select ${columns.join(', ')} from jsonb_populate_record(null::${check.table}, $1::text::jsonb)`,
+        [JSON.stringify(image)],
+      );
+    })
+    .then(
+      () => true,
+      () => false,
+    );
+}
+
+/**
+ * For each scope: may it see the row as it is now (`current`), and as `image` (when given)?
+ * Both in one rolled-back transaction.
+ */
+export async function rowVisibility(
+  sql: Sql,
+  check: RowCheck,
+  scopes: RequestScope[],
+  wanted: { current: boolean; image?: Record<string, unknown> },
+): Promise<{ current: boolean[]; image: boolean[] }> {
+  let result = { current: scopes.map(() => false), image: scopes.map(() => false) };
+  await sql
+    .begin(async (tx) => {
+      const current = wanted.current ? await scopesSeeing(tx, check, scopes) : result.current;
+      const image =
+        wanted.image && (await replay(tx, check, wanted.image)) ? await scopesSeeing(tx, check, scopes) : result.image;
+      result = { current, image };
+      throw ROLLBACK;
+    })
+    .catch((err) => {
+      if (err !== ROLLBACK) throw err;
+    });
+  return result;
+}

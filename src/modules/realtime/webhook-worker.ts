@@ -1,0 +1,113 @@
+// The webhook delivery loop of one server. Each tick claims the deliveries due at the injected
+// clock's time (a lease, so no other server attempts them meanwhile), POSTs each message payload
+// signed to its URL, and records the outcome: 2xx is delivered; anything else is tried again
+// after an exponential backoff (1 s, 2 s, 4 s, … capped at an hour) until MAX_ATTEMPTS. The queue
+// is in PostgreSQL, so a restart loses nothing: an attempt cut short is retried once its lease ends.
+import { epochSeconds } from '../../core/clock.js';
+import type { Deps } from '../../deps.js';
+import * as repo from './webhook-deliveries.repo.js';
+import { signatureHeaders, signingSecret } from './webhook-signature.js';
+
+/** Attempts in all before a delivery is given up (an admin may retry it). */
+export const MAX_ATTEMPTS = 8;
+const BACKOFF_BASE_MS = 1_000;
+const BACKOFF_MAX_MS = 60 * 60 * 1000;
+/** How long one POST may take. */
+const ATTEMPT_TIMEOUT_MS = 10_000;
+/** How long a claim keeps other servers off a delivery (beyond the POST's timeout). */
+const LEASE_MS = ATTEMPT_TIMEOUT_MS + 50_000;
+const BATCH = 50;
+
+/** The wait after the `attempts`-th failed attempt. */
+export const backoffMs = (attempts: number) => Math.min(BACKOFF_BASE_MS * 2 ** (attempts - 1), BACKOFF_MAX_MS);
+
+export interface WebhookTickReport {
+  delivered: number;
+  failed: number;
+}
+
+export interface WebhookWorker {
+  /** Attempts what is due now; resolves once those attempts are recorded. */
+  tick(): Promise<WebhookTickReport>;
+  /** Ticks every `pollMs` of real time (0: never) until stop(). */
+  start(pollMs: number): void;
+  stop(): Promise<void>;
+}
+
+export function createWebhookWorker(
+  deps: Pick<Deps, 'sql' | 'clock' | 'keyring'>,
+  onError: (err: unknown) => void = () => {},
+): WebhookWorker {
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<unknown> = Promise.resolve();
+
+  async function attempt(claim: repo.ClaimedDelivery, secret: string): Promise<boolean> {
+    const body = JSON.stringify(claim.payload ?? {});
+    const sentAt = deps.clock.now();
+    let status: number | null = null;
+    let error: string;
+    try {
+      const res = await fetch(claim.url, {
+        method: 'POST',
+        redirect: 'manual',
+        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+        headers: {
+          'content-type': 'application/json',
+          'x-svc-event': claim.eventName,
+          'x-svc-channel': claim.channelName,
+          'x-svc-message-id': claim.messageId,
+          'x-svc-delivery-id': claim.id,
+          ...signatureHeaders(secret, epochSeconds(sentAt), body),
+        },
+        body,
+      });
+      await res.body?.cancel().catch(() => {});
+      status = res.status;
+      if (res.ok) return repo.recordDelivered(deps.sql, claim, res.status, deps.clock.now());
+      error = `HTTP ${res.status}`;
+    } catch (err) {
+      error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    }
+    const now = deps.clock.now();
+    await repo.recordFailure(deps.sql, claim, {
+      status,
+      error: error.slice(0, 1000),
+      nextAttemptAt: new Date(now.getTime() + backoffMs(claim.attempts)),
+      final: claim.attempts >= MAX_ATTEMPTS,
+    });
+    return false;
+  }
+
+  async function tick(): Promise<WebhookTickReport> {
+    const now = deps.clock.now();
+    const claims = await repo.claimDue(deps.sql, now, new Date(now.getTime() + LEASE_MS), BATCH);
+    if (claims.length === 0) return { delivered: 0, failed: 0 };
+    const secret = await signingSecret(deps);
+    const outcomes = await Promise.all(
+      claims.map((claim) =>
+        attempt(claim, secret).catch((err) => {
+          onError(err);
+          return false;
+        }),
+      ),
+    );
+    const delivered = outcomes.filter(Boolean).length;
+    return { delivered, failed: outcomes.length - delivered };
+  }
+
+  return {
+    tick,
+    start(pollMs) {
+      if (pollMs <= 0 || timer) return;
+      timer = setInterval(() => {
+        running = running.then(() => tick().catch(onError));
+      }, pollMs);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+    },
+  };
+}

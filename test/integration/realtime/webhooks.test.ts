@@ -1,0 +1,181 @@
+// Channel webhooks against a real loopback receiver: every message on a channel with webhook URLs
+// is POSTed signed (HMAC-SHA256 over `<timestamp>.<body>`, verified here with the signing secret
+// read through the secrets API), retried with backoff after a receiver outage (the test's clock
+// is moved past the backoff; no sleeps), delivered once when two servers tick at the same time,
+// logged, and retried on an admin's request.
+import { createHmac } from 'node:crypto';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createWebhookWorker, type WebhookWorker } from '../../../src/modules/realtime/index.js';
+import { type Server, startTestApp, type TestApp } from '../../harness/test-app.js';
+
+interface Received {
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+let t: TestApp;
+let other: Server;
+let receiver: HttpServer;
+let receiverUrl: string;
+let worker: WebhookWorker;
+let otherWorker: WebhookWorker;
+const received: Received[] = [];
+/** Status codes the receiver answers with next (then 200). */
+const answers: number[] = [];
+
+beforeAll(async () => {
+  t = await startTestApp({ env: { REALTIME_WEBHOOK_POLL_MS: '0' } });
+  other = await t.startAnotherServer();
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.statusCode = answers.shift() ?? 200;
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const res = await admin({
+    method: 'POST',
+    url: '/api/realtime/channels',
+    payload: { pattern: 'orders:%', webhookUrls: [receiverUrl] },
+  });
+  expect(res.statusCode).toBe(201);
+  worker = createWebhookWorker(t.deps);
+  otherWorker = createWebhookWorker(other.deps);
+});
+afterAll(async () => {
+  await other?.close();
+  await t?.close();
+  await new Promise((resolve) => receiver?.close(resolve));
+});
+beforeEach(() => {
+  received.length = 0;
+  answers.length = 0;
+});
+
+const admin = (options: Parameters<TestApp['request']>[0]) =>
+  t.request({ ...options, headers: { ...options.headers, 'x-api-key': t.apiKey } });
+
+async function publish(channel: string, payload: Record<string, unknown>): Promise<string> {
+  const [row] = await t.deps
+    .sql`select realtime.publish(${channel}, 'order.updated', ${t.deps.sql.json(payload as never)}) as id`;
+  return row!.id as string;
+}
+
+async function deliveriesOf(messageId: string) {
+  const res = await admin({ method: 'GET', url: `/api/realtime/webhook-deliveries?messageId=${messageId}` });
+  expect(res.statusCode).toBe(200);
+  return res.json as any[];
+}
+
+describe('channel webhooks', () => {
+  it('POSTs each message signed, with a timestamp, and logs the delivery', async () => {
+    const id = await publish('orders:1', { status: 'shipped' });
+    // Queued in PostgreSQL with the message: a server started later (this fresh worker) sends it.
+    expect(await deliveriesOf(id)).toMatchObject([{ state: 'pending', attempts: 0, lastStatus: null }]);
+    expect(await createWebhookWorker(other.deps).tick()).toEqual({ delivered: 1, failed: 0 });
+    expect(received).toHaveLength(1);
+    const [hit] = received;
+    expect(JSON.parse(hit!.body)).toEqual({ status: 'shipped' });
+    expect(hit!.headers).toMatchObject({
+      'content-type': 'application/json',
+      'x-svc-event': 'order.updated',
+      'x-svc-channel': 'orders:1',
+      'x-svc-message-id': id,
+    });
+    const timestamp = hit!.headers['x-plinth-timestamp'] as string;
+    expect(Number(timestamp)).toBe(Math.floor(t.clock.now().getTime() / 1000));
+    const secret = await admin({ method: 'GET', url: '/api/secrets/REALTIME_WEBHOOK_SIGNING_SECRET' });
+    expect(secret.statusCode).toBe(200);
+    const expected = createHmac('sha256', secret.json.value).update(`${timestamp}.${hit!.body}`).digest('hex');
+    expect(hit!.headers['x-plinth-signature']).toBe(`v1=${expected}`);
+    expect(await deliveriesOf(id)).toMatchObject([
+      { messageId: id, url: receiverUrl, state: 'delivered', attempts: 1, lastStatus: 200, lastError: null },
+    ]);
+    const messages = await admin({ method: 'GET', url: '/api/realtime/messages?eventName=order.updated' });
+    expect(messages.json.find((m: any) => m.id === id)).toMatchObject({ whAudienceCount: 1, whDeliveredCount: 1 });
+    expect(await worker.tick()).toEqual({ delivered: 0, failed: 0 });
+  });
+
+  it('retries after a receiver outage once the backoff has passed', async () => {
+    answers.push(500, 503);
+    const id = await publish('orders:2', { status: 'packed' });
+    expect(await worker.tick()).toEqual({ delivered: 0, failed: 1 });
+    expect(await deliveriesOf(id)).toMatchObject([
+      { state: 'pending', attempts: 1, lastStatus: 500, lastError: 'HTTP 500' },
+    ]);
+    expect(await worker.tick()).toEqual({ delivered: 0, failed: 0 }); // not due before the backoff (1 s)
+    t.clock.advance(1_000);
+    expect(await worker.tick()).toEqual({ delivered: 0, failed: 1 });
+    t.clock.advance(1_999);
+    expect(await worker.tick()).toEqual({ delivered: 0, failed: 0 }); // second backoff: 2 s
+    t.clock.advance(1);
+    expect(await worker.tick()).toEqual({ delivered: 1, failed: 0 });
+    expect(received.map((r) => JSON.parse(r.body))).toEqual([
+      { status: 'packed' },
+      { status: 'packed' },
+      { status: 'packed' },
+    ]);
+    expect(await deliveriesOf(id)).toMatchObject([{ state: 'delivered', attempts: 3, lastStatus: 200 }]);
+  });
+
+  it('records an unreachable receiver as a failed attempt', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/gone`;
+    await new Promise((resolve) => closed.close(resolve));
+    const channel = await admin({
+      method: 'POST',
+      url: '/api/realtime/channels',
+      payload: { pattern: 'dead', webhookUrls: [deadUrl] },
+    });
+    expect(channel.statusCode).toBe(201);
+    const id = await publish('dead', { n: 1 });
+    expect(await worker.tick()).toEqual({ delivered: 0, failed: 1 });
+    const [delivery] = await deliveriesOf(id);
+    expect(delivery).toMatchObject({ state: 'pending', attempts: 1, lastStatus: null });
+    expect(delivery.lastError).toMatch(/fetch failed|ECONNREFUSED/);
+  });
+
+  it('delivers each message once while two servers tick at the same time', async () => {
+    const ids: string[] = [];
+    for (let n = 0; n < 20; n++) ids.push(await publish(`orders:burst-${n}`, { n }));
+    let rounds = 0;
+    for (;;) {
+      const reports = await Promise.all([worker.tick(), otherWorker.tick(), worker.tick(), otherWorker.tick()]);
+      rounds++;
+      if (reports.every((r) => r.delivered === 0 && r.failed === 0) || rounds > 10) break;
+    }
+    const seen = received.map((r) => r.headers['x-svc-message-id']).sort();
+    expect(seen).toEqual([...ids].sort());
+    // Nothing sent again by either server, even once every lease would have ended.
+    t.clock.advance(24 * 60 * 60 * 1000);
+    await Promise.all([worker.tick(), otherWorker.tick()]);
+    expect(received).toHaveLength(ids.length);
+    for (const id of ids) expect(await deliveriesOf(id)).toMatchObject([{ state: 'delivered', attempts: 1 }]);
+  });
+
+  it('lets an admin retry a delivery, and answers 404 for an unknown one', async () => {
+    const id = await publish('orders:again', { status: 'returned' });
+    await worker.tick();
+    const [delivery] = await deliveriesOf(id);
+    const retried = await admin({ method: 'POST', url: `/api/realtime/webhook-deliveries/${delivery.id}/retry` });
+    expect(retried.statusCode).toBe(200);
+    expect(retried.json).toMatchObject({ id: delivery.id, state: 'pending', attempts: 0 });
+    expect(await worker.tick()).toEqual({ delivered: 1, failed: 0 });
+    expect(received).toHaveLength(2);
+    const unknown = await admin({
+      method: 'POST',
+      url: '/api/realtime/webhook-deliveries/00000000-0000-4000-8000-000000000000/retry',
+    });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json.error).toBe('REALTIME_WEBHOOK_DELIVERY_NOT_FOUND');
+    const failedOnly = await admin({ method: 'GET', url: '/api/realtime/webhook-deliveries?state=failed' });
+    expect(failedOnly.json).toEqual([]);
+  });
+});
