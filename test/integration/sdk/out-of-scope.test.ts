@@ -1,6 +1,6 @@
-// Parts of the official JavaScript client outside the spec's scope (realtime, the second payment
-// provider): against Plinth they fail cleanly — a 404 InsForgeError or a failed subscription —
-// never a hang or a crash, so an app can detect them.
+// The part of the official JavaScript client Plinth does not serve (the second payment processor)
+// fails cleanly with a 404 InsForgeError, never a hang or a crash, so an app can detect it; and
+// realtime, served now, refuses a channel no admin opened instead of failing to connect.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSdkApp, type SdkApp } from './sdk-app.js';
 
