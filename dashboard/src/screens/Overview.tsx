@@ -1,5 +1,5 @@
 // Overview: liveness and readiness with the version, and how many users, tables, buckets and
-// functions the project has.
+// functions the project has. Badges use shade 9 so white text keeps WCAG AA contrast.
 import { Badge, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useApi } from '../api/context';
@@ -41,11 +41,11 @@ export default function Overview() {
         {health.isError ? <ErrorState error={health.error} what="health" /> : null}
         {health.data ? (
           <Group>
-            <Badge color={health.data.status === 'ok' ? 'green' : 'red'} size="lg">
+            <Badge color={health.data.status === 'ok' ? 'teal.9' : 'red.9'} size="lg">
               Server {health.data.status}
             </Badge>
             {ready.data ? (
-              <Badge color={ready.data.status === 'ready' ? 'green' : 'orange'} size="lg">
+              <Badge color={ready.data.status === 'ready' ? 'teal.9' : 'red.9'} size="lg">
                 Database {ready.data.database}
               </Badge>
             ) : null}

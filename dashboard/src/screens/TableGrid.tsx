@@ -71,6 +71,7 @@ export default function TableGrid({ table }: { table: string }) {
     manualSorting: true,
     manualPagination: true,
     enableMultiSort: false,
+    sortDescFirst: false,
     onSortingChange: (updater) => {
       setSorting(updater);
       setPage(0);

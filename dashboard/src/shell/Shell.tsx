@@ -89,6 +89,7 @@ export function Shell({ admin, onSignOut }: { admin: ProjectAdmin; onSignOut: ()
             component="a"
             href={hrefOf(s.path)}
             label={s.label}
+            variant="filled"
             active={active(s.path)}
             aria-current={active(s.path) ? 'page' : undefined}
             onClick={go(s.path)}
