@@ -1,7 +1,7 @@
 // The dashboard in a real browser against a live Plinth: the admin signs in, sees the overview's
 // health and counts, opens Tables, finds a table this test made with its row count, pages and
-// sorts its rows, survives a reload (cookie session); light and dark themes; no console errors;
-// no serious or critical axe-core violations; a screenshot of each screen.
+// sorts its rows, survives a reload (cookie session); light and dark themes; a phone-sized window;
+// no console errors; no serious or critical axe-core violations; a screenshot of each screen.
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../harness/free-port.js';
@@ -150,6 +150,27 @@ describe('the dashboard in Chromium', () => {
     await page.reload();
     await page.getByText(`Rows 1–25 of ${ROWS}`).waitFor();
     expect(new URL(page.url()).pathname).toBe(`/dashboard/tables/${TABLE}`);
+  });
+
+  it('works on a 390-px-wide phone: navigation behind the menu button', { timeout: 120_000 }, async () => {
+    const phone = await openBrowser({ width: 390, height: 844 });
+    try {
+      const { page } = phone;
+      await page.goto(`${baseUrl}/dashboard/tables`);
+      await page.getByLabel('Admin email').fill(TEST_ADMIN.email);
+      await page.getByRole('textbox', { name: 'Password' }).fill(TEST_ADMIN.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Tables' }).waitFor();
+      await page.getByRole('link', { name: TABLE }).waitFor();
+      await page.getByRole('button', { name: 'Toggle navigation' }).click();
+      await page.getByRole('link', { name: 'Overview' }).click();
+      await page.getByRole('group', { name: 'Users' }).waitFor();
+      await phone.screenshot('overview-phone');
+      expect(await phone.seriousViolations()).toEqual([]);
+      expect(phone.errors).toEqual([]);
+    } finally {
+      await phone.close();
+    }
   });
 
   it('logged no console errors', () => {
