@@ -22,6 +22,7 @@ import { registerRequestDeadline } from './http/request-deadline.js';
 import { requestIdOf } from './http/request-id.js';
 import { aiPlugin } from './modules/ai/index.js';
 import { authPlugin, createAuthServices, SESSION_REVOKED_CHANNEL, startRevokedSessions } from './modules/auth/index.js';
+import { dashboardPlugin } from './modules/dashboard/index.js';
 import { createMailer, emailPlugin } from './modules/email/index.js';
 import { functionsPlugin } from './modules/functions/index.js';
 import { healthPlugin, VERSION } from './modules/health/index.js';
@@ -179,6 +180,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   if (logging.plugin) await app.register(logging.plugin);
   if (metricsPlugin) await app.register(metricsPlugin);
   await app.register(realtimePlugin(deps, revokedSessions, SESSION_REVOKED_CHANNEL));
+  await app.register(dashboardPlugin());
 
   return app;
 }

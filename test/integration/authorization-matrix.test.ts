@@ -215,6 +215,22 @@ const routes: Row[] = [
     hidden: true,
     request: () => ({ method: 'GET', url: '/api/docs/static/index.css' }),
   },
+  // The web console (built by npm run build into dist/dashboard; 503 when it was not built).
+  { route: 'GET /', access: 'public', ok: 302, hidden: true, request: () => ({ method: 'GET', url: '/' }) },
+  {
+    route: 'GET /dashboard',
+    access: 'public',
+    ok: 200,
+    hidden: true,
+    request: () => ({ method: 'GET', url: '/dashboard' }),
+  },
+  {
+    route: 'GET /dashboard/*',
+    access: 'public',
+    ok: 200,
+    hidden: true,
+    request: () => ({ method: 'GET', url: '/dashboard/tables' }),
+  },
   {
     route: 'OPTIONS *', // CORS preflight, for any path, including admin routes
     access: 'public',

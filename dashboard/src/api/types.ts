@@ -1,0 +1,44 @@
+// The shapes of the API answers the dashboard reads (see /api/docs for the full documents).
+
+export interface Health {
+  status: string;
+  version: string;
+  service: string;
+  timestamp: string;
+}
+
+export interface Readiness {
+  status: 'ready' | 'unavailable';
+  database: string;
+  pendingMigrations: string[];
+  functionsRuntime: { status: string; restarts: number };
+}
+
+export interface ProjectMetadata {
+  database: {
+    tables: { name: string; recordCount: number }[];
+    totalTables: number;
+    totalRecords: number;
+    databaseSize: string;
+  };
+  storage: { buckets: { name: string; public: boolean; objectCount: number }[] };
+  functions: { functions: { slug: string; name: string; status: string }[] };
+  version: string;
+}
+
+export interface UserPage {
+  pagination: { offset: number; limit: number; total: number };
+}
+
+export interface ColumnInfo {
+  columnName: string;
+  type: string;
+  isNullable: boolean;
+  isPrimaryKey: boolean;
+}
+
+export interface TableMetadata {
+  tableName: string;
+  rlsEnabled: boolean;
+  columns: ColumnInfo[];
+}
