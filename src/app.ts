@@ -28,6 +28,7 @@ import { healthPlugin, VERSION } from './modules/health/index.js';
 import { metadataPlugin } from './modules/metadata/index.js';
 import { instrumentRequests } from './modules/metrics/index.js';
 import { migrationsPlugin } from './modules/migrations/index.js';
+import { backupsPlugin } from './modules/backups/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
 import { createSchemaCache, recordsPlugin } from './modules/records/index.js';
@@ -161,6 +162,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   app.addHook('onClose', () => schemaCache.close());
   await app.register(recordsPlugin(deps, schemaCache));
   await app.register(migrationsPlugin(deps, () => schemaCache.refreshIfChanged()));
+  await app.register(backupsPlugin(deps, () => schemaCache.refreshIfChanged()));
   await app.register(metadataPlugin(deps));
 
   await app.register(secretsPlugin(deps));

@@ -1,0 +1,180 @@
+// Backups: create (the dump runs in the background, gzip-streamed into the blob store), list,
+// rename, download, delete and restore. One backup or restore at a time; the running dumps of
+// this process are tracked so a list can tell them from ones a stopped server left `running`.
+import { randomUUID } from 'node:crypto';
+import { PassThrough, type Readable } from 'node:stream';
+import { createGunzip, createGzip } from 'node:zlib';
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../core/errors.js';
+import { asPgError } from '../../core/pg-errors.js';
+import * as repo from './backups.repo.js';
+import type { Backup } from './backups.schemas.js';
+import { dumpDatabase, type DumpScope } from './dump.service.js';
+import { restoreDatabase } from './restore.service.js';
+
+/** Platform tables a backup leaves out: its own list, the migrator's history, the schema-cache version. */
+const EXCLUDED_TABLES = ['system.database_backups', 'system.migrations', 'system.schema_version'];
+const MAX_ARCHIVE_BYTES = Number.MAX_SAFE_INTEGER;
+
+/** The schemas the platform's migrations create: their rows are backed up, their structure is the platform's. */
+export function platformSchemas(migrations: Deps['migrations']): string[] {
+  const names = new Set(['system']);
+  for (const m of migrations) {
+    for (const match of m.sql.matchAll(/create\s+schema\s+(?:if\s+not\s+exists\s+)?"?([a-z_][a-z0-9_]*)"?/gi)) {
+      names.add((match[1] as string).toLowerCase());
+    }
+  }
+  return [...names];
+}
+
+const notFound = () =>
+  new AppError('DATABASE_NOT_FOUND', 'Backup not found.', {
+    nextActions: 'List backups with GET /api/database/backups.',
+  });
+const duplicate = () =>
+  new AppError('DATABASE_DUPLICATE', 'A backup with this name already exists.', {
+    nextActions: 'Choose another name, or rename the existing backup first.',
+  });
+const busy = (what: string) =>
+  new AppError('DATABASE_CONSTRAINT_VIOLATION', what, { nextActions: 'Wait for it to finish, then try again.' });
+
+function toBackup(row: repo.BackupRow): Backup {
+  return {
+    id: row.id,
+    name: row.name,
+    triggerSource: row.triggerSource,
+    status: row.status,
+    sizeBytes: row.sizeBytes === null ? null : Number(row.sizeBytes),
+    errorMessage: row.errorMessage,
+    createdAt: row.createdAt.toISOString(),
+    completedAt: row.completedAt?.toISOString() ?? null,
+    createdBy: row.createdBy,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+  };
+}
+
+const uniqueName = async <T>(work: () => Promise<T>): Promise<T> => {
+  try {
+    return await work();
+  } catch (err) {
+    if (asPgError(err)?.code === '23505') throw duplicate();
+    throw err;
+  }
+};
+
+export function createBackupsService(
+  deps: Pick<Deps, 'sql' | 'clock' | 'blobStore' | 'migrations'>,
+  refreshSchema: () => Promise<unknown>,
+) {
+  const scope: DumpScope = { platformSchemas: platformSchemas(deps.migrations), excludedTables: EXCLUDED_TABLES };
+  const running = new Map<string, Promise<void>>();
+  let restoring = false;
+
+  async function produce(row: repo.BackupRow): Promise<void> {
+    const raw = new PassThrough();
+    const gzip = createGzip();
+    raw.pipe(gzip);
+    const staged = deps.blobStore.stage(row.blobId, gzip, MAX_ARCHIVE_BYTES);
+    try {
+      await dumpDatabase(deps.sql, scope, raw, deps.clock.now());
+      raw.end();
+      const blob = await staged;
+      await deps.blobStore.promote(row.blobId);
+      await repo.finishBackup(deps.sql, row.id, { status: 'completed', sizeBytes: blob.size, at: deps.clock.now() });
+    } catch (err) {
+      raw.destroy(err as Error);
+      await staged.catch(() => {});
+      await deps.blobStore.remove(row.blobId).catch(() => {});
+      await repo.finishBackup(deps.sql, row.id, {
+        status: 'failed',
+        errorMessage: (err as Error).message,
+        at: deps.clock.now(),
+      });
+    }
+  }
+
+  async function existing(id: string): Promise<repo.BackupRow> {
+    const row = await repo.findBackup(deps.sql, id);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  return {
+    async list(): Promise<{ backups: Backup[] }> {
+      await repo.failInterrupted(deps.sql, [...running.keys()], deps.clock.now());
+      return { backups: (await repo.listBackups(deps.sql)).map(toBackup) };
+    },
+
+    async create(input: { name?: string } | undefined, createdBy: string | null): Promise<Backup> {
+      if (restoring) throw busy('A restore is in progress.');
+      if (running.size > 0) throw busy('Another backup is running.');
+      const id = randomUUID();
+      const row = await uniqueName(() =>
+        repo.insertBackup(deps.sql, {
+          id,
+          name: input?.name ?? null,
+          triggerSource: 'manual',
+          blobId: `database-backup-${id}`,
+          createdBy,
+          createdAt: deps.clock.now(),
+        }),
+      );
+      const job = produce(row).finally(() => running.delete(id));
+      running.set(id, job);
+      return toBackup(row);
+    },
+
+    async rename(id: string, name: string | null): Promise<Backup> {
+      const row = await uniqueName(() => repo.renameBackup(deps.sql, id, name));
+      if (!row) throw notFound();
+      return toBackup(row);
+    },
+
+    async remove(id: string): Promise<{ message: string }> {
+      const row = await existing(id);
+      if (running.has(id)) throw busy('This backup is still running.');
+      await repo.deleteBackup(deps.sql, id);
+      await deps.blobStore.remove(row.blobId);
+      return { message: 'Backup deleted successfully' };
+    },
+
+    /** The archive's bytes (gzip), for download. */
+    async download(id: string): Promise<{ stream: Readable; fileName: string }> {
+      const row = await existing(id);
+      const stream = row.status === 'completed' ? await deps.blobStore.read(row.blobId) : null;
+      if (!stream) throw notCompleted();
+      return { stream, fileName: `plinth-backup-${row.createdAt.toISOString().replace(/[:.]/g, '-')}.gz` };
+    },
+
+    async restore(id: string): Promise<{ message: string }> {
+      const row = await existing(id);
+      if (row.status !== 'completed') throw notCompleted();
+      if (restoring || running.size > 0) throw busy('Another backup or restore is in progress.');
+      const blob = await deps.blobStore.read(row.blobId);
+      if (!blob) throw notCompleted();
+      restoring = true;
+      try {
+        const gunzip = createGunzip();
+        blob.on('error', (err) => gunzip.destroy(err));
+        await restoreDatabase(deps.sql, scope, blob.pipe(gunzip));
+      } finally {
+        restoring = false;
+        blob.destroy();
+      }
+      await refreshSchema();
+      return { message: 'Database restored successfully' };
+    },
+
+    /** Waits for the dumps this process is running (shutdown, tests). */
+    async settled(): Promise<void> {
+      await Promise.allSettled([...running.values()]);
+    },
+  };
+}
+
+const notCompleted = () =>
+  new AppError('DATABASE_CONSTRAINT_VIOLATION', 'This backup is not completed.', {
+    nextActions: 'Wait for the backup to complete, or choose a completed one from GET /api/database/backups.',
+  });
+
+export type BackupsService = ReturnType<typeof createBackupsService>;
