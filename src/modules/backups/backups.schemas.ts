@@ -8,7 +8,7 @@ const backupName = z
   .min(1, { error: 'Backup name cannot be empty' })
   .max(64, { error: 'Backup name must be less than 64 characters' });
 
-export const createBackupBody = z.strictObject({ name: backupName.optional() }).optional();
+export const createBackupBody = z.strictObject({ name: backupName.optional() }).nullish();
 export const renameBackupBody = z.strictObject({ name: backupName.nullable() });
 export const backupIdParams = z.object({ id: z.uuid({ error: 'Invalid backup ID' }) });
 

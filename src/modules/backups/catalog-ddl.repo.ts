@@ -237,7 +237,7 @@ export async function sequencePositions(db: Queryable, schemas: string[]): Promi
   return texts(
     await db.unsafe(
       `select format('SELECT pg_catalog.setval(%L, %s, %s)', format('%I.%I', s.schemaname, s.sequencename),
-                coalesce(s.last_value, s.start_value), s.last_value is not null) as ddl
+                coalesce(s.last_value, s.start_value), (s.last_value is not null)::text) as ddl
          from pg_sequences s where s.schemaname = any($1)`,
       [schemas],
     ),
@@ -256,7 +256,7 @@ export async function dropUserObjectsDdl(db: Queryable, schemas: string[]): Prom
                   case c.relkind when 'v' then 'VIEW' when 'm' then 'MATERIALIZED VIEW' when 'S' then 'SEQUENCE' else 'TABLE' end,
                   c.oid::regclass)
            from pg_class c where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p', 'v', 'm', 'S')
-            and ${NOT_EXTENSION_MEMBER('c.oid')}
+            and not exists (select 1 from pg_depend d where d.objid = c.oid and d.deptype in ('i', 'e'))
          union all
          select 2, format('DROP ROUTINE IF EXISTS %s CASCADE', p.oid::regprocedure)
            from pg_proc p where p.pronamespace = 'public'::regnamespace and p.prokind in ('f', 'p')
