@@ -46,7 +46,7 @@ export function backupsRoutes(backups: BackupsService): FastifyPluginAsyncZod {
       handler: async (request, reply) => {
         const p = request.principal;
         const createdBy = p?.kind === 'admin' ? p.subject : null;
-        return reply.code(201).send(await backups.create(request.body, createdBy));
+        return reply.code(201).send(await backups.create(request.body ?? undefined, createdBy));
       },
     });
 

@@ -156,6 +156,9 @@ export function createBackupsService(
       try {
         const gunzip = createGunzip();
         blob.on('error', (err) => gunzip.destroy(err));
+        // The archive reader surfaces a damaged archive (it reads the stream's stored error); this
+        // keeps an error raised before the reader starts from being an uncaught one.
+        gunzip.on('error', () => {});
         await restoreDatabase(deps.sql, scope, blob.pipe(gunzip));
       } finally {
         restoring = false;

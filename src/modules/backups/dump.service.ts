@@ -2,7 +2,7 @@
 // user schemas' DDL from the catalogs and every table's rows with COPY ... TO STDOUT, streamed
 // record by record into `out` (never the whole database in memory). Not pg_dump: the embedded
 // PostgreSQL ships none, and pg_dump's major version must match the server's.
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import type { Sql } from '../../core/db.js';
 import { archiveWriter, type ArchiveHeader } from './archive.js';
 import * as ddl from './catalog-ddl.repo.js';
@@ -35,8 +35,12 @@ export async function dumpDatabase(sql: Sql, scope: DumpScope, out: Writable, no
     const copyAll = async (tables: Awaited<ReturnType<typeof copyTables>>) => {
       for (const t of tables) {
         await writer.record({ copy: t.name, columns: t.columns });
-        const rows = await tx.unsafe(`copy ${t.name} (${t.columns.join(', ')}) to stdout`).readable();
+        const rows: Readable = await tx.unsafe(`copy ${t.name} (${t.columns.join(', ')}) to stdout`).readable();
         await writer.copyRows(rows);
+        // postgres.js pauses its socket when the stream's buffer is full and resumes it only from
+        // the stream's read(); when the last rows filled the buffer, the ended stream never reads
+        // again and the connection would stay paused. One more read() call resumes it.
+        rows._read(0);
       }
     };
 

@@ -72,7 +72,13 @@ beforeAll(async () => {
   const alice = (await signIn(aliceEmail)).client;
   const inserted = await alice.database
     .from('notes')
-    .insert([{ body: 'first', mood: "it's complicated" }, { body: 'public one', shared: true }], { defaultToNull: false })
+    .insert(
+      [
+        { body: 'first', mood: "it's complicated" },
+        { body: 'public one', shared: true },
+      ],
+      { defaultToNull: false },
+    )
     .select();
   expect(inserted.error).toBeNull();
   await alice.database.from('notes').update({ body: 'first, edited' }).eq('body', 'first');
@@ -119,11 +125,14 @@ describe('backup, change, restore', () => {
     // What came after the backup is gone; the records API no longer knows the table.
     const later = await again.client.database.from('created_later').select('*');
     expect(later.error).not.toBeNull();
-    const [{ exists }] = await s.t.deps.sql`select to_regclass('public.created_later') is not null as exists`;
+    const { exists } = (await s.t.deps.sql`select to_regclass('public.created_later') is not null as exists`)[0]!;
     expect(exists).toBe(false);
 
     // Identity, sequence positions, defaults, triggers, generated columns, views, functions, enums.
-    const next = await again.client.database.from('notes').insert([{ body: 'new after restore' }], { defaultToNull: false }).select();
+    const next = await again.client.database
+      .from('notes')
+      .insert([{ body: 'new after restore' }], { defaultToNull: false })
+      .select();
     expect(next.error).toBeNull();
     const maxBefore = Math.max(...(before.data as { id: number }[]).map((r) => Number(r.id)));
     expect(Number(next.data![0].id)).toBe(maxBefore + 1);
