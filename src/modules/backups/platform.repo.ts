@@ -15,3 +15,19 @@ export async function setUserTriggers(db: Queryable, tables: string[], enabled: 
 export async function truncateTables(db: Queryable, tables: string[]): Promise<void> {
   if (tables.length) await db.unsafe(`truncate ${tables.join(', ')}`);
 }
+
+export async function functionSlugs(db: Queryable): Promise<string[]> {
+  const rows = await db<{ slug: string }[]>`select slug from functions.definitions`;
+  return rows.map((r) => r.slug);
+}
+
+/**
+ * Tells every server (at commit) that functions and secrets changed: each function slug that
+ * existed before or exists after the restore is re-read (the functions module's LISTEN
+ * plinth_functions), and the functions' secrets reloaded (plinth_secrets).
+ */
+export async function announceRestoredFunctions(db: Queryable, slugsBefore: string[]): Promise<void> {
+  await db`select pg_notify('plinth_functions', s)
+             from (select slug as s from functions.definitions union select unnest(${slugsBefore}::text[])) x`;
+  await db`select pg_notify('plinth_secrets', 'restore')`;
+}

@@ -9,7 +9,13 @@ import { AppError } from '../../core/errors.js';
 import { archiveReader, ArchiveFormatError, type ArchiveHeader } from './archive.js';
 import { dropPoliciesDdl, dropUserObjectsDdl, revokeAllDdl } from './catalog-ddl.repo.js';
 import type { DumpScope } from './dump.service.js';
-import { platformMigrationNames, setUserTriggers, truncateTables } from './platform.repo.js';
+import {
+  announceRestoredFunctions,
+  functionSlugs,
+  platformMigrationNames,
+  setUserTriggers,
+  truncateTables,
+} from './platform.repo.js';
 import { tryOperationLock } from './backups.repo.js';
 import { copyTables, userSchemas } from './table-data.repo.js';
 
@@ -35,6 +41,7 @@ export async function restoreDatabase(sql: Sql, scope: DumpScope, archive: Reada
       if (!('header' in first)) throw new ArchiveFormatError('the archive has no header.');
       await checkCompatible(first.header, await platformMigrationNames(tx));
 
+      const slugsBefore = await functionSlugs(tx);
       // Empty the project: user objects dropped, platform tables truncated (triggers off while loading).
       for (const s of await dropUserObjectsDdl(tx, await userSchemas(tx, scope.platformSchemas))) await tx.unsafe(s);
       const systemTables = (await copyTables(tx, scope.platformSchemas, scope.excludedTables)).map((t) => t.name);
@@ -66,6 +73,7 @@ export async function restoreDatabase(sql: Sql, scope: DumpScope, archive: Reada
       }
       await setUserTriggers(tx, systemTables, true);
       await tx`select system.bump_schema_version()`;
+      await announceRestoredFunctions(tx, slugsBefore);
     });
   } catch (err) {
     if (err instanceof ArchiveFormatError) throw corruptArchive(err.message);
