@@ -14,3 +14,14 @@ CREATE TABLE system.database_backups (
   expires_at timestamptz
 );
 CREATE INDEX database_backups_created_at ON system.database_backups (created_at DESC);
+
+-- Scheduled backups (one row): off by default, daily at midnight UTC, scheduled backups kept 7 days.
+-- next_backup_at is claimed atomically, so one server takes each due time.
+CREATE TABLE system.database_backup_config (
+  singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+  enabled boolean NOT NULL DEFAULT false,
+  cron_schedule text NOT NULL DEFAULT '0 0 * * *',
+  retention_days int CHECK (retention_days BETWEEN 1 AND 3650) DEFAULT 7,
+  next_backup_at timestamptz
+);
+INSERT INTO system.database_backup_config DEFAULT VALUES;

@@ -1095,6 +1095,18 @@ const routes: Row[] = [
     request: () => ({ method: 'GET', url: '/api/database/backups' }),
   },
   {
+    route: 'GET /api/database/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/database/config' }),
+  },
+  {
+    route: 'PATCH /api/database/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PATCH', url: '/api/database/config', payload: { backup: { retentionDays: 7 } } }),
+  },
+  {
     route: 'POST /api/database/backups',
     access: 'admin',
     ok: 201,

@@ -5,6 +5,8 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   archiveBytes,
+  backupConfigSchema,
+  backupConfigUpdateSchema,
   backupIdParams,
   backupListSchema,
   backupSchema,
@@ -28,6 +30,24 @@ const admin = { access: 'admin' as const };
 
 export function backupsRoutes(backups: BackupsService): FastifyPluginAsyncZod {
   return async (app) => {
+    app.get('/api/database/config', {
+      config: admin,
+      schema: { tags, summary: 'Scheduled backup settings', security, response: { 200: backupConfigSchema } },
+      handler: () => backups.config(),
+    });
+
+    app.patch('/api/database/config', {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Change scheduled backups: enabled, cronSchedule (UTC, one literal minute), retentionDays',
+        security,
+        body: backupConfigUpdateSchema,
+        response: { 200: backupConfigSchema },
+      },
+      handler: (request) => backups.updateConfig(request.body),
+    });
+
     app.get('/api/database/backups', {
       config: admin,
       schema: { tags, summary: 'Every backup, newest first', security, response: { 200: backupListSchema } },

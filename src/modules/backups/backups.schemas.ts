@@ -34,3 +34,22 @@ export const archiveBytes = {
   description: 'The backup archive (application/gzip)',
   content: { 'application/gzip': { schema: z.string().meta({ format: 'binary' }) } },
 };
+
+export const backupConfigSchema = z.object({
+  backup: z.object({
+    enabled: z.boolean(),
+    cronSchedule: z.string(),
+    retentionDays: z.number().int().nullable(),
+    nextBackupAt: z.string().nullable(),
+  }),
+});
+export const backupConfigUpdateSchema = z.strictObject({
+  backup: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      cronSchedule: z.string().trim().min(1).max(64).optional(),
+      retentionDays: z.number().int().min(1).max(3650).nullable().optional(),
+    })
+    .refine((b) => Object.keys(b).length > 0, { error: 'Give at least one of enabled, cronSchedule, retentionDays' }),
+});
+export type BackupConfigUpdate = z.infer<typeof backupConfigUpdateSchema>;

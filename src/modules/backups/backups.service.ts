@@ -7,13 +7,20 @@ import { createGunzip, createGzip } from 'node:zlib';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../core/errors.js';
 import { asPgError } from '../../core/pg-errors.js';
+import * as config from './backup-config.repo.js';
+import { nextBackupTime } from './backup-schedule.js';
 import * as repo from './backups.repo.js';
-import type { Backup } from './backups.schemas.js';
+import type { Backup, BackupConfigUpdate } from './backups.schemas.js';
 import { dumpDatabase, type DumpScope } from './dump.service.js';
 import { restoreDatabase } from './restore.service.js';
 
 /** Platform tables a backup leaves out: its own list, the migrator's history, the schema-cache version. */
-const EXCLUDED_TABLES = ['system.database_backups', 'system.migrations', 'system.schema_version'];
+const EXCLUDED_TABLES = [
+  'system.database_backups',
+  'system.database_backup_config',
+  'system.migrations',
+  'system.schema_version',
+];
 const MAX_ARCHIVE_BYTES = Number.MAX_SAFE_INTEGER;
 
 /** The schemas the platform's migrations create: their rows are backed up, their structure is the platform's. */
@@ -81,6 +88,8 @@ export function createBackupsService(
       const blob = await staged;
       await deps.blobStore.promote(row.blobId);
       await repo.finishBackup(deps.sql, row.id, { status: 'completed', sizeBytes: blob.size, at: deps.clock.now() });
+      if (row.triggerSource === 'scheduled')
+        await config.applyRetention(deps.sql, (await config.readBackupConfig(deps.sql)).retentionDays);
     } catch (err) {
       raw.destroy(err as Error);
       await staged.catch(() => {});
@@ -99,13 +108,17 @@ export function createBackupsService(
     return row;
   }
 
-  return {
+  const service = {
     async list(): Promise<{ backups: Backup[] }> {
       await repo.failInterrupted(deps.sql, [...running.keys()], deps.clock.now());
       return { backups: (await repo.listBackups(deps.sql)).map(toBackup) };
     },
 
-    async create(input: { name?: string } | undefined, createdBy: string | null): Promise<Backup> {
+    async create(
+      input: { name?: string } | undefined,
+      createdBy: string | null,
+      triggerSource: 'manual' | 'scheduled' = 'manual',
+    ): Promise<Backup> {
       if (restoring) throw busy('A restore is in progress.');
       if (running.size > 0) throw busy('Another backup is running.');
       const id = randomUUID();
@@ -113,7 +126,7 @@ export function createBackupsService(
         repo.insertBackup(deps.sql, {
           id,
           name: input?.name ?? null,
-          triggerSource: 'manual',
+          triggerSource,
           blobId: `database-backup-${id}`,
           createdBy,
           createdAt: deps.clock.now(),
@@ -171,6 +184,47 @@ export function createBackupsService(
     /** Waits for the dumps this process is running (shutdown, tests). */
     async settled(): Promise<void> {
       await Promise.allSettled([...running.values()]);
+    },
+
+    async config() {
+      return configView(await config.readBackupConfig(deps.sql));
+    },
+
+    async updateConfig(update: BackupConfigUpdate) {
+      const current = await config.readBackupConfig(deps.sql);
+      const next = { ...current, ...update.backup };
+      const firstDue = nextBackupTime(next.cronSchedule, deps.clock.now()); // validates even when disabled
+      const nextBackupAt = next.enabled ? firstDue : null;
+      const written = await config.writeBackupConfig(deps.sql, { ...next, nextBackupAt });
+      await config.applyRetention(deps.sql, written.retentionDays);
+      return configView(written);
+    },
+
+    /**
+     * One scheduler step at the clock's time: starts the scheduled backup if one is due (claimed
+     * in PostgreSQL, so one server takes each due time) and deletes backups past their retention.
+     */
+    async tick(): Promise<void> {
+      const now = deps.clock.now();
+      for (const blobId of await config.deleteExpiredBackups(deps.sql, now)) await deps.blobStore.remove(blobId);
+      const due = await deps.sql.begin(async (tx) => {
+        const claimed = await config.claimDueBackup(tx, now);
+        if (claimed) await config.setNextBackupAt(tx, nextBackupTime(claimed.cronSchedule, now));
+        return claimed !== undefined;
+      });
+      if (due && !restoring && running.size === 0) await service.create(undefined, null, 'scheduled');
+    },
+  };
+  return service;
+}
+
+function configView(c: config.BackupConfigRow) {
+  return {
+    backup: {
+      enabled: c.enabled,
+      cronSchedule: c.cronSchedule,
+      retentionDays: c.retentionDays,
+      nextBackupAt: c.nextBackupAt?.toISOString() ?? null,
     },
   };
 }
