@@ -1,7 +1,8 @@
 // The archive format: a gzip of lines. The first line is `PLINTH-BACKUP 1`; each record is one
 // JSON line: {"header": {...}}, {"sql": "..."}, {"phase": "..."}, or {"copy": table, "columns": [...]}
 // followed by the table's rows in COPY text format and a `\.` line (COPY escapes backslashes, so
-// no row is ever `\.`); the last record is {"end": true}, so a truncated archive is detected.
+// no row is ever `\.`), or {"blob": id, "size": n} followed by the n bytes of a stored file and a
+// newline; the last record is {"end": true}, so a truncated archive is detected.
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 
@@ -20,7 +21,8 @@ export interface ArchiveHeader {
 export type ArchiveRecord =
   | { header: ArchiveHeader }
   | { sql: string }
-  | { phase: 'system-data' | 'user-schema' | 'user-data' | 'user-post' }
+  | { phase: 'system-data' | 'files' | 'user-schema' | 'user-data' | 'user-post' }
+  | { blob: string; size: number }
   | { copy: string; columns: string[] }
   | { end: true };
 
@@ -36,6 +38,17 @@ export function archiveWriter(out: Writable) {
     async copyRows(rows: AsyncIterable<Buffer>) {
       for await (const chunk of rows) await write(chunk);
       await write(TERMINATOR);
+    },
+    /** A stored file: its record, exactly `size` bytes, a newline. */
+    async blob(id: string, size: number, bytes: AsyncIterable<Buffer>) {
+      await write(`${JSON.stringify({ blob: id, size })}\n`);
+      let written = 0;
+      for await (const chunk of bytes) {
+        written += chunk.length;
+        await write(chunk);
+      }
+      if (written !== size) throw new Error(`stored file ${id} has ${written} bytes, its row says ${size}`);
+      await write('\n');
     },
   };
 }
@@ -87,6 +100,22 @@ export function archiveReader(input: Readable) {
       } catch {
         throw new ArchiveFormatError('The archive holds a record that is not valid.');
       }
+    },
+    /** The `size` bytes of the blob record just read (and its closing newline). */
+    async *bytes(size: number): AsyncGenerator<Buffer> {
+      let left = size;
+      while (left > 0) {
+        if (buffer.length === 0 && !(await fill()))
+          throw new ArchiveFormatError('The archive ends in the middle of a file.');
+        const take = buffer.subarray(0, Math.min(left, buffer.length));
+        buffer = buffer.subarray(take.length);
+        left -= take.length;
+        yield take;
+      }
+      if (buffer.length === 0 && !(await fill()))
+        throw new ArchiveFormatError('The archive ends in the middle of a file.');
+      if (buffer[0] !== 10) throw new ArchiveFormatError('A file in the archive does not end where its record says.');
+      buffer = buffer.subarray(1);
     },
     /** The rows of the copy block just read, up to (not including) its `\.` line. */
     async *rows(): AsyncGenerator<Buffer> {

@@ -70,10 +70,14 @@ const uniqueName = async <T>(work: () => Promise<T>): Promise<T> => {
 };
 
 export function createBackupsService(
-  deps: Pick<Deps, 'sql' | 'clock' | 'blobStore' | 'migrations'>,
+  deps: Pick<Deps, 'sql' | 'clock' | 'blobStore' | 'migrations' | 'config'>,
   refreshSchema: () => Promise<unknown>,
 ) {
-  const scope: DumpScope = { platformSchemas: platformSchemas(deps.migrations), excludedTables: EXCLUDED_TABLES };
+  const scope: DumpScope = {
+    platformSchemas: platformSchemas(deps.migrations),
+    excludedTables: EXCLUDED_TABLES,
+    files: deps.config.backups.includeFiles ? deps.blobStore : undefined,
+  };
   const running = new Map<string, Promise<void>>();
   let restoring = false;
 

@@ -3,13 +3,16 @@
 // record by record into `out` (never the whole database in memory). Not pg_dump: the embedded
 // PostgreSQL ships none, and pg_dump's major version must match the server's.
 import type { Readable, Writable } from 'node:stream';
+import type { BlobStore } from '../../core/blob-store/blob-store.js';
 import type { Sql } from '../../core/db.js';
 import { archiveWriter, type ArchiveHeader } from './archive.js';
 import * as ddl from './catalog-ddl.repo.js';
-import { platformMigrationNames } from './platform.repo.js';
+import { platformMigrationNames, storedFiles } from './platform.repo.js';
 import { copyTables, userSchemas } from './table-data.repo.js';
 
 export interface DumpScope {
+  /** Where stored files live; when set, their bytes go into the archive too. */
+  files?: BlobStore;
   /** Schemas the platform's migrations create (never dropped, only their rows are copied). */
   platformSchemas: string[];
   /** Platform tables that are not part of a backup ("schema.table"). */
@@ -46,6 +49,14 @@ export async function dumpDatabase(sql: Sql, scope: DumpScope, out: Writable, no
 
     await writer.record({ phase: 'system-data' });
     await copyAll(await copyTables(tx, scope.platformSchemas, scope.excludedTables));
+
+    if (scope.files) {
+      await writer.record({ phase: 'files' });
+      for (const f of await storedFiles(tx)) {
+        const bytes = await scope.files.read(f.blobId);
+        if (bytes) await writer.blob(f.blobId, f.size, bytes); // a file deleted since the snapshot is skipped
+      }
+    }
 
     await writer.record({ phase: 'user-schema' });
     await sqlRecords(await ddl.schemaDdl(tx, schemas));

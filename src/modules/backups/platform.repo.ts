@@ -31,3 +31,10 @@ export async function announceRestoredFunctions(db: Queryable, slugsBefore: stri
              from (select slug as s from functions.definitions union select unnest(${slugsBefore}::text[])) x`;
   await db`select pg_notify('plinth_secrets', 'restore')`;
 }
+
+/** The stored files the storage metadata names (blob id and size), in the snapshot being dumped. */
+export async function storedFiles(db: Queryable): Promise<{ blobId: string; size: number }[]> {
+  const rows = await db<{ blobId: string; size: string }[]>`
+    select blob_id::text as "blobId", size::text as size from storage.objects order by blob_id`;
+  return rows.map((r) => ({ blobId: r.blobId, size: Number(r.size) }));
+}

@@ -2,7 +2,7 @@
 // rebuilt, the platform tables emptied and reloaded, the data copied in, the sequences set. Any
 // failure (a corrupt or truncated archive included) rolls everything back, so the project is
 // left as it was. Objects created after the backup do not survive.
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Sql } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
@@ -64,6 +64,10 @@ export async function restoreDatabase(sql: Sql, scope: DumpScope, archive: Reada
           await tx.unsafe(record.sql).simple();
           continue;
         }
+        if ('blob' in record) {
+          await restoreFile(scope, record.blob, record.size, reader.bytes(record.size));
+          continue;
+        }
         if ('copy' in record) {
           const target = await tx.unsafe(`copy ${record.copy} (${record.columns.join(', ')}) from stdin`).writable();
           await pipeline(reader.rows(), target);
@@ -90,4 +94,20 @@ async function checkCompatible(header: ArchiveHeader, here: string[]) {
       { nextActions: 'Restore it on a server running the Plinth version that made it.' },
     );
   }
+}
+
+/**
+ * Puts a file of the archive back in the blob store unless it is still there (blob ids never
+ * change meaning). Blob writes are outside the transaction: after a failed restore they are
+ * unreferenced copies, harmless.
+ */
+async function restoreFile(scope: DumpScope, blobId: string, size: number, bytes: AsyncGenerator<Buffer>) {
+  const existing = scope.files ? await scope.files.read(blobId) : null;
+  if (!scope.files || existing) {
+    existing?.destroy();
+    for await (const _ of bytes); // skip them
+    return;
+  }
+  await scope.files.stage(blobId, Readable.from(bytes), size);
+  await scope.files.promote(blobId);
 }

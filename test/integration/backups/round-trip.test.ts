@@ -1,7 +1,8 @@
 // Backups through the API and the official client: a project (schema objects of every kind, users,
 // rows, policies, grants) is backed up, changed, and restored; afterwards the client sees exactly
 // what it saw at backup time, users sign in with their passwords, policies still decide, and what
-// was created after the backup is gone. The archive downloads as gzip.
+// was created after the backup is gone, and stored files come back with their bytes. The archive
+// downloads as gzip.
 import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -83,6 +84,9 @@ beforeAll(async () => {
   expect(inserted.error).toBeNull();
   await alice.database.from('notes').update({ body: 'first, edited' }).eq('body', 'first');
   await s.t.deps.sql`insert into public.audit_free (label) values ('a'), ('b')`;
+  expect((await asAdmin('POST', '/api/storage/buckets', { bucketName: 'docs', isPublic: false })).statusCode).toBe(201);
+  const uploaded = await alice.storage.from('docs').upload('alice/kept.txt', new Blob(['file at backup time']));
+  expect(uploaded.error).toBeNull();
 }, 60_000);
 afterAll(() => s?.close());
 
@@ -93,7 +97,13 @@ describe('backup, change, restore', () => {
     expect(before.data).toHaveLength(2);
     const id = await completedBackup('before-changes');
 
-    // Changes after the backup: new user, rows, a table, a dropped policy, a changed sequence.
+    // Changes after the backup: new user, rows, a table, a dropped policy, a changed sequence, a
+    // deleted file whose bytes are gone from the blob store too (as on a fresh server).
+    const { blobId } = (
+      await s.t.deps.sql`select blob_id::text as "blobId" from storage.objects where key = 'alice/kept.txt'`
+    )[0]!;
+    expect((await alice.storage.from('docs').remove('alice/kept.txt')).error).toBeNull();
+    await s.t.deps.blobStore.remove(blobId);
     const bobEmail = email('bob');
     expect((await s.client({ isServerMode: true }).auth.signUp({ email: bobEmail, password })).error).toBeNull();
     await alice.database.from('notes').insert([{ body: 'after backup' }], { defaultToNull: false });
@@ -152,6 +162,11 @@ describe('backup, change, restore', () => {
       select has_table_privilege('authenticated', 'public.audit_free', 'DELETE') as del,
              has_table_privilege('authenticated', 'public.audit_free', 'INSERT') as ins`;
     expect(grants).toEqual({ del: false, ins: true });
+
+    // The file is back, bytes included.
+    const file = await again.client.storage.from('docs').download('alice/kept.txt');
+    expect(file.error).toBeNull();
+    expect(await file.data!.text()).toBe('file at backup time');
 
     // The backup list itself survived the restore.
     const list = await asAdmin('GET', '/api/database/backups');
