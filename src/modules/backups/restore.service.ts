@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Sql } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
+import { asPgError } from '../../core/pg-errors.js';
 import { archiveReader, ArchiveFormatError, type ArchiveHeader } from './archive.js';
 import { dropPoliciesDdl, dropUserObjectsDdl, revokeAllDdl } from './catalog-ddl.repo.js';
 import type { DumpScope } from './dump.service.js';
@@ -18,6 +19,8 @@ import {
 } from './platform.repo.js';
 import { tryOperationLock } from './backups.repo.js';
 import { copyTables, userSchemas } from './table-data.repo.js';
+
+const LOCK_NOT_AVAILABLE = '55P03';
 
 const busy = () =>
   new AppError('DATABASE_CONSTRAINT_VIOLATION', 'Another backup or restore is in progress.', {
@@ -81,6 +84,10 @@ export async function restoreDatabase(sql: Sql, scope: DumpScope, archive: Reada
     });
   } catch (err) {
     if (err instanceof ArchiveFormatError) throw corruptArchive(err.message);
+    if (asPgError(err)?.code === LOCK_NOT_AVAILABLE)
+      throw new AppError('DATABASE_CONSTRAINT_VIOLATION', 'The restore waited more than 30 s for a table lock.', {
+        nextActions: 'Nothing was changed. Retry when fewer long transactions are running.',
+      });
     throw err;
   }
 }
