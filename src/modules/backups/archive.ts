@@ -133,7 +133,7 @@ export function archiveReader(input: Readable) {
         }
         // Hand on whole lines only, keeping the last partial one (it may be the terminator's start).
         const lastNewline = buffer.lastIndexOf(10);
-        if (lastNewline >= 0 && buffer.length > 1 << 16) {
+        if (lastNewline >= 0 && buffer.length >= 1 << 14) {
           const rows = buffer.subarray(0, lastNewline);
           buffer = buffer.subarray(lastNewline);
           yield rows;
