@@ -58,7 +58,7 @@ export async function finishBackup(
   );
 }
 
-/** Marks running rows other than `keep` as failed (their server stopped while dumping). */
+/** Marks running rows other than `keep` as failed (their server stopped while dumping); run under the lock. */
 export async function failInterrupted(db: Queryable, keep: string[], at: Date): Promise<void> {
   await db.unsafe(
     `update system.database_backups set status = 'failed', error_message = 'Interrupted by a server restart.',
@@ -79,8 +79,32 @@ export async function deleteBackup(db: Queryable, id: string): Promise<void> {
   await db.unsafe('delete from system.database_backups where id = $1', [id]);
 }
 
-/** Serialises backups and restores across servers (transaction-scoped advisory lock). */
+/** The advisory lock that serialises backups and restores (two int keys: "plin", issue 17). */
+const LOCK_KEYS = [1886153070, 17] as const;
+
+/** Takes the backup lock for the transaction; false when a backup or restore holds it. */
 export async function tryOperationLock(db: Queryable): Promise<boolean> {
-  const [row] = await db<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(hashtext('plinth.backups')) as locked`;
+  const [row] = await db<{ locked: boolean }[]>`
+    select pg_try_advisory_xact_lock(${LOCK_KEYS[0]}::int, ${LOCK_KEYS[1]}::int) as locked`;
   return row?.locked === true;
+}
+
+/** Takes the backup lock for the session (a backup's connection holds it until the dump ends). */
+export async function tryOperationSessionLock(db: Queryable): Promise<boolean> {
+  const [row] = await db<{ locked: boolean }[]>`
+    select pg_try_advisory_lock(${LOCK_KEYS[0]}::int, ${LOCK_KEYS[1]}::int) as locked`;
+  return row?.locked === true;
+}
+
+export async function unlockOperation(db: Queryable): Promise<void> {
+  await db`select pg_advisory_unlock(${LOCK_KEYS[0]}::int, ${LOCK_KEYS[1]}::int)`;
+}
+
+/** Whether a backup or restore (on any server) holds the lock now, without taking it. */
+export async function operationLockHeld(db: Queryable): Promise<boolean> {
+  const [row] = await db<{ held: boolean }[]>`
+    select exists (select 1 from pg_locks
+                    where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())
+                      and classid = ${LOCK_KEYS[0]}::oid and objid = ${LOCK_KEYS[1]}::oid and objsubid = 2 and granted) as held`;
+  return row?.held === true;
 }

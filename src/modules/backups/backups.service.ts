@@ -2,8 +2,9 @@
 // rename, download, delete and restore. One backup or restore at a time; the running dumps of
 // this process are tracked so a list can tell them from ones a stopped server left `running`.
 import { randomUUID } from 'node:crypto';
-import { PassThrough, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { createGunzip, createGzip } from 'node:zlib';
+import type { ReservedSql } from 'postgres';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../core/errors.js';
 import { asPgError } from '../../core/pg-errors.js';
@@ -81,21 +82,30 @@ export function createBackupsService(
   const running = new Map<string, Promise<void>>();
   let restoring = false;
 
-  async function produce(row: repo.BackupRow): Promise<void> {
-    const raw = new PassThrough();
+  /** Dumps on `conn` (which holds the backup lock), then frees the lock and the connection. */
+  async function produce(conn: ReservedSql, row: repo.BackupRow): Promise<void> {
+    try {
+      await dumpInto(conn, row);
+    } finally {
+      await repo.unlockOperation(conn).catch(() => {});
+      conn.release();
+    }
+  }
+
+  async function dumpInto(conn: ReservedSql, row: repo.BackupRow): Promise<void> {
+    // The dump writes into gzip, which the blob store reads from (its pipeline handles gzip's errors).
     const gzip = createGzip();
-    raw.pipe(gzip);
     const staged = deps.blobStore.stage(row.blobId, gzip, MAX_ARCHIVE_BYTES);
     try {
-      await dumpDatabase(deps.sql, scope, raw, deps.clock.now());
-      raw.end();
+      await dumpDatabase(conn, scope, gzip, deps.clock.now());
+      gzip.end();
       const blob = await staged;
       await deps.blobStore.promote(row.blobId);
       await repo.finishBackup(deps.sql, row.id, { status: 'completed', sizeBytes: blob.size, at: deps.clock.now() });
       if (row.triggerSource === 'scheduled')
         await config.applyRetention(deps.sql, (await config.readBackupConfig(deps.sql)).retentionDays);
     } catch (err) {
-      raw.destroy(err as Error);
+      gzip.destroy(err as Error);
       await staged.catch(() => {});
       await deps.blobStore.remove(row.blobId).catch(() => {});
       await repo.finishBackup(deps.sql, row.id, {
@@ -114,7 +124,9 @@ export function createBackupsService(
 
   const service = {
     async list(): Promise<{ backups: Backup[] }> {
-      await repo.failInterrupted(deps.sql, [...running.keys()], deps.clock.now());
+      // Running rows are stale only when no server holds the backup lock (a dump holds it throughout).
+      if (!(await repo.operationLockHeld(deps.sql)))
+        await repo.failInterrupted(deps.sql, [...running.keys()], deps.clock.now());
       return { backups: (await repo.listBackups(deps.sql)).map(toBackup) };
     },
 
@@ -126,17 +138,27 @@ export function createBackupsService(
       if (restoring) throw busy('A restore is in progress.');
       if (running.size > 0) throw busy('Another backup is running.');
       const id = randomUUID();
-      const row = await uniqueName(() =>
-        repo.insertBackup(deps.sql, {
-          id,
-          name: input?.name ?? null,
-          triggerSource,
-          blobId: `database-backup-${id}`,
-          createdBy,
-          createdAt: deps.clock.now(),
-        }),
-      );
-      const job = produce(row).finally(() => running.delete(id));
+      // The lock comes first, so a running row always has its lock held (a list can tell stale ones).
+      const conn = await deps.sql.reserve();
+      let row: repo.BackupRow;
+      try {
+        if (!(await repo.tryOperationSessionLock(conn))) throw busy('Another backup or restore is in progress.');
+        row = await uniqueName(() =>
+          repo.insertBackup(conn, {
+            id,
+            name: input?.name ?? null,
+            triggerSource,
+            blobId: `database-backup-${id}`,
+            createdBy,
+            createdAt: deps.clock.now(),
+          }),
+        );
+      } catch (err) {
+        await repo.unlockOperation(conn).catch(() => {});
+        conn.release();
+        throw err;
+      }
+      const job = produce(conn, row).finally(() => running.delete(id));
       running.set(id, job);
       return toBackup(row);
     },

@@ -4,7 +4,7 @@
 // PostgreSQL ships none, and pg_dump's major version must match the server's.
 import type { Readable, Writable } from 'node:stream';
 import type { BlobStore } from '../../core/blob-store/blob-store.js';
-import type { Sql } from '../../core/db.js';
+import type { ReservedSql } from 'postgres';
 import { archiveWriter, type ArchiveHeader } from './archive.js';
 import * as ddl from './catalog-ddl.repo.js';
 import { platformMigrationNames, storedFiles } from './platform.repo.js';
@@ -19,8 +19,9 @@ export interface DumpScope {
   excludedTables: string[];
 }
 
-export async function dumpDatabase(sql: Sql, scope: DumpScope, out: Writable, now: Date): Promise<void> {
-  await sql.begin('isolation level repeatable read read only', async (tx) => {
+/** `sql` is the connection that holds the backup lock (see backups.service.ts). */
+export async function dumpDatabase(sql: ReservedSql, scope: DumpScope, out: Writable, now: Date): Promise<void> {
+  await inSnapshot(sql, async (tx) => {
     await tx`select set_config('search_path', 'pg_catalog', true), set_config('statement_timeout', '0', true)`;
     const schemas = await userSchemas(tx, scope.platformSchemas);
     const writer = archiveWriter(out);
@@ -82,4 +83,16 @@ export async function dumpDatabase(sql: Sql, scope: DumpScope, out: Writable, no
     await sqlRecords(await ddl.sequencePositions(tx, schemas));
     await writer.record({ end: true });
   });
+}
+
+/** One REPEATABLE READ, READ ONLY transaction on the reserved connection. */
+async function inSnapshot(conn: ReservedSql, work: (tx: ReservedSql) => Promise<void>): Promise<void> {
+  await conn.unsafe('begin isolation level repeatable read, read only');
+  try {
+    await work(conn);
+  } catch (err) {
+    await conn.unsafe('rollback').catch(() => {});
+    throw err;
+  }
+  await conn.unsafe('commit');
 }

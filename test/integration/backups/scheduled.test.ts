@@ -52,7 +52,7 @@ describe('scheduled backups', () => {
       async () => {
         const scheduled = (await list()).filter((b) => b.triggerSource === 'scheduled');
         expect(scheduled).toHaveLength(1);
-        expect(scheduled[0]).toMatchObject({ status: 'completed', createdBy: null });
+        expect(scheduled[0]).toMatchObject({ status: 'completed', errorMessage: null, createdBy: null });
         const created = Date.parse(scheduled[0]!.createdAt as string);
         expect(Date.parse(scheduled[0]!.expiresAt as string)).toBe(created + 24 * HOUR);
       },
