@@ -30,6 +30,7 @@ import { metadataPlugin } from './modules/metadata/index.js';
 import { installLogging } from './modules/logs/index.js';
 import { instrumentRequests } from './modules/metrics/index.js';
 import { migrationsPlugin } from './modules/migrations/index.js';
+import { backupsPlugin } from './modules/backups/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
 import { realtimePlugin } from './modules/realtime/index.js';
@@ -169,6 +170,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   await app.register(recordsPlugin(deps, schemaCache));
   await app.register(migrationsPlugin(deps, () => schemaCache.refreshIfChanged()));
   await app.register(typesPlugin(deps, schemaCache));
+  await app.register(backupsPlugin(deps, () => schemaCache.refreshIfChanged()));
   await app.register(metadataPlugin(deps));
 
   await app.register(secretsPlugin(deps));

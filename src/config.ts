@@ -94,6 +94,12 @@ const envSchema = z
     SCHEDULES_RUN_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
     SCHEDULES_MISSED_RUN_GRACE_MS: z.coerce.number().int().min(0).default(60_000),
     SCHEDULES_MAX_CONCURRENT_RUNS: z.coerce.number().int().min(1).max(1000).default(20),
+    // Scheduled database backups: how often this server checks whether one is due (0: never here).
+    BACKUPS_POLL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+    // Whether backups hold the bytes of stored files (storage objects) besides their metadata.
+    BACKUPS_INCLUDE_FILES: flag.default(true),
+    // How long a (synchronous) restore request may take before it is answered 503.
+    BACKUPS_RESTORE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(3_600_000),
     // GET /metrics (Prometheus): behind the API key / an admin token, open to anyone, or absent.
     METRICS_ACCESS: z.enum(['off', 'api-key', 'public']).default('api-key'),
     PAYMENTS_PROCESSOR_HOST: z.string().min(1).optional(),
@@ -233,6 +239,11 @@ const envSchema = z
       runTimeoutMs: env.SCHEDULES_RUN_TIMEOUT_MS,
       missedRunGraceMs: env.SCHEDULES_MISSED_RUN_GRACE_MS,
       maxConcurrentRuns: env.SCHEDULES_MAX_CONCURRENT_RUNS,
+    },
+    backups: {
+      pollMs: env.BACKUPS_POLL_MS,
+      includeFiles: env.BACKUPS_INCLUDE_FILES,
+      restoreTimeoutMs: env.BACKUPS_RESTORE_TIMEOUT_MS,
     },
     metricsAccess: env.METRICS_ACCESS,
     // Where the processor SDK sends its calls (unset: the processor's own API); tests use a fake.

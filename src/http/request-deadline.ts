@@ -13,6 +13,8 @@ function deadlineFor(request: FastifyRequest, config: Config): number {
   if (url.startsWith('/functions/')) return Math.max(config.requestTimeoutMs, config.functions.timeoutMs + 1_000);
   if (url.startsWith('/api/database/advance/rawsql'))
     return Math.max(config.requestTimeoutMs, config.rawSqlTimeoutMs + 1_000);
+  if (url === '/api/database/backups/:id/restore')
+    return Math.max(config.requestTimeoutMs, config.backups.restoreTimeoutMs);
   return config.requestTimeoutMs;
 }
 

@@ -132,6 +132,27 @@ let migrationVersion = 0;
 const nextVersion = () => String(++migrationVersion);
 const asAdmin = (request: InjectOptions) => t.request({ ...request, headers: { 'x-api-key': t.apiKey } });
 
+/** Waits until no database backup is running (one runs at a time; a second POST would be 409). */
+async function backupsIdle() {
+  await expect
+    .poll(
+      async () => {
+        const { json } = await asAdmin({ method: 'GET', url: '/api/database/backups' });
+        return json.backups.some((b: { status: string }) => b.status === 'running');
+      },
+      { timeout: 30_000, interval: 20 },
+    )
+    .toBe(false);
+}
+
+/** A completed backup, made with the API key. */
+async function completedBackupId(): Promise<string> {
+  await backupsIdle();
+  const { json } = await asAdmin({ method: 'POST', url: '/api/database/backups' });
+  await backupsIdle();
+  return json.id;
+}
+
 let matrixTables = 0;
 const matrixTable = () => `matrix_table_${++matrixTables}`;
 /** A new table made with the API key, for a row that reads, changes or drops one. */
@@ -1135,6 +1156,54 @@ const routes: Row[] = [
     ok: 200,
     request: () => ({ method: 'PATCH', url: '/api/logs/retention', payload: { requests: 7 } }),
   },
+
+  // Database backups (admin). Rows that use one first make a completed backup with the API key.
+  {
+    route: 'GET /api/database/backups',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/database/backups' }),
+  },
+  {
+    route: 'GET /api/database/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/database/config' }),
+  },
+  {
+    route: 'PATCH /api/database/config',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PATCH', url: '/api/database/config', payload: { backup: { retentionDays: 7 } } }),
+  },
+  {
+    route: 'POST /api/database/backups',
+    access: 'admin',
+    ok: 201,
+    request: async () => {
+      await backupsIdle();
+      return { method: 'POST', url: '/api/database/backups', payload: {} };
+    },
+  },
+  ...(
+    [
+      ['PATCH', '/api/database/backups/:id', 200],
+      ['DELETE', '/api/database/backups/:id', 200],
+      ['GET', '/api/database/backups/:id/download', 200],
+      ['POST', '/api/database/backups/:id/restore', 200],
+    ] as const
+  ).map(
+    ([method, path, ok]): Row => ({
+      route: `${method} ${path}`,
+      access: 'admin',
+      ok,
+      request: async () => ({
+        method,
+        url: path.replace(':id', await completedBackupId()),
+        ...(method === 'PATCH' ? { payload: { name: null } } : {}),
+      }),
+    }),
+  ),
 
   // Schedules (admin). Rows that read, change or delete one first create it with the API key.
   { route: 'GET /api/schedules', access: 'admin', ok: 200, request: () => ({ method: 'GET', url: '/api/schedules' }) },

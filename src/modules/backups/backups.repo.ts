@@ -1,0 +1,110 @@
+// The rows of system.database_backups: one per archive in the blob store.
+import type { Queryable } from '../../core/db.js';
+
+export interface BackupRow {
+  id: string;
+  name: string | null;
+  triggerSource: 'manual' | 'scheduled';
+  status: 'running' | 'completed' | 'failed';
+  blobId: string;
+  sizeBytes: string | null;
+  errorMessage: string | null;
+  createdBy: string | null;
+  createdAt: Date;
+  completedAt: Date | null;
+  expiresAt: Date | null;
+}
+
+const COLUMNS = `id, name, trigger_source as "triggerSource", status, blob_id as "blobId",
+  size_bytes::text as "sizeBytes", error_message as "errorMessage", created_by as "createdBy",
+  created_at as "createdAt", completed_at as "completedAt", expires_at as "expiresAt"`;
+
+export async function listBackups(db: Queryable): Promise<BackupRow[]> {
+  return db.unsafe(`select ${COLUMNS} from system.database_backups order by created_at desc, id`);
+}
+
+export async function findBackup(db: Queryable, id: string): Promise<BackupRow | undefined> {
+  const [row] = await db.unsafe<BackupRow[]>(`select ${COLUMNS} from system.database_backups where id = $1`, [id]);
+  return row;
+}
+
+export async function insertBackup(
+  db: Queryable,
+  b: Pick<BackupRow, 'id' | 'name' | 'triggerSource' | 'blobId' | 'createdBy' | 'createdAt'>,
+): Promise<BackupRow> {
+  const [row] = await db.unsafe<BackupRow[]>(
+    `insert into system.database_backups (id, name, trigger_source, status, blob_id, created_by, created_at)
+     values ($1, $2, $3, 'running', $4, $5, $6) returning ${COLUMNS}`,
+    [b.id, b.name, b.triggerSource, b.blobId, b.createdBy, b.createdAt],
+  );
+  return row as BackupRow;
+}
+
+export async function finishBackup(
+  db: Queryable,
+  id: string,
+  result: { status: 'completed'; sizeBytes: number; at: Date } | { status: 'failed'; errorMessage: string; at: Date },
+): Promise<void> {
+  await db.unsafe(
+    `update system.database_backups set status = $2, size_bytes = $3, error_message = $4, completed_at = $5
+      where id = $1 and status = 'running'`,
+    [
+      id,
+      result.status,
+      result.status === 'completed' ? result.sizeBytes : null,
+      result.status === 'failed' ? result.errorMessage : null,
+      result.at,
+    ],
+  );
+}
+
+/** Marks running rows other than `keep` as failed (their server stopped while dumping); run under the lock. */
+export async function failInterrupted(db: Queryable, keep: string[], at: Date): Promise<void> {
+  await db.unsafe(
+    `update system.database_backups set status = 'failed', error_message = 'Interrupted by a server restart.',
+            completed_at = $2 where status = 'running' and id <> all($1::uuid[])`,
+    [keep, at],
+  );
+}
+
+export async function renameBackup(db: Queryable, id: string, name: string | null): Promise<BackupRow | undefined> {
+  const [row] = await db.unsafe<BackupRow[]>(
+    `update system.database_backups set name = $2 where id = $1 returning ${COLUMNS}`,
+    [id, name],
+  );
+  return row;
+}
+
+export async function deleteBackup(db: Queryable, id: string): Promise<void> {
+  await db.unsafe('delete from system.database_backups where id = $1', [id]);
+}
+
+/** The advisory lock that serialises backups and restores (two int keys: "plin", issue 17). */
+const LOCK_KEYS = [1886153070, 17] as const;
+
+/** Takes the backup lock for the transaction; false when a backup or restore holds it. */
+export async function tryOperationLock(db: Queryable): Promise<boolean> {
+  const [row] = await db<{ locked: boolean }[]>`
+    select pg_try_advisory_xact_lock(${LOCK_KEYS[0]}::int, ${LOCK_KEYS[1]}::int) as locked`;
+  return row?.locked === true;
+}
+
+/** Takes the backup lock for the session (a backup's connection holds it until the dump ends). */
+export async function tryOperationSessionLock(db: Queryable): Promise<boolean> {
+  const [row] = await db<{ locked: boolean }[]>`
+    select pg_try_advisory_lock(${LOCK_KEYS[0]}::int, ${LOCK_KEYS[1]}::int) as locked`;
+  return row?.locked === true;
+}
+
+export async function unlockOperation(db: Queryable): Promise<void> {
+  await db`select pg_advisory_unlock(${LOCK_KEYS[0]}::int, ${LOCK_KEYS[1]}::int)`;
+}
+
+/** Whether a backup or restore (on any server) holds the lock now, without taking it. */
+export async function operationLockHeld(db: Queryable): Promise<boolean> {
+  const [row] = await db<{ held: boolean }[]>`
+    select exists (select 1 from pg_locks
+                    where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())
+                      and classid = ${LOCK_KEYS[0]}::oid and objid = ${LOCK_KEYS[1]}::oid and objsubid = 2 and granted) as held`;
+  return row?.held === true;
+}

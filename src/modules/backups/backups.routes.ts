@@ -1,0 +1,125 @@
+// Database backups over HTTP (all admin), as the reference platform routes them under
+// /api/database/backups, plus GET /{id}/download for the archive itself.
+import type { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  archiveBytes,
+  backupConfigSchema,
+  backupConfigUpdateSchema,
+  backupIdParams,
+  backupListSchema,
+  backupSchema,
+  createBackupBody,
+  messageSchema,
+  renameBackupBody,
+} from './backups.schemas.js';
+import type { BackupsService } from './backups.service.js';
+
+const tags = ['database'];
+
+/** Streams the archive as an attachment (the reply is typed loosely: the body is bytes, not JSON). */
+function sendArchive(reply: FastifyReply, stream: Readable, fileName: string) {
+  return reply
+    .header('content-type', 'application/gzip')
+    .header('content-disposition', `attachment; filename="${fileName}"`)
+    .send(stream);
+}
+const security = [{ bearerAuth: [] }];
+const admin = { access: 'admin' as const };
+
+export function backupsRoutes(backups: BackupsService): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get('/api/database/config', {
+      config: admin,
+      schema: { tags, summary: 'Scheduled backup settings', security, response: { 200: backupConfigSchema } },
+      handler: () => backups.config(),
+    });
+
+    app.patch('/api/database/config', {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Change scheduled backups: enabled, cronSchedule (UTC, one literal minute), retentionDays',
+        security,
+        body: backupConfigUpdateSchema,
+        response: { 200: backupConfigSchema },
+      },
+      handler: (request) => backups.updateConfig(request.body),
+    });
+
+    app.get('/api/database/backups', {
+      config: admin,
+      schema: { tags, summary: 'Every backup, newest first', security, response: { 200: backupListSchema } },
+      handler: () => backups.list(),
+    });
+
+    app.post('/api/database/backups', {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Start a backup (a consistent snapshot, streamed to the blob store in the background)',
+        security,
+        body: createBackupBody,
+        response: { 201: backupSchema },
+      },
+      handler: async (request, reply) => {
+        const p = request.principal;
+        const createdBy = p?.kind === 'admin' ? p.subject : null;
+        return reply.code(201).send(await backups.create(request.body ?? undefined, createdBy));
+      },
+    });
+
+    app.patch('/api/database/backups/:id', {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Rename a backup (null clears the name)',
+        security,
+        params: backupIdParams,
+        body: renameBackupBody,
+        response: { 200: backupSchema },
+      },
+      handler: (request) => backups.rename(request.params.id, request.body.name),
+    });
+
+    app.delete('/api/database/backups/:id', {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Delete a backup and its archive',
+        security,
+        params: backupIdParams,
+        response: { 200: messageSchema },
+      },
+      handler: (request) => backups.remove(request.params.id),
+    });
+
+    app.get('/api/database/backups/:id/download', {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'The backup archive (gzip of a line-framed SQL and COPY stream)',
+        security,
+        params: backupIdParams,
+        response: { 200: archiveBytes },
+      },
+      handler: async (request, reply) => {
+        const { stream, fileName } = await backups.download(request.params.id);
+        return sendArchive(reply, stream, fileName);
+      },
+    });
+
+    app.post('/api/database/backups/:id/restore', {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Restore the project from a backup, in one transaction (synchronous)',
+        security,
+        params: backupIdParams,
+        response: { 200: messageSchema },
+      },
+      handler: (request) => backups.restore(request.params.id),
+    });
+  };
+}

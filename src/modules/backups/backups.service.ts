@@ -1,0 +1,267 @@
+// Backups: create (the dump runs in the background, gzip-streamed into the blob store), list,
+// rename, download, delete and restore. One backup or restore at a time; the running dumps of
+// this process are tracked so a list can tell them from ones a stopped server left `running`.
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { createGunzip, createGzip } from 'node:zlib';
+import type { ReservedSql } from 'postgres';
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../core/errors.js';
+import { asPgError } from '../../core/pg-errors.js';
+import * as config from './backup-config.repo.js';
+import { nextBackupTime } from './backup-schedule.js';
+import * as repo from './backups.repo.js';
+import type { Backup, BackupConfigUpdate } from './backups.schemas.js';
+import { dumpDatabase, type DumpScope } from './dump.service.js';
+import { restoreDatabase } from './restore.service.js';
+
+/** Platform tables a backup leaves out: its own list, the migrator's history, the schema-cache version. */
+/** Tables (or whole schemas, as `schema.*`) whose rows a backup leaves out. */
+const EXCLUDED_TABLES = [
+  // Logs are operational, high-volume and in daily partitions that come and go with retention.
+  'logs.*',
+  'system.database_backups',
+  'system.database_backup_config',
+  'system.migrations',
+  'system.schema_version',
+];
+const MAX_ARCHIVE_BYTES = Number.MAX_SAFE_INTEGER;
+
+/** The schemas the platform's migrations create: their rows are backed up, their structure is the platform's. */
+export function platformSchemas(migrations: Deps['migrations']): string[] {
+  const names = new Set(['system']);
+  for (const m of migrations) {
+    for (const match of m.sql.matchAll(/create\s+schema\s+(?:if\s+not\s+exists\s+)?"?([a-z_][a-z0-9_]*)"?/gi)) {
+      names.add((match[1] as string).toLowerCase());
+    }
+  }
+  return [...names];
+}
+
+const notFound = () =>
+  new AppError('DATABASE_NOT_FOUND', 'Backup not found.', {
+    nextActions: 'List backups with GET /api/database/backups.',
+  });
+const duplicate = () =>
+  new AppError('DATABASE_DUPLICATE', 'A backup with this name already exists.', {
+    nextActions: 'Choose another name, or rename the existing backup first.',
+  });
+const busy = (what: string) =>
+  new AppError('DATABASE_CONSTRAINT_VIOLATION', what, { nextActions: 'Wait for it to finish, then try again.' });
+
+function toBackup(row: repo.BackupRow): Backup {
+  return {
+    id: row.id,
+    name: row.name,
+    triggerSource: row.triggerSource,
+    status: row.status,
+    sizeBytes: row.sizeBytes === null ? null : Number(row.sizeBytes),
+    errorMessage: row.errorMessage,
+    createdAt: row.createdAt.toISOString(),
+    completedAt: row.completedAt?.toISOString() ?? null,
+    createdBy: row.createdBy,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+  };
+}
+
+const uniqueName = async <T>(work: () => Promise<T>): Promise<T> => {
+  try {
+    return await work();
+  } catch (err) {
+    if (asPgError(err)?.code === '23505') throw duplicate();
+    throw err;
+  }
+};
+
+export function createBackupsService(
+  deps: Pick<Deps, 'sql' | 'clock' | 'blobStore' | 'migrations' | 'config'>,
+  refreshSchema: () => Promise<unknown>,
+) {
+  const scope: DumpScope = {
+    platformSchemas: platformSchemas(deps.migrations),
+    excludedTables: EXCLUDED_TABLES,
+    files: deps.config.backups.includeFiles ? deps.blobStore : undefined,
+  };
+  const running = new Map<string, Promise<void>>();
+  let restoring = false;
+
+  /** Dumps on `conn` (which holds the backup lock), then frees the lock and the connection. */
+  async function produce(conn: ReservedSql, row: repo.BackupRow): Promise<void> {
+    try {
+      await dumpInto(conn, row);
+    } finally {
+      await repo.unlockOperation(conn).catch(() => {});
+      conn.release();
+    }
+  }
+
+  async function dumpInto(conn: ReservedSql, row: repo.BackupRow): Promise<void> {
+    // The dump writes into gzip, which the blob store reads from (its pipeline handles gzip's errors).
+    // Level 1: gzip is the dump's bottleneck (one core); the higher levels cost 3-4x the time for little gain.
+    const gzip = createGzip({ level: 1 });
+    const staged = deps.blobStore.stage(row.blobId, gzip, MAX_ARCHIVE_BYTES);
+    try {
+      await dumpDatabase(conn, scope, gzip, deps.clock.now());
+      gzip.end();
+      const blob = await staged;
+      await deps.blobStore.promote(row.blobId);
+      await repo.finishBackup(deps.sql, row.id, { status: 'completed', sizeBytes: blob.size, at: deps.clock.now() });
+      if (row.triggerSource === 'scheduled')
+        await config.applyRetention(deps.sql, (await config.readBackupConfig(deps.sql)).retentionDays);
+    } catch (err) {
+      gzip.destroy(err as Error);
+      await staged.catch(() => {});
+      await deps.blobStore.remove(row.blobId).catch(() => {});
+      await repo.finishBackup(deps.sql, row.id, {
+        status: 'failed',
+        errorMessage: (err as Error).message,
+        at: deps.clock.now(),
+      });
+    }
+  }
+
+  async function existing(id: string): Promise<repo.BackupRow> {
+    const row = await repo.findBackup(deps.sql, id);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  const service = {
+    async list(): Promise<{ backups: Backup[] }> {
+      // Running rows are stale only when no server holds the backup lock (a dump holds it throughout).
+      if (!(await repo.operationLockHeld(deps.sql)))
+        await repo.failInterrupted(deps.sql, [...running.keys()], deps.clock.now());
+      return { backups: (await repo.listBackups(deps.sql)).map(toBackup) };
+    },
+
+    async create(
+      input: { name?: string } | undefined,
+      createdBy: string | null,
+      triggerSource: 'manual' | 'scheduled' = 'manual',
+    ): Promise<Backup> {
+      if (restoring) throw busy('A restore is in progress.');
+      if (running.size > 0) throw busy('Another backup is running.');
+      const id = randomUUID();
+      // The lock comes first, so a running row always has its lock held (a list can tell stale ones).
+      const conn = await deps.sql.reserve();
+      let row: repo.BackupRow;
+      try {
+        if (!(await repo.tryOperationSessionLock(conn))) throw busy('Another backup or restore is in progress.');
+        row = await uniqueName(() =>
+          repo.insertBackup(conn, {
+            id,
+            name: input?.name ?? null,
+            triggerSource,
+            blobId: `database-backup-${id}`,
+            createdBy,
+            createdAt: deps.clock.now(),
+          }),
+        );
+      } catch (err) {
+        await repo.unlockOperation(conn).catch(() => {});
+        conn.release();
+        throw err;
+      }
+      const job = produce(conn, row).finally(() => running.delete(id));
+      running.set(id, job);
+      return toBackup(row);
+    },
+
+    async rename(id: string, name: string | null): Promise<Backup> {
+      const row = await uniqueName(() => repo.renameBackup(deps.sql, id, name));
+      if (!row) throw notFound();
+      return toBackup(row);
+    },
+
+    async remove(id: string): Promise<{ message: string }> {
+      const row = await existing(id);
+      if (running.has(id)) throw busy('This backup is still running.');
+      await repo.deleteBackup(deps.sql, id);
+      await deps.blobStore.remove(row.blobId);
+      return { message: 'Backup deleted successfully' };
+    },
+
+    /** The archive's bytes (gzip), for download. */
+    async download(id: string): Promise<{ stream: Readable; fileName: string }> {
+      const row = await existing(id);
+      const stream = row.status === 'completed' ? await deps.blobStore.read(row.blobId) : null;
+      if (!stream) throw notCompleted();
+      return { stream, fileName: `plinth-backup-${row.createdAt.toISOString().replace(/[:.]/g, '-')}.gz` };
+    },
+
+    async restore(id: string): Promise<{ message: string }> {
+      const row = await existing(id);
+      if (row.status !== 'completed') throw notCompleted();
+      if (restoring || running.size > 0) throw busy('Another backup or restore is in progress.');
+      const blob = await deps.blobStore.read(row.blobId);
+      if (!blob) throw notCompleted();
+      restoring = true;
+      try {
+        const gunzip = createGunzip();
+        blob.on('error', (err) => gunzip.destroy(err));
+        // The archive reader surfaces a damaged archive (it reads the stream's stored error); this
+        // keeps an error raised before the reader starts from being an uncaught one.
+        gunzip.on('error', () => {});
+        await restoreDatabase(deps.sql, scope, blob.pipe(gunzip));
+      } finally {
+        restoring = false;
+        blob.destroy();
+      }
+      await refreshSchema();
+      return { message: 'Database restored successfully' };
+    },
+
+    /** Waits for the dumps this process is running (shutdown, tests). */
+    async settled(): Promise<void> {
+      await Promise.allSettled([...running.values()]);
+    },
+
+    async config() {
+      return configView(await config.readBackupConfig(deps.sql));
+    },
+
+    async updateConfig(update: BackupConfigUpdate) {
+      const current = await config.readBackupConfig(deps.sql);
+      const next = { ...current, ...update.backup };
+      const firstDue = nextBackupTime(next.cronSchedule, deps.clock.now()); // validates even when disabled
+      const nextBackupAt = next.enabled ? firstDue : null;
+      const written = await config.writeBackupConfig(deps.sql, { ...next, nextBackupAt });
+      await config.applyRetention(deps.sql, written.retentionDays);
+      return configView(written);
+    },
+
+    /**
+     * One scheduler step at the clock's time: starts the scheduled backup if one is due (claimed
+     * in PostgreSQL, so one server takes each due time) and deletes backups past their retention.
+     */
+    async tick(): Promise<void> {
+      const now = deps.clock.now();
+      for (const blobId of await config.deleteExpiredBackups(deps.sql, now)) await deps.blobStore.remove(blobId);
+      const due = await deps.sql.begin(async (tx) => {
+        const claimed = await config.claimDueBackup(tx, now);
+        if (claimed) await config.setNextBackupAt(tx, nextBackupTime(claimed.cronSchedule, now));
+        return claimed !== undefined;
+      });
+      if (due && !restoring && running.size === 0) await service.create(undefined, null, 'scheduled');
+    },
+  };
+  return service;
+}
+
+function configView(c: config.BackupConfigRow) {
+  return {
+    backup: {
+      enabled: c.enabled,
+      cronSchedule: c.cronSchedule,
+      retentionDays: c.retentionDays,
+      nextBackupAt: c.nextBackupAt?.toISOString() ?? null,
+    },
+  };
+}
+
+const notCompleted = () =>
+  new AppError('DATABASE_CONSTRAINT_VIOLATION', 'This backup is not completed.', {
+    nextActions: 'Wait for the backup to complete, or choose a completed one from GET /api/database/backups.',
+  });
+
+export type BackupsService = ReturnType<typeof createBackupsService>;

@@ -1,0 +1,98 @@
+// Makes an archive: one REPEATABLE READ, READ ONLY transaction (a consistent snapshot) reads the
+// user schemas' DDL from the catalogs and every table's rows with COPY ... TO STDOUT, streamed
+// record by record into `out` (never the whole database in memory). Not pg_dump: the embedded
+// PostgreSQL ships none, and pg_dump's major version must match the server's.
+import type { Readable, Writable } from 'node:stream';
+import type { BlobStore } from '../../core/blob-store/blob-store.js';
+import type { ReservedSql } from 'postgres';
+import { archiveWriter, type ArchiveHeader } from './archive.js';
+import * as ddl from './catalog-ddl.repo.js';
+import { platformMigrationNames, storedFiles } from './platform.repo.js';
+import { copyTables, userSchemas } from './table-data.repo.js';
+
+export interface DumpScope {
+  /** Where stored files live; when set, their bytes go into the archive too. */
+  files?: BlobStore;
+  /** Schemas the platform's migrations create (never dropped, only their rows are copied). */
+  platformSchemas: string[];
+  /** Platform tables that are not part of a backup ("schema.table"). */
+  excludedTables: string[];
+}
+
+/** `sql` is the connection that holds the backup lock (see backups.service.ts). */
+export async function dumpDatabase(sql: ReservedSql, scope: DumpScope, out: Writable, now: Date): Promise<void> {
+  await inSnapshot(sql, async (tx) => {
+    await tx`select set_config('search_path', 'pg_catalog', true), set_config('statement_timeout', '0', true)`;
+    const schemas = await userSchemas(tx, scope.platformSchemas);
+    const writer = archiveWriter(out);
+    const header: ArchiveHeader = {
+      format: 1,
+      createdAt: now.toISOString(),
+      platformMigrations: await platformMigrationNames(tx),
+      userSchemas: schemas,
+    };
+    await writer.start();
+    await writer.record({ header });
+    const sqlRecords = async (statements: string[]) => {
+      for (const s of statements) await writer.record({ sql: s });
+    };
+    const copyAll = async (tables: Awaited<ReturnType<typeof copyTables>>) => {
+      for (const t of tables) {
+        await writer.record({ copy: t.name, columns: t.columns });
+        const rows: Readable = await tx.unsafe(`copy ${t.name} (${t.columns.join(', ')}) to stdout`).readable();
+        await writer.copyRows(rows);
+        // postgres.js pauses its socket when the stream's buffer is full and resumes it only from
+        // the stream's read(); when the last rows filled the buffer, the ended stream never reads
+        // again and the connection would stay paused. One more read() call resumes it.
+        rows._read(0);
+      }
+    };
+
+    await writer.record({ phase: 'system-data' });
+    await copyAll(await copyTables(tx, scope.platformSchemas, scope.excludedTables));
+
+    if (scope.files) {
+      await writer.record({ phase: 'files' });
+      for (const f of await storedFiles(tx)) {
+        const bytes = await scope.files.read(f.blobId);
+        if (bytes) await writer.blob(f.blobId, f.size, bytes); // a file deleted since the snapshot is skipped
+      }
+    }
+
+    await writer.record({ phase: 'user-schema' });
+    await sqlRecords(await ddl.schemaDdl(tx, schemas));
+    await sqlRecords(await ddl.extensionDdl(tx, schemas));
+    await sqlRecords(await ddl.enumDdl(tx, schemas));
+    await sqlRecords(await ddl.sequenceDdl(tx, schemas));
+    await sqlRecords(await ddl.tableDdl(tx, schemas));
+    await sqlRecords(await ddl.functionDdl(tx, schemas));
+    await sqlRecords(await ddl.viewDdl(tx, schemas));
+
+    await writer.record({ phase: 'user-data' });
+    await copyAll(await copyTables(tx, schemas, []));
+
+    await writer.record({ phase: 'user-post' });
+    await sqlRecords(await ddl.sequenceOwnershipDdl(tx, schemas));
+    await sqlRecords(await ddl.constraintDdl(tx, schemas));
+    await sqlRecords(await ddl.indexDdl(tx, schemas));
+    await sqlRecords(await ddl.triggerDdl(tx, schemas));
+    await sqlRecords(await ddl.rowSecurityDdl(tx, schemas));
+    await sqlRecords(await ddl.policyDdl(tx, schemas));
+    await sqlRecords(await ddl.grantDdl(tx, schemas));
+    await sqlRecords(await ddl.refreshMaterializedViewDdl(tx, schemas));
+    await sqlRecords(await ddl.sequencePositions(tx, schemas));
+    await writer.record({ end: true });
+  });
+}
+
+/** One REPEATABLE READ, READ ONLY transaction on the reserved connection. */
+async function inSnapshot(conn: ReservedSql, work: (tx: ReservedSql) => Promise<void>): Promise<void> {
+  await conn.unsafe('begin isolation level repeatable read, read only');
+  try {
+    await work(conn);
+  } catch (err) {
+    await conn.unsafe('rollback').catch(() => {});
+    throw err;
+  }
+  await conn.unsafe('commit');
+}

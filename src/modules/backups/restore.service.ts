@@ -1,0 +1,120 @@
+// Brings a project back from an archive in ONE transaction: the user schemas are dropped and
+// rebuilt, the platform tables emptied and reloaded, the data copied in, the sequences set. Any
+// failure (a corrupt or truncated archive included) rolls everything back, so the project is
+// left as it was. Objects created after the backup do not survive.
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Sql } from '../../core/db.js';
+import { AppError } from '../../core/errors.js';
+import { asPgError } from '../../core/pg-errors.js';
+import { archiveReader, ArchiveFormatError, type ArchiveHeader } from './archive.js';
+import { dropPoliciesDdl, dropUserObjectsDdl, revokeAllDdl } from './catalog-ddl.repo.js';
+import type { DumpScope } from './dump.service.js';
+import {
+  announceRestoredFunctions,
+  functionSlugs,
+  platformMigrationNames,
+  setUserTriggers,
+  truncateTables,
+} from './platform.repo.js';
+import { tryOperationLock } from './backups.repo.js';
+import { copyTables, userSchemas } from './table-data.repo.js';
+
+const LOCK_NOT_AVAILABLE = '55P03';
+
+const busy = () =>
+  new AppError('DATABASE_CONSTRAINT_VIOLATION', 'Another backup or restore is in progress.', {
+    nextActions: 'Wait for it to finish, then try again.',
+  });
+
+export const corruptArchive = (reason: string) =>
+  new AppError('DATABASE_CONSTRAINT_VIOLATION', `The backup could not be restored: ${reason}`, {
+    nextActions: 'Nothing was changed. Restore another backup, or download this one to inspect it.',
+  });
+
+export async function restoreDatabase(sql: Sql, scope: DumpScope, archive: Readable): Promise<void> {
+  try {
+    await sql.begin(async (tx) => {
+      if (!(await tryOperationLock(tx))) throw busy();
+      await tx`select set_config('statement_timeout', '0', true), set_config('lock_timeout', '30s', true),
+                      set_config('check_function_bodies', 'off', true), set_config('search_path', 'pg_catalog', true)`;
+      const reader = archiveReader(archive);
+      await reader.start();
+      const first = await reader.next();
+      if (!('header' in first)) throw new ArchiveFormatError('the archive has no header.');
+      await checkCompatible(first.header, await platformMigrationNames(tx));
+
+      const slugsBefore = await functionSlugs(tx);
+      // Empty the project: user objects dropped, platform tables truncated (triggers off while loading).
+      for (const s of await dropUserObjectsDdl(tx, await userSchemas(tx, scope.platformSchemas))) await tx.unsafe(s);
+      const systemTables = (await copyTables(tx, scope.platformSchemas, scope.excludedTables)).map((t) => t.name);
+      await truncateTables(tx, systemTables);
+      await setUserTriggers(tx, systemTables, false);
+
+      for (;;) {
+        const record = await reader.next();
+        if ('end' in record) break;
+        if ('phase' in record) {
+          if (record.phase === 'user-post') {
+            // New tables in public got an admin policy and default grants on creation: clear them,
+            // so the backup's own policies and grants are the only ones.
+            for (const s of await dropPoliciesDdl(tx, first.header.userSchemas)) await tx.unsafe(s);
+            for (const s of await revokeAllDdl(tx, first.header.userSchemas)) await tx.unsafe(s);
+          }
+          continue;
+        }
+        if ('sql' in record) {
+          await tx.unsafe(record.sql).simple();
+          continue;
+        }
+        if ('blob' in record) {
+          await restoreFile(scope, record.blob, record.size, reader.bytes(record.size));
+          continue;
+        }
+        if ('copy' in record) {
+          const target = await tx.unsafe(`copy ${record.copy} (${record.columns.join(', ')}) from stdin`).writable();
+          await pipeline(reader.rows(), target);
+          continue;
+        }
+        throw new ArchiveFormatError('the archive holds an unknown record.');
+      }
+      await setUserTriggers(tx, systemTables, true);
+      await tx`select system.bump_schema_version()`;
+      await announceRestoredFunctions(tx, slugsBefore);
+    });
+  } catch (err) {
+    if (err instanceof ArchiveFormatError) throw corruptArchive(err.message);
+    if (asPgError(err)?.code === LOCK_NOT_AVAILABLE)
+      throw new AppError('DATABASE_CONSTRAINT_VIOLATION', 'The restore waited more than 30 s for a table lock.', {
+        nextActions: 'Nothing was changed. Retry when fewer long transactions are running.',
+      });
+    throw err;
+  }
+}
+
+async function checkCompatible(header: ArchiveHeader, here: string[]) {
+  if (header.format !== 1) throw new ArchiveFormatError('its format is not supported.');
+  if (header.platformMigrations.join('\n') !== here.join('\n')) {
+    throw new AppError(
+      'DATABASE_CONSTRAINT_VIOLATION',
+      'The backup was made by another version of Plinth (its platform migrations differ).',
+      { nextActions: 'Restore it on a server running the Plinth version that made it.' },
+    );
+  }
+}
+
+/**
+ * Puts a file of the archive back in the blob store unless it is still there (blob ids never
+ * change meaning). Blob writes are outside the transaction: after a failed restore they are
+ * unreferenced copies, harmless.
+ */
+async function restoreFile(scope: DumpScope, blobId: string, size: number, bytes: AsyncGenerator<Buffer>) {
+  const existing = scope.files ? await scope.files.read(blobId) : null;
+  if (!scope.files || existing) {
+    existing?.destroy();
+    for await (const _ of bytes); // skip them
+    return;
+  }
+  await scope.files.stage(blobId, Readable.from(bytes), size);
+  await scope.files.promote(blobId);
+}
