@@ -2,23 +2,8 @@
 import type { Queryable } from '../../core/db.js';
 import type { LogEntry, LogSource } from './log-entry.js';
 
-export interface StoredEntry {
-  id: string;
-  ts: Date;
-  source: LogSource;
-  level: string;
-  method: string | null;
-  route: string | null;
-  status: number | null;
-  durationMs: number | null;
-  principal: string | null;
-  userId: string | null;
-  ip: string | null;
-  requestId: string | null;
-  slug: string | null;
-  message: string;
-  details: Record<string, unknown> | null;
-}
+/** An entry as read back: the level is whatever was stored. */
+export type StoredEntry = Omit<LogEntry, 'level'> & { level: string };
 
 export interface EntryFilter {
   sources: LogSource[];
