@@ -61,7 +61,12 @@ function inSqlBody(parser: PgParser, source: string, check: Check): string | und
 
 const DYNAMIC = ['PLpgSQL_stmt_dynexecute', 'PLpgSQL_stmt_dynfors'];
 
-function inPlpgsql(parser: PgParser, text: string, check: Check, deniedFunctions: ReadonlySet<string>): string | undefined {
+function inPlpgsql(
+  parser: PgParser,
+  text: string,
+  check: Check,
+  deniedFunctions: ReadonlySet<string>,
+): string | undefined {
   let tree: unknown;
   try {
     tree = parser.parsePlPgSQLSync(text);
