@@ -1,7 +1,7 @@
 // GET /api/ai/models: the provider's catalogue, kept an hour per server; concurrent misses share
 // one upstream call; on failure the stale list is served (for 5 s more), else 503 and no new
 // attempt for 5 s.
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { Clock } from '../../core/clock.js';
 import { AppError } from '../../core/errors.js';
 import type { CatalogModel } from './ai.schemas.js';
@@ -12,19 +12,24 @@ const RETRY_MS = 5_000;
 const FETCH_TIMEOUT_MS = 10_000;
 
 export function createCatalogService(baseUrl: string, clock: Clock) {
-  // The list needs no credential: the Authorization header is left out.
-  const client = new OpenAI({
-    apiKey: 'unused',
-    baseURL: baseUrl,
-    maxRetries: 0,
-    timeout: FETCH_TIMEOUT_MS,
-    defaultHeaders: { Authorization: null },
-  });
+  // Made on the first fetch: the `openai` SDK (a few MB resident) is not loaded at start.
+  let client: OpenAI | undefined;
   let cached: { models: CatalogModel[]; until: number } | undefined;
   let failedUntil = 0;
   let pending: Promise<CatalogModel[]> | undefined;
 
   async function fetchCatalog(): Promise<CatalogModel[]> {
+    if (!client) {
+      const { default: OpenAISdk } = await import('openai');
+      // The list needs no credential: the Authorization header is left out.
+      client = new OpenAISdk({
+        apiKey: 'unused',
+        baseURL: baseUrl,
+        maxRetries: 0,
+        timeout: FETCH_TIMEOUT_MS,
+        defaultHeaders: { Authorization: null },
+      });
+    }
     const page = await client.models.list({ query: { output_modalities: 'all' } });
     return toCatalog(page.data as unknown as ProviderModel[]);
   }

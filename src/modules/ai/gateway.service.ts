@@ -26,7 +26,7 @@ async function upstream<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    throw toAiError(err);
+    throw await toAiError(err);
   }
 }
 
@@ -69,8 +69,8 @@ export function createGatewayService(
       if (annotations.length > 0) yield sseEvent({ annotations });
       yield sseEvent({ done: true });
     } catch (err) {
-      if (isAbort(err) || signal.aborted) return;
-      const failure = toAiError(err);
+      if (signal.aborted || (await isAbort(err))) return;
+      const failure = await toAiError(err);
       onError(failure, 'AI stream');
       yield sseEvent({ error: true, message: failure instanceof Error ? failure.message : 'The AI stream failed.' });
     } finally {

@@ -1,6 +1,6 @@
 // The provider's OpenAI-compatible API through the `openai` client (base URL OPENROUTER_BASE_URL,
 // the stored key, cached for a minute), and its failures in the reference's error vocabulary.
-import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import type OpenAI from 'openai';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import { readProviderKey } from './ai-key.js';
@@ -36,10 +36,11 @@ export function createUpstreamClients(deps: Pick<Deps, 'sql' | 'keyring' | 'conf
       if (cached && now - cached.readAt < KEY_TTL_MS) return cached.client;
       const key = await readProviderKey(deps.sql, deps.keyring, 'openrouter');
       if (key === undefined) throw missingKey();
+      // The SDK (a few MB resident) is loaded with the first client, not at start.
       const client =
         cached?.key === key
           ? cached.client
-          : new OpenAI({
+          : new (await import('openai')).default({
               apiKey: key,
               baseURL: deps.config.ai.baseUrl,
               maxRetries: deps.config.ai.maxRetries,
@@ -57,11 +58,17 @@ export function createUpstreamClients(deps: Pick<Deps, 'sql' | 'keyring' | 'conf
 }
 
 /** True when the call ended because the caller went away (our own abort). */
-export const isAbort = (err: unknown): boolean => err instanceof APIUserAbortError;
+export async function isAbort(err: unknown): Promise<boolean> {
+  if (err instanceof AppError) return false;
+  const { APIUserAbortError } = await import('openai');
+  return err instanceof APIUserAbortError;
+}
 
 /** An upstream failure as the client sees it (sdk-surface 2.8); anything else is passed on. */
-export function toAiError(err: unknown): unknown {
+export async function toAiError(err: unknown): Promise<unknown> {
   if (err instanceof AppError) return err;
+  // Loaded already when the error came from the SDK (Node caches the module).
+  const { APIConnectionError, APIError, APIUserAbortError } = await import('openai');
   if (err instanceof APIUserAbortError) {
     // Nobody reads this answer; 499 (as proxies log it) keeps it out of the error log.
     return new AppError('UPSTREAM_FAILURE', 'The caller went away; the provider call was cancelled.', {

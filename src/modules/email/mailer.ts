@@ -1,6 +1,6 @@
 // Sends Plinth's emails: over SMTP (settings from the admin API, else the environment) or, with
 // neither, to the log, so that a developer running `npm start` can still read codes and links.
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../../config.js';
 import type { Sql } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
@@ -83,10 +83,12 @@ const CONNECTION_FAILURES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDN
 export function createMailer(deps: MailerDeps, log: (email: LoggedEmail) => void): Mailer {
   const transports = new Map<string, Transporter>();
 
-  function transportFor(s: SmtpSettings): Transporter {
+  // nodemailer (about 2 MB resident) is loaded on the first email sent over SMTP, not at start.
+  async function transportFor(s: SmtpSettings): Promise<Transporter> {
     const key = JSON.stringify(s);
     let transport = transports.get(key);
     if (!transport) {
+      const { default: nodemailer } = await import('nodemailer');
       transport = nodemailer.createTransport({
         host: s.host,
         port: s.port,
@@ -114,7 +116,7 @@ export function createMailer(deps: MailerDeps, log: (email: LoggedEmail) => void
       const smtp = await effectiveSmtp(deps);
       if (smtp.source === 'log') return { outcome: 'not-configured' };
       try {
-        const info = await transportFor(smtp.settings).sendMail({
+        const info = await (await transportFor(smtp.settings)).sendMail({
           from: senderOf(smtp.settings),
           to: email.to,
           cc: email.cc,
@@ -143,7 +145,7 @@ export function createMailer(deps: MailerDeps, log: (email: LoggedEmail) => void
       }
       const { settings } = smtp;
       try {
-        await transportFor(settings).sendMail({
+        await (await transportFor(settings)).sendMail({
           from: senderOf(settings),
           to,
           subject: message.subject,

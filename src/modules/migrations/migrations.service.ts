@@ -83,7 +83,7 @@ export function createMigrationsService(deps: Pick<Deps, 'sql' | 'clock'>, onSch
           'The SQL contains no statements.',
         );
       }
-      const violations = findViolations(statements);
+      const violations = await findViolations(statements);
       if (violations.length > 0) {
         const factors = violations.map((v) => ({
           code: 'GUARD_VIOLATION' as const,

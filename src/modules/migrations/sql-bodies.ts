@@ -1,7 +1,7 @@
 // The SQL hidden in DO blocks and function bodies, for the guard: only sql and plpgsql run;
 // a sql body is checked statement by statement, a plpgsql body through its parse tree, and
 // dynamic SQL (EXECUTE) is refused because SQL built at run time cannot be checked.
-import { parsePlPgSQLSync, parseSync, scanSync } from 'libpg-query';
+import type { PgParser } from './pg-parser.js';
 import type { ParsedStatement } from './sql-statement.js';
 
 const LANGUAGES = new Set(['sql', 'plpgsql']);
@@ -23,6 +23,7 @@ const stringOf = (d: DefElem['DefElem']) => d?.arg?.String?.sval ?? d?.arg?.List
 
 /** Why a DO block or CREATE FUNCTION/PROCEDURE is refused, or undefined. */
 export function bodyRefusal(
+  parser: PgParser,
   kind: string,
   body: Record<string, unknown>,
   text: string,
@@ -36,14 +37,14 @@ export function bodyRefusal(
   const source = stringOf(option(args, 'as'));
   // BEGIN ATOMIC bodies are part of the statement's own parse tree, already checked.
   if (source === undefined) return undefined;
-  if (language === 'sql') return inSqlBody(source, check);
-  return inPlpgsql(text, check, deniedFunctions);
+  if (language === 'sql') return inSqlBody(parser, source, check);
+  return inPlpgsql(parser, text, check, deniedFunctions);
 }
 
-function inSqlBody(source: string, check: Check): string | undefined {
+function inSqlBody(parser: PgParser, source: string, check: Check): string | undefined {
   let stmts: { stmt?: unknown; stmt_location?: number; stmt_len?: number }[];
   try {
-    stmts = parseSync(source).stmts ?? [];
+    stmts = parser.parseSync(source).stmts ?? [];
   } catch {
     return undefined; // PostgreSQL refuses the function itself
   }
@@ -60,10 +61,15 @@ function inSqlBody(source: string, check: Check): string | undefined {
 
 const DYNAMIC = ['PLpgSQL_stmt_dynexecute', 'PLpgSQL_stmt_dynfors'];
 
-function inPlpgsql(text: string, check: Check, deniedFunctions: ReadonlySet<string>): string | undefined {
+function inPlpgsql(
+  parser: PgParser,
+  text: string,
+  check: Check,
+  deniedFunctions: ReadonlySet<string>,
+): string | undefined {
   let tree: unknown;
   try {
-    tree = parsePlPgSQLSync(text);
+    tree = parser.parsePlPgSQLSync(text);
   } catch {
     return undefined; // PostgreSQL refuses the body itself
   }
@@ -85,8 +91,8 @@ function inPlpgsql(text: string, check: Check, deniedFunctions: ReadonlySet<stri
     const expr = record.PLpgSQL_expr as { query?: string; parseMode?: number } | undefined;
     if (expr?.query !== undefined) {
       reason = expr.parseMode
-        ? inExpression(expr.query, deniedFunctions)
-        : inSqlBody(expr.query, check)?.replace('function body', 'PL/pgSQL body');
+        ? inExpression(parser, expr.query, deniedFunctions)
+        : inSqlBody(parser, expr.query, check)?.replace('function body', 'PL/pgSQL body');
       return;
     }
     Object.values(record).forEach(walk);
@@ -96,10 +102,10 @@ function inPlpgsql(text: string, check: Check, deniedFunctions: ReadonlySet<stri
 }
 
 /** An expression (not a statement) can only do harm by calling a refused function. */
-function inExpression(query: string, deniedFunctions: ReadonlySet<string>): string | undefined {
+function inExpression(parser: PgParser, query: string, deniedFunctions: ReadonlySet<string>): string | undefined {
   let tokens: { text: string }[];
   try {
-    tokens = scanSync(query).tokens;
+    tokens = parser.scanSync(query).tokens;
   } catch {
     return undefined;
   }

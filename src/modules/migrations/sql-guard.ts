@@ -2,8 +2,9 @@
 // statements an admin's migration or raw query must not run: transaction control (the server
 // owns the transaction), role and database management, session settings the server relies on.
 // Refusals are 403 FORBIDDEN, as the reference platform answers (api-contract.md §3.2).
-import { parse } from 'libpg-query';
+import type { ParseResult } from 'libpg-query';
 import { AppError } from '../../core/errors.js';
+import { loadPgParser, type PgParser } from './pg-parser.js';
 import { bodyRefusal } from './sql-bodies.js';
 import type { ParsedStatement } from './sql-statement.js';
 
@@ -11,9 +12,10 @@ import type { ParsedStatement } from './sql-statement.js';
 export async function splitStatements(sql: string): Promise<ParsedStatement[]> {
   // The parser refuses an empty string instead of answering no statements.
   if (sql.trim() === '') return [];
-  let result: Awaited<ReturnType<typeof parse>>;
+  const parser = await loadPgParser();
+  let result: ParseResult;
   try {
-    result = await parse(sql);
+    result = await parser.parse(sql);
   } catch (err) {
     const details = (err as { sqlDetails?: { cursorPosition?: number } }).sqlDetails;
     throw new AppError('FORBIDDEN', `The SQL does not parse: ${(err as Error).message}.`, {
@@ -129,7 +131,7 @@ const REFUSED_EXTENSIONS = new Set([
 const REFUSED_SETTINGS = new Set(['role', 'session_authorization', 'search_path', 'statement_timeout']);
 
 /** Why a statement is refused, or undefined when it may run. */
-function refusal(statement: ParsedStatement): string | undefined {
+function refusal(statement: ParsedStatement, parser: PgParser): string | undefined {
   const body = statement.node[statement.kind] as Record<string, unknown> | undefined;
   if (statement.kind === 'TransactionStmt') {
     const word = TRANSACTION_WORDS[String(body?.kind)] ?? 'transaction control';
@@ -148,7 +150,8 @@ function refusal(statement: ParsedStatement): string | undefined {
   if (updatesSettings(statement.node)) return 'Updating pg_settings is not allowed (it is SET in disguise).';
   const called = refusedCall(statement.node);
   if (called) return `${called}() is not allowed.`;
-  return body ? bodyRefusal(statement.kind, body, statement.text, refusal, REFUSED_FUNCTIONS) : undefined;
+  const check = (inner: ParsedStatement) => refusal(inner, parser);
+  return body ? bodyRefusal(parser, statement.kind, body, statement.text, check, REFUSED_FUNCTIONS) : undefined;
 }
 
 /** Whether an UPDATE anywhere in the tree targets pg_settings. */
@@ -183,16 +186,17 @@ export interface GuardViolation {
 }
 
 /** Every refused statement, numbered from 1. */
-export function findViolations(statements: ParsedStatement[]): GuardViolation[] {
+export async function findViolations(statements: ParsedStatement[]): Promise<GuardViolation[]> {
+  const parser = await loadPgParser();
   return statements.flatMap((s, i) => {
-    const reason = refusal(s);
+    const reason = refusal(s, parser);
     return reason ? [{ statement: i + 1, sql: s.text, reason }] : [];
   });
 }
 
 /** Throws a 403 naming the first refused statement (and listing all of them in details). */
-export function assertAllowed(statements: ParsedStatement[]): void {
-  const violations = findViolations(statements);
+export async function assertAllowed(statements: ParsedStatement[]): Promise<void> {
+  const violations = await findViolations(statements);
   const first = violations[0];
   if (!first) return;
   throw new AppError('FORBIDDEN', `${first.reason} (statement ${first.statement}: ${first.sql.slice(0, 80)})`, {
@@ -209,6 +213,6 @@ export async function guardedStatements(sql: string): Promise<ParsedStatement[]>
       nextActions: 'Write at least one SQL statement (comments alone are not a migration).',
     });
   }
-  assertAllowed(statements);
+  await assertAllowed(statements);
   return statements;
 }

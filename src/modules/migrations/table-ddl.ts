@@ -1,8 +1,9 @@
 // Pieces of DDL for table administration, built only from validated input: identifiers quoted,
 // defaults as typed literals (or a few known expressions), raw SQL types checked with the real
 // PostgreSQL parser so a "type" can never carry more SQL than a type name.
-import { parse } from 'libpg-query';
+import type { ParseResult } from 'libpg-query';
 import { AppError } from '../../core/errors.js';
+import { loadPgParser } from './pg-parser.js';
 import { FRIENDLY_TYPES, type ColumnDefinition, type ForeignKeyDefinition } from './table-admin.schemas.js';
 
 export const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -29,9 +30,10 @@ export async function sqlType(type: string): Promise<string> {
   if (friendly) return friendly;
   if (!RAW_TYPE_CHARS.test(type))
     throw badType(type, 'only letters, digits, spaces, dots, commas, brackets and parentheses may appear in a type');
-  let stmts: Awaited<ReturnType<typeof parse>>['stmts'];
+  const parser = await loadPgParser();
+  let stmts: ParseResult['stmts'];
   try {
-    ({ stmts } = await parse(`select null::${type}`));
+    ({ stmts } = await parser.parse(`select null::${type}`));
   } catch {
     throw badType(type, 'it does not parse as a type name');
   }

@@ -106,7 +106,7 @@ export function createConnectionsService(deps: Deps) {
       if (!secretKey.startsWith(`sk_${env}_`)) {
         throw new AppError('PAYMENT_CONFIG_INVALID', `The ${env} secret key must start with sk_${env}_.`);
       }
-      const client = clientFor(secretKey);
+      const client = await clientFor(secretKey);
       const account = await callProcessor('check the secret key', () => client.accounts.retrieveCurrent()).catch(
         (err) => {
           if (

@@ -1,6 +1,6 @@
 // The only way Plinth talks to the payment processor: the official SDK, one client per secret key,
 // pointed at the configured host (a loopback fake in tests). Processor failures become AppErrors.
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { AppError } from '../../core/errors.js';
 import type { Config } from '../../config.js';
 
@@ -9,10 +9,12 @@ export type Environment = 'test' | 'live';
 
 export function createProcessorClients(settings: Config['paymentsProcessor']) {
   const clients = new Map<string, Processor>();
-  return (secretKey: string): Processor => {
+  // The SDK (a few MB resident) is loaded with the first client, not at start.
+  return async (secretKey: string): Promise<Processor> => {
     let client = clients.get(secretKey);
     if (!client) {
-      client = new Stripe(secretKey, {
+      const { default: StripeSdk } = await import('stripe');
+      client = new StripeSdk(secretKey, {
         host: settings.host,
         port: settings.port,
         protocol: settings.protocol,

@@ -1,7 +1,7 @@
 // The processor's signed events: the signature is checked on the raw body (300 s tolerance, our
 // clock), each event is applied once in one transaction; a failure rolls it back and is recorded,
 // and answers 500 so the processor retries it.
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { z } from 'zod';
 import { withTx } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
@@ -29,9 +29,11 @@ export function createWebhooksService(deps: Pick<Deps, 'sql' | 'clock'>, connect
         nextActions: `Store it with PUT /api/payments/${env}/config ({secretKey, webhookSecret}).`,
       });
     }
+    // The SDK is loaded on the first event, not at start (Node caches it after that).
+    const { default: StripeSdk } = await import('stripe');
     let event: Stripe.Event;
     try {
-      event = Stripe.webhooks.constructEvent(
+      event = StripeSdk.webhooks.constructEvent(
         body,
         signature,
         secret,
