@@ -29,9 +29,8 @@ export const FORMS = {
 export type Form = (typeof FORMS)['short'];
 
 /**
- * Regex repeats: 17–31 s of PostgreSQL CPU to compile on a 2-core machine (cost grows steeply).
- * At 275 it took 0.6–6.8 s, sometimes under the anon statement timeout: a compile that finishes is
- * cached by its backend, and the flood then answered 200 in milliseconds (a flaky test, not a bug).
+ * Regex repeats: 17–31 s of PostgreSQL CPU to compile on a 2-core machine (cost grows steeply);
+ * at 275 it took 0.6–6.8 s, close to the 1 s anon statement timeout the flood must hit.
  */
 export const REGEX_REPEATS = 400;
 /** Pool size of the flood server: fewer connections than flooders, so the pool queue is tested. */
