@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { startSmtpPeer, type SmtpPeer } from '../../harness/smtp-peer.js';
 import { bearer, DEFAULT_AUTH_CONFIG, startTestApp, type TestApp } from '../../harness/test-app.js';
+import { currentSession, refreshMobile } from '../../harness/sessions.js';
 
 export const uniqueEmail = (tag = 'u') => `${tag}-${randomBytes(4).toString('hex')}@example.com`;
 
@@ -100,11 +101,9 @@ export function emailApi(t: TestApp) {
     /** Opens an emailed link the way a browser does (path and query only; inject has no host). */
     openLink: (link: URL) => t.request({ method: 'GET', url: `${link.pathname}${link.search}` }),
 
-    refresh: (refreshToken: string) =>
-      t.request({ method: 'POST', url: '/api/auth/refresh?client_type=mobile', payload: { refreshToken } }),
+    refresh: (refreshToken: string) => refreshMobile(t, refreshToken),
 
-    currentSession: (accessToken: string) =>
-      t.request({ method: 'GET', url: '/api/auth/sessions/current', headers: bearer(accessToken) }),
+    currentSession: (accessToken: string) => currentSession(t, accessToken),
 
     /** Users whose email matches exactly, as the admin's list shows them. */
     async usersWithEmail(email: string) {

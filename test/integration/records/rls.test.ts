@@ -3,10 +3,11 @@
 // sees everything; no credential is a 401. Also the PostgREST status codes and headers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestApp, type TestApp } from '../../harness/test-app.js';
+import { type SignedInUser, twoUsers } from '../../harness/users.js';
 
 let t: TestApp;
-let alice: { id: string; token: string };
-let bob: { id: string; token: string };
+let alice: SignedInUser;
+let bob: SignedInUser;
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -21,10 +22,7 @@ beforeAll(async () => {
       using (owner = auth.uid()) with check (owner = auth.uid());
     create policy shared_read on public.notes for select to anon, authenticated using (shared);
   `);
-  const a = await t.signUp();
-  const b = await t.signUp();
-  alice = { id: a.user.id, token: a.accessToken };
-  bob = { id: b.user.id, token: b.accessToken };
+  ({ alice, bob } = await twoUsers(t));
 });
 afterAll(() => t.close());
 

@@ -5,10 +5,11 @@
 // security definer); read-only transactions for GET and for functions that are not volatile.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestApp, type TestApp } from '../../harness/test-app.js';
+import { type SignedInUser, twoUsers } from '../../harness/users.js';
 
 let t: TestApp;
-let alice: { id: string; token: string };
-let bob: { id: string; token: string };
+let alice: SignedInUser;
+let bob: SignedInUser;
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -61,10 +62,7 @@ beforeAll(async () => {
     create function public.amb(a int) returns text language sql immutable as $$ select 'int' $$;
     create function public.amb(a text) returns text language sql immutable as $$ select 'text' $$;
   `);
-  const a = await t.signUp();
-  const b = await t.signUp();
-  alice = { id: a.user.id, token: a.accessToken };
-  bob = { id: b.user.id, token: b.accessToken };
+  ({ alice, bob } = await twoUsers(t));
 });
 afterAll(() => t.close());
 
