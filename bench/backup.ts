@@ -10,23 +10,10 @@ import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { loadPlatformKeys } from '../src/modules/secrets/index.js';
 import { startBenchDatabase } from './environment.js';
+import { peakGrowth } from './peak-memory.js';
 
 const MiB = 1024 * 1024;
 const targetMiB = Number(process.argv[2] ?? 1024);
-
-async function peakGrowth<T>(baseline: number, work: () => Promise<T>) {
-  let peak = 0;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss - baseline);
-  }, 20);
-  const started = performance.now();
-  try {
-    const result = await work();
-    return { result, peak, seconds: (performance.now() - started) / 1000 };
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 async function main() {
   const db = await startBenchDatabase();

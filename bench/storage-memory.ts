@@ -10,29 +10,12 @@ import { loadPlatformKeys } from '../src/modules/secrets/index.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { freePort } from '../test/harness/free-port.js';
+import { peakGrowth } from './peak-memory.js';
 import { startBenchDatabase } from './environment.js';
 
 const MiB = 1024 * 1024;
 const sizeMiB = Number(process.argv[2] ?? 1024);
 const CHUNK = randomBytes(MiB);
-
-/** Peak RSS above `baseline` while `work` runs, sampled every 20 ms. */
-async function peakGrowth<T>(
-  baseline: number,
-  work: () => Promise<T>,
-): Promise<{ result: T; peak: number; seconds: number }> {
-  let peak = 0;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss - baseline);
-  }, 20);
-  const started = performance.now();
-  try {
-    const result = await work();
-    return { result, peak, seconds: (performance.now() - started) / 1000 };
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 function send(
   url: string,
