@@ -1,5 +1,5 @@
 // The signed-in frame: header (theme toggle, sign out), navigation to the screens that exist,
-// and the current screen, each loaded on demand (one chunk per route).
+// and the current screen from the registry (shell/screens.tsx), each loaded on demand.
 import {
   ActionIcon,
   AppShell,
@@ -13,27 +13,16 @@ import {
   useMantineColorScheme,
 } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { lazy, type MouseEvent, Suspense } from 'react';
+import { type MouseEvent, Suspense } from 'react';
 import type { ProjectAdmin } from '../api/client';
 import { hrefOf, navigate, usePath } from './route';
+import { screenFor, screens } from './screens';
 import { Loading } from './states';
 
-const Overview = lazy(() => import('../screens/Overview'));
-const TablesList = lazy(() => import('../screens/TablesList'));
-const TableGrid = lazy(() => import('../screens/TableGrid'));
-
-/** The screens built so far, in navigation order. */
-const screens = [
-  { path: '/', label: 'Overview' },
-  { path: '/tables', label: 'Tables' },
-];
-
 function Screen({ path }: { path: string }) {
-  if (path === '/') return <Overview />;
-  if (path === '/tables') return <TablesList />;
-  const table = /^\/tables\/([^/]+)$/.exec(path);
-  if (table?.[1]) return <TableGrid table={decodeURIComponent(table[1])} />;
-  return <Text>No screen at {hrefOf(path)}.</Text>;
+  const found = screenFor(path);
+  if (!found) return <Text>No screen at {hrefOf(path)}.</Text>;
+  return found.screen.render(found.rest);
 }
 
 function ThemeToggle() {
