@@ -160,6 +160,10 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
         {
           env: { DENO_DIR: options.cacheDir, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' },
           stdio: ['pipe', 'pipe', 'pipe'],
+          // Its own process group: a Ctrl-C to the terminal's group reaches the server only, which
+          // drains in-flight invocations before it stops the runtime. Should the server die
+          // instead, the runtime sees its stdin end and exits (runtime/server.ts).
+          detached: true,
         },
       );
     } catch (err) {

@@ -1,10 +1,13 @@
 // SIGTERM sent to a listening server while slow uploads stream and inserts run: the uploads in
 // flight complete, the process exits 0 within its grace period, and a server started again on the
-// same data finds every acknowledged write.
+// same data finds every acknowledged write. Ctrl-C to the whole process group (the terminal's way)
+// while a function call is in flight: the runtime, in a group of its own, finishes the call.
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../harness/test-app.js';
-import { startServerProcess, type ServerProcess } from '../harness/server-process.js';
+import { pollUntil, startServerProcess, type ServerProcess } from '../harness/server-process.js';
 import { FORMS } from './forms.js';
 import { sigtermDuringUploads } from './process-faults.js';
 import { BUCKET, DEADLINES, apiKeyHeaders, createFixtures, lostWrites } from './workload.js';
@@ -47,6 +50,53 @@ describe('SIGTERM during slow uploads and inserts', () => {
           .update(Buffer.from(await res.arrayBuffer()))
           .digest('hex'),
       ).toBe(u.sha);
+    }
+  }, 90_000);
+});
+
+describe('Ctrl-C to the process group while a function call waits on its upstream', () => {
+  it('lets the call finish with its answer, stops the runtime without a restart, and exits 0', async () => {
+    // The function's upstream: holds the first request until the test lets it go.
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let upstreamHit: () => void = () => {};
+    const hit = new Promise<void>((resolve) => (upstreamHit = resolve));
+    const upstream = createServer((_req, res) => {
+      upstreamHit();
+      void released.then(() => res.end('upstream answer'));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
+    try {
+      const s = await startServerProcess({ databaseUrl: await createDatabase(), env: DEADLINES });
+      started.push(s);
+      const code = `export default async () => new Response('got ' + await (await fetch(${JSON.stringify(upstreamUrl)})).text());`;
+      const deploy = await fetch(`${s.baseUrl}/api/functions`, {
+        method: 'POST',
+        headers: { ...apiKeyHeaders(s), 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'waits', slug: 'waits', code }),
+      });
+      expect(deploy.status, await deploy.text()).toBe(201);
+
+      const call = fetch(`${s.baseUrl}/functions/waits`, { method: 'POST', headers: apiKeyHeaders(s) }).then(
+        async (res) => ({ status: res.status, body: await res.text() }),
+      );
+      await hit;
+      process.kill(-s.pid, 'SIGINT');
+      // Draining: the listener is closed, so a new connection is refused.
+      await pollUntil('new connections to be refused', 10_000, () =>
+        fetch(`${s.baseUrl}/api/health`).then(
+          () => false,
+          () => true,
+        ),
+      );
+      release();
+
+      expect(await call).toEqual({ status: 200, body: 'got upstream answer' });
+      expect(await s.exited).toEqual({ code: 0, signal: null });
+      expect(s.output()).not.toMatch(/function runtime exited .*restarting/);
+    } finally {
+      upstream.close();
     }
   }, 90_000);
 });
