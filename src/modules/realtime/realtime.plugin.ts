@@ -33,7 +33,7 @@ export function realtimePlugin(
     await app.register(watchedTablesRoutes(createWatchedTablesService(deps)));
     await app.register(webhooksRoutes(createWebhooksService(deps)));
     const webhooks = createWebhookWorker(deps, (err) => app.log.error({ err }, 'realtime: a webhook delivery failed'));
-    webhooks.start(deps.config.realtimeWebhookPollMs);
+    await webhooks.start(deps.config.realtimeWebhookPollMs);
     app.addHook('onClose', () => webhooks.stop());
   };
 }

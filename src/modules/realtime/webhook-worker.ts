@@ -3,6 +3,8 @@
 // signed to its URL, and records the outcome: 2xx is delivered; anything else is tried again
 // after an exponential backoff (1 s, 2 s, 4 s, … capped at an hour) until MAX_ATTEMPTS. The queue
 // is in PostgreSQL, so a restart loses nothing: an attempt cut short is retried once its lease ends.
+// Queuing a delivery sends NOTIFY realtime_webhook, which wakes the loop at once; the poll remains
+// for retries that come due and for signals missed while the LISTEN connection was down.
 import { epochSeconds } from '../../core/clock.js';
 import type { Deps } from '../../deps.js';
 import * as repo from './webhook-deliveries.repo.js';
@@ -17,6 +19,8 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
 /** How long a claim keeps other servers off a delivery (beyond the POST's timeout). */
 const LEASE_MS = ATTEMPT_TIMEOUT_MS + 50_000;
 const BATCH = 50;
+/** The NOTIFY channel on which queued deliveries announce themselves. */
+export const WEBHOOK_WAKE_CHANNEL = 'realtime_webhook';
 
 /** The wait after the `attempts`-th failed attempt. */
 export const backoffMs = (attempts: number) => Math.min(BACKOFF_BASE_MS * 2 ** (attempts - 1), BACKOFF_MAX_MS);
@@ -29,8 +33,8 @@ export interface WebhookTickReport {
 export interface WebhookWorker {
   /** Attempts what is due now; resolves once those attempts are recorded. */
   tick(): Promise<WebhookTickReport>;
-  /** Ticks every `pollMs` of real time (0: never) until stop(). */
-  start(pollMs: number): void;
+  /** Ticks every `pollMs` of real time, and whenever a delivery is queued (0: never), until stop(). */
+  start(pollMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -40,6 +44,18 @@ export function createWebhookWorker(
 ): WebhookWorker {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> = Promise.resolve();
+  let queued = false;
+  let wakeSubscription: { unlisten(): Promise<void> } | null = null;
+
+  /** Runs one more tick after the current one; wakes that arrive meanwhile share it. */
+  const scheduleTick = () => {
+    if (queued) return;
+    queued = true;
+    running = running.then(() => {
+      queued = false;
+      return tick().catch(onError);
+    });
+  };
 
   async function attempt(claim: repo.ClaimedDelivery, secret: string): Promise<boolean> {
     const body = JSON.stringify(claim.payload ?? {});
@@ -97,16 +113,17 @@ export function createWebhookWorker(
 
   return {
     tick,
-    start(pollMs) {
+    async start(pollMs) {
       if (pollMs <= 0 || timer) return;
-      timer = setInterval(() => {
-        running = running.then(() => tick().catch(onError));
-      }, pollMs);
+      timer = setInterval(scheduleTick, pollMs);
       timer.unref();
+      wakeSubscription = await deps.sql.listen(WEBHOOK_WAKE_CHANNEL, scheduleTick);
     },
     async stop() {
       if (timer) clearInterval(timer);
       timer = null;
+      await wakeSubscription?.unlisten().catch(() => {});
+      wakeSubscription = null;
       await running;
     },
   };

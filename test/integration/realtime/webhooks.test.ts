@@ -8,6 +8,7 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createWebhookWorker, type WebhookWorker } from '../../../src/modules/realtime/index.js';
+import { pollUntil } from '../../harness/server-process.js';
 import { type Server, startTestApp, type TestApp } from '../../harness/test-app.js';
 
 interface Received {
@@ -177,5 +178,22 @@ describe('channel webhooks', () => {
     expect(unknown.json.error).toBe('REALTIME_WEBHOOK_DELIVERY_NOT_FOUND');
     const failedOnly = await admin({ method: 'GET', url: '/api/realtime/webhook-deliveries?state=failed' });
     expect(failedOnly.json).toEqual([]);
+  });
+});
+
+describe('a running webhook worker', () => {
+  it('is woken by the queued delivery (NOTIFY) and sends it without waiting for its hour-long poll', async () => {
+    const running = createWebhookWorker(t.deps);
+    await running.start(60 * 60 * 1000);
+    try {
+      const id = await publish('orders:woken', { status: 'packed' });
+      await pollUntil('the woken worker to record the delivery', 10_000, async () =>
+        (await deliveriesOf(id))[0]?.state === 'delivered' ? true : undefined,
+      );
+      expect(await deliveriesOf(id)).toMatchObject([{ state: 'delivered', attempts: 1 }]);
+      expect(received.filter((r) => r.headers['x-svc-message-id'] === id)).toHaveLength(1);
+    } finally {
+      await running.stop();
+    }
   });
 });
