@@ -1,7 +1,7 @@
 // SQL of row-change filtering: which subscriber scopes may SELECT a changed row under RLS at
 // delivery time. One transaction as the server's role, always rolled back: for each scope (one
 // per group of subscribers with the same role and claims) one query runs under that role and
-// claims, as the records API's request scope sets them. A row image that is no longer in the
+// claims, as the records API's request scope sets them, all scopes pipelined together. A row image that is no longer in the
 // table (a deleted row, the old side of an update) is put back in its place first (triggers and
 // foreign keys off where the server may do that), so the table's own policies judge it.
 import type postgres from 'postgres';
@@ -23,25 +23,34 @@ function keyMatch(columns: string[]): string {
   return `(${own}) = (select ${given} from jsonb_populate_record(null::${'%T'}, $1::text::jsonb) r)`;
 }
 
+/** Statements per scope in the pipeline below; the third is the visibility query. */
+const STEPS = 5;
+
+/**
+ * All scopes in one pipeline (one round trip once the statements are prepared on the
+ * connection): each scope runs in a savepoint rolled back at once, so the role and claims it set
+ * are undone, and an error of its own (no SELECT grant, its statement timeout) costs it alone.
+ */
 async function scopesSeeing(tx: postgres.TransactionSql, check: RowCheck, scopes: RequestScope[]): Promise<boolean[]> {
   const columns = Object.keys(check.key);
   const select = `select 1 from ${check.table} t where ${keyMatch(columns).replace('%T', check.table)} limit 1`;
-  const seen: boolean[] = [];
-  for (const scope of scopes) {
-    let visible = false;
-    await tx
-      .savepoint(async (sp) => {
-        await sp.unsafe(
-          `select set_config('role', $1, true), set_config('request.jwt.claims', $2, true), set_config('statement_timeout', $3, true)`,
-          [scope.role, JSON.stringify(scope.claims), String(scope.statementTimeoutMs ?? 0)],
-        );
-        visible = (await sp.unsafe(select, [JSON.stringify(check.key)])).length > 0;
-        throw ROLLBACK; // undoes the role and claims
-      })
-      .catch(() => {});
-    seen.push(visible);
-  }
-  return seen;
+  const key = JSON.stringify(check.key);
+  const steps = scopes.flatMap((scope) => [
+    tx.unsafe('savepoint row_check'),
+    tx.unsafe(
+      `select set_config('role', $1, true), set_config('request.jwt.claims', $2, true), set_config('statement_timeout', $3, true)`,
+      [scope.role, JSON.stringify(scope.claims), String(scope.statementTimeoutMs ?? 0)],
+      { prepare: true },
+    ),
+    tx.unsafe(select, [key], { prepare: true }),
+    tx.unsafe('rollback to savepoint row_check'),
+    tx.unsafe('release savepoint row_check'),
+  ]);
+  const settled = await Promise.allSettled(steps);
+  return scopes.map((_, i) => {
+    const answer = settled[i * STEPS + 2];
+    return answer?.status === 'fulfilled' && answer.value.length > 0;
+  });
 }
 
 /** Puts `image` in the row's place (in the transaction); false when it cannot be put there. */

@@ -17,6 +17,7 @@ beforeAll(async () => {
     alter table public.todos enable row level security;
     create policy todos_owner on public.todos for select using (owner = auth.uid());
     grant select on public.todos to authenticated;
+    revoke all on public.todos from anon;
     create table public.notes_log (id bigint generated always as identity primary key, body text);
     create table public.no_key (body text);`);
 });
@@ -101,6 +102,14 @@ describe('watched tables', () => {
   it('delivers a row change only to subscribers who may SELECT the row at delivery time', async () => {
     const rowId = randomUUID();
     const rowChannel = `table:public.todos:${rowId}`;
+    // First in the room, so checked first: anon may not read the table at all (its query fails
+    // with permission denied), which must not cost the subscribers checked after it.
+    const stranger = s.client();
+    clients.push(stranger);
+    await stranger.realtime.connect();
+    const strangerSaw: string[] = [];
+    for (const event of ['INSERT', 'UPDATE', 'DELETE']) stranger.realtime.on(event, () => strangerSaw.push(event));
+    expect((await stranger.realtime.subscribe('table:public.todos')).ok).toBe(true);
     const alice = await subscriber(['table:public.todos', rowChannel]);
     const bob = await subscriber(['table:public.todos', rowChannel]);
     const onTable = (event: string, title: string) => (e: Seen) =>
@@ -165,6 +174,7 @@ describe('watched tables', () => {
     ]);
     expect(titles(bob.seen, 'realtime:table:public.todos')).toEqual(['UPDATE:bobs', 'INSERT:barrier']);
     expect(titles(bob.seen, `realtime:${rowChannel}`)).toEqual(['UPDATE:bobs']);
+    expect(strangerSaw).toEqual([]);
   });
 
   it('watches from SQL (identity keys too) and stops with the admin route', async () => {
