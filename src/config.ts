@@ -70,6 +70,8 @@ const envSchema = z
     REALTIME_HEARTBEAT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(10_000),
     // Realtime webhooks: how often each server looks for due deliveries (0: never; tests tick).
     REALTIME_WEBHOOK_POLL_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
+    // Realtime: subscribe/publish events one socket may send per second (bursts up to as many).
+    REALTIME_SOCKET_EVENTS_PER_SECOND: z.coerce.number().int().min(1).max(100_000).default(100),
     MAX_CONNECTIONS: z.coerce.number().int().min(1).optional(),
     HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(15_000),
     HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(300_000),
@@ -200,6 +202,7 @@ const envSchema = z
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     realtimeHeartbeatMs: env.REALTIME_HEARTBEAT_MS,
     realtimeWebhookPollMs: env.REALTIME_WEBHOOK_POLL_MS,
+    realtimeSocketEventsPerSecond: env.REALTIME_SOCKET_EVENTS_PER_SECOND,
     http: {
       // Unset: derived from the open-file limit when the server starts (see core/fd-limit.ts).
       maxConnections: env.MAX_CONNECTIONS,

@@ -17,6 +17,7 @@ import { MESSAGE_CHANNEL } from './delivery.repo.js';
 import { PRESENCE_CHANNEL } from './presence.repo.js';
 import { createPresence, type PresenceEvent } from './presence.service.js';
 import { authenticateHandshake, type CredentialResolver } from './socket-auth.js';
+import { createEventBudget, type EventBudget } from './socket-event-budget.js';
 
 /** Longest channel name accepted (presence NOTIFY payloads must stay small). */
 const MAX_CHANNEL_LENGTH = 255;
@@ -29,6 +30,8 @@ interface SocketData {
   member: { type: 'user' | 'anonymous'; presenceId: string };
   /** Channels this socket subscribed to: publishing needs one. */
   channels: Set<string>;
+  /** Subscribe and publish events it may still send. */
+  budget: EventBudget;
 }
 
 type RealtimeSocket = Socket<DefaultEventsMap, DefaultEventsMap, DefaultEventsMap, SocketData>;
@@ -52,6 +55,10 @@ const memberOf = (principal: Principal, socketId: string): SocketData['member'] 
       : { type: 'anonymous', presenceId: socketId };
 
 const refusal = (channel: unknown, code: string, message: string) => ({ channel, code, message });
+const RATE_LIMITED = {
+  code: 'REALTIME_RATE_LIMITED',
+  message: 'Too many realtime events from this connection; slow down and retry in a second',
+};
 
 export async function startSocketServer(
   deps: Pick<Deps, 'sql' | 'clock' | 'config'>,
@@ -96,6 +103,7 @@ export async function startSocketServer(
     data.scope = scopeOf(result.principal, deps.config.statementTimeouts);
     data.member = memberOf(result.principal, socket.id);
     data.channels = new Set();
+    data.budget = createEventBudget(deps.clock, deps.config.realtimeSocketEventsPerSecond);
     next();
   });
 
@@ -106,6 +114,7 @@ export async function startSocketServer(
       error: { code: 'REALTIME_UNAUTHORIZED', message: 'Not authorized to subscribe to this channel' },
     };
     if (typeof channel !== 'string' || channel.length === 0 || channel.length > MAX_CHANNEL_LENGTH) return denied;
+    if (!socket.data.budget.take()) return { ok: false, channel, error: RATE_LIMITED };
     const allowed = await channelVisible(deps.sql, socket.data.scope, channel).catch(() => false);
     if (!allowed) return denied;
     if (socket.disconnected) return denied;
@@ -139,6 +148,10 @@ export async function startSocketServer(
         'realtime:error',
         refusal(channel, 'REALTIME_NOT_SUBSCRIBED', 'Must subscribe to channel before publishing messages'),
       );
+      return;
+    }
+    if (!socket.data.budget.take()) {
+      socket.emit('realtime:error', refusal(channel, RATE_LIMITED.code, RATE_LIMITED.message));
       return;
     }
     const { principal, scope } = socket.data;
