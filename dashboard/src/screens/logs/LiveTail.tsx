@@ -1,0 +1,86 @@
+// Live tail of new log lines (source and level filters apply), newest first: start, pause (new
+// lines wait, counted) and resume, stop.
+import { Badge, Button, Group, Stack, Text } from '@mantine/core';
+import { useCallback, useState } from 'react';
+import { ActionError } from '../../ui/ActionError';
+import { type LogFilter, type LogLine, tailQuery } from './log-types';
+import { LogTable } from './LogTable';
+import { useLogTail } from './use-log-tail';
+
+const KEEP = 200;
+
+export function LiveTail({ filter, onOpenRequest }: { filter: LogFilter; onOpenRequest: (id: string) => void }) {
+  const [running, setRunning] = useState(false);
+  const [paused, setPaused] = useState(false);
+  const [shown, setShown] = useState<LogLine[]>([]);
+  const [waiting, setWaiting] = useState<LogLine[]>([]);
+
+  const receive = useCallback(
+    (line: LogLine) => {
+      if (paused) setWaiting((w) => [line, ...w].slice(0, KEEP));
+      else setShown((s) => [line, ...s].slice(0, KEEP));
+    },
+    [paused],
+  );
+  const status = useLogTail(tailQuery(filter).toString(), running, receive);
+
+  const resume = () => {
+    setShown((s) => [...waiting, ...s].slice(0, KEEP));
+    setWaiting([]);
+    setPaused(false);
+  };
+  const stop = () => {
+    setRunning(false);
+    setPaused(false);
+    setWaiting([]);
+  };
+
+  return (
+    <Stack gap="xs">
+      <Group gap="xs">
+        {running ? (
+          <>
+            {paused ? <Button onClick={resume}>Resume</Button> : <Button onClick={() => setPaused(true)}>Pause</Button>}
+            <Button variant="default" onClick={stop}>
+              Stop live tail
+            </Button>
+          </>
+        ) : (
+          <Button onClick={() => setRunning(true)}>Start live tail</Button>
+        )}
+        <Badge
+          variant="light"
+          color={status.state === 'open' ? (paused ? 'yellow' : 'green') : status.state === 'failed' ? 'red' : 'gray'}
+          role="status"
+        >
+          {status.state === 'open'
+            ? paused
+              ? 'Paused'
+              : 'Live'
+            : status.state === 'connecting'
+              ? 'Connecting…'
+              : status.state === 'failed'
+                ? 'Failed'
+                : 'Off'}
+        </Badge>
+        {paused && waiting.length > 0 ? (
+          <Text size="sm">
+            {waiting.length} new line{waiting.length === 1 ? '' : 's'} waiting
+          </Text>
+        ) : null}
+        {shown.length > 0 ? (
+          <Button variant="subtle" size="xs" onClick={() => setShown([])}>
+            Clear
+          </Button>
+        ) : null}
+      </Group>
+      {status.state === 'failed' ? <ActionError title="The live tail stopped" error={status.error} /> : null}
+      {running && shown.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          Waiting for new log lines…
+        </Text>
+      ) : null}
+      {shown.length > 0 ? <LogTable label="Live log lines" lines={shown} onOpenRequest={onOpenRequest} /> : null}
+    </Stack>
+  );
+}
