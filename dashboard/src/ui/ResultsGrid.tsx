@@ -7,7 +7,7 @@ import { useMemo } from 'react';
 type Row = Record<string, unknown>;
 
 function Cell({ value }: { value: unknown }) {
-  if (value === null || value === undefined) return <Text c="dimmed">NULL</Text>;
+  if (value === null || value === undefined) return <Text fs="italic">NULL</Text>;
   if (typeof value === 'object') return <Code>{JSON.stringify(value)}</Code>;
   return <>{String(value)}</>;
 }

@@ -1,6 +1,6 @@
 // Live tail of new log lines (source and level filters apply), newest first: start, pause (new
 // lines wait, counted) and resume, stop.
-import { Badge, Button, Group, Stack, Text } from '@mantine/core';
+import { Button, Group, Stack, Text } from '@mantine/core';
 import { useCallback, useState } from 'react';
 import { ActionError } from '../../ui/ActionError';
 import { type LogFilter, type LogLine, tailQuery } from './log-types';
@@ -8,6 +8,7 @@ import { LogTable } from './LogTable';
 import { useLogTail } from './use-log-tail';
 
 const KEEP = 200;
+const STATUS_TEXT = { off: 'Off', connecting: 'Connecting…', open: 'Live', paused: 'Paused', failed: 'Failed' };
 
 export function LiveTail({ filter, onOpenRequest }: { filter: LogFilter; onOpenRequest: (id: string) => void }) {
   const [running, setRunning] = useState(false);
@@ -48,21 +49,9 @@ export function LiveTail({ filter, onOpenRequest }: { filter: LogFilter; onOpenR
         ) : (
           <Button onClick={() => setRunning(true)}>Start live tail</Button>
         )}
-        <Badge
-          variant="light"
-          color={status.state === 'open' ? (paused ? 'yellow' : 'green') : status.state === 'failed' ? 'red' : 'gray'}
-          role="status"
-        >
-          {status.state === 'open'
-            ? paused
-              ? 'Paused'
-              : 'Live'
-            : status.state === 'connecting'
-              ? 'Connecting…'
-              : status.state === 'failed'
-                ? 'Failed'
-                : 'Off'}
-        </Badge>
+        <Text size="sm" fw={700} role="status">
+          {STATUS_TEXT[status.state === 'open' && paused ? 'paused' : status.state]}
+        </Text>
         {paused && waiting.length > 0 ? (
           <Text size="sm">
             {waiting.length} new line{waiting.length === 1 ? '' : 's'} waiting
@@ -75,11 +64,7 @@ export function LiveTail({ filter, onOpenRequest }: { filter: LogFilter; onOpenR
         ) : null}
       </Group>
       {status.state === 'failed' ? <ActionError title="The live tail stopped" error={status.error} /> : null}
-      {running && shown.length === 0 ? (
-        <Text size="sm" c="dimmed">
-          Waiting for new log lines…
-        </Text>
-      ) : null}
+      {running && shown.length === 0 ? <Text size="sm">Waiting for new log lines…</Text> : null}
       {shown.length > 0 ? <LogTable label="Live log lines" lines={shown} onOpenRequest={onOpenRequest} /> : null}
     </Stack>
   );

@@ -1,9 +1,7 @@
 // Log lines in a table: time, source, level, request (method, route, status, duration), message;
 // a line's request id opens that request's drawer.
-import { Badge, Button, ScrollArea, Table, Text } from '@mantine/core';
+import { Button, ScrollArea, Table, Text } from '@mantine/core';
 import type { LogLine } from './log-types';
-
-const LEVEL_COLOR: Record<string, string> = { info: 'blue', warn: 'yellow', error: 'red' };
 
 export function LogTable({
   label,
@@ -33,9 +31,9 @@ export function LogTable({
               <Table.Td style={{ whiteSpace: 'nowrap' }}>{new Date(body.timestamp).toLocaleTimeString()}</Table.Td>
               <Table.Td>{body.source}</Table.Td>
               <Table.Td>
-                <Badge size="sm" variant="light" color={LEVEL_COLOR[body.level] ?? 'gray'}>
+                <Text size="sm" fw={body.level === 'info' ? 400 : 700}>
                   {body.level}
-                </Badge>
+                </Text>
               </Table.Td>
               <Table.Td style={{ whiteSpace: 'nowrap' }}>
                 {body.method ? `${body.method} ${body.route ?? ''}` : (body.slug ?? '')}
@@ -53,10 +51,11 @@ export function LogTable({
                     size="compact-xs"
                     variant="subtle"
                     ff="monospace"
+                    maw={180}
+                    title="Open this request's logs"
                     onClick={() => onOpenRequest(body.requestId as string)}
-                    aria-label={`Open request ${body.requestId}`}
                   >
-                    {body.requestId.slice(0, 12)}
+                    {body.requestId}
                   </Button>
                 ) : (
                   (body.requestId ?? '')

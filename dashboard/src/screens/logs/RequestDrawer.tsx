@@ -20,9 +20,7 @@ function Section({ title, lines, empty }: { title: string; lines: LogLine[]; emp
         {title} ({lines.length})
       </Title>
       {lines.length === 0 ? (
-        <Text size="sm" c="dimmed">
-          {empty}
-        </Text>
+        <Text size="sm">{empty}</Text>
       ) : (
         <>
           <LogTable label={title} lines={lines} />

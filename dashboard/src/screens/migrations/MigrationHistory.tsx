@@ -19,7 +19,7 @@ export function MigrationHistory({ migrations }: { migrations: AppliedMigration[
                 {m.version}
               </Text>
               <Text fw={600}>{m.name}</Text>
-              <Text size="sm" c="dimmed">
+              <Text size="sm">
                 {new Date(m.createdAt).toLocaleString()} · {m.statements.length} statement
                 {m.statements.length === 1 ? '' : 's'}
               </Text>

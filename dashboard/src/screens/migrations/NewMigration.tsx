@@ -55,15 +55,13 @@ export function NewMigration({ latestVersion }: { latestVersion: string | undefi
         </Title>
         <Group grow align="flex-start" wrap="wrap">
           <TextInput
-            label="Version"
-            description="Numeric, newer than the latest applied"
+            label="Version (newer than the latest applied)"
             value={version}
             onChange={(event) => setVersion(event.currentTarget.value)}
             miw={180}
           />
           <TextInput
-            label="Migration name"
-            description="Lowercase letters, digits and hyphens"
+            label="Migration name (a-z, 0-9, -)"
             value={name}
             onChange={(event) => setName(event.currentTarget.value)}
             miw={180}
@@ -96,11 +94,7 @@ export function NewMigration({ latestVersion }: { latestVersion: string | undefi
           >
             Apply migration
           </Button>
-          {!checked ? (
-            <Text size="sm" c="dimmed">
-              Dry-run the SQL first; applying is enabled when it runs cleanly.
-            </Text>
-          ) : null}
+          {!checked ? <Text size="sm">Dry-run the SQL first; applying is enabled when it runs cleanly.</Text> : null}
         </Group>
         {checked ? <RiskReport report={checked} /> : null}
         {dryRun.isError ? <ActionError title="The dry run failed" error={dryRun.error} /> : null}
@@ -110,7 +104,7 @@ export function NewMigration({ latestVersion }: { latestVersion: string | undefi
           </ActionError>
         ) : null}
         {applied ? (
-          <Text size="sm" c="green" role="status">
+          <Text size="sm" fw={700} role="status">
             Applied {applied.version} {applied.name} ({applied.statements.length} statement
             {applied.statements.length === 1 ? '' : 's'}).
           </Text>

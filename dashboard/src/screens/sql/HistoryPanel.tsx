@@ -1,5 +1,5 @@
 // The queries run from this browser, newest first: load one back into the editor, or clear them all.
-import { Badge, Button, Code, Group, Stack, Text } from '@mantine/core';
+import { Button, Code, Group, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { EmptyState } from '../../shell/states';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
@@ -38,17 +38,11 @@ export function HistoryPanel({
               </Button>
               <Stack gap={2} style={{ minWidth: 0 }}>
                 <Group gap={4}>
-                  <Badge size="xs" color={entry.ok ? 'green' : 'red'}>
+                  <Text size="xs" fw={700}>
                     {entry.ok ? 'ok' : 'failed'}
-                  </Badge>
-                  {entry.mode === 'owner' ? (
-                    <Badge size="xs" color="red" variant="outline">
-                      unrestricted
-                    </Badge>
-                  ) : null}
-                  <Text size="xs" c="dimmed">
-                    {new Date(entry.at).toLocaleString()}
+                    {entry.mode === 'owner' ? ', unrestricted' : ''}
                   </Text>
+                  <Text size="xs">{new Date(entry.at).toLocaleString()}</Text>
                 </Group>
                 <Code style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{entry.sql}</Code>
               </Stack>

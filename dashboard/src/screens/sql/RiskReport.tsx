@@ -1,24 +1,18 @@
 // The dry run's verdict: SAFE, WARNING or DANGER, how many statements, and each risk with the
 // statement it comes from (shared by the SQL editor and the migrations screen).
-import { Alert, Badge, Code, Group, List, Stack, Text } from '@mantine/core';
+import { Alert, Code, Group, List, Stack, Text } from '@mantine/core';
 import type { DryRunResult } from './sql-types';
 
 const COLOR = { SAFE: 'green', WARNING: 'yellow', DANGER: 'red' } as const;
 
 export function RiskReport({ report }: { report: DryRunResult }) {
   return (
-    <Alert
-      color={COLOR[report.riskLevel]}
-      title={`Dry run: ${report.riskLevel}`}
-      role="status"
-      aria-label="Risk report"
-      variant="light"
-    >
+    <Alert color={COLOR[report.riskLevel]} title={`Dry run: ${report.riskLevel}`} role="status" variant="light">
       <Stack gap="xs">
         <Group gap="xs">
-          <Badge color={COLOR[report.riskLevel]} variant="filled">
+          <Text size="sm" fw={700}>
             Risk {report.riskLevel}
-          </Badge>
+          </Text>
           <Text size="sm">
             {report.statementCount} statement{report.statementCount === 1 ? '' : 's'},{' '}
             {report.valid ? 'ran and rolled back without error' : 'would fail'}

@@ -103,7 +103,7 @@ export default function SqlScreen() {
               </Group>
             </Radio.Group>
             {mode === 'owner' ? (
-              <Alert color="red" variant="filled" title="Unrestricted SQL" role="alert">
+              <Alert color="red" title="Unrestricted SQL" role="alert">
                 Runs as the database owner: row-level security does not apply and every table, including the platform’s
                 own, can be changed. You will be asked to confirm each run.
               </Alert>
