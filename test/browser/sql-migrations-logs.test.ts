@@ -189,6 +189,9 @@ describe('SQL editor, migrations and logs in Chromium', () => {
     await page.getByRole('status', { name: 'Dry run: SAFE' }).waitFor();
     await page.getByRole('button', { name: 'Apply migration' }).click();
     await page.getByText(/Applied \d+ add-authors \(1 statement\)/).waitFor();
+    // The form is ready for the next one: an empty editor, applying off until the next dry run.
+    expect(await page.getByRole('textbox', { name: 'Migration SQL', exact: true }).textContent()).toBe('');
+    expect(await page.getByRole('button', { name: 'Apply migration' }).isDisabled()).toBe(true);
 
     const history = (await t.request({ method: 'GET', url: '/api/database/migrations', headers: asAdmin() })).json;
     expect(history.migrations).toEqual([expect.objectContaining({ name: 'add-authors', statements: [statement] })]);

@@ -1,5 +1,5 @@
 // Log lines in a table: time, source, level, request (method, route, status, duration), message;
-// a line's request id opens that request's drawer.
+// a line's request id opens that request's drawer (without `onOpenRequest`, the column is left out).
 import { Button, ScrollArea, Table, Text } from '@mantine/core';
 import type { LogLine } from './log-types';
 
@@ -22,7 +22,7 @@ export function LogTable({
             <Table.Th>Level</Table.Th>
             <Table.Th>Request</Table.Th>
             <Table.Th>Message</Table.Th>
-            <Table.Th>Request id</Table.Th>
+            {onOpenRequest ? <Table.Th>Request id</Table.Th> : null}
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -45,22 +45,22 @@ export function LogTable({
                   {body.message}
                 </Text>
               </Table.Td>
-              <Table.Td>
-                {body.requestId && onOpenRequest ? (
-                  <Button
-                    size="compact-xs"
-                    variant="subtle"
-                    ff="monospace"
-                    maw={180}
-                    title="Open this request's logs"
-                    onClick={() => onOpenRequest(body.requestId as string)}
-                  >
-                    {body.requestId}
-                  </Button>
-                ) : (
-                  (body.requestId ?? '')
-                )}
-              </Table.Td>
+              {onOpenRequest ? (
+                <Table.Td>
+                  {body.requestId ? (
+                    <Button
+                      size="compact-xs"
+                      variant="subtle"
+                      ff="monospace"
+                      maw={180}
+                      title="Open this request's logs"
+                      onClick={() => onOpenRequest(body.requestId as string)}
+                    >
+                      {body.requestId}
+                    </Button>
+                  ) : null}
+                </Table.Td>
+              ) : null}
             </Table.Tr>
           ))}
         </Table.Tbody>

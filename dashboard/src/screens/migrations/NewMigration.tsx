@@ -21,6 +21,8 @@ export function NewMigration({ latestVersion }: { latestVersion: string | undefi
   const [report, setReport] = useState<{ sql: string; result: DryRunResult } | null>(null);
   const [confirming, setConfirming] = useState(false);
   const [applied, setApplied] = useState<AppliedMigration | null>(null);
+  /** A new editor after each applied migration: it starts empty whatever the admin typed last. */
+  const [editorGeneration, setEditorGeneration] = useState(0);
 
   useEffect(() => setVersion(nextVersion(latestVersion)), [latestVersion]);
 
@@ -35,6 +37,7 @@ export function NewMigration({ latestVersion }: { latestVersion: string | undefi
       setReport(null);
       setName('');
       setSql('');
+      setEditorGeneration((g) => g + 1);
       await queries.invalidateQueries({ queryKey: ['migrations'] });
     },
   });
@@ -68,6 +71,7 @@ export function NewMigration({ latestVersion }: { latestVersion: string | undefi
           />
         </Group>
         <SqlEditor
+          key={editorGeneration}
           label="Migration SQL"
           value={sql}
           onChange={(text) => {
