@@ -128,6 +128,13 @@ describe('SQL editor, migrations and logs in Chromium', () => {
     await grid.getByRole('cell', { name: '42', exact: true }).waitFor();
     await grid.getByRole('cell', { name: 'none', exact: true }).waitFor();
     await page.getByText('1 row (unrestricted)').waitFor();
+    // The warning, the editor and the grid in the dark theme.
+    await page.getByRole('button', { name: 'Switch to dark theme' }).click();
+    await page.getByRole('button', { name: 'Switch to light theme' }).waitFor();
+    await browser.screenshot('sql-editor-unrestricted-dark');
+    expect(await browser.seriousViolations()).toEqual([]);
+    await page.getByRole('button', { name: 'Switch to light theme' }).click();
+    await page.getByRole('button', { name: 'Switch to dark theme' }).waitFor();
     await page.getByRole('radio', { name: /Project admin/ }).check();
   });
 

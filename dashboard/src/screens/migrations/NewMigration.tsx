@@ -7,6 +7,7 @@ import { useApi } from '../../api/context';
 import { ActionError } from '../../ui/ActionError';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { SqlEditor } from '../../ui/SqlEditor';
+import { DryRunButton, useDryRun } from '../sql/DryRunButton';
 import { dryRunErrorLine, errorLineOf } from '../sql/error-line';
 import { RiskReport } from '../sql/RiskReport';
 import { type DryRunResult, jsonBody } from '../sql/sql-types';
@@ -26,10 +27,7 @@ export function NewMigration({ latestVersion }: { latestVersion: string | undefi
 
   useEffect(() => setVersion(nextVersion(latestVersion)), [latestVersion]);
 
-  const dryRun = useMutation({
-    mutationFn: (text: string) => api.json<DryRunResult>('/api/database/migrations/dry-run', jsonBody({ sql: text })),
-    onSuccess: (result, text) => setReport({ sql: text, result }),
-  });
+  const dryRun = useDryRun({ onSuccess: (result, text) => setReport({ sql: text, result }) });
   const apply = useMutation({
     mutationFn: () => api.json<AppliedMigration>('/api/database/migrations', jsonBody({ version, name, sql })),
     onSuccess: async (migration) => {
@@ -82,14 +80,7 @@ export function NewMigration({ latestVersion }: { latestVersion: string | undefi
           errorLine={errorLine}
         />
         <Group gap="xs">
-          <Button
-            variant="default"
-            onClick={() => dryRun.mutate(sql)}
-            loading={dryRun.isPending}
-            disabled={!sql.trim()}
-          >
-            Dry run
-          </Button>
+          <DryRunButton dryRun={dryRun} sql={sql} />
           <Button
             onClick={startApply}
             loading={apply.isPending}

@@ -31,6 +31,7 @@ export function HistoryPanel({
               <Button
                 size="compact-xs"
                 variant="light"
+                style={{ flexShrink: 0 }}
                 onClick={() => onLoad(entry)}
                 aria-label={`Load query ${i + 1}`}
               >

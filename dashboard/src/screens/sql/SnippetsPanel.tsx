@@ -106,6 +106,7 @@ export function SnippetsPanel({
                 <Button
                   size="compact-xs"
                   variant="light"
+                  style={{ flexShrink: 0 }}
                   onClick={() => onLoad(snippet)}
                   aria-label={`Load ${snippet.name}`}
                 >
@@ -115,6 +116,7 @@ export function SnippetsPanel({
                   size="compact-xs"
                   variant="subtle"
                   color="red"
+                  style={{ flexShrink: 0 }}
                   onClick={() => setDeleting(snippet)}
                   aria-label={`Delete ${snippet.name}`}
                 >

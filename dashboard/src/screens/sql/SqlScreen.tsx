@@ -9,6 +9,7 @@ import { ActionError } from '../../ui/ActionError';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { ResultsGrid } from '../../ui/ResultsGrid';
 import { SqlEditor } from '../../ui/SqlEditor';
+import { DryRunButton, useDryRun } from './DryRunButton';
 import { dryRunErrorLine, errorLineOf } from './error-line';
 import { HistoryPanel } from './HistoryPanel';
 import { useQueryHistory } from './query-history';
@@ -70,8 +71,7 @@ export default function SqlScreen() {
       setOutcome({ kind: 'error', error, title: 'The query failed', line: errorLineOf(vars.sql, error) });
     },
   });
-  const dryRun = useMutation({
-    mutationFn: (text: string) => api.json<DryRunResult>('/api/database/migrations/dry-run', jsonBody({ sql: text })),
+  const dryRun = useDryRun({
     onSuccess: (report, text) => setOutcome({ kind: 'risk', report, sql: text }),
     onError: (error) => setOutcome({ kind: 'error', error, title: 'The dry run failed' }),
   });
@@ -118,14 +118,7 @@ export default function SqlScreen() {
               >
                 {mode === 'owner' ? 'Run unrestricted' : 'Run'}
               </Button>
-              <Button
-                variant="default"
-                onClick={() => dryRun.mutate(sql)}
-                loading={dryRun.isPending}
-                disabled={!sql.trim()}
-              >
-                Dry run
-              </Button>
+              <DryRunButton dryRun={dryRun} sql={sql} />
             </Group>
             <section aria-label="Results">{outcome ? <Results outcome={outcome} /> : null}</section>
           </Stack>
