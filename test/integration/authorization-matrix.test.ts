@@ -794,6 +794,42 @@ const routes: Row[] = [
       payload: { sql: 'create table matrix_dry (id int)' },
     }),
   },
+  // The SQL editor's saved snippets (admin); each request works on a snippet of its own.
+  {
+    route: 'GET /api/database/snippets',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/database/snippets' }),
+  },
+  {
+    route: 'POST /api/database/snippets',
+    access: 'admin',
+    ok: 201,
+    request: () => ({
+      method: 'POST',
+      url: '/api/database/snippets',
+      payload: { name: `matrix ${randomUUID()}`, sql: 'select 1' },
+    }),
+  },
+  ...(['PATCH', 'DELETE'] as const).map(
+    (method): Row => ({
+      route: `${method} /api/database/snippets/:id`,
+      access: 'admin',
+      ok: 200,
+      request: async () => {
+        const { json } = await asAdmin({
+          method: 'POST',
+          url: '/api/database/snippets',
+          payload: { name: `matrix ${randomUUID()}`, sql: 'select 1' },
+        });
+        return {
+          method,
+          url: `/api/database/snippets/${json.id}`,
+          ...(method === 'PATCH' ? { payload: { sql: 'select 2' } } : {}),
+        };
+      },
+    }),
+  ),
 
   // Admin SQL, table names and database metadata.
   ...(['/api/database/advance/rawsql', '/api/database/advance/rawsql/unrestricted'] as const).map(

@@ -13,6 +13,8 @@ export class ApiError extends Error {
     message: string,
     readonly status: number,
     readonly nextActions?: string,
+    /** The error body's `details` (e.g. which statement failed and where). */
+    readonly details?: unknown,
   ) {
     super(message);
   }
@@ -27,8 +29,12 @@ interface SessionAnswer {
 const CSRF_KEY = 'plinth.dashboard.csrf';
 
 async function errorOf(res: Response): Promise<ApiError> {
-  const body = (await res.json().catch(() => null)) as { message?: string; nextActions?: string } | null;
-  return new ApiError(body?.message ?? `${res.status} ${res.statusText}`, res.status, body?.nextActions);
+  const body = (await res.json().catch(() => null)) as {
+    message?: string;
+    nextActions?: string;
+    details?: unknown;
+  } | null;
+  return new ApiError(body?.message ?? `${res.status} ${res.statusText}`, res.status, body?.nextActions, body?.details);
 }
 
 export class ApiClient {

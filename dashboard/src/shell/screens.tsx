@@ -5,6 +5,9 @@ import { lazy, type ReactNode } from 'react';
 const Overview = lazy(() => import('../screens/Overview'));
 const TablesList = lazy(() => import('../screens/TablesList'));
 const TableGrid = lazy(() => import('../screens/TableGrid'));
+const SqlScreen = lazy(() => import('../screens/sql/SqlScreen'));
+const MigrationsScreen = lazy(() => import('../screens/migrations/MigrationsScreen'));
+const LogsScreen = lazy(() => import('../screens/logs/LogsScreen'));
 
 export interface ScreenEntry {
   path: string;
@@ -16,6 +19,9 @@ export interface ScreenEntry {
 export const screens: ScreenEntry[] = [
   { path: '/', label: 'Overview', render: () => <Overview /> },
   { path: '/tables', label: 'Tables', render: (rest) => (rest ? <TableGrid table={rest} /> : <TablesList />) },
+  { path: '/sql', label: 'SQL editor', render: () => <SqlScreen /> },
+  { path: '/migrations', label: 'Migrations', render: () => <MigrationsScreen /> },
+  { path: '/logs', label: 'Logs', render: () => <LogsScreen /> },
 ];
 
 /** The screen that owns a path and the rest of it below the screen's own, or null. */

@@ -1,5 +1,6 @@
 // Registers the database administration routes: migrations, admin SQL, table administration,
-// catalog reads, export and bulk upserts from files. `refreshSchema` reloads the records API's schema cache after DDL.
+// catalog reads, export, bulk upserts from files and the SQL editor's saved snippets.
+// `refreshSchema` reloads the records API's schema cache after DDL.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
 import { bulkUpsertRoutes } from './bulk-upsert.routes.js';
@@ -13,6 +14,8 @@ import { migrationsRoutes } from './migrations.routes.js';
 import { createMigrationsService } from './migrations.service.js';
 import { rawSqlRoutes } from './raw-sql.routes.js';
 import { createRawSqlService } from './raw-sql.service.js';
+import { sqlSnippetsRoutes } from './sql-snippets.routes.js';
+import { createSqlSnippetsService } from './sql-snippets.service.js';
 import { tableAdminRoutes } from './table-admin.routes.js';
 import { createTableAdminService } from './table-admin.service.js';
 
@@ -25,6 +28,7 @@ export function migrationsPlugin(deps: Deps, refreshSchema: () => Promise<unknow
     await app.register(tableAdminRoutes(createTableAdminService(deps, refreshSchema)));
     await app.register(databaseObjectsRoutes(catalog));
     await app.register(exportRoutes(createExportService(deps)));
+    await app.register(sqlSnippetsRoutes(createSqlSnippetsService(deps)));
     await app.register(bulkUpsertRoutes(createBulkUpsertService(deps), deps.config.storage.maxFileSizeBytes));
   };
 }

@@ -1,0 +1,17 @@
+// The error of an action the admin took (run, save, apply…): the server's message and the fix it
+// suggests, announced to screen readers.
+import { Alert, Text } from '@mantine/core';
+import type { ReactNode } from 'react';
+import { ApiError } from '../api/client';
+
+export function ActionError({ title, error, children }: { title: string; error: unknown; children?: ReactNode }) {
+  const message = error instanceof Error ? error.message : String(error);
+  const nextActions = error instanceof ApiError ? error.nextActions : undefined;
+  return (
+    <Alert color="red" title={title} role="alert">
+      <Text size="sm">{message}</Text>
+      {children}
+      {nextActions ? <Text size="sm">{nextActions}</Text> : null}
+    </Alert>
+  );
+}
