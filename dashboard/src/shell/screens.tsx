@@ -5,6 +5,10 @@ import { lazy, type ReactNode } from 'react';
 const Overview = lazy(() => import('../screens/Overview'));
 const TablesList = lazy(() => import('../screens/TablesList'));
 const TableGrid = lazy(() => import('../screens/TableGrid'));
+const UsersScreen = lazy(() => import('../screens/users/UsersScreen'));
+const UserDetail = lazy(() => import('../screens/users/UserDetail'));
+const AuthSettingsScreen = lazy(() => import('../screens/auth-settings/AuthSettingsScreen'));
+const SecretsScreen = lazy(() => import('../screens/secrets/SecretsScreen'));
 
 export interface ScreenEntry {
   path: string;
@@ -16,6 +20,9 @@ export interface ScreenEntry {
 export const screens: ScreenEntry[] = [
   { path: '/', label: 'Overview', render: () => <Overview /> },
   { path: '/tables', label: 'Tables', render: (rest) => (rest ? <TableGrid table={rest} /> : <TablesList />) },
+  { path: '/users', label: 'Users', render: (rest) => (rest ? <UserDetail userId={rest} /> : <UsersScreen />) },
+  { path: '/auth-settings', label: 'Auth settings', render: () => <AuthSettingsScreen /> },
+  { path: '/secrets', label: 'Secrets', render: () => <SecretsScreen /> },
 ];
 
 /** The screen that owns a path and the rest of it below the screen's own, or null. */
