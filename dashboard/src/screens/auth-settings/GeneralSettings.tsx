@@ -14,6 +14,15 @@ const RULES = [
   ['requireSpecialChar', 'Require a special character'],
 ] as const;
 
+const FIELDS = [
+  'disableSignup',
+  'requireEmailVerification',
+  'verifyEmailMethod',
+  'resetPasswordMethod',
+  'passwordMinLength',
+  ...RULES.map(([key]) => key),
+] as const;
+
 function MethodChoice(props: { label: string; value: 'code' | 'link'; onChange: (v: 'code' | 'link') => void }) {
   return (
     <Radio.Group label={props.label} value={props.value} onChange={(v) => props.onChange(v as 'code' | 'link')}>
@@ -38,8 +47,8 @@ export function GeneralSettings() {
   const set = <K extends keyof AuthConfig>(key: K, value: AuthConfig[K]) => setDraft({ ...draft, [key]: value });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const { allowedRedirectUrls: _kept, ...changes } = draft;
-    save.mutate(changes);
+    // Only the fields this form owns (the allowlist has its own tab; ids and times are not settings).
+    save.mutate(Object.fromEntries(FIELDS.map((f) => [f, draft[f]])) as Partial<AuthConfig>);
   };
 
   return (

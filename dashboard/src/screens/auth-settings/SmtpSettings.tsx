@@ -69,8 +69,18 @@ export function SmtpSettings() {
   }, [smtp.data]);
   const save = useMutation({
     mutationFn: () => {
-      const { hasPassword: _h, source: _s, ...settings } = draft!;
-      return api.updateSmtp({ ...settings, ...(password ? { password } : {}) });
+      const { enabled, host, port, secure, username, senderEmail, senderName } = draft!;
+      return api.updateSmtp({
+        enabled,
+        port,
+        secure,
+        username,
+        senderName,
+        // Empty fields are left out: the server keeps what it has (they are required only when enabled).
+        ...(host.trim() ? { host: host.trim() } : {}),
+        ...(senderEmail.trim() ? { senderEmail: senderEmail.trim() } : {}),
+        ...(password ? { password } : {}),
+      });
     },
     onSuccess: (saved) => {
       setPassword('');

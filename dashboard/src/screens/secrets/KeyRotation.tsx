@@ -3,7 +3,6 @@
 import {
   Alert,
   Button,
-  Code,
   CopyButton,
   Group,
   NumberInput,
@@ -11,6 +10,7 @@ import {
   SimpleGrid,
   Stack,
   Text,
+  TextInput,
   Title,
 } from '@mantine/core';
 import { useState } from 'react';
@@ -27,9 +27,7 @@ function NewKey({ label, rotation }: { label: string; rotation: Rotation }) {
       styles={{ title: { color: 'var(--mantine-color-text)' } }}
     >
       <Stack gap="xs">
-        <Code block style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-wrap' }} aria-label={`New ${label}`}>
-          {rotation.key}
-        </Code>
+        <TextInput label={`New ${label}`} readOnly value={rotation.key} />
         <Group>
           <CopyButton value={rotation.key}>
             {({ copied, copy }) => (

@@ -51,8 +51,11 @@ export default function UserDetail({ userId }: { userId: string }) {
 
   const remove = async () => {
     await api.remove(userId);
-    await queries.invalidateQueries({ queryKey: ['users'] });
+    // Leave first: refetching the deleted user's page would only answer 404.
     navigate('/users');
+    queries.removeQueries({ queryKey: ['users', 'one', userId] });
+    queries.removeQueries({ queryKey: ['users', 'sessions', userId] });
+    await queries.invalidateQueries({ queryKey: ['users'] });
   };
 
   return (
