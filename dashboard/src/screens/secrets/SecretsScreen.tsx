@@ -1,10 +1,11 @@
 // Secrets: the project's secrets (values are write-only: never shown), created, replaced and
 // deleted here; and rotation of the API and anon keys.
-import { Badge, Group, Stack, Table, Title } from '@mantine/core';
+import { Badge, Group, Stack, Table, Text, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../api/context';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { ConfirmButton } from '../../ui/ConfirmButton';
+import { ScrollContainer } from '../../ui/ScrollContainer';
 import { formatTime } from '../../ui/format-time';
 import { CreateSecretForm } from './CreateSecretForm';
 import { KeyRotation } from './KeyRotation';
@@ -36,8 +37,9 @@ export default function SecretsScreen() {
         </EmptyState>
       ) : null}
       {active?.length ? (
-        <Table.ScrollContainer minWidth={640}>
-          <Table striped aria-label="Secrets">
+        // Reserved rows have no buttons: the scrolling region itself takes focus (keyboard scrolling).
+        <ScrollContainer label="Secrets table">
+          <Table striped aria-label="Secrets" miw={640}>
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>Key</Table.Th>
@@ -59,24 +61,28 @@ export default function SecretsScreen() {
                   <Table.Td>{formatTime(s.lastUsedAt)}</Table.Td>
                   <Table.Td>{formatTime(s.updatedAt)}</Table.Td>
                   <Table.Td>
-                    <Group gap="xs" wrap="nowrap">
-                      <UpdateSecretButton secretKey={s.key} onUpdated={refresh} />
-                      <ConfirmButton
-                        size="xs"
-                        label="Delete"
-                        ariaLabel={`Delete ${s.key}`}
-                        title={`Delete ${s.key}?`}
-                        message="Functions will no longer see this secret."
-                        confirmLabel="Delete secret"
-                        onConfirm={() => api.remove(s.key).then(refresh)}
-                      />
-                    </Group>
+                    {s.isReserved ? (
+                      <Text size="sm">Managed by Plinth</Text>
+                    ) : (
+                      <Group gap="xs" wrap="nowrap">
+                        <UpdateSecretButton secretKey={s.key} onUpdated={refresh} />
+                        <ConfirmButton
+                          size="xs"
+                          label="Delete"
+                          ariaLabel={`Delete ${s.key}`}
+                          title={`Delete ${s.key}?`}
+                          message="Functions will no longer see this secret."
+                          confirmLabel="Delete secret"
+                          onConfirm={() => api.remove(s.key).then(refresh)}
+                        />
+                      </Group>
+                    )}
                   </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollContainer>
       ) : null}
     </Stack>
   );
