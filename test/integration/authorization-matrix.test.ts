@@ -320,6 +320,29 @@ const routes: Row[] = [
     // Ids that do not exist: rows of this matrix must not delete each other's users.
     request: () => ({ method: 'DELETE', url: '/api/auth/users', payload: { userIds: [randomUUID()] } }),
   },
+  {
+    route: 'GET /api/auth/users/:userId/sessions',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: `/api/auth/users/${shared.user.id}/sessions` }),
+  },
+  {
+    route: 'DELETE /api/auth/users/:userId/sessions/:sessionId',
+    access: 'admin',
+    ok: 200,
+    // A user of its own with a live session, so no other row's session ends.
+    request: async () => {
+      const { user, accessToken } = await t.signUp();
+      const { sid } = decodePart(accessToken.split('.')[1]!) as { sid: string };
+      return { method: 'DELETE', url: `/api/auth/users/${user.id}/sessions/${sid}` };
+    },
+  },
+  {
+    route: 'DELETE /api/auth/users/:userId/sessions',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({ method: 'DELETE', url: `/api/auth/users/${(await t.signUp()).user.id}/sessions` }),
+  },
 
   // User sessions.
   {
@@ -517,6 +540,23 @@ const routes: Row[] = [
       method: 'PUT',
       url: '/api/auth/email-templates/request-otp',
       payload: { subject: 'Code {{code}}', bodyHtml: '<p>{{code}}</p>' },
+    }),
+  },
+  {
+    route: 'POST /api/auth/smtp-config/test',
+    access: 'admin',
+    // No SMTP is configured here: an accepted caller gets 503 EMAIL_PROVIDER_NOT_CONFIGURED.
+    ok: 503,
+    request: () => ({ method: 'POST', url: '/api/auth/smtp-config/test', payload: { to: unique() } }),
+  },
+  {
+    route: 'POST /api/auth/email-templates/:type/preview',
+    access: 'admin',
+    ok: 200,
+    request: () => ({
+      method: 'POST',
+      url: '/api/auth/email-templates/request-otp/preview',
+      payload: { subject: 'Code {{code}}' },
     }),
   },
 

@@ -8,6 +8,10 @@ const TableGrid = lazy(() => import('../screens/TableGrid'));
 const SqlScreen = lazy(() => import('../screens/sql/SqlScreen'));
 const MigrationsScreen = lazy(() => import('../screens/migrations/MigrationsScreen'));
 const LogsScreen = lazy(() => import('../screens/logs/LogsScreen'));
+const UsersScreen = lazy(() => import('../screens/users/UsersScreen'));
+const UserDetail = lazy(() => import('../screens/users/UserDetail'));
+const AuthSettingsScreen = lazy(() => import('../screens/auth-settings/AuthSettingsScreen'));
+const SecretsScreen = lazy(() => import('../screens/secrets/SecretsScreen'));
 
 export interface ScreenEntry {
   path: string;
@@ -22,6 +26,9 @@ export const screens: ScreenEntry[] = [
   { path: '/sql', label: 'SQL editor', render: () => <SqlScreen /> },
   { path: '/migrations', label: 'Migrations', render: () => <MigrationsScreen /> },
   { path: '/logs', label: 'Logs', render: () => <LogsScreen /> },
+  { path: '/users', label: 'Users', render: (rest) => (rest ? <UserDetail userId={rest} /> : <UsersScreen />) },
+  { path: '/auth-settings', label: 'Auth settings', render: () => <AuthSettingsScreen /> },
+  { path: '/secrets', label: 'Secrets', render: () => <SecretsScreen /> },
 ];
 
 /** The screen that owns a path and the rest of it below the screen's own, or null. */

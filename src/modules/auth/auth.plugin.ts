@@ -1,5 +1,5 @@
-// Registers the authentication routes: users, sessions, admin sessions, configuration, rate-limit
-// settings and the email flows (codes, verification, reset).
+// Registers the authentication routes: users (and the admin's view of their sessions), sessions,
+// admin sessions, configuration, rate-limit settings and the email flows (codes, verification, reset).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { KeyedDeps } from '../secrets/index.js';
 import { adminSessionRoutes } from './admin-sessions.routes.js';
@@ -10,6 +10,7 @@ import { emailFlowRoutes } from './email-flows.routes.js';
 import { rateLimitRoutes } from './rate-limits.routes.js';
 import { createRateLimitSettingsService } from './rate-limits.service.js';
 import { sessionRoutes } from './sessions.routes.js';
+import { userSessionRoutes } from './user-sessions.routes.js';
 import { userRoutes } from './users.routes.js';
 
 export function authPlugin(
@@ -19,6 +20,7 @@ export function authPlugin(
 ): FastifyPluginAsyncZod {
   return async (app) => {
     await app.register(userRoutes(deps, auth));
+    await app.register(userSessionRoutes(auth));
     await app.register(sessionRoutes(deps, auth));
     await app.register(adminSessionRoutes(deps, auth));
     await app.register(configRoutes(createAuthConfigService(deps, oauthProviders)));

@@ -191,3 +191,19 @@ export const resetPasswordBodySchema = z.object({ newPassword: passwordSchema, o
 export const linkTokenQuerySchema = z.object({ token: z.string().max(256) });
 
 export const messageSchema = z.object({ message: z.string() });
+
+export const userSessionSchema = z.object({
+  id: z.uuid(),
+  createdAt: z.string(),
+  /** When its refresh token was last rotated (null: never refreshed). */
+  refreshedAt: z.string().nullable(),
+  expiresAt: z.string(),
+});
+
+export const userSessionsResponseSchema = z.object({ data: z.array(userSessionSchema) });
+
+export const userSessionParamsSchema = userIdParamsSchema.extend({
+  sessionId: z.uuid({ message: 'must be a session id (uuid)' }),
+});
+
+export const revokedSessionsResponseSchema = successSchema.extend({ revokedCount: z.number().int() });

@@ -79,3 +79,35 @@ export async function revokeUserSessions(db: Queryable, userId: string, now: Dat
     where user_id = ${userId} and revoked_at is null`;
   return result.count;
 }
+
+export interface LiveSessionRow {
+  id: string;
+  createdAt: Date;
+  refreshedAt: Date | null;
+  expiresAt: Date;
+}
+
+/** A user's sessions that are neither revoked nor expired, newest first. */
+export async function listLiveUserSessions(db: Queryable, userId: string, now: Date): Promise<LiveSessionRow[]> {
+  return db<LiveSessionRow[]>`
+    select id, created_at as "createdAt", refreshed_at as "refreshedAt", expires_at as "expiresAt"
+    from auth.sessions
+    where user_id = ${userId} and revoked_at is null and expires_at > ${now}
+    order by created_at desc, id`;
+}
+
+/** Revokes one live session of a user, or all of them when `sessionId` is null; returns their ids. */
+export async function revokeSessionsOfUser(
+  db: Queryable,
+  userId: string,
+  sessionId: string | null,
+  now: Date,
+  reason: string,
+): Promise<string[]> {
+  const rows = await db<{ id: string }[]>`
+    update auth.sessions set revoked_at = ${now}, revoked_reason = ${reason}
+    where user_id = ${userId} and revoked_at is null
+      and (${sessionId}::uuid is null or id = ${sessionId}::uuid)
+    returning id`;
+  return rows.map((r) => r.id);
+}

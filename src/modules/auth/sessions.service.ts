@@ -7,7 +7,9 @@ import type { KeyedDeps } from '../secrets/index.js';
 import type { User } from './auth.schemas.js';
 import {
   findLiveSessionByToken,
+  listLiveUserSessions,
   revokeSessions,
+  revokeSessionsOfUser,
   rotateRefreshToken,
   startSession,
   type SessionOwner,
@@ -137,5 +139,23 @@ export function createSessionService(
     },
 
     revoke,
+
+    /** A user's live sessions, newest first (the admin's view). */
+    async listOfUser(userId: string) {
+      const rows = await listLiveUserSessions(deps.sql, userId, deps.clock.now());
+      return rows.map((r) => ({
+        id: r.id,
+        createdAt: r.createdAt.toISOString(),
+        refreshedAt: r.refreshedAt?.toISOString() ?? null,
+        expiresAt: r.expiresAt.toISOString(),
+      }));
+    },
+
+    /** Ends one session of a user (or all when `sessionId` is null); returns how many ended. */
+    async revokeOfUser(userId: string, sessionId: string | null): Promise<number> {
+      const ended = await revokeSessionsOfUser(deps.sql, userId, sessionId, deps.clock.now(), 'admin');
+      revoked?.add(ended);
+      return ended.length;
+    },
   };
 }

@@ -52,6 +52,12 @@ export function createUserService(
       limiter.refund(authLimits.failedSignInsPerIp, ip),
     ]);
 
+  async function getUser(userId: string): Promise<User> {
+    const user = await users.findUserById(deps.sql, userId);
+    if (!user) throw new AppError('AUTH_USER_NOT_FOUND', 'User does not exist.');
+    return user;
+  }
+
   return {
     /**
      * Public sign-up opens a session, or sends the verification email when the project requires
@@ -128,10 +134,24 @@ export function createUserService(
       return found;
     },
 
-    async getUser(userId: string): Promise<User> {
-      const user = await users.findUserById(deps.sql, userId);
-      if (!user) throw new AppError('AUTH_USER_NOT_FOUND', 'User does not exist.');
-      return user;
+    getUser,
+
+    /** The live sessions of an existing user. */
+    async listSessions(userId: string) {
+      await getUser(userId);
+      return sessions.listOfUser(userId);
+    },
+
+    /** Ends one live session of a user, or all of them when `sessionId` is null. */
+    async revokeSessions(userId: string, sessionId: string | null): Promise<number> {
+      await getUser(userId);
+      const ended = await sessions.revokeOfUser(userId, sessionId);
+      if (sessionId !== null && ended === 0) {
+        throw new AppError('NOT_FOUND', 'This user has no live session with this id.', {
+          nextActions: 'List the live sessions with GET /api/auth/users/{userId}/sessions and pick one of them.',
+        });
+      }
+      return ended;
     },
 
     listUsers: (page: { limit: number; offset: number; search?: string }) => users.listUsers(deps.sql, page),

@@ -9,7 +9,7 @@ import { createSendService } from './send.service.js';
 
 export function emailPlugin(deps: Deps, mailer: Mailer): FastifyPluginAsyncZod {
   return async (app) => {
-    await app.register(emailRoutes(deps));
+    await app.register(emailRoutes(deps, mailer));
     await app.register(sendRoutes(createSendService(deps, mailer)));
   };
 }

@@ -1,22 +1,29 @@
-// Admin settings of email delivery: SMTP (the password is write-only) and the templates.
+// Admin settings of email delivery: SMTP (the password is write-only) with a test email, and the
+// templates with a preview.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { createEmailSettingsService } from './email-settings.service.js';
+import { createEmailToolsService } from './email-tools.service.js';
 import {
   smtpConfigSchema,
   smtpConfigUpdateSchema,
+  templatePreviewBodySchema,
+  templatePreviewSchema,
   templateSchema,
   templateTypeSchema,
   templateUpdateSchema,
+  testEmailBodySchema,
 } from './email.schemas.js';
+import type { Mailer } from './mailer.js';
 
 const tags = ['email'];
 const config = { access: 'admin' as const };
 const security = [{ bearerAuth: [] }];
 
-export function emailRoutes(deps: Deps): FastifyPluginAsyncZod {
+export function emailRoutes(deps: Deps, mailer: Mailer): FastifyPluginAsyncZod {
   const settings = createEmailSettingsService(deps);
+  const tools = createEmailToolsService(deps, mailer);
 
   return async (app) => {
     app.get('/api/auth/smtp-config', {
@@ -42,6 +49,21 @@ export function emailRoutes(deps: Deps): FastifyPluginAsyncZod {
       handler: (request) => settings.updateSmtp(request.body),
     });
 
+    app.post('/api/auth/smtp-config/test', {
+      config,
+      schema: {
+        tags,
+        summary: 'Send a test email through the SMTP settings in force',
+        security,
+        body: testEmailBodySchema,
+        response: { 200: z.object({ success: z.boolean(), message: z.string() }) },
+      },
+      handler: async (request) => {
+        await tools.sendTestEmail(request.body.to);
+        return { success: true, message: `A test email was accepted for ${request.body.to}.` };
+      },
+    });
+
     app.get('/api/auth/email-templates', {
       config,
       schema: {
@@ -64,6 +86,19 @@ export function emailRoutes(deps: Deps): FastifyPluginAsyncZod {
         response: { 200: templateSchema },
       },
       handler: (request) => settings.replaceTemplate(request.params.type, request.body),
+    });
+
+    app.post('/api/auth/email-templates/:type/preview', {
+      config,
+      schema: {
+        tags,
+        summary: 'Render a template (the draft given, else the one in force) with sample values',
+        security,
+        params: z.object({ type: templateTypeSchema }),
+        body: templatePreviewBodySchema,
+        response: { 200: templatePreviewSchema },
+      },
+      handler: (request) => tools.previewTemplate(request.params.type, request.body ?? {}),
     });
   };
 }

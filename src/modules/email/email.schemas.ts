@@ -48,3 +48,9 @@ export const templateUpdateSchema = z.object({
   subject: z.string().trim().min(1).max(500),
   bodyHtml: z.string().min(1).max(100_000),
 });
+
+export const testEmailBodySchema = z.object({ to: z.email({ message: 'must be a valid email address' }).max(320) });
+
+export const templatePreviewBodySchema = templateUpdateSchema.partial().nullish();
+
+export const templatePreviewSchema = z.object({ subject: z.string(), html: z.string(), text: z.string() });

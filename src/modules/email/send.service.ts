@@ -6,6 +6,7 @@ import { AppError } from '../../core/errors.js';
 import { createRateLimiter, type Limit } from '../../core/rate-limiter.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
+import { notConfigured, smtpRefused } from './delivery-errors.js';
 import type { Mailer } from './mailer.js';
 import * as repo from './send.repo.js';
 import type {
@@ -141,23 +142,7 @@ export function createSendService(deps: Pick<Deps, 'sql' | 'clock'>, mailer: Mai
         acceptedCount: refused ? 0 : delivery.acceptedCount,
         error: refused ? delivery.reason : null,
       });
-      if (refused) {
-        throw new AppError(
-          delivery.connectionFailed ? 'EMAIL_SMTP_CONNECTION_FAILED' : 'EMAIL_SMTP_SEND_FAILED',
-          `Failed to send email via SMTP: ${delivery.reason}`,
-          {
-            nextActions:
-              'Retry later; if it keeps failing, the admin should check the SMTP settings (GET /api/auth/smtp-config) and the recipients.',
-          },
-        );
-      }
+      if (refused) throw smtpRefused(delivery);
     },
   };
-}
-
-function notConfigured(): AppError {
-  return new AppError('EMAIL_PROVIDER_NOT_CONFIGURED', 'No email provider is configured.', {
-    nextActions:
-      'The admin must configure and enable SMTP (PUT /api/auth/smtp-config or the SMTP_* environment variables), then retry.',
-  });
 }
