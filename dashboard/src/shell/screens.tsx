@@ -5,6 +5,8 @@ import { lazy, type ReactNode } from 'react';
 const Overview = lazy(() => import('../screens/Overview'));
 const TablesList = lazy(() => import('../screens/TablesList'));
 const TableGrid = lazy(() => import('../screens/TableGrid'));
+const Storage = lazy(() => import('../screens/storage/StorageScreen'));
+const Functions = lazy(() => import('../screens/functions/FunctionsScreen'));
 
 export interface ScreenEntry {
   path: string;
@@ -16,6 +18,8 @@ export interface ScreenEntry {
 export const screens: ScreenEntry[] = [
   { path: '/', label: 'Overview', render: () => <Overview /> },
   { path: '/tables', label: 'Tables', render: (rest) => (rest ? <TableGrid table={rest} /> : <TablesList />) },
+  { path: '/storage', label: 'Storage', render: (rest) => <Storage rest={rest} /> },
+  { path: '/functions', label: 'Functions', render: (rest) => <Functions rest={rest} /> },
 ];
 
 /** The screen that owns a path and the rest of it below the screen's own, or null. */
