@@ -43,7 +43,7 @@ export function ConfirmButton({
       <Button color="red" variant="light" {...button} aria-label={label} onClick={open}>
         {children}
       </Button>
-      <Modal opened={opened} onClose={close} title={title} centered>
+      <Modal opened={opened} onClose={close} closeButtonProps={{ 'aria-label': 'Close' }} title={title} centered>
         <Stack>
           <Text size="sm">{message}</Text>
           {failure ? (
@@ -55,7 +55,7 @@ export function ConfirmButton({
             <Button variant="default" onClick={close}>
               Cancel
             </Button>
-            <Button color="red" loading={busy} onClick={confirm}>
+            <Button color="red.9" loading={busy} onClick={confirm}>
               {confirmLabel}
             </Button>
           </Group>

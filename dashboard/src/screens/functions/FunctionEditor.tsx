@@ -69,8 +69,7 @@ export function FunctionEditor({ existing }: { existing?: FunctionDetail }) {
             <Group grow wrap="wrap" align="flex-start">
               <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
               <TextInput
-                label="Slug"
-                description="Its URL: /functions/<slug>; from the name when empty"
+                label="Slug (optional: from the name)"
                 value={slug}
                 onChange={(e) => setSlug(e.currentTarget.value)}
               />

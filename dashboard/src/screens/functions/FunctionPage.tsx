@@ -2,6 +2,7 @@
 import { Badge, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useApi } from '../../api/context';
+import { StatusBadge } from '../../ui/StatusBadge';
 import { Link } from '../../shell/Link';
 import { ErrorState, Loading } from '../../shell/states';
 import { FunctionEditor } from './FunctionEditor';
@@ -28,7 +29,7 @@ export default function FunctionPage({ slug }: { slug: string }) {
         </Title>
         {fn.data ? (
           <>
-            <Badge color={fn.data.status === 'active' ? 'teal' : 'gray'}>{fn.data.status}</Badge>
+            <StatusBadge tone={fn.data.status === 'active' ? 'good' : 'neutral'}>{fn.data.status}</StatusBadge>
             <Badge variant="outline">version {fn.data.version}</Badge>
           </>
         ) : null}

@@ -1,6 +1,6 @@
 // A function's settings: the verify-JWT switch (calls without a valid credential get 401) and
 // deleting the function (confirmed).
-import { Alert, Group, Paper, Switch } from '@mantine/core';
+import { Alert, Group, Paper, Stack, Switch, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../api/context';
 import { navigate } from '../../shell/route';
@@ -28,14 +28,15 @@ export function FunctionSettings({ fn }: { fn: FunctionDetail }) {
   return (
     <Paper withBorder p="md" aria-label="Function settings" role="region">
       <Group justify="space-between" wrap="wrap">
-        <Switch
-          label="Verify JWT"
-          description="On: calls need a user, anon or API key credential (else 401). Off: anyone may call."
-          checked={verifyJwt.isPending ? verifyJwt.variables : fn.verifyJwt}
-          disabled={verifyJwt.isPending}
-          onChange={(e) => verifyJwt.mutate(e.currentTarget.checked)}
-          style={{ flex: '1 1 16rem' }}
-        />
+        <Stack gap={4} style={{ flex: '1 1 16rem' }}>
+          <Switch
+            label="Verify JWT"
+            checked={verifyJwt.isPending ? verifyJwt.variables : fn.verifyJwt}
+            disabled={verifyJwt.isPending}
+            onChange={(e) => verifyJwt.mutate(e.currentTarget.checked)}
+          />
+          <Text size="sm">On: calls need a user, anon or API key credential (else 401). Off: anyone may call it.</Text>
+        </Stack>
         <ConfirmButton
           label={`Delete function ${fn.slug}`}
           title={`Delete function ${fn.slug}?`}

@@ -1,7 +1,8 @@
 // Every function with its status, version, whether it demands a JWT, and the runtime's state.
-import { Badge, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
+import { Button, Group, Stack, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useApi } from '../../api/context';
+import { StatusBadge } from '../../ui/StatusBadge';
 import { Link } from '../../shell/Link';
 import { hrefOf, navigate } from '../../shell/route';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
@@ -32,7 +33,9 @@ export default function FunctionsList() {
       {list.data ? (
         <Text size="sm">
           Runtime:{' '}
-          <Badge color={list.data.runtime.status === 'running' ? 'teal' : 'red'}>{list.data.runtime.status}</Badge>
+          <StatusBadge tone={list.data.runtime.status === 'running' ? 'good' : 'bad'}>
+            {list.data.runtime.status}
+          </StatusBadge>
         </Text>
       ) : null}
       {list.isPending ? <Loading what="functions" /> : null}
@@ -60,9 +63,9 @@ export default function FunctionsList() {
                   </Table.Td>
                   <Table.Td visibleFrom="sm">{fn.name}</Table.Td>
                   <Table.Td>
-                    <Badge color={fn.status === 'active' ? 'teal' : fn.status === 'error' ? 'red' : 'gray'}>
+                    <StatusBadge tone={fn.status === 'active' ? 'good' : fn.status === 'error' ? 'bad' : 'neutral'}>
                       {fn.status}
-                    </Badge>
+                    </StatusBadge>
                   </Table.Td>
                   <Table.Td>{fn.verifyJwt ? 'required' : 'not required'}</Table.Td>
                   <Table.Td ta="right">{fn.version}</Table.Td>

@@ -2,7 +2,6 @@
 // or without the admin session's token; the answer's status, headers and body are shown.
 import {
   Alert,
-  Badge,
   Button,
   Checkbox,
   Code,
@@ -18,6 +17,7 @@ import {
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useApi } from '../../api/context';
+import { StatusBadge } from '../../ui/StatusBadge';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -92,8 +92,7 @@ export function InvokePanel({ slug }: { slug: string }) {
           allowDeselect={false}
         />
         <Textarea
-          label="Headers"
-          description="One per line: Name: value"
+          label="Headers (one per line, Name: value)"
           autosize
           minRows={2}
           value={headers}
@@ -128,9 +127,9 @@ export function InvokePanel({ slug }: { slug: string }) {
           <Stack gap="xs" aria-label="Response" role="region">
             <Text fw={500}>
               Response status{' '}
-              <Badge color={answer.status < 400 ? 'teal' : 'red'} size="lg">
+              <StatusBadge tone={answer.status < 400 ? 'good' : 'bad'} size="lg">
                 {answer.status} {answer.statusText}
-              </Badge>
+              </StatusBadge>
             </Text>
             <Table.ScrollContainer minWidth={300}>
               <Table aria-label="Response headers" withTableBorder>

@@ -1,8 +1,9 @@
 // A function's logs, live: the newest entries (source=functions and its slug) and then every new
 // one from the logs module's Server-Sent Events tail, newest first, with status and duration.
-import { Badge, Paper, Stack, Table, Text, Title } from '@mantine/core';
+import { Paper, Stack, Table, Text, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { useApi } from '../../api/context';
+import { StatusBadge } from '../../ui/StatusBadge';
 import { readEventStream } from '../../api/event-stream';
 import { EmptyState, ErrorState } from '../../shell/states';
 import type { LogLine } from './types';
@@ -51,9 +52,7 @@ export function LiveLogs({ slug }: { slug: string }) {
       <Stack>
         <Title order={2} size="h4">
           Logs{' '}
-          <Badge color={state === 'live' ? 'teal' : state === 'ended' ? 'red' : 'gray'} variant="light">
-            {state}
-          </Badge>
+          <StatusBadge tone={state === 'live' ? 'good' : state === 'ended' ? 'bad' : 'neutral'}>{state}</StatusBadge>
         </Title>
         {failure ? <ErrorState error={failure} what="the live logs" /> : null}
         {lines.length === 0 ? (

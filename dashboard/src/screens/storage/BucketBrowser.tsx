@@ -26,7 +26,7 @@ function Crumbs({ place }: { place: Place }) {
   const segments = place.prefix.split('/').filter(Boolean);
   const prefixes = segments.map((_, i) => `${segments.slice(0, i + 1).join('/')}/`);
   return (
-    <Breadcrumbs aria-label="Folder path" separatorMargin={4} style={{ flexWrap: 'wrap' }}>
+    <Breadcrumbs component="nav" aria-label="Folder path" separatorMargin={4} style={{ flexWrap: 'wrap' }}>
       <Link to="/storage">Buckets</Link>
       <Link to={browsePath({ bucket: place.bucket, prefix: '' })}>{place.bucket}</Link>
       {prefixes.map((prefix) => (
@@ -66,7 +66,7 @@ export default function BucketBrowser({ place }: { place: Place }) {
         <EmptyState title="This folder is empty">Upload files above; a "/" in a file's key makes folders.</EmptyState>
       ) : null}
       {listing.data && listing.data.pagination.total > LIST_LIMIT ? (
-        <Text size="sm" c="dimmed">
+        <Text size="sm">
           Showing folders and files among the first {LIST_LIMIT} of {listing.data.pagination.total} keys.
         </Text>
       ) : null}

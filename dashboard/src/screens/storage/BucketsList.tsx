@@ -1,8 +1,9 @@
 // The buckets of the project: create one (public or private), flip a bucket's visibility, open
 // it in the browser, and delete it with its objects (confirmed).
-import { Badge, Stack, Switch, Table, Title, VisuallyHidden } from '@mantine/core';
+import { Stack, Switch, Table, Title, VisuallyHidden } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../api/context';
+import { StatusBadge } from '../../ui/StatusBadge';
 import { Link } from '../../shell/Link';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { ConfirmButton } from '../../ui/ConfirmButton';
@@ -64,7 +65,9 @@ export default function BucketsList() {
                       disabled={visibility.isPending}
                       aria-label={`Public: ${bucket.name}`}
                       label={
-                        <Badge color={bucket.public ? 'teal' : 'gray'}>{bucket.public ? 'Public' : 'Private'}</Badge>
+                        <StatusBadge tone={bucket.public ? 'good' : 'neutral'}>
+                          {bucket.public ? 'Public' : 'Private'}
+                        </StatusBadge>
                       }
                       onChange={(event) =>
                         visibility.mutate({ name: bucket.name, isPublic: event.currentTarget.checked })

@@ -13,10 +13,9 @@ export function NewFolderForm({ place }: { place: Place }) {
     if (folder) navigate(browsePath({ bucket: place.bucket, prefix: `${place.prefix}${folder}/` }));
   };
   return (
-    <Group component="form" onSubmit={submit} align="flex-end" wrap="wrap" aria-label="New folder">
+    <Group component="form" onSubmit={submit} align="flex-end" wrap="wrap">
       <TextInput
         label="New folder"
-        description="Upload into it to keep it"
         value={name}
         onChange={(event) => setName(event.currentTarget.value)}
         style={{ flex: '1 1 12rem' }}

@@ -32,14 +32,14 @@ export function ObjectActions({ object, onDeleted }: { object: StoredObject; onD
   return (
     <Group gap={6} justify="flex-end" wrap="wrap">
       {previewable(object.mimeType) ? (
-        <Button size="xs" variant="light" aria-label={`Preview ${name}`} onClick={() => setOpen('preview')}>
+        <Button size="xs" variant="default" aria-label={`Preview ${name}`} onClick={() => setOpen('preview')}>
           Preview
         </Button>
       ) : null}
-      <Button size="xs" variant="light" aria-label={`Download ${name}`} onClick={download}>
+      <Button size="xs" variant="default" aria-label={`Download ${name}`} onClick={download}>
         Download
       </Button>
-      <Button size="xs" variant="light" aria-label={`Signed URL of ${name}`} onClick={() => setOpen('signed')}>
+      <Button size="xs" variant="default" aria-label={`Signed URL of ${name}`} onClick={() => setOpen('signed')}>
         Signed URL
       </Button>
       <ConfirmButton

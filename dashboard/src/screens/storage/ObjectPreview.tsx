@@ -33,7 +33,14 @@ export function ObjectPreview({ object, onClose }: { object: StoredObject; onClo
   useEffect(() => (imageUrl ? () => URL.revokeObjectURL(imageUrl) : undefined), [imageUrl]);
 
   return (
-    <Modal opened onClose={onClose} title={`Preview of ${object.key}`} size="lg" centered>
+    <Modal
+      opened
+      onClose={onClose}
+      closeButtonProps={{ 'aria-label': 'Close' }}
+      title={`Preview of ${object.key}`}
+      size="lg"
+      centered
+    >
       {preview.isPending ? <Loading what="the preview" /> : null}
       {preview.isError ? <ErrorState error={preview.error} what="the preview" /> : null}
       {preview.data?.kind === 'image' ? (

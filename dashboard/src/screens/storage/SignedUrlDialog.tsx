@@ -4,6 +4,7 @@ import { Button, CopyButton, Group, Modal, NumberInput, Stack, Text, TextInput }
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../api/context';
+import { TONE_COLOR } from '../../ui/StatusBadge';
 import { ErrorState, Loading } from '../../shell/states';
 import { downloadStrategyApi } from './paths';
 import type { DownloadStrategy, StoredObject } from './types';
@@ -18,7 +19,14 @@ export function SignedUrlDialog({ object, onClose }: { object: StoredObject; onC
   });
 
   return (
-    <Modal opened onClose={onClose} title={`Signed URL of ${object.key}`} size="lg" centered>
+    <Modal
+      opened
+      onClose={onClose}
+      closeButtonProps={{ 'aria-label': 'Close' }}
+      title={`Signed URL of ${object.key}`}
+      size="lg"
+      centered
+    >
       <Stack>
         <NumberInput
           label="Valid for (seconds)"
@@ -37,7 +45,7 @@ export function SignedUrlDialog({ object, onClose }: { object: StoredObject; onC
               value={strategy.data.url}
               onFocus={(e) => e.currentTarget.select()}
             />
-            <Text size="sm" c="dimmed">
+            <Text size="sm">
               {strategy.data.expiresAt
                 ? `Expires ${new Date(strategy.data.expiresAt).toLocaleString()}.`
                 : 'The bucket is public: this URL does not expire.'}
@@ -45,7 +53,7 @@ export function SignedUrlDialog({ object, onClose }: { object: StoredObject; onC
             <Group justify="flex-end">
               <CopyButton value={strategy.data.url}>
                 {({ copied, copy }) => (
-                  <Button onClick={copy} color={copied ? 'teal' : undefined}>
+                  <Button onClick={copy} color={copied ? TONE_COLOR.good : undefined}>
                     {copied ? 'Copied' : 'Copy signed URL'}
                   </Button>
                 )}

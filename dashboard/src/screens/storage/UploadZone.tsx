@@ -78,9 +78,7 @@ export function UploadZone({ place, onUploaded }: { place: Place; onUploaded(): 
       >
         <Stack gap={6} align="center">
           <Text fw={500}>Drop files here to upload into {place.prefix || 'the bucket root'}</Text>
-          <Text size="sm" c="dimmed">
-            or
-          </Text>
+          <Text size="sm">or</Text>
           <label htmlFor={inputId}>
             <Text component="span" size="sm" fw={500}>
               Choose files
