@@ -63,7 +63,7 @@ async function writeCode(code: string) {
   await page.keyboard.press('ControlOrMeta+A');
   await page.keyboard.press('Delete');
   await page.keyboard.insertText(code);
-  expect(await editor.evaluate((el) => (el as HTMLElement).innerText.replace(/\u200b/g, '').trim())).toBe(code.trim());
+  expect((await editor.locator('.cm-line').allTextContents()).join('\n')).toBe(code);
 }
 
 beforeAll(async () => {
@@ -283,7 +283,7 @@ describe('the Functions screen', () => {
     await page.getByRole('button', { name: 'Send request' }).click();
     const response = page.getByRole('region', { name: 'Response' });
     await response.getByText('200', { exact: false }).first().waitFor();
-    expect(await response.getByLabel('Response body').innerText()).toBe(JSON.stringify({ hello: 'Ada' }, null, 2));
+    expect(await response.getByLabel('Response body').textContent()).toBe(JSON.stringify({ hello: 'Ada' }, null, 2));
     await response.getByRole('row', { name: /x-greeted\s+Ada/ }).waitFor();
 
     await logs.getByRole('cell', { name: `POST /functions/${FUNCTION} 200` }).waitFor();
@@ -323,6 +323,12 @@ describe('the Functions screen', () => {
     await page.getByRole('region', { name: 'Response' }).getByText('200 OK').waitFor();
     await browser.screenshot('function');
     expect(await browser.seriousViolations()).toEqual([]);
+
+    await page.getByRole('button', { name: 'Switch to dark theme' }).click();
+    await page.getByRole('button', { name: 'Switch to light theme' }).waitFor();
+    await browser.screenshot('function-dark');
+    expect(await browser.seriousViolations()).toEqual([]);
+    await page.getByRole('button', { name: 'Switch to light theme' }).click();
   });
 
   it('logged no console errors but the refused deploy', () => {

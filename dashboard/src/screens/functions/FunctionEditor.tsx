@@ -2,12 +2,16 @@
 // does not load stores nothing and its error is marked at the line the server reports.
 import { Alert, Button, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, lazy, Suspense, useState } from 'react';
 import { ApiError } from '../../api/client';
 import { useApi } from '../../api/context';
 import { navigate } from '../../shell/route';
-import { CodeEditor, type CodeError } from './CodeEditor';
+import { Loading } from '../../shell/states';
+import type { CodeError } from './CodeEditor';
 import { type FunctionDetail, type FunctionWrite, functionApi } from './types';
+
+// CodeMirror is most of this screen's weight: it loads only where code is edited.
+const CodeEditor = lazy(() => import('./CodeEditor'));
 
 const STARTER = `export default async function (req: Request): Promise<Response> {
   const body = await req.json().catch(() => null);
@@ -76,12 +80,14 @@ export function FunctionEditor({ existing }: { existing?: FunctionDetail }) {
             </Group>
           </>
         )}
-        <CodeEditor
-          label="Function code (TypeScript or JavaScript)"
-          value={code}
-          onChange={setCode}
-          error={codeError}
-        />
+        <Suspense fallback={<Loading what="the code editor" />}>
+          <CodeEditor
+            label="Function code (TypeScript or JavaScript)"
+            value={code}
+            onChange={setCode}
+            error={codeError}
+          />
+        </Suspense>
         {deploy.isError ? (
           <Alert color="red" role="alert" title={codeError ? `Syntax error at line ${codeError.line}` : 'Not deployed'}>
             <Text size="sm">{deploy.error.message}</Text>
