@@ -13,7 +13,7 @@ export class ApiError extends Error {
     message: string,
     readonly status: number,
     readonly nextActions?: string,
-    /** The error body's `details` (e.g. which statement failed and where). */
+    /** The error body's `details`, e.g. which statement failed, or { line, column } of a function that did not deploy. */
     readonly details?: unknown,
   ) {
     super(message);
@@ -35,6 +35,16 @@ async function errorOf(res: Response): Promise<ApiError> {
     details?: unknown;
   } | null;
   return new ApiError(body?.message ?? `${res.status} ${res.statusText}`, res.status, body?.nextActions, body?.details);
+}
+
+/** A JSON object body, or {} when there is none or it is not JSON. */
+function jsonOrEmpty(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
 
 export class ApiClient {
@@ -111,5 +121,43 @@ export class ApiClient {
 
   async json<T>(path: string, init?: RequestInit): Promise<T> {
     return (await (await this.request(path, init)).json()) as T;
+  }
+
+  /** A request as the admin that answers whatever the status (e.g. invoking a function). */
+  async requestAnyStatus(path: string, init: RequestInit = {}): Promise<Response> {
+    const send = () =>
+      fetch(path, { ...init, credentials: 'same-origin', headers: { ...init.headers, ...this.authorization() } });
+    const res = await send();
+    if (res.status === 401 && this.accessToken && (await this.resume())) return send();
+    return res;
+  }
+
+  /**
+   * Sends a body with XMLHttpRequest (fetch reports no upload progress): `onProgress` gets the
+   * fraction sent, 0 to 1. A 401 refreshes the session once and sends again. Non-2xx throws ApiError.
+   */
+  async upload<T>(method: string, path: string, body: Blob, onProgress: (fraction: number) => void): Promise<T> {
+    const send = () =>
+      new Promise<XMLHttpRequest>((resolve, reject) => {
+        const xhr = new XMLHttpRequest();
+        xhr.open(method, path);
+        for (const [name, value] of Object.entries(this.authorization())) xhr.setRequestHeader(name, value);
+        xhr.setRequestHeader('content-type', body.type || 'application/octet-stream');
+        xhr.upload.onprogress = (event) => {
+          if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total);
+        };
+        xhr.onload = () => resolve(xhr);
+        xhr.onerror = () => reject(new ApiError('The upload failed: network error', 0));
+        xhr.send(body);
+      });
+    let xhr = await send();
+    if (xhr.status === 401 && (await this.resume())) xhr = await send();
+    const answer = jsonOrEmpty(xhr.responseText);
+    if (xhr.status < 200 || xhr.status >= 300) {
+      const message = typeof answer.message === 'string' ? answer.message : `${xhr.status} ${xhr.statusText}`;
+      throw new ApiError(message, xhr.status, answer.nextActions as string | undefined);
+    }
+    onProgress(1);
+    return answer as T;
   }
 }

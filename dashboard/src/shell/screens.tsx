@@ -12,6 +12,8 @@ const UsersScreen = lazy(() => import('../screens/users/UsersScreen'));
 const UserDetail = lazy(() => import('../screens/users/UserDetail'));
 const AuthSettingsScreen = lazy(() => import('../screens/auth-settings/AuthSettingsScreen'));
 const SecretsScreen = lazy(() => import('../screens/secrets/SecretsScreen'));
+const Storage = lazy(() => import('../screens/storage/StorageScreen'));
+const Functions = lazy(() => import('../screens/functions/FunctionsScreen'));
 
 export interface ScreenEntry {
   path: string;
@@ -29,6 +31,8 @@ export const screens: ScreenEntry[] = [
   { path: '/users', label: 'Users', render: (rest) => (rest ? <UserDetail userId={rest} /> : <UsersScreen />) },
   { path: '/auth-settings', label: 'Auth settings', render: () => <AuthSettingsScreen /> },
   { path: '/secrets', label: 'Secrets', render: () => <SecretsScreen /> },
+  { path: '/storage', label: 'Storage', render: (rest) => <Storage rest={rest} /> },
+  { path: '/functions', label: 'Functions', render: (rest) => <Functions rest={rest} /> },
 ];
 
 /** The screen that owns a path and the rest of it below the screen's own, or null. */

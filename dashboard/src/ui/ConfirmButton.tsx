@@ -46,7 +46,7 @@ export function ConfirmButton({
       <Button color="red" variant="light" aria-label={ariaLabel} {...button} onClick={open}>
         {label}
       </Button>
-      <Modal opened={opened} onClose={close} title={title} centered>
+      <Modal opened={opened} onClose={close} closeButtonProps={{ 'aria-label': 'Close' }} title={title} centered>
         <Stack>
           <Text size="sm">{message}</Text>
           {error ? (
@@ -58,7 +58,7 @@ export function ConfirmButton({
             <Button variant="default" onClick={close}>
               Cancel
             </Button>
-            <Button color="red" loading={pending} onClick={confirm}>
+            <Button color="red.9" loading={pending} onClick={confirm}>
               {confirmLabel}
             </Button>
           </Group>
