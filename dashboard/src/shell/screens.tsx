@@ -5,6 +5,11 @@ import { lazy, type ReactNode } from 'react';
 const Overview = lazy(() => import('../screens/Overview'));
 const TablesList = lazy(() => import('../screens/TablesList'));
 const TableGrid = lazy(() => import('../screens/TableGrid'));
+const RealtimeScreen = lazy(() => import('../screens/realtime/RealtimeScreen'));
+const SchedulesScreen = lazy(() => import('../screens/schedules/SchedulesScreen'));
+const BackupsScreen = lazy(() => import('../screens/backups/BackupsScreen'));
+const PaymentsScreen = lazy(() => import('../screens/payments/PaymentsScreen'));
+const AiScreen = lazy(() => import('../screens/ai/AiScreen'));
 
 export interface ScreenEntry {
   path: string;
@@ -16,6 +21,11 @@ export interface ScreenEntry {
 export const screens: ScreenEntry[] = [
   { path: '/', label: 'Overview', render: () => <Overview /> },
   { path: '/tables', label: 'Tables', render: (rest) => (rest ? <TableGrid table={rest} /> : <TablesList />) },
+  { path: '/realtime', label: 'Realtime', render: () => <RealtimeScreen /> },
+  { path: '/schedules', label: 'Schedules', render: () => <SchedulesScreen /> },
+  { path: '/backups', label: 'Backups', render: () => <BackupsScreen /> },
+  { path: '/payments', label: 'Payments', render: () => <PaymentsScreen /> },
+  { path: '/ai', label: 'AI', render: () => <AiScreen /> },
 ];
 
 /** The screen that owns a path and the rest of it below the screen's own, or null. */
