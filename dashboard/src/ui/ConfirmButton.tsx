@@ -22,7 +22,7 @@ export function ConfirmButton({ children, title, message, confirmLabel, onConfir
       <Button color="red.9" variant="outline" size="xs" {...button} onClick={open}>
         {children}
       </Button>
-      <Modal opened={opened} onClose={close} title={title} centered>
+      <Modal opened={opened} onClose={close} title={title} centered closeButtonProps={{ 'aria-label': 'Close' }}>
         <Stack>
           <Text size="sm">{message}</Text>
           <Group justify="flex-end">

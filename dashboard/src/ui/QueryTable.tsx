@@ -4,6 +4,7 @@ import { Table } from '@mantine/core';
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { EmptyState, ErrorState, Loading } from '../shell/states';
+import { HorizontalScroll } from './HorizontalScroll';
 
 export interface Column<T> {
   header: string;
@@ -23,7 +24,7 @@ export function QueryTable<T>({ label, query, rowKey, columns, empty }: QueryTab
   if (query.isError) return <ErrorState error={query.error} what={label.toLowerCase()} />;
   if (query.data.length === 0) return <EmptyState title={`No ${label.toLowerCase()}`}>{empty}</EmptyState>;
   return (
-    <Table.ScrollContainer minWidth={640}>
+    <HorizontalScroll label={label} minWidth={640}>
       <Table aria-label={label} striped>
         <Table.Thead>
           <Table.Tr>
@@ -42,6 +43,6 @@ export function QueryTable<T>({ label, query, rowKey, columns, empty }: QueryTab
           ))}
         </Table.Tbody>
       </Table>
-    </Table.ScrollContainer>
+    </HorizontalScroll>
   );
 }

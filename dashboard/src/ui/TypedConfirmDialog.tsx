@@ -29,7 +29,7 @@ export function TypedConfirmDialog({
     onClose();
   };
   return (
-    <Modal opened={opened} onClose={close} title={title} centered>
+    <Modal opened={opened} onClose={close} title={title} centered closeButtonProps={{ 'aria-label': 'Close' }}>
       <form
         onSubmit={(event) => {
           event.preventDefault();

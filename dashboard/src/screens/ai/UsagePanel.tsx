@@ -6,6 +6,7 @@ import { useApi } from '../../api/context';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { aiKey, type UsageReport } from './types';
 import { totalsByCallerAndDay, totalsByDay } from './usage-by-day';
+import { HorizontalScroll } from '../../ui/HorizontalScroll';
 
 const UsageChart = lazy(() => import('./UsageChart'));
 
@@ -31,7 +32,7 @@ export function UsagePanel() {
               <Suspense fallback={<Loading what="the chart" />}>
                 <UsageChart days={totalsByDay(usage.data.usage)} />
               </Suspense>
-              <Table.ScrollContainer minWidth={560}>
+              <HorizontalScroll label="Usage per caller and day" minWidth={560}>
                 <Table aria-label="Usage per caller and day" striped>
                   <Table.Thead>
                     <Table.Tr>
@@ -54,7 +55,7 @@ export function UsagePanel() {
                     ))}
                   </Table.Tbody>
                 </Table>
-              </Table.ScrollContainer>
+              </HorizontalScroll>
             </>
           )}
         </Stack>

@@ -10,6 +10,7 @@ import { formatBytes, formatTime } from '../../ui/format';
 import { jsonInit } from '../../ui/json';
 import { BackupActions } from './BackupActions';
 import { type Backup, backupsKey, labelOf } from './types';
+import { HorizontalScroll } from '../../ui/HorizontalScroll';
 
 const STATUS_COLOR = { completed: 'teal.9', failed: 'red.9', running: 'blue.9' } as const;
 
@@ -71,7 +72,7 @@ export default function BackupsScreen() {
         </EmptyState>
       ) : null}
       {backups.data?.backups.length ? (
-        <Table.ScrollContainer minWidth={820}>
+        <HorizontalScroll label="Backups" minWidth={820}>
           <Table aria-label="Backups" striped verticalSpacing="sm">
             <Table.Thead>
               <Table.Tr>
@@ -105,7 +106,7 @@ export default function BackupsScreen() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </HorizontalScroll>
       ) : null}
     </Stack>
   );

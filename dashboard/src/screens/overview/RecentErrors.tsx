@@ -6,6 +6,7 @@ import { useApi } from '../../api/context';
 import { Link } from '../../shell/Link';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { formatTime } from '../../ui/format';
+import { HorizontalScroll } from '../../ui/HorizontalScroll';
 
 interface LogHit {
   id: string;
@@ -24,7 +25,7 @@ export function RecentErrors() {
   if (errors.isError) return <ErrorState error={errors.error} what="recent errors" />;
   if (errors.data.length === 0) return <EmptyState title="No recent errors">Nothing has failed lately.</EmptyState>;
   return (
-    <Table.ScrollContainer minWidth={560}>
+    <HorizontalScroll label="Recent errors" minWidth={560}>
       <Table aria-label="Recent errors" striped>
         <Table.Thead>
           <Table.Tr>
@@ -49,6 +50,6 @@ export function RecentErrors() {
           ))}
         </Table.Tbody>
       </Table>
-    </Table.ScrollContainer>
+    </HorizontalScroll>
   );
 }

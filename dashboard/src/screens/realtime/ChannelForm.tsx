@@ -7,6 +7,7 @@ import { useApi } from '../../api/context';
 import { ActionError } from '../../ui/ActionError';
 import { jsonInit } from '../../ui/json';
 import { type Channel, channelsKey } from './types';
+import { readableDescription } from '../../ui/readable-description';
 
 export function ChannelForm({ channel, onDone }: { channel?: Channel; onDone(): void }) {
   const api = useApi();
@@ -38,6 +39,7 @@ export function ChannelForm({ channel, onDone }: { channel?: Channel; onDone(): 
       <Stack>
         <TextInput
           label="Pattern"
+          {...readableDescription}
           description="e.g. orders or chat:% (% matches any text)"
           required
           value={pattern}
@@ -46,6 +48,7 @@ export function ChannelForm({ channel, onDone }: { channel?: Channel; onDone(): 
         <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
         <Textarea
           label="Webhook URLs"
+          {...readableDescription}
           description="One per line; every message on the channel is delivered to each"
           autosize
           minRows={2}

@@ -9,6 +9,7 @@ import { ConfirmButton } from '../../ui/ConfirmButton';
 import { jsonInit } from '../../ui/json';
 import { ChannelForm } from './ChannelForm';
 import { type Channel, channelsKey } from './types';
+import { HorizontalScroll } from '../../ui/HorizontalScroll';
 
 function DeleteChannel({ channel }: { channel: Channel }) {
   const api = useApi();
@@ -55,7 +56,7 @@ export function ChannelsPanel() {
         <EmptyState title="No channels yet">Clients can only join channels matching a pattern listed here.</EmptyState>
       ) : null}
       {channels.data?.length ? (
-        <Table.ScrollContainer minWidth={720}>
+        <HorizontalScroll label="Channels" minWidth={720}>
           <Table aria-label="Channels" striped verticalSpacing="sm">
             <Table.Thead>
               <Table.Tr>
@@ -102,9 +103,15 @@ export function ChannelsPanel() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </HorizontalScroll>
       ) : null}
-      <Modal opened={editing !== null} onClose={() => setEditing(null)} title="Edit channel" centered>
+      <Modal
+        opened={editing !== null}
+        onClose={() => setEditing(null)}
+        title="Edit channel"
+        centered
+        closeButtonProps={{ 'aria-label': 'Close' }}
+      >
         {editing ? <ChannelForm key={editing.id} channel={editing} onDone={() => setEditing(null)} /> : null}
       </Modal>
     </Stack>

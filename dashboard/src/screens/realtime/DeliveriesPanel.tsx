@@ -9,6 +9,7 @@ import { ActionError } from '../../ui/ActionError';
 import { formatTime } from '../../ui/format';
 import { jsonInit } from '../../ui/json';
 import type { Delivery } from './types';
+import { HorizontalScroll } from '../../ui/HorizontalScroll';
 
 const STATE_COLOR = { delivered: 'teal.9', failed: 'red.9', pending: 'blue.9' } as const;
 
@@ -51,7 +52,7 @@ export function DeliveriesPanel() {
         <EmptyState title="No deliveries">Messages on channels with webhook URLs are delivered to them.</EmptyState>
       ) : null}
       {deliveries.data?.length ? (
-        <Table.ScrollContainer minWidth={820}>
+        <HorizontalScroll label="Webhook deliveries" minWidth={820}>
           <Table aria-label="Webhook deliveries" striped>
             <Table.Thead>
               <Table.Tr>
@@ -80,7 +81,7 @@ export function DeliveriesPanel() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </HorizontalScroll>
       ) : null}
     </Stack>
   );

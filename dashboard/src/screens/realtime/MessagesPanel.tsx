@@ -5,6 +5,7 @@ import { useApi } from '../../api/context';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { formatTime } from '../../ui/format';
 import type { RealtimeMessage } from './types';
+import { HorizontalScroll } from '../../ui/HorizontalScroll';
 
 export function MessagesPanel() {
   const api = useApi();
@@ -17,7 +18,7 @@ export function MessagesPanel() {
   if (messages.data.length === 0)
     return <EmptyState title="No messages yet">Messages published on channels are kept here.</EmptyState>;
   return (
-    <Table.ScrollContainer minWidth={760}>
+    <HorizontalScroll label="Recent messages" minWidth={760}>
       <Table aria-label="Recent messages" striped>
         <Table.Thead>
           <Table.Tr>
@@ -48,6 +49,6 @@ export function MessagesPanel() {
           ))}
         </Table.Tbody>
       </Table>
-    </Table.ScrollContainer>
+    </HorizontalScroll>
   );
 }

@@ -5,6 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useApi } from '../../api/context';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import type { Permissions, Policy } from './types';
+import { HorizontalScroll } from '../../ui/HorizontalScroll';
 
 function PolicyTable({ label, policies, none }: { label: string; policies: Policy[]; none: string }) {
   return (
@@ -15,7 +16,7 @@ function PolicyTable({ label, policies, none }: { label: string; policies: Polic
       {policies.length === 0 ? (
         <EmptyState title="No policies">{none}</EmptyState>
       ) : (
-        <Table.ScrollContainer minWidth={640}>
+        <HorizontalScroll label={`${label} policies`} minWidth={640}>
           <Table aria-label={`${label} policies`} striped>
             <Table.Thead>
               <Table.Tr>
@@ -39,7 +40,7 @@ function PolicyTable({ label, policies, none }: { label: string; policies: Polic
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </HorizontalScroll>
       )}
     </section>
   );

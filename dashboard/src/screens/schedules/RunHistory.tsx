@@ -5,6 +5,7 @@ import { useApi } from '../../api/context';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { formatTime } from '../../ui/format';
 import { type RunPage, runsKey, type Schedule } from './types';
+import { HorizontalScroll } from '../../ui/HorizontalScroll';
 
 const STATUS_COLOR = { success: 'teal.9', failed: 'red.9', timed_out: 'orange.9', running: 'blue.9' } as const;
 
@@ -25,7 +26,7 @@ export function RunHistory({ schedule }: { schedule: Schedule }) {
         <EmptyState title="No runs yet">Use Run now, or wait for its next run.</EmptyState>
       ) : null}
       {runs.data?.logs.length ? (
-        <Table.ScrollContainer minWidth={640}>
+        <HorizontalScroll label={`Runs of ${schedule.name}`} minWidth={640}>
           <Table aria-label={`Runs of ${schedule.name}`} striped>
             <Table.Thead>
               <Table.Tr>
@@ -57,7 +58,7 @@ export function RunHistory({ schedule }: { schedule: Schedule }) {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </HorizontalScroll>
       ) : null}
     </Stack>
   );

@@ -1,6 +1,6 @@
 // Creating a schedule: name, timing (with the server's preview of the next runs), target (a
 // deployed function or a URL of this API), method, headers and JSON body.
-import { Button, Group, SegmentedControl, Select, Stack, Textarea, TextInput } from '@mantine/core';
+import { Button, Group, NativeSelect, SegmentedControl, Select, Stack, Textarea, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useApi } from '../../api/context';
@@ -10,6 +10,7 @@ import { jsonInit } from '../../ui/json';
 import { CronPreview } from './CronPreview';
 import { parseHeaderLines } from './headers-text';
 import { schedulesKey } from './types';
+import { readableDescription } from '../../ui/readable-description';
 
 const METHODS = ['POST', 'GET', 'PUT', 'PATCH', 'DELETE'];
 
@@ -74,6 +75,7 @@ export function ScheduleForm({ onDone }: { onDone(): void }) {
         <Group grow align="flex-start" wrap="wrap">
           <TextInput
             label="Cron expression"
+            {...readableDescription}
             description='Five fields, or "<n> seconds"'
             required
             value={cronSchedule}
@@ -111,15 +113,15 @@ export function ScheduleForm({ onDone }: { onDone(): void }) {
             onChange={(e) => setUrl(e.currentTarget.value)}
           />
         )}
-        <Select
+        <NativeSelect
           label="Method"
           data={METHODS}
           value={httpMethod}
-          onChange={(v) => setMethod(v ?? 'POST')}
-          allowDeselect={false}
+          onChange={(e) => setMethod(e.currentTarget.value)}
         />
         <Textarea
           label="Headers"
+          {...readableDescription}
           description="One per line: Name: value (values may use ${{secrets.KEY}})"
           autosize
           minRows={2}

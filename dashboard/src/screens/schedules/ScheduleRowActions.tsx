@@ -39,7 +39,7 @@ export function ScheduleRowActions({ schedule, onShowHistory }: { schedule: Sche
           size="xs"
           loading={runNow.isPending}
           onClick={() => runNow.mutate()}
-          aria-label={`Run ${schedule.name} now`}
+          aria-label={`Run now: ${schedule.name}`}
         >
           Run now
         </Button>

@@ -10,6 +10,7 @@ import { RunHistory } from './RunHistory';
 import { ScheduleForm } from './ScheduleForm';
 import { ScheduleRowActions } from './ScheduleRowActions';
 import { type Schedule, schedulesKey } from './types';
+import { HorizontalScroll } from '../../ui/HorizontalScroll';
 
 const targetOf = (s: Schedule) => (s.functionSlug ? `function ${s.functionSlug}` : s.functionUrl);
 
@@ -41,7 +42,7 @@ export default function SchedulesScreen() {
         </EmptyState>
       ) : null}
       {schedules.data?.length ? (
-        <Table.ScrollContainer minWidth={900}>
+        <HorizontalScroll label="Schedules" minWidth={900}>
           <Table aria-label="Schedules" striped verticalSpacing="sm">
             <Table.Thead>
               <Table.Tr>
@@ -77,7 +78,7 @@ export default function SchedulesScreen() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </HorizontalScroll>
       ) : null}
       {selected ? (
         <Paper withBorder p="md">
