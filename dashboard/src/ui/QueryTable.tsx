@@ -1,5 +1,5 @@
-// A list the API answers, shown as a table: its loading, error and empty states, then a plain
-// table of the columns given.
+// Lists shown as tables, described by their columns: RowsTable draws rows already at hand (wide
+// ones scroll sideways); QueryTable adds the loading, error and empty states of the API query.
 import { Table } from '@mantine/core';
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
@@ -9,35 +9,39 @@ import { HorizontalScroll } from './HorizontalScroll';
 export interface Column<T> {
   header: string;
   cell(row: T): ReactNode;
+  align?: 'right';
 }
 
-interface QueryTableProps<T> {
+interface RowsTableProps<T> {
+  /** The table's accessible name. */
   label: string;
-  query: UseQueryResult<T[]>;
+  rows: T[];
   rowKey(row: T): string;
   columns: Column<T>[];
-  empty: string;
+  /** Below this width the table scrolls sideways. */
+  minWidth?: number;
 }
 
-export function QueryTable<T>({ label, query, rowKey, columns, empty }: QueryTableProps<T>) {
-  if (query.isPending) return <Loading what={label.toLowerCase()} />;
-  if (query.isError) return <ErrorState error={query.error} what={label.toLowerCase()} />;
-  if (query.data.length === 0) return <EmptyState title={`No ${label.toLowerCase()}`}>{empty}</EmptyState>;
+export function RowsTable<T>({ label, rows, rowKey, columns, minWidth = 640 }: RowsTableProps<T>) {
   return (
-    <HorizontalScroll label={label} minWidth={640}>
-      <Table aria-label={label} striped>
+    <HorizontalScroll label={label} minWidth={minWidth}>
+      <Table aria-label={label} striped verticalSpacing="sm">
         <Table.Thead>
           <Table.Tr>
             {columns.map((c) => (
-              <Table.Th key={c.header}>{c.header}</Table.Th>
+              <Table.Th key={c.header} ta={c.align}>
+                {c.header}
+              </Table.Th>
             ))}
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
-          {query.data.map((row) => (
+          {rows.map((row) => (
             <Table.Tr key={rowKey(row)}>
               {columns.map((c) => (
-                <Table.Td key={c.header}>{c.cell(row)}</Table.Td>
+                <Table.Td key={c.header} ta={c.align}>
+                  {c.cell(row)}
+                </Table.Td>
               ))}
             </Table.Tr>
           ))}
@@ -45,4 +49,21 @@ export function QueryTable<T>({ label, query, rowKey, columns, empty }: QueryTab
       </Table>
     </HorizontalScroll>
   );
+}
+
+interface QueryTableProps<T> extends Omit<RowsTableProps<T>, 'rows'> {
+  query: UseQueryResult<T[]>;
+  /** What is loading, e.g. "runs" (default: the label). */
+  what?: string;
+  /** The empty state's title (default "No <label>") and its explanation. */
+  emptyTitle?: string;
+  empty: ReactNode;
+}
+
+export function QueryTable<T>({ query, what, emptyTitle, empty, ...table }: QueryTableProps<T>) {
+  const noun = what ?? table.label.toLowerCase();
+  if (query.isPending) return <Loading what={noun} />;
+  if (query.isError) return <ErrorState error={query.error} what={noun} />;
+  if (query.data.length === 0) return <EmptyState title={emptyTitle ?? `No ${noun}`}>{empty}</EmptyState>;
+  return <RowsTable rows={query.data} {...table} />;
 }

@@ -1,12 +1,12 @@
 // AI usage over the report's days: a chart of tokens per day and a table per caller and day.
-import { Stack, Table, Text, Title } from '@mantine/core';
+import { Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { useApi } from '../../api/context';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { aiKey, type UsageReport } from './types';
 import { totalsByCallerAndDay, totalsByDay } from './usage-by-day';
-import { HorizontalScroll } from '../../ui/HorizontalScroll';
+import { RowsTable } from '../../ui/QueryTable';
 
 const UsageChart = lazy(() => import('./UsageChart'));
 
@@ -32,30 +32,21 @@ export function UsagePanel() {
               <Suspense fallback={<Loading what="the chart" />}>
                 <UsageChart days={totalsByDay(usage.data.usage)} />
               </Suspense>
-              <HorizontalScroll label="Usage per caller and day" minWidth={560}>
-                <Table aria-label="Usage per caller and day" striped>
-                  <Table.Thead>
-                    <Table.Tr>
-                      <Table.Th>Day</Table.Th>
-                      <Table.Th>Caller</Table.Th>
-                      <Table.Th ta="right">Requests</Table.Th>
-                      <Table.Th ta="right">Tokens</Table.Th>
-                    </Table.Tr>
-                  </Table.Thead>
-                  <Table.Tbody>
-                    {totalsByCallerAndDay(usage.data.usage).map((row) => (
-                      <Table.Tr key={`${row.day}-${row.subject}`}>
-                        <Table.Td>{row.day}</Table.Td>
-                        <Table.Td>
-                          {row.subjectKind === 'user' ? row.subject : `${row.subjectKind} ${row.subject}`}
-                        </Table.Td>
-                        <Table.Td ta="right">{row.requests}</Table.Td>
-                        <Table.Td ta="right">{row.tokens}</Table.Td>
-                      </Table.Tr>
-                    ))}
-                  </Table.Tbody>
-                </Table>
-              </HorizontalScroll>
+              <RowsTable
+                label="Usage per caller and day"
+                minWidth={560}
+                rows={totalsByCallerAndDay(usage.data.usage)}
+                rowKey={(row) => `${row.day}-${row.subject}`}
+                columns={[
+                  { header: 'Day', cell: (row) => row.day },
+                  {
+                    header: 'Caller',
+                    cell: (row) => (row.subjectKind === 'user' ? row.subject : `${row.subjectKind} ${row.subject}`),
+                  },
+                  { header: 'Requests', cell: (row) => row.requests, align: 'right' },
+                  { header: 'Tokens', cell: (row) => row.tokens, align: 'right' },
+                ]}
+              />
             </>
           )}
         </Stack>

@@ -2,6 +2,23 @@
 // per caller and day (the table).
 import type { UsageRow } from './types';
 
+/** Sums rows into one total per key, in first-seen order. */
+function totalsBy<T>(
+  rows: UsageRow[],
+  keyOf: (row: UsageRow) => string,
+  start: (row: UsageRow) => T,
+  add: (total: T, row: UsageRow) => void,
+): T[] {
+  const totals = new Map<string, T>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const total = totals.get(key) ?? start(row);
+    add(total, row);
+    totals.set(key, total);
+  }
+  return [...totals.values()];
+}
+
 export interface DayTotal {
   day: string;
   inputTokens: number;
@@ -9,14 +26,15 @@ export interface DayTotal {
 }
 
 export function totalsByDay(rows: UsageRow[]): DayTotal[] {
-  const days = new Map<string, DayTotal>();
-  for (const row of rows) {
-    const total = days.get(row.day) ?? { day: row.day, inputTokens: 0, outputTokens: 0 };
-    total.inputTokens += row.inputTokens;
-    total.outputTokens += row.outputTokens;
-    days.set(row.day, total);
-  }
-  return [...days.values()].sort((a, b) => a.day.localeCompare(b.day));
+  return totalsBy<DayTotal>(
+    rows,
+    (row) => row.day,
+    (row) => ({ day: row.day, inputTokens: 0, outputTokens: 0 }),
+    (total, row) => {
+      total.inputTokens += row.inputTokens;
+      total.outputTokens += row.outputTokens;
+    },
+  ).sort((a, b) => a.day.localeCompare(b.day));
 }
 
 export interface CallerDay {
@@ -28,19 +46,13 @@ export interface CallerDay {
 }
 
 export function totalsByCallerAndDay(rows: UsageRow[]): CallerDay[] {
-  const totals = new Map<string, CallerDay>();
-  for (const row of rows) {
-    const key = `${row.day}\u0000${row.subject}`;
-    const total = totals.get(key) ?? {
-      day: row.day,
-      subject: row.subject,
-      subjectKind: row.subjectKind,
-      requests: 0,
-      tokens: 0,
-    };
-    total.requests += row.requests;
-    total.tokens += row.inputTokens + row.outputTokens;
-    totals.set(key, total);
-  }
-  return [...totals.values()].sort((a, b) => b.day.localeCompare(a.day) || b.tokens - a.tokens);
+  return totalsBy<CallerDay>(
+    rows,
+    (row) => `${row.day}\u0000${row.subject}`,
+    (row) => ({ day: row.day, subject: row.subject, subjectKind: row.subjectKind, requests: 0, tokens: 0 }),
+    (total, row) => {
+      total.requests += row.requests;
+      total.tokens += row.inputTokens + row.outputTokens;
+    },
+  ).sort((a, b) => b.day.localeCompare(a.day) || b.tokens - a.tokens);
 }

@@ -1,12 +1,11 @@
 // The overview's recent errors: the last error-level log entries (5xx answers, failed functions,
 // server errors), each linking to its request on the Logs screen.
-import { Table, Text } from '@mantine/core';
+import { Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useApi } from '../../api/context';
 import { Link } from '../../shell/Link';
-import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { formatTime } from '../../ui/format';
-import { HorizontalScroll } from '../../ui/HorizontalScroll';
+import { QueryTable } from '../../ui/QueryTable';
 
 interface LogHit {
   id: string;
@@ -21,35 +20,26 @@ export function RecentErrors() {
     queryKey: ['logs', 'recent-errors'],
     queryFn: () => api.json<LogHit[]>('/api/logs/search?level=error&limit=5'),
   });
-  if (errors.isPending) return <Loading what="recent errors" />;
-  if (errors.isError) return <ErrorState error={errors.error} what="recent errors" />;
-  if (errors.data.length === 0) return <EmptyState title="No recent errors">Nothing has failed lately.</EmptyState>;
   return (
-    <HorizontalScroll label="Recent errors" minWidth={560}>
-      <Table aria-label="Recent errors" striped>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>When</Table.Th>
-            <Table.Th>Source</Table.Th>
-            <Table.Th>What</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {errors.data.map((hit) => (
-            <Table.Tr key={hit.id}>
-              <Table.Td>{formatTime(hit.timestamp)}</Table.Td>
-              <Table.Td>{hit.body.slug ? `${hit.source} (${hit.body.slug})` : hit.source}</Table.Td>
-              <Table.Td>
-                {hit.body.requestId ? (
-                  <Link to={`/logs?requestId=${encodeURIComponent(hit.body.requestId)}`}>{hit.body.message}</Link>
-                ) : (
-                  <Text size="sm">{hit.body.message}</Text>
-                )}
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </HorizontalScroll>
+    <QueryTable
+      label="Recent errors"
+      empty="Nothing has failed lately."
+      minWidth={560}
+      query={errors}
+      rowKey={(hit) => hit.id}
+      columns={[
+        { header: 'When', cell: (hit) => formatTime(hit.timestamp) },
+        { header: 'Source', cell: (hit) => (hit.body.slug ? `${hit.source} (${hit.body.slug})` : hit.source) },
+        {
+          header: 'What',
+          cell: (hit) =>
+            hit.body.requestId ? (
+              <Link to={`/logs?requestId=${encodeURIComponent(hit.body.requestId)}`}>{hit.body.message}</Link>
+            ) : (
+              <Text size="sm">{hit.body.message}</Text>
+            ),
+        },
+      ]}
+    />
   );
 }

@@ -1,15 +1,14 @@
 // The channel patterns: list, create, edit (in a dialog) and delete (confirmed).
-import { Badge, Button, Group, Modal, Paper, Stack, Table, Text } from '@mantine/core';
+import { Badge, Button, Group, Modal, Paper, Stack, Text } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../api/context';
-import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { ActionError } from '../../ui/ActionError';
 import { ConfirmButton } from '../../ui/ConfirmButton';
 import { jsonInit } from '../../ui/json';
+import { QueryTable } from '../../ui/QueryTable';
 import { ChannelForm } from './ChannelForm';
 import { type Channel, channelsKey } from './types';
-import { HorizontalScroll } from '../../ui/HorizontalScroll';
 
 function DeleteChannel({ channel }: { channel: Channel }) {
   const api = useApi();
@@ -50,61 +49,54 @@ export function ChannelsPanel() {
           <Button onClick={() => setCreating(true)}>New channel</Button>
         </Group>
       )}
-      {channels.isPending ? <Loading what="channels" /> : null}
-      {channels.isError ? <ErrorState error={channels.error} what="channels" /> : null}
-      {channels.data?.length === 0 ? (
-        <EmptyState title="No channels yet">Clients can only join channels matching a pattern listed here.</EmptyState>
-      ) : null}
-      {channels.data?.length ? (
-        <HorizontalScroll label="Channels" minWidth={720}>
-          <Table aria-label="Channels" striped verticalSpacing="sm">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Pattern</Table.Th>
-                <Table.Th>Description</Table.Th>
-                <Table.Th>Webhooks</Table.Th>
-                <Table.Th>State</Table.Th>
-                <Table.Th>Actions</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {channels.data.map((c) => (
-                <Table.Tr key={c.id}>
-                  <Table.Td>
-                    <Text size="sm" ff="monospace">
-                      {c.pattern}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>{c.description}</Table.Td>
-                  <Table.Td>
-                    {(c.webhookUrls ?? []).map((u) => (
-                      <Text key={u} size="xs">
-                        {u}
-                      </Text>
-                    ))}
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge color={c.enabled ? 'teal.9' : 'gray.8'}>{c.enabled ? 'enabled' : 'disabled'}</Badge>
-                  </Table.Td>
-                  <Table.Td>
-                    <Group gap="xs" wrap="wrap">
-                      <Button
-                        size="xs"
-                        variant="default"
-                        onClick={() => setEditing(c)}
-                        aria-label={`Edit channel ${c.pattern}`}
-                      >
-                        Edit
-                      </Button>
-                      <DeleteChannel channel={c} />
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </HorizontalScroll>
-      ) : null}
+      <QueryTable
+        label="Channels"
+        emptyTitle="No channels yet"
+        empty="Clients can only join channels matching a pattern listed here."
+        minWidth={720}
+        query={channels}
+        rowKey={(c) => c.id}
+        columns={[
+          {
+            header: 'Pattern',
+            cell: (c) => (
+              <Text size="sm" ff="monospace">
+                {c.pattern}
+              </Text>
+            ),
+          },
+          { header: 'Description', cell: (c) => c.description },
+          {
+            header: 'Webhooks',
+            cell: (c) =>
+              (c.webhookUrls ?? []).map((u) => (
+                <Text key={u} size="xs">
+                  {u}
+                </Text>
+              )),
+          },
+          {
+            header: 'State',
+            cell: (c) => <Badge color={c.enabled ? 'teal.9' : 'gray.8'}>{c.enabled ? 'enabled' : 'disabled'}</Badge>,
+          },
+          {
+            header: 'Actions',
+            cell: (c) => (
+              <Group gap="xs" wrap="wrap">
+                <Button
+                  size="xs"
+                  variant="default"
+                  onClick={() => setEditing(c)}
+                  aria-label={`Edit channel ${c.pattern}`}
+                >
+                  Edit
+                </Button>
+                <DeleteChannel channel={c} />
+              </Group>
+            ),
+          },
+        ]}
+      />
       <Modal
         opened={editing !== null}
         onClose={() => setEditing(null)}

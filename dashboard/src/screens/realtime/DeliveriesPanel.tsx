@@ -1,15 +1,14 @@
 // Webhook deliveries (one per message and URL): state, attempts, last status and error, and a
 // retry for those that failed.
-import { Badge, Button, SegmentedControl, Stack, Table } from '@mantine/core';
+import { Badge, Button, SegmentedControl, Stack } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../api/context';
-import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { ActionError } from '../../ui/ActionError';
 import { formatTime } from '../../ui/format';
 import { jsonInit } from '../../ui/json';
+import { QueryTable } from '../../ui/QueryTable';
 import type { Delivery } from './types';
-import { HorizontalScroll } from '../../ui/HorizontalScroll';
 
 const STATE_COLOR = { delivered: 'teal.9', failed: 'red.9', pending: 'blue.9' } as const;
 
@@ -46,43 +45,26 @@ export function DeliveriesPanel() {
         onChange={setState}
         data={['all', 'pending', 'delivered', 'failed']}
       />
-      {deliveries.isPending ? <Loading what="webhook deliveries" /> : null}
-      {deliveries.isError ? <ErrorState error={deliveries.error} what="webhook deliveries" /> : null}
-      {deliveries.data?.length === 0 ? (
-        <EmptyState title="No deliveries">Messages on channels with webhook URLs are delivered to them.</EmptyState>
-      ) : null}
-      {deliveries.data?.length ? (
-        <HorizontalScroll label="Webhook deliveries" minWidth={820}>
-          <Table aria-label="Webhook deliveries" striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>URL</Table.Th>
-                <Table.Th>State</Table.Th>
-                <Table.Th>Attempts</Table.Th>
-                <Table.Th>Last status</Table.Th>
-                <Table.Th>Last error</Table.Th>
-                <Table.Th>Next attempt</Table.Th>
-                <Table.Th>Actions</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {deliveries.data.map((d) => (
-                <Table.Tr key={d.id}>
-                  <Table.Td>{d.url}</Table.Td>
-                  <Table.Td>
-                    <Badge color={STATE_COLOR[d.state]}>{d.state}</Badge>
-                  </Table.Td>
-                  <Table.Td>{d.attempts}</Table.Td>
-                  <Table.Td>{d.lastStatus ?? '—'}</Table.Td>
-                  <Table.Td>{d.lastError ?? '—'}</Table.Td>
-                  <Table.Td>{d.state === 'pending' ? formatTime(d.nextAttemptAt) : formatTime(d.deliveredAt)}</Table.Td>
-                  <Table.Td>{d.state === 'delivered' ? null : <RetryDelivery delivery={d} />}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </HorizontalScroll>
-      ) : null}
+      <QueryTable
+        label="Webhook deliveries"
+        emptyTitle="No deliveries"
+        empty="Messages on channels with webhook URLs are delivered to them."
+        minWidth={820}
+        query={deliveries}
+        rowKey={(d) => d.id}
+        columns={[
+          { header: 'URL', cell: (d) => d.url },
+          { header: 'State', cell: (d) => <Badge color={STATE_COLOR[d.state]}>{d.state}</Badge> },
+          { header: 'Attempts', cell: (d) => d.attempts },
+          { header: 'Last status', cell: (d) => d.lastStatus ?? '—' },
+          { header: 'Last error', cell: (d) => d.lastError ?? '—' },
+          {
+            header: 'Next attempt',
+            cell: (d) => (d.state === 'pending' ? formatTime(d.nextAttemptAt) : formatTime(d.deliveredAt)),
+          },
+          { header: 'Actions', cell: (d) => (d.state === 'delivered' ? null : <RetryDelivery delivery={d} />) },
+        ]}
+      />
     </Stack>
   );
 }

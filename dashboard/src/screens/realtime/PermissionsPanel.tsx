@@ -1,11 +1,11 @@
 // Who may subscribe to and publish on channels: the row-level security policies on the channels
 // (subscribe) and messages (publish) tables, as PostgreSQL holds them.
-import { Code, Stack, Table, Text, Title } from '@mantine/core';
+import { Code, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useApi } from '../../api/context';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import type { Permissions, Policy } from './types';
-import { HorizontalScroll } from '../../ui/HorizontalScroll';
+import { RowsTable } from '../../ui/QueryTable';
 
 function PolicyTable({ label, policies, none }: { label: string; policies: Policy[]; none: string }) {
   return (
@@ -16,31 +16,25 @@ function PolicyTable({ label, policies, none }: { label: string; policies: Polic
       {policies.length === 0 ? (
         <EmptyState title="No policies">{none}</EmptyState>
       ) : (
-        <HorizontalScroll label={`${label} policies`} minWidth={640}>
-          <Table aria-label={`${label} policies`} striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Policy</Table.Th>
-                <Table.Th>Command</Table.Th>
-                <Table.Th>Roles</Table.Th>
-                <Table.Th>Condition</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {policies.map((p) => (
-                <Table.Tr key={`${p.tableName}.${p.policyName}`}>
-                  <Table.Td>{p.policyName}</Table.Td>
-                  <Table.Td>{p.command}</Table.Td>
-                  <Table.Td>{p.roles.join(', ')}</Table.Td>
-                  <Table.Td>
-                    {p.using ? <Code block>using {p.using}</Code> : null}
-                    {p.withCheck ? <Code block>with check {p.withCheck}</Code> : null}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </HorizontalScroll>
+        <RowsTable
+          label={`${label} policies`}
+          rows={policies}
+          rowKey={(p) => `${p.tableName}.${p.policyName}`}
+          columns={[
+            { header: 'Policy', cell: (p) => p.policyName },
+            { header: 'Command', cell: (p) => p.command },
+            { header: 'Roles', cell: (p) => p.roles.join(', ') },
+            {
+              header: 'Condition',
+              cell: (p) => (
+                <>
+                  {p.using ? <Code block>using {p.using}</Code> : null}
+                  {p.withCheck ? <Code block>with check {p.withCheck}</Code> : null}
+                </>
+              ),
+            },
+          ]}
+        />
       )}
     </section>
   );

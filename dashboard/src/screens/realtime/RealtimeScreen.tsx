@@ -1,10 +1,18 @@
 // Realtime: channel patterns, who may subscribe and publish, recent messages and webhook
 // deliveries, one tab each.
 import { Stack, Tabs, Title } from '@mantine/core';
+import type { ReactNode } from 'react';
 import { ChannelsPanel } from './ChannelsPanel';
 import { DeliveriesPanel } from './DeliveriesPanel';
 import { MessagesPanel } from './MessagesPanel';
 import { PermissionsPanel } from './PermissionsPanel';
+
+const TABS: { value: string; label: string; panel: ReactNode }[] = [
+  { value: 'channels', label: 'Channels', panel: <ChannelsPanel /> },
+  { value: 'permissions', label: 'Permissions', panel: <PermissionsPanel /> },
+  { value: 'messages', label: 'Messages', panel: <MessagesPanel /> },
+  { value: 'deliveries', label: 'Webhook deliveries', panel: <DeliveriesPanel /> },
+];
 
 export default function RealtimeScreen() {
   return (
@@ -14,23 +22,17 @@ export default function RealtimeScreen() {
       </Title>
       <Tabs defaultValue="channels" keepMounted={false}>
         <Tabs.List>
-          <Tabs.Tab value="channels">Channels</Tabs.Tab>
-          <Tabs.Tab value="permissions">Permissions</Tabs.Tab>
-          <Tabs.Tab value="messages">Messages</Tabs.Tab>
-          <Tabs.Tab value="deliveries">Webhook deliveries</Tabs.Tab>
+          {TABS.map((tab) => (
+            <Tabs.Tab key={tab.value} value={tab.value}>
+              {tab.label}
+            </Tabs.Tab>
+          ))}
         </Tabs.List>
-        <Tabs.Panel value="channels" pt="md">
-          <ChannelsPanel />
-        </Tabs.Panel>
-        <Tabs.Panel value="permissions" pt="md">
-          <PermissionsPanel />
-        </Tabs.Panel>
-        <Tabs.Panel value="messages" pt="md">
-          <MessagesPanel />
-        </Tabs.Panel>
-        <Tabs.Panel value="deliveries" pt="md">
-          <DeliveriesPanel />
-        </Tabs.Panel>
+        {TABS.map((tab) => (
+          <Tabs.Panel key={tab.value} value={tab.value} pt="md">
+            {tab.panel}
+          </Tabs.Panel>
+        ))}
       </Tabs>
     </Stack>
   );

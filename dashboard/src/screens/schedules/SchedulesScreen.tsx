@@ -1,16 +1,15 @@
 // Schedules: every schedule with its timing, target and next run; create one; pause, resume, run
 // now, delete; and the run history of the one selected.
-import { Button, Group, Paper, Stack, Table, Text, Title } from '@mantine/core';
+import { Button, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../api/context';
-import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { formatTime } from '../../ui/format';
+import { QueryTable } from '../../ui/QueryTable';
 import { RunHistory } from './RunHistory';
 import { ScheduleForm } from './ScheduleForm';
 import { ScheduleRowActions } from './ScheduleRowActions';
 import { type Schedule, schedulesKey } from './types';
-import { HorizontalScroll } from '../../ui/HorizontalScroll';
 
 const targetOf = (s: Schedule) => (s.functionSlug ? `function ${s.functionSlug}` : s.functionUrl);
 
@@ -34,52 +33,35 @@ export default function SchedulesScreen() {
           <ScheduleForm onDone={() => setCreating(false)} />
         </Paper>
       ) : null}
-      {schedules.isPending ? <Loading what="schedules" /> : null}
-      {schedules.isError ? <ErrorState error={schedules.error} what="schedules" /> : null}
-      {schedules.data?.length === 0 ? (
-        <EmptyState title="No schedules yet">
-          A schedule calls a function or a URL of this API on a cron timing.
-        </EmptyState>
-      ) : null}
-      {schedules.data?.length ? (
-        <HorizontalScroll label="Schedules" minWidth={900}>
-          <Table aria-label="Schedules" striped verticalSpacing="sm">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Timing</Table.Th>
-                <Table.Th>Target</Table.Th>
-                <Table.Th>Last run</Table.Th>
-                <Table.Th>Next run</Table.Th>
-                <Table.Th>Actions</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {schedules.data.map((s) => (
-                <Table.Tr key={s.id}>
-                  <Table.Td>{s.name}</Table.Td>
-                  <Table.Td>
-                    <Text size="sm" ff="monospace">
-                      {s.cronSchedule}
-                    </Text>
-                    <Text size="xs">{s.timeZone}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm">
-                      {s.httpMethod} {targetOf(s)}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>{formatTime(s.lastExecutedAt)}</Table.Td>
-                  <Table.Td>{s.isActive ? formatTime(s.nextRun) : 'Paused'}</Table.Td>
-                  <Table.Td>
-                    <ScheduleRowActions schedule={s} onShowHistory={() => setHistoryOf(s.id)} />
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </HorizontalScroll>
-      ) : null}
+      <QueryTable
+        label="Schedules"
+        emptyTitle="No schedules yet"
+        empty="A schedule calls a function or a URL of this API on a cron timing."
+        minWidth={900}
+        query={schedules}
+        rowKey={(s) => s.id}
+        columns={[
+          { header: 'Name', cell: (s) => s.name },
+          {
+            header: 'Timing',
+            cell: (s) => (
+              <>
+                <Text size="sm" ff="monospace">
+                  {s.cronSchedule}
+                </Text>
+                <Text size="xs">{s.timeZone}</Text>
+              </>
+            ),
+          },
+          { header: 'Target', cell: (s) => `${s.httpMethod} ${targetOf(s)}` },
+          { header: 'Last run', cell: (s) => formatTime(s.lastExecutedAt) },
+          { header: 'Next run', cell: (s) => (s.isActive ? formatTime(s.nextRun) : 'Paused') },
+          {
+            header: 'Actions',
+            cell: (s) => <ScheduleRowActions schedule={s} onShowHistory={() => setHistoryOf(s.id)} />,
+          },
+        ]}
+      />
       {selected ? (
         <Paper withBorder p="md">
           <RunHistory schedule={selected} />
