@@ -1296,6 +1296,12 @@ const routes: Row[] = [
     request: () => ({ method: 'GET', url: '/api/schedules/config' }),
   },
   {
+    route: 'GET /api/schedules/preview',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/schedules/preview?cronSchedule=0%203%20*%20*%20*' }),
+  },
+  {
     route: 'PATCH /api/schedules/config',
     access: 'admin',
     ok: 200,
@@ -1307,6 +1313,7 @@ const routes: Row[] = [
       ['GET', '/api/schedules/:id/logs'],
       ['PATCH', '/api/schedules/:id'],
       ['DELETE', '/api/schedules/:id'],
+      ['POST', '/api/schedules/:id/run'],
     ] as const
   ).map(
     ([method, path]): Row => ({

@@ -1,10 +1,11 @@
 // Overview: liveness and readiness with the version, and how many users, tables, buckets and
-// functions the project has. Badges use shade 9 so white text keeps WCAG AA contrast.
+// functions the project has, and its recent errors. Badges use shade 9 so white text keeps WCAG AA contrast.
 import { Badge, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useApi } from '../api/context';
 import type { Health, ProjectMetadata, Readiness, UserPage } from '../api/types';
 import { ErrorState, Loading } from '../shell/states';
+import { RecentErrors } from './overview/RecentErrors';
 
 function Count({ label, value }: { label: string; value: number }) {
   return (
@@ -70,6 +71,12 @@ export default function Overview() {
             <Count label="Functions" value={metadata.data.functions.functions.length} />
           </SimpleGrid>
         ) : null}
+      </section>
+      <section aria-label="Recent errors">
+        <Title order={2} size="h4" mb="xs">
+          Recent errors
+        </Title>
+        <RecentErrors />
       </section>
     </Stack>
   );

@@ -14,6 +14,11 @@ const AuthSettingsScreen = lazy(() => import('../screens/auth-settings/AuthSetti
 const SecretsScreen = lazy(() => import('../screens/secrets/SecretsScreen'));
 const Storage = lazy(() => import('../screens/storage/StorageScreen'));
 const Functions = lazy(() => import('../screens/functions/FunctionsScreen'));
+const RealtimeScreen = lazy(() => import('../screens/realtime/RealtimeScreen'));
+const SchedulesScreen = lazy(() => import('../screens/schedules/SchedulesScreen'));
+const BackupsScreen = lazy(() => import('../screens/backups/BackupsScreen'));
+const PaymentsScreen = lazy(() => import('../screens/payments/PaymentsScreen'));
+const AiScreen = lazy(() => import('../screens/ai/AiScreen'));
 
 export interface ScreenEntry {
   path: string;
@@ -33,6 +38,11 @@ export const screens: ScreenEntry[] = [
   { path: '/secrets', label: 'Secrets', render: () => <SecretsScreen /> },
   { path: '/storage', label: 'Storage', render: (rest) => <Storage rest={rest} /> },
   { path: '/functions', label: 'Functions', render: (rest) => <Functions rest={rest} /> },
+  { path: '/realtime', label: 'Realtime', render: () => <RealtimeScreen /> },
+  { path: '/schedules', label: 'Schedules', render: () => <SchedulesScreen /> },
+  { path: '/backups', label: 'Backups', render: () => <BackupsScreen /> },
+  { path: '/payments', label: 'Payments', render: () => <PaymentsScreen /> },
+  { path: '/ai', label: 'AI', render: () => <AiScreen /> },
 ];
 
 /** The screen that owns a path and the rest of it below the screen's own, or null. */

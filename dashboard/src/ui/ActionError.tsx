@@ -1,10 +1,11 @@
 // The error of an action the admin took (run, save, apply…): the server's message and the fix it
-// suggests, announced to screen readers.
+// suggests, announced to screen readers; nothing while there is no error.
 import { Alert, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { ApiError } from '../api/client';
 
 export function ActionError({ title, error, children }: { title: string; error: unknown; children?: ReactNode }) {
+  if (!error) return null;
   const message = error instanceof Error ? error.message : String(error);
   const nextActions = error instanceof ApiError ? error.nextActions : undefined;
   return (

@@ -6,15 +6,12 @@
 import { withTx, type Queryable } from '../../core/db.js';
 import type { Deps } from '../../deps.js';
 import { nextDueAfterNow, parseTiming } from './cron-expression.js';
-import { resolveHeaders } from './header-secrets.js';
-import { runTarget } from './run-target.js';
+import { runLeaseUntil, runScheduleOnce } from './run-once.js';
 import * as repo from './schedules.repo.js';
 import { RETENTION_DEFAULT_DAYS } from './schedules.schemas.js';
 
 /** A run is tried this many times in all when the servers running it stop before it ends. */
 export const MAX_ATTEMPTS = 2;
-/** Beyond the run's timeout, how long its server has to record the outcome before the lease ends. */
-const LEASE_MARGIN_MS = 30_000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 type Log = (level: 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
@@ -54,8 +51,7 @@ export function createScheduler(
   let lastPruneAt = Number.NEGATIVE_INFINITY;
   let closed = false;
 
-  const timeoutOf = (s: repo.ScheduleRow) => s.timeoutMs ?? settings.runTimeoutMs;
-  const leaseUntil = (s: repo.ScheduleRow, now: Date) => new Date(now.getTime() + timeoutOf(s) + LEASE_MARGIN_MS);
+  const leaseUntil = (s: repo.ScheduleRow, now: Date) => runLeaseUntil(deps, s, now);
 
   /** Advances one locked due schedule; answers whether its due time fires. */
   async function advance(tx: Queryable, schedule: repo.ScheduleRow, now: Date): Promise<'fire' | 'skip'> {
@@ -118,24 +114,7 @@ export function createScheduler(
   }
 
   async function execute({ runId, schedule }: Claim): Promise<void> {
-    let outcome: repo.RunOutcome;
-    try {
-      outcome = await runTarget(
-        { sql: deps.sql, runtime: deps.runtime, apiBaseUrl: deps.config.apiBaseUrl },
-        {
-          functionSlug: schedule.functionSlug,
-          functionUrl: schedule.functionUrl,
-          method: schedule.httpMethod,
-          headers: await resolveHeaders(deps.sql, deps.keyring, schedule.headers),
-          body: schedule.body,
-          timeoutMs: timeoutOf(schedule),
-          stop: stopping.signal,
-        },
-      );
-    } catch (err) {
-      // Resolving the headers failed (a secret is gone, or the database is unreachable).
-      outcome = { status: 'failed', statusCode: 500, durationMs: 0, message: (err as Error).message, excerpt: null };
-    }
+    const outcome = await runScheduleOnce(deps, schedule, stopping.signal);
     try {
       await repo.finishRun(deps.sql, runId, deps.clock.now(), outcome);
     } catch (err) {

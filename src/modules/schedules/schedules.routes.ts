@@ -1,11 +1,15 @@
 // Schedules over HTTP (all admin), as the reference platform routes them under /api/schedules:
-// /config is registered before /{id}; /{id}/logs reads the run history.
+// /config and /preview are registered before /{id}; /{id}/logs reads the run history, /{id}/run
+// runs one now.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   createdScheduleSchema,
   createScheduleSchema,
   logsQuerySchema,
   messageSchema,
+  previewQuerySchema,
+  previewSchema,
+  runLogSchema,
   runLogsSchema,
   scheduleIdParamsSchema,
   scheduleSchema,
@@ -51,6 +55,19 @@ export function schedulesRoutes(schedules: SchedulesService): FastifyPluginAsync
       handler: (request) => schedules.updateConfig(request.body),
     });
 
+    app.get('/api/schedules/preview', {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'The next due times of a cron expression (or "<n> seconds") in a time zone, from now',
+        security,
+        querystring: previewQuerySchema,
+        response: { 200: previewSchema },
+      },
+      handler: (request) =>
+        schedules.previewRuns(request.query.cronSchedule, request.query.timeZone, request.query.count),
+    });
+
     app.post('/api/schedules', {
       config: admin,
       schema: {
@@ -86,6 +103,23 @@ export function schedulesRoutes(schedules: SchedulesService): FastifyPluginAsync
         response: { 200: runLogsSchema },
       },
       handler: (request) => schedules.logs(request.params.id, request.query),
+    });
+
+    app.post('/api/schedules/:id/run', {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Run a schedule now (paused or not); answers the run, recorded in its history, once it ended',
+        security,
+        params: scheduleIdParamsSchema,
+        response: { 200: runLogSchema },
+      },
+      handler: (request, reply) => {
+        // The run stops (recorded as failed) when the caller goes away before the answer.
+        const stop = new AbortController();
+        reply.raw.once('close', () => stop.abort());
+        return schedules.runNow(request.params.id, stop.signal);
+      },
     });
 
     app.patch('/api/schedules/:id', {

@@ -148,3 +148,10 @@ export const runLogsSchema = z.object({
 
 export const schedulesConfigSchema = z.object({ retentionDays: z.number().int().nullable() });
 export const schedulesConfigUpdateSchema = z.object({ retentionDays: z.number().int().positive().nullable() });
+
+export const previewQuerySchema = z.object({
+  cronSchedule: scheduleFields.cronSchedule,
+  timeZone: scheduleFields.timeZone.default('UTC'),
+  count: z.coerce.number().int().min(1).max(20).default(5),
+});
+export const previewSchema = z.object({ nextRuns: z.array(z.string()) });

@@ -6,6 +6,7 @@ import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import { nextDueAfter, parseTiming } from './cron-expression.js';
 import { checkHeaderSecrets } from './header-secrets.js';
+import { type RunOnceDeps, runLeaseUntil, runScheduleOnce } from './run-once.js';
 import * as repo from './schedules.repo.js';
 import {
   type CreateSchedule,
@@ -24,7 +25,7 @@ const notFound = () =>
     nextActions: 'List the schedules with GET /api/schedules.',
   });
 
-export function createSchedulesService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>) {
+export function createSchedulesService(deps: RunOnceDeps & Pick<Deps, 'clock'>) {
   const base = new URL(deps.config.apiBaseUrl);
   const basePath = base.pathname.replace(/\/$/, '');
 
@@ -167,6 +168,41 @@ export function createSchedulesService(deps: Pick<Deps, 'sql' | 'clock' | 'confi
         repo.countRuns(deps.sql, id),
       ]);
       return { logs: runs.map(runViewOf), totalCount, ...page };
+    },
+
+    /** The next `count` due times of a timing from now (checks it: 400 when bad). */
+    previewRuns(cronSchedule: string, timeZone: string, count: number): { nextRuns: string[] } {
+      const timing = parseTiming(cronSchedule, timeZone);
+      const nextRuns: string[] = [];
+      let after: Date | null = deps.clock.now();
+      while (nextRuns.length < count && after !== null) {
+        after = nextDueAfter(timing, after);
+        if (after !== null) nextRuns.push(after.toISOString());
+      }
+      return { nextRuns };
+    },
+
+    /**
+     * Runs a schedule now, outside its timing (paused or not): the run is recorded in the history
+     * like a due one, and the answer is that run once it ended.
+     */
+    async runNow(id: string, stop: AbortSignal): Promise<RunLogView> {
+      const schedule = await repo.findSchedule(deps.sql, id);
+      if (!schedule) throw notFound();
+      const now = deps.clock.now();
+      const runId = await repo.insertRun(deps.sql, {
+        scheduleId: id,
+        dueAt: now,
+        startedAt: now,
+        leaseUntil: runLeaseUntil(deps, schedule, now),
+      });
+      if (runId === undefined)
+        throw new AppError('CONFLICT', 'This schedule already has a run that started at this instant.', {
+          nextActions: `Wait for it to end, then see it with GET /api/schedules/${id}/logs.`,
+        });
+      const outcome = await runScheduleOnce(deps, schedule, stop);
+      await repo.finishRun(deps.sql, runId, deps.clock.now(), outcome);
+      return runViewOf({ id: runId, scheduleId: id, dueAt: now, startedAt: now, attempt: 1, ...outcome });
     },
 
     async config(): Promise<{ retentionDays: number | null }> {

@@ -1,0 +1,58 @@
+// The usage report folded the two ways the screen shows it: tokens per UTC day (the chart) and
+// per caller and day (the table).
+import type { UsageRow } from './types';
+
+/** Sums rows into one total per key, in first-seen order. */
+function totalsBy<T>(
+  rows: UsageRow[],
+  keyOf: (row: UsageRow) => string,
+  start: (row: UsageRow) => T,
+  add: (total: T, row: UsageRow) => void,
+): T[] {
+  const totals = new Map<string, T>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const total = totals.get(key) ?? start(row);
+    add(total, row);
+    totals.set(key, total);
+  }
+  return [...totals.values()];
+}
+
+export interface DayTotal {
+  day: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export function totalsByDay(rows: UsageRow[]): DayTotal[] {
+  return totalsBy<DayTotal>(
+    rows,
+    (row) => row.day,
+    (row) => ({ day: row.day, inputTokens: 0, outputTokens: 0 }),
+    (total, row) => {
+      total.inputTokens += row.inputTokens;
+      total.outputTokens += row.outputTokens;
+    },
+  ).sort((a, b) => a.day.localeCompare(b.day));
+}
+
+export interface CallerDay {
+  day: string;
+  subject: string;
+  subjectKind: string;
+  requests: number;
+  tokens: number;
+}
+
+export function totalsByCallerAndDay(rows: UsageRow[]): CallerDay[] {
+  return totalsBy<CallerDay>(
+    rows,
+    (row) => `${row.day}\u0000${row.subject}`,
+    (row) => ({ day: row.day, subject: row.subject, subjectKind: row.subjectKind, requests: 0, tokens: 0 }),
+    (total, row) => {
+      total.requests += row.requests;
+      total.tokens += row.inputTokens + row.outputTokens;
+    },
+  ).sort((a, b) => b.day.localeCompare(a.day) || b.tokens - a.tokens);
+}
