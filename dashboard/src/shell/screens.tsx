@@ -3,8 +3,8 @@
 import { lazy, type ReactNode } from 'react';
 
 const Overview = lazy(() => import('../screens/Overview'));
-const TablesList = lazy(() => import('../screens/TablesList'));
-const TableGrid = lazy(() => import('../screens/TableGrid'));
+const TablesList = lazy(() => import('../screens/tables/TablesList'));
+const TableView = lazy(() => import('../screens/tables/TableView'));
 
 export interface ScreenEntry {
   path: string;
@@ -15,7 +15,7 @@ export interface ScreenEntry {
 
 export const screens: ScreenEntry[] = [
   { path: '/', label: 'Overview', render: () => <Overview /> },
-  { path: '/tables', label: 'Tables', render: (rest) => (rest ? <TableGrid table={rest} /> : <TablesList />) },
+  { path: '/tables', label: 'Tables', render: (rest) => (rest ? <TableView table={rest} /> : <TablesList />) },
 ];
 
 /** The screen that owns a path and the rest of it below the screen's own, or null. */
