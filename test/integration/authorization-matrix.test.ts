@@ -747,6 +747,21 @@ const routes: Row[] = [
     }),
   ),
 
+  // The admin record editor (dashboard): the records pipeline behind admin access; an unknown
+  // table answers 404 once the caller is the admin.
+  ...(['GET', 'POST', 'PATCH', 'DELETE'] as const).map(
+    (method): Row => ({
+      route: `${method} /api/database/admin/tables/:table/records`,
+      access: 'admin',
+      ok: 404,
+      request: () => ({
+        method,
+        url: '/api/database/admin/tables/matrix_missing/records?id=eq.1',
+        ...(method === 'POST' || method === 'PATCH' ? { payload: { id: 1 } } : {}),
+      }),
+    }),
+  ),
+
   // Function calls: any credential reaches the pipeline (row-level security applies inside the
   // function); an unknown function answers 404 to every accepted caller alike. Also under the
   // records path, where PostgREST clients send .rpc(). (HEAD is covered with the GET rows.)

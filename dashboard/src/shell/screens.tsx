@@ -3,20 +3,20 @@
 import { lazy, type ReactNode } from 'react';
 
 const Overview = lazy(() => import('../screens/Overview'));
-const TablesList = lazy(() => import('../screens/TablesList'));
-const TableGrid = lazy(() => import('../screens/TableGrid'));
+const TablesList = lazy(() => import('../screens/tables/TablesList'));
+const TableView = lazy(() => import('../screens/tables/TableView'));
 const SqlScreen = lazy(() => import('../screens/sql/SqlScreen'));
 const MigrationsScreen = lazy(() => import('../screens/migrations/MigrationsScreen'));
-const LogsScreen = lazy(() => import('../screens/logs/LogsScreen'));
 const UsersScreen = lazy(() => import('../screens/users/UsersScreen'));
 const UserDetail = lazy(() => import('../screens/users/UserDetail'));
 const AuthSettingsScreen = lazy(() => import('../screens/auth-settings/AuthSettingsScreen'));
-const SecretsScreen = lazy(() => import('../screens/secrets/SecretsScreen'));
 const Storage = lazy(() => import('../screens/storage/StorageScreen'));
 const Functions = lazy(() => import('../screens/functions/FunctionsScreen'));
+const SecretsScreen = lazy(() => import('../screens/secrets/SecretsScreen'));
 const RealtimeScreen = lazy(() => import('../screens/realtime/RealtimeScreen'));
 const SchedulesScreen = lazy(() => import('../screens/schedules/SchedulesScreen'));
 const BackupsScreen = lazy(() => import('../screens/backups/BackupsScreen'));
+const LogsScreen = lazy(() => import('../screens/logs/LogsScreen'));
 const PaymentsScreen = lazy(() => import('../screens/payments/PaymentsScreen'));
 const AiScreen = lazy(() => import('../screens/ai/AiScreen'));
 
@@ -29,18 +29,18 @@ export interface ScreenEntry {
 
 export const screens: ScreenEntry[] = [
   { path: '/', label: 'Overview', render: () => <Overview /> },
-  { path: '/tables', label: 'Tables', render: (rest) => (rest ? <TableGrid table={rest} /> : <TablesList />) },
+  { path: '/tables', label: 'Tables', render: (rest) => (rest ? <TableView table={rest} /> : <TablesList />) },
   { path: '/sql', label: 'SQL editor', render: () => <SqlScreen /> },
   { path: '/migrations', label: 'Migrations', render: () => <MigrationsScreen /> },
-  { path: '/logs', label: 'Logs', render: () => <LogsScreen /> },
   { path: '/users', label: 'Users', render: (rest) => (rest ? <UserDetail userId={rest} /> : <UsersScreen />) },
   { path: '/auth-settings', label: 'Auth settings', render: () => <AuthSettingsScreen /> },
-  { path: '/secrets', label: 'Secrets', render: () => <SecretsScreen /> },
   { path: '/storage', label: 'Storage', render: (rest) => <Storage rest={rest} /> },
   { path: '/functions', label: 'Functions', render: (rest) => <Functions rest={rest} /> },
+  { path: '/secrets', label: 'Secrets', render: () => <SecretsScreen /> },
   { path: '/realtime', label: 'Realtime', render: () => <RealtimeScreen /> },
   { path: '/schedules', label: 'Schedules', render: () => <SchedulesScreen /> },
   { path: '/backups', label: 'Backups', render: () => <BackupsScreen /> },
+  { path: '/logs', label: 'Logs', render: () => <LogsScreen /> },
   { path: '/payments', label: 'Payments', render: () => <PaymentsScreen /> },
   { path: '/ai', label: 'AI', render: () => <AiScreen /> },
 ];

@@ -1,7 +1,20 @@
-// A dialog that asks before a destructive or risky action: what will happen, then Cancel or the
-// action itself (red when it destroys something).
-import { Button, Group, Modal, Stack, Text } from '@mantine/core';
+// A dialog that asks before a destructive or risky action: what will happen, the failure if the
+// action failed, then Cancel or the action itself (red when it destroys something).
+import { Alert, Button, Group, Modal, Stack, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
+
+export interface ConfirmDialogProps {
+  opened: boolean;
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  /** Red confirm button (the default): the action destroys something. */
+  danger?: boolean;
+  onConfirm(): void;
+  onClose(): void;
+  busy?: boolean;
+  error?: unknown;
+}
 
 export function ConfirmDialog({
   opened,
@@ -10,25 +23,24 @@ export function ConfirmDialog({
   confirmLabel,
   danger = true,
   onConfirm,
-  onCancel,
-}: {
-  opened: boolean;
-  title: string;
-  children: ReactNode;
-  confirmLabel: string;
-  danger?: boolean;
-  onConfirm: () => void;
-  onCancel: () => void;
-}) {
+  onClose,
+  busy,
+  error,
+}: ConfirmDialogProps) {
   return (
-    <Modal opened={opened} onClose={onCancel} title={title} centered>
+    <Modal opened={opened} onClose={onClose} title={title} centered closeButtonProps={{ 'aria-label': 'Close' }}>
       <Stack>
         {typeof children === 'string' ? <Text size="sm">{children}</Text> : children}
+        {error ? (
+          <Alert color="red" role="alert" title="It did not work">
+            {error instanceof Error ? error.message : String(error)}
+          </Alert>
+        ) : null}
         <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
+          <Button variant="default" onClick={onClose}>
             Cancel
           </Button>
-          <Button color={danger ? 'red' : undefined} onClick={onConfirm}>
+          <Button color={danger ? 'red.9' : undefined} loading={busy} onClick={onConfirm}>
             {confirmLabel}
           </Button>
         </Group>

@@ -32,6 +32,8 @@ function whoIs(request: FastifyRequest): Who {
 const moduleOf = (route: string): string =>
   (/^\/api\/([^/]+)/.exec(route)?.[1] ?? route.split('/')[1] ?? 'API').toUpperCase();
 
+const hasKeys = (value: unknown) => typeof value === 'object' && value !== null && Object.keys(value).length > 0;
+
 const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
 
 /** Installs the hooks on the root instance; `logs` null: stdout only (LOGS_STORE=false). */
@@ -99,6 +101,8 @@ export function logRequests(app: FastifyInstance, logs: LogsService | null, cloc
           module: moduleOf(route),
           target: redactSecrets(request.params),
           body: redactSecrets(request.body),
+          // Which rows a filtered write touched (the admin record editor: ?id=eq.…).
+          ...(hasKeys(request.query) ? { query: redactSecrets(request.query) } : {}),
         }),
       );
     }

@@ -110,6 +110,8 @@ export const columnInfo = z.object({
   isPrimaryKey: z.boolean(),
   isUnique: z.boolean(),
   defaultValue: z.string().nullable(),
+  /** The labels of an enum column's type, in order (null for other types). */
+  enumValues: z.array(z.string()).nullable(),
   foreignKey: foreignKeyInfo.nullable(),
 });
 export type ColumnInfo = z.infer<typeof columnInfo>;

@@ -1,5 +1,5 @@
 // Reads one public table's schema from the catalog: its columns with type, nullability, key,
-// uniqueness, default and single-column foreign key, and whether row-level security is on.
+// uniqueness, default, enum labels and single-column foreign key, and whether row-level security is on.
 import type { Queryable } from '../../core/db.js';
 import type { ColumnInfo, TableSchema } from './table-admin.schemas.js';
 
@@ -37,6 +37,7 @@ export async function readColumns(db: Queryable, oid: number): Promise<ColumnInf
            exists (select 1 from pg_constraint p where p.conrelid = a.attrelid and p.contype = 'p' and a.attnum = any(p.conkey)) as "isPrimaryKey",
            exists (select 1 from pg_constraint u where u.conrelid = a.attrelid and u.contype in ('u', 'p') and u.conkey = array[a.attnum]) as "isUnique",
            pg_get_expr(d.adbin, d.adrelid) as "defaultValue",
+           (select array_agg(e.enumlabel::text order by e.enumsortorder) from pg_enum e where e.enumtypid = a.atttypid) as "enumValues",
            case when rn.nspname = 'public' then rc.relname else rn.nspname || '.' || rc.relname end as "referenceTable",
            ra.attname as "referenceColumn", fk.confdeltype::text as "onDelete", fk.confupdtype::text as "onUpdate"
     from pg_attribute a

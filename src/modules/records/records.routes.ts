@@ -1,4 +1,7 @@
-// /api/database/records/{table}: PostgREST's wire conventions over the records pipeline.
+// /api/database/records/{table}: PostgREST's wire conventions over the records pipeline; and the
+// same pipeline as the dashboard's record editor, /api/database/admin/tables/{table}/records, an
+// admin-only route so that every successful write through it is audited (logs module).
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { principalOf } from '../../http/principal.js';
@@ -13,6 +16,18 @@ export function recordsRoutes(records: RecordsService, limits: { maxJsonDepth: n
     pgrstFrameworkErrors(app);
     acceptCsvBodies(app);
 
+    const params = z.object({ table: z.string().min(1).max(63) });
+    const handler = async (request: FastifyRequest<{ Params: { table: string } }>, reply: FastifyReply) => {
+      const response = await records.handle({
+        method: request.method as RecordsMethod,
+        table: request.params.table,
+        ...pgrstParts(request),
+        body: request.body,
+        principal: principalOf(request),
+      });
+      return sendPgrst(reply, response);
+    };
+
     app.route({
       method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
       url: '/api/database/records/:table',
@@ -22,18 +37,22 @@ export function recordsRoutes(records: RecordsService, limits: { maxJsonDepth: n
         tags: ['records'],
         summary: 'Read, insert, update or delete records (PostgREST grammar; row-level security applies)',
         security: [{ bearerAuth: [] }],
-        params: z.object({ table: z.string().min(1).max(63) }),
+        params,
       },
-      handler: async (request, reply) => {
-        const response = await records.handle({
-          method: request.method as RecordsMethod,
-          table: request.params.table,
-          ...pgrstParts(request),
-          body: request.body,
-          principal: principalOf(request),
-        });
-        return sendPgrst(reply, response);
+      handler,
+    });
+
+    app.route({
+      method: ['GET', 'POST', 'PATCH', 'DELETE'],
+      url: '/api/database/admin/tables/:table/records',
+      config: { access: 'admin' },
+      schema: {
+        tags: ['records'],
+        summary: 'Admin record editor (PostgREST grammar, as the admin); successful writes are audited',
+        security: [{ bearerAuth: [] }, { apiKey: [] }],
+        params,
       },
+      handler,
     });
   };
 }

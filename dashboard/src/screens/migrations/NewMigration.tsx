@@ -109,7 +109,7 @@ export function NewMigration({ latestVersion }: { latestVersion: string | undefi
         opened={confirming}
         title={`Apply a migration the dry run rates ${checked?.riskLevel ?? ''}?`}
         confirmLabel="Apply migration"
-        onCancel={() => setConfirming(false)}
+        onClose={() => setConfirming(false)}
         onConfirm={() => {
           setConfirming(false);
           apply.mutate();

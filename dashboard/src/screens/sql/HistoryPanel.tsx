@@ -55,7 +55,7 @@ export function HistoryPanel({
         opened={confirming}
         title="Clear the query history?"
         confirmLabel="Clear history"
-        onCancel={() => setConfirming(false)}
+        onClose={() => setConfirming(false)}
         onConfirm={() => {
           setConfirming(false);
           onClear();

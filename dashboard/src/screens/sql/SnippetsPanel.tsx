@@ -137,7 +137,7 @@ export function SnippetsPanel({
         opened={deleting !== null}
         title={`Delete the snippet “${deleting?.name ?? ''}”?`}
         confirmLabel="Delete snippet"
-        onCancel={() => setDeleting(null)}
+        onClose={() => setDeleting(null)}
         onConfirm={() => {
           if (deleting) remove.mutate(deleting);
           setDeleting(null);

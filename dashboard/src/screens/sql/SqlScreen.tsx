@@ -149,7 +149,7 @@ export default function SqlScreen() {
         opened={confirmingOwner}
         title="Run as the database owner?"
         confirmLabel="Run unrestricted"
-        onCancel={() => setConfirmingOwner(false)}
+        onClose={() => setConfirmingOwner(false)}
         onConfirm={() => {
           setConfirmingOwner(false);
           run.mutate({ sql, mode: 'owner' });
