@@ -1,4 +1,4 @@
-// Runs the real `plinth` binary (bin/plinth.js) as a child process in a project directory, and
+// Runs the real `plinth` binary (cli/bin/plinth.js) as a child process in a project directory, and
 // makes temporary project directories with migration files in them.
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const BIN = fileURLToPath(new URL('../../../bin/plinth.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../../cli/bin/plinth.js', import.meta.url));
 
 export interface CliResult {
   code: number | null;
