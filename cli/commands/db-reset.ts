@@ -61,7 +61,7 @@ export function registerDbReset(db: Command, ctx: CommandContext): void {
       const { rows } = await runSql(api, LIST_OBJECTS);
       const drops = rows.map((r) => String(r.statement));
       if (drops.length > 0) await runSql(api, `${drops.join(';\n')};`);
-      await runSql(api, 'delete from system.custom_migrations');
+      await api.call('DELETE', '/api/database/migrations');
       say(ctx, `Dropped ${drops.length} object${drops.length === 1 ? '' : 's'} and the migration history.`);
       const applied = await applyPending(ctx, api, local);
       const seedPath = path.resolve(ctx.cwd, options.seed);

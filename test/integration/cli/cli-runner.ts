@@ -22,6 +22,35 @@ function cleanEnv(extra: Record<string, string>): Record<string, string> {
   return { ...env, ...extra };
 }
 
+/** A long-running command (e.g. `logs tail`): its output so far, and a wait for some text in it. */
+export function spawnCli(cwd: string, args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const waiters: (() => void)[] = [];
+  const wake = () => {
+    for (const waiter of waiters.splice(0)) waiter();
+  };
+  child.stdout.on('data', (d) => {
+    stdout += d;
+    wake();
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    wake();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return {
+    child,
+    exited,
+    output: () => ({ stdout, stderr }),
+    /** Resolves once stdout or stderr (as chosen) contains the text. */
+    async waitFor(stream: 'stdout' | 'stderr', text: string): Promise<void> {
+      while (!(stream === 'stdout' ? stdout : stderr).includes(text)) await new Promise<void>((r) => waiters.push(r));
+    },
+  };
+}
+
 export function runCli(cwd: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
