@@ -1,31 +1,64 @@
-// The `plinth` command-line tool: login/config, `db migrations new|list|fetch|up` and `db types`. Every
-// failure ends as one line on stderr and a non-zero exit code.
+// The `plinth` command-line tool: every command, the global flags (--url, --api-key, --json), and
+// failures as one line on stderr (JSON with --json) and a non-zero exit code. Command files load
+// their heavier parts on first use so that `plinth --help` starts fast.
 import { Command, CommanderError } from 'commander';
-import { createApiClient, type ApiClient } from './api-client.js';
+import type { ApiClient } from './api-client.js';
 import { CliError } from './cli-error.js';
+import { registerBackup } from './commands/backup.js';
+import { registerDbQuery } from './commands/db-query.js';
+import { registerDbReset } from './commands/db-reset.js';
 import { registerFetch } from './commands/fetch.js';
+import { registerFunctions } from './commands/functions.js';
 import { registerList } from './commands/list.js';
 import { registerLogin } from './commands/login.js';
+import { registerLogs } from './commands/logs.js';
 import { registerNew } from './commands/new.js';
+import { registerSecrets } from './commands/secrets.js';
+import { registerStorage } from './commands/storage.js';
 import { registerTypes } from './commands/types.js';
 import { registerUp } from './commands/up.js';
 import { resolveServer } from './project-config.js';
+
+export interface GlobalFlags {
+  url?: string;
+  apiKey?: string;
+  json?: boolean;
+}
 
 export interface CommandContext {
   cwd: string;
   env: Record<string, string | undefined>;
   now(): Date;
   out(line: string): void;
+  /** Progress and prompts: stderr, so stdout stays the command's answer. */
+  err(text: string): void;
+  /** Whether stdin is a terminal a question can be asked on. */
+  interactive: boolean;
+  /** A line typed by the user (only when interactive). */
+  ask(question: string): Promise<string>;
+  /** The global flags of the command being run. */
+  flags: GlobalFlags;
   /** The API client for the configured server (resolved when a command first needs it). */
   api(): Promise<ApiClient>;
 }
 
 export function buildProgram(ctx: CommandContext): Command {
-  const program = new Command('plinth').description('Plinth command-line tool').exitOverride();
+  const program = new Command('plinth')
+    .description('Plinth command-line tool')
+    .option('--url <url>', 'server base URL (default: PLINTH_URL, .env, then `plinth login`)')
+    .option('--api-key <key>', 'project API key (default: PLINTH_API_KEY, .env, then `plinth login`)')
+    .option('--json', 'print the answer (and errors) as JSON for scripts')
+    .showHelpAfterError()
+    .exitOverride();
   program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  program.hook('preAction', (_program, action) => {
+    ctx.flags = action.optsWithGlobals<GlobalFlags>();
+  });
   registerLogin(program, ctx);
   const db = program.command('db').description('database commands');
+  registerDbQuery(db, ctx);
   registerTypes(db, ctx);
+  registerDbReset(db, ctx);
   const migrations = db
     .command('migrations')
     .description('forward-only SQL migrations in migrations/ (no down or rollback: write a new migration instead)');
@@ -33,8 +66,13 @@ export function buildProgram(ctx: CommandContext): Command {
   registerList(migrations, ctx);
   registerFetch(migrations, ctx);
   registerUp(migrations, ctx);
-  for (const command of [program, ...program.commands, ...program.commands.flatMap((c) => c.commands)])
-    command.exitOverride();
+  registerFunctions(program, ctx);
+  registerSecrets(program, ctx);
+  registerStorage(program, ctx);
+  registerLogs(program, ctx);
+  registerBackup(program, ctx);
+  const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
+  for (const command of all(program)) command.exitOverride();
   return program;
 }
 
@@ -44,7 +82,22 @@ export async function main(argv: string[], env: Record<string, string | undefine
     env,
     now: () => new Date(),
     out: (line) => process.stdout.write(`${line}\n`),
-    api: async () => createApiClient(await resolveServer(process.cwd(), env)),
+    err: (text) => process.stderr.write(text),
+    interactive: Boolean(process.stdin.isTTY),
+    ask: async (question) => {
+      const { createInterface } = await import('node:readline/promises');
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      try {
+        return await rl.question(question);
+      } finally {
+        rl.close();
+      }
+    },
+    flags: {},
+    api: async () => {
+      const { createApiClient } = await import('./api-client.js');
+      return createApiClient(await resolveServer(process.cwd(), env, ctx.flags));
+    },
   };
   try {
     await buildProgram(ctx).parseAsync(argv);
@@ -52,7 +105,12 @@ export async function main(argv: string[], env: Record<string, string | undefine
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
     const message = err instanceof CliError ? err.message : `Unexpected failure: ${(err as Error).message}`;
-    process.stderr.write(`Error: ${message}\n`);
+    const json = ctx.flags.json || argv.includes('--json');
+    process.stderr.write(
+      json
+        ? `${JSON.stringify({ error: err instanceof CliError ? (err.extra.code ?? 'CLI_ERROR') : 'UNEXPECTED', message, ...(err instanceof CliError ? { nextActions: err.extra.nextActions, details: err.extra.details } : {}) })}\n`
+        : `Error: ${message}\n`,
+    );
     return 1;
   }
 }

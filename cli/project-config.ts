@@ -1,5 +1,6 @@
-// Where the tool finds its server: PLINTH_URL and PLINTH_API_KEY from the environment win over
-// the project file (.plinth/project.json, written by `plinth login`, readable by its owner only).
+// Where the tool finds its server, first found wins: the --url/--api-key flags, PLINTH_URL and
+// PLINTH_API_KEY from the environment, then from the app folder's .env file, then the project file
+// (.plinth/project.json, written by `plinth login`, readable by its owner only).
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -8,7 +9,8 @@ import { CliError } from './cli-error.js';
 export interface ServerConfig {
   url: string;
   apiKey: string;
-  source: 'environment' | 'project file' | 'environment and project file';
+  /** Where the URL and the key came from, e.g. "flags", "environment", ".env and project file". */
+  source: string;
 }
 
 export const projectFile = (dir: string) => path.join(dir, '.plinth', 'project.json');
@@ -39,21 +41,43 @@ export function normaliseUrl(raw: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
-export async function resolveServer(dir: string, env: Record<string, string | undefined>): Promise<ServerConfig> {
-  const saved = await readProjectFile(dir);
-  const envUrl = env.PLINTH_URL || undefined;
-  const envKey = env.PLINTH_API_KEY || undefined;
-  const url = envUrl ?? saved.url;
-  const apiKey = envKey ?? saved.apiKey;
-  if (!url || !apiKey) {
+/** PLINTH_URL and PLINTH_API_KEY from a .env file in the folder (KEY=value lines, optional quotes). */
+async function readDotEnv(dir: string): Promise<{ url?: string; apiKey?: string }> {
+  const file = path.join(dir, '.env');
+  if (!existsSync(file)) return {};
+  const values: Record<string, string> = {};
+  for (const line of (await readFile(file, 'utf8')).split(/\r?\n/)) {
+    const match = /^\s*(?:export\s+)?(PLINTH_URL|PLINTH_API_KEY)\s*=\s*(.*?)\s*$/.exec(line);
+    if (match) values[match[1]!] = match[2]!.replace(/^(['"])(.*)\1$/, '$2');
+  }
+  return { url: values.PLINTH_URL || undefined, apiKey: values.PLINTH_API_KEY || undefined };
+}
+
+export interface ServerFlags {
+  url?: string;
+  apiKey?: string;
+}
+
+export async function resolveServer(
+  dir: string,
+  env: Record<string, string | undefined>,
+  flags: ServerFlags = {},
+): Promise<ServerConfig> {
+  const layers: [string, { url?: string; apiKey?: string }][] = [
+    ['flags', flags],
+    ['environment', { url: env.PLINTH_URL || undefined, apiKey: env.PLINTH_API_KEY || undefined }],
+    ['.env', await readDotEnv(dir)],
+    ['project file', await readProjectFile(dir)],
+  ];
+  const urlLayer = layers.find(([, l]) => l.url);
+  const keyLayer = layers.find(([, l]) => l.apiKey);
+  if (!urlLayer || !keyLayer) {
     throw new CliError(
-      'No Plinth server configured. Run `plinth login --url <url> --api-key <key>` or set PLINTH_URL and PLINTH_API_KEY.',
+      'No Plinth server configured. Run `plinth login --url <url> --api-key <key>` or set PLINTH_URL and PLINTH_API_KEY (environment or .env), or pass --url and --api-key.',
     );
   }
-  const fromEnv = Boolean(envUrl || envKey);
-  const fromFile = (!envUrl && saved.url) || (!envKey && saved.apiKey);
-  const source = fromEnv && fromFile ? 'environment and project file' : fromEnv ? 'environment' : 'project file';
-  return { url: normaliseUrl(url), apiKey, source };
+  const source = urlLayer[0] === keyLayer[0] ? urlLayer[0] : `${urlLayer[0]} and ${keyLayer[0]}`;
+  return { url: normaliseUrl(urlLayer[1].url!), apiKey: keyLayer[1].apiKey!, source };
 }
 
 export async function saveProjectFile(dir: string, config: { url: string; apiKey: string }): Promise<string> {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { MIGRATIONS_DIR, NAME, VERSION } from '../migration-files.js';
 import type { CommandContext } from '../main.js';
+import { emit, say } from '../output.js';
 
 export function registerFetch(migrations: Command, ctx: CommandContext): void {
   migrations
@@ -20,27 +21,29 @@ export function registerFetch(migrations: Command, ctx: CommandContext): void {
       for (const m of [...history].reverse()) {
         const filename = `${m.version}_${m.name}.sql`;
         if (!VERSION.test(m.version)) {
-          ctx.out(
+          say(
+            ctx,
             `Skipped version ${JSON.stringify(m.version)} (${JSON.stringify(m.name)}): not a 14-digit timestamp version, so it cannot be a local file.`,
           );
           skipped++;
         } else if (!NAME.test(m.name)) {
           // The name becomes part of a path: a server must not steer a write outside migrations/.
-          ctx.out(
+          say(
+            ctx,
             `Skipped version ${m.version} (${JSON.stringify(m.name)}): not a valid migration name (lowercase letters, digits, hyphens), so it cannot be a local file.`,
           );
           skipped++;
         } else if (existsSync(path.join(dir, filename))) {
-          ctx.out(`Skipped ${MIGRATIONS_DIR}/${filename} (exists)`);
+          say(ctx, `Skipped ${MIGRATIONS_DIR}/${filename} (exists)`);
           skipped++;
         } else {
           await writeFile(path.join(dir, filename), `${m.statements.join(';\n\n')};\n`, { flag: 'wx' });
-          ctx.out(`Wrote ${MIGRATIONS_DIR}/${filename}`);
+          say(ctx, `Wrote ${MIGRATIONS_DIR}/${filename}`);
           written++;
         }
       }
-      ctx.out(
+      emit(ctx, { fetched: history.length, written, skipped }, () => [
         `Fetched ${history.length} applied migration${history.length === 1 ? '' : 's'}: ${written} written, ${skipped} skipped.`,
-      );
+      ]);
     });
 }

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { makePlan } from '../migration-plan.js';
 import { readLocalDirectory } from '../migration-files.js';
 import type { CommandContext } from '../main.js';
+import { emit, formatTable } from '../output.js';
 
 const STATUS = { applied: 'applied', pending: 'pending', stranded: 'not applied (older than latest applied)' };
 
@@ -30,16 +31,20 @@ export function registerList(migrations: Command, ctx: CommandContext): void {
           'remote only (run fetch)',
         ]),
       ].sort((a, b) => (BigInt(a[0]) < BigInt(b[0]) ? -1 : BigInt(a[0]) > BigInt(b[0]) ? 1 : 0));
-      const table = [['VERSION', 'NAME', 'LOCAL', 'REMOTE', 'STATUS'], ...rows];
-      const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-      for (const row of table)
-        ctx.out(
-          row
-            .map((cell, i) => cell.padEnd(widths[i]!))
-            .join('  ')
-            .trimEnd(),
-        );
-      for (const name of local.invalid) ctx.out(`invalid file name (ignored): ${name}`);
-      ctx.out(`${plan.pending.length} pending, ${history.length} applied, ${plan.remoteOnly.length} remote only.`);
+      const json = {
+        migrations: rows.map(([version, name, local, remote, status]) => ({
+          version,
+          name,
+          local: local === 'yes',
+          remote: remote === 'yes',
+          status,
+        })),
+        invalidFiles: local.invalid,
+      };
+      emit(ctx, json, () => [
+        ...formatTable([['VERSION', 'NAME', 'LOCAL', 'REMOTE', 'STATUS'], ...rows]),
+        ...local.invalid.map((name) => `invalid file name (ignored): ${name}`),
+        `${plan.pending.length} pending, ${history.length} applied, ${plan.remoteOnly.length} remote only.`,
+      ]);
     });
 }

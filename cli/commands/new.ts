@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import { assertDirectoryValid, MIGRATIONS_DIR, NAME, nextVersion, readLocalDirectory } from '../migration-files.js';
 import type { CommandContext } from '../main.js';
+import { emit } from '../output.js';
 
 export function registerNew(migrations: Command, ctx: CommandContext): void {
   migrations
@@ -27,6 +28,6 @@ export function registerNew(migrations: Command, ctx: CommandContext): void {
         `-- ${name}\n-- Forward-only: once applied, this file is never edited; write a new migration instead.\n`,
         { flag: 'wx' },
       );
-      ctx.out(`Created ${MIGRATIONS_DIR}/${filename}`);
+      emit(ctx, { created: `${MIGRATIONS_DIR}/${filename}` }, () => [`Created ${MIGRATIONS_DIR}/${filename}`]);
     });
 }

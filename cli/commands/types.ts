@@ -8,6 +8,7 @@ export function registerTypes(db: Command, ctx: CommandContext): void {
     .description('print TypeScript types of the database (the Database type supabase-js/postgrest-js use)')
     .action(async () => {
       const text = await (await ctx.api()).types();
-      ctx.out(text.trimEnd());
+      if (ctx.flags.json) ctx.out(JSON.stringify({ lang: 'typescript', types: text }));
+      else ctx.out(text.trimEnd());
     });
 }

@@ -10,9 +10,11 @@ import {
   MIGRATIONS_DIR,
   readLocalDirectory,
   readMigrationSql,
+  type LocalDirectory,
   type LocalMigration,
 } from '../migration-files.js';
 import type { CommandContext } from '../main.js';
+import { emit, say } from '../output.js';
 
 async function applyFile(api: ApiClient, file: LocalMigration, sql: string): Promise<void> {
   try {
@@ -22,6 +24,31 @@ async function applyFile(api: ApiClient, file: LocalMigration, sql: string): Pro
       throw new CliError(`Applying ${MIGRATIONS_DIR}/${file.filename} failed: ${err.message}`);
     throw err;
   }
+}
+
+/** Validates the whole directory, then applies the pending files (up to `to`) in order; answers their names. */
+export async function applyPending(
+  ctx: CommandContext,
+  api: ApiClient,
+  local: LocalDirectory,
+  to?: string,
+): Promise<string[]> {
+  assertDirectoryValid(local);
+  const plan = makePlan(local.files, await api.history());
+  assertNoStranded(plan, local.files);
+  let batch = plan.pending;
+  if (to !== undefined) {
+    const last = findTarget(local, to);
+    assertApplicable(plan, last);
+    batch = plan.pending.filter((f) => BigInt(f.version) <= BigInt(last.version));
+  }
+  const sqls = [];
+  for (const file of batch) sqls.push(await readMigrationSql(file));
+  for (const [i, file] of batch.entries()) {
+    say(ctx, `[${i + 1}/${batch.length}] Applying ${MIGRATIONS_DIR}/${file.filename}`);
+    await applyFile(api, file, sqls[i]!);
+  }
+  return batch.map((f) => f.filename);
 }
 
 export function registerUp(migrations: Command, ctx: CommandContext): void {
@@ -53,30 +80,15 @@ export function registerUp(migrations: Command, ctx: CommandContext): void {
           );
         }
         await applyFile(api, file, sql);
-        ctx.out(`Applied ${MIGRATIONS_DIR}/${file.filename}`);
+        emit(ctx, { applied: [file.filename] }, () => [`Applied ${MIGRATIONS_DIR}/${file.filename}`]);
         return;
       }
 
-      assertDirectoryValid(local);
-      const api = await ctx.api();
-      const plan = makePlan(local.files, await api.history());
-      assertNoStranded(plan, local.files);
-      let batch = plan.pending;
-      if (options.to !== undefined) {
-        const last = findTarget(local, options.to);
-        assertApplicable(plan, last);
-        batch = plan.pending.filter((f) => BigInt(f.version) <= BigInt(last.version));
-      }
-      const sqls = [];
-      for (const file of batch) sqls.push(await readMigrationSql(file));
-      if (batch.length === 0) {
-        ctx.out('Nothing to apply: every local migration is applied.');
-        return;
-      }
-      for (const [i, file] of batch.entries()) {
-        ctx.out(`[${i + 1}/${batch.length}] Applying ${MIGRATIONS_DIR}/${file.filename}`);
-        await applyFile(api, file, sqls[i]!);
-      }
-      ctx.out(`Applied ${batch.length} migration${batch.length === 1 ? '' : 's'}.`);
+      const applied = await applyPending(ctx, await ctx.api(), local, options.to);
+      emit(ctx, { applied }, () => [
+        applied.length === 0
+          ? 'Nothing to apply: every local migration is applied.'
+          : `Applied ${applied.length} migration${applied.length === 1 ? '' : 's'}.`,
+      ]);
     });
 }

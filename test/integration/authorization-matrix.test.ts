@@ -840,6 +840,12 @@ const routes: Row[] = [
     }),
   },
   {
+    route: 'DELETE /api/database/migrations',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'DELETE', url: '/api/database/migrations' }),
+  },
+  {
     route: 'POST /api/database/migrations/dry-run',
     access: 'admin',
     ok: 200,

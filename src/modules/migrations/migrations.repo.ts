@@ -31,6 +31,11 @@ export async function latestVersion(db: Queryable): Promise<string | undefined> 
   return row?.version;
 }
 
+/** Forgets the whole history (after the schema was dropped, `plinth db reset`); answers how many. */
+export async function forgetApplied(db: Queryable): Promise<number> {
+  return (await db`delete from system.custom_migrations`).count;
+}
+
 /** Runs after the developer's SQL, which may have changed session settings such as DateStyle:
  * nothing is read back. */
 export async function insertApplied(

@@ -6,6 +6,7 @@ import {
   dryRunResult,
   migrationCreated,
   migrationHistory,
+  migrationsForgotten,
   newMigrationBody,
 } from './migrations.schemas.js';
 
@@ -37,6 +38,21 @@ export function migrationsRoutes(migrations: MigrationsService): FastifyPluginAs
       handler: async (request, reply) => {
         const applied = await migrations.apply(request.body);
         return reply.code(201).send({ ...applied, message: 'Migration executed successfully' });
+      },
+    });
+
+    app.delete('/api/database/migrations', {
+      config: admin,
+      schema: {
+        tags: ['database'],
+        summary:
+          'Forget the applied-migration history (tables stay); `plinth db reset` uses it after dropping the schema',
+        security,
+        response: { 200: migrationsForgotten },
+      },
+      handler: async () => {
+        const forgotten = await migrations.forget();
+        return { message: 'Migration history cleared', forgotten };
       },
     });
 

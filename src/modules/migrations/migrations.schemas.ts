@@ -58,3 +58,5 @@ export const rawSqlResult = z.object({
   rowCount: z.number().int(),
   fields: z.array(z.object({ name: z.string(), dataTypeID: z.number().int() })),
 });
+
+export const migrationsForgotten = z.object({ message: z.string(), forgotten: z.number().int() });

@@ -27,6 +27,13 @@ export function createMigrationsService(deps: Pick<Deps, 'sql' | 'clock'>, onSch
   return {
     list: () => repo.listApplied(deps.sql),
 
+    /** Empties the history so migrations/ can be applied again to a dropped schema (local resets). */
+    forget: () =>
+      inAdminTransaction(deps.sql, async (conn) => {
+        await repo.lockHistory(conn);
+        return repo.forgetApplied(conn);
+      }),
+
     async apply(m: NewMigration): Promise<AppliedMigration> {
       const statements = await guardedStatements(m.sql);
       const applied = await inAdminTransaction(deps.sql, async (conn) => {

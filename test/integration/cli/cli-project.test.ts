@@ -64,7 +64,7 @@ describe('login and config', () => {
     const res = await runCli(await projectDir(), ['db', 'migrations', 'list']);
     expect(res.code).toBe(1);
     expect(res.stderr).toBe(
-      'Error: No Plinth server configured. Run `plinth login --url <url> --api-key <key>` or set PLINTH_URL and PLINTH_API_KEY.\n',
+      'Error: No Plinth server configured. Run `plinth login --url <url> --api-key <key>` or set PLINTH_URL and PLINTH_API_KEY (environment or .env), or pass --url and --api-key.\n',
     );
   });
 

@@ -1,4 +1,4 @@
-// Runs the real `plinth` binary (bin/plinth.js) as a child process in a project directory, and
+// Runs the real `plinth` binary (cli/bin/plinth.js) as a child process in a project directory, and
 // makes temporary project directories with migration files in them.
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const BIN = fileURLToPath(new URL('../../../bin/plinth.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../../cli/bin/plinth.js', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -20,6 +20,35 @@ function cleanEnv(extra: Record<string, string>): Record<string, string> {
     Object.entries(process.env).filter(([k, v]) => !k.startsWith('PLINTH_') && v !== undefined),
   ) as Record<string, string>;
   return { ...env, ...extra };
+}
+
+/** A long-running command (e.g. `logs tail`): its output so far, and a wait for some text in it. */
+export function spawnCli(cwd: string, args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const waiters: (() => void)[] = [];
+  const wake = () => {
+    for (const waiter of waiters.splice(0)) waiter();
+  };
+  child.stdout.on('data', (d) => {
+    stdout += d;
+    wake();
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    wake();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return {
+    child,
+    exited,
+    output: () => ({ stdout, stderr }),
+    /** Resolves once stdout or stderr (as chosen) contains the text. */
+    async waitFor(stream: 'stdout' | 'stderr', text: string): Promise<void> {
+      while (!(stream === 'stdout' ? stdout : stderr).includes(text)) await new Promise<void>((r) => waiters.push(r));
+    },
+  };
 }
 
 export function runCli(cwd: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {

@@ -1,0 +1,121 @@
+// `plinth storage ls|cp|rm`: buckets and objects. Remote paths are written ss://<bucket>/<key>;
+// cp uploads (local → remote) or downloads (remote → local), with a progress bar over 1 MB.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Command } from 'commander';
+import { CliError } from '../cli-error.js';
+import type { CommandContext } from '../main.js';
+import { emit, objectTable } from '../output.js';
+import { progressStream } from '../progress.js';
+
+const SCHEME = 'ss://';
+
+interface RemotePath {
+  bucket: string;
+  key: string;
+}
+
+function parseRemote(value: string): RemotePath | undefined {
+  if (!value.startsWith(SCHEME)) return undefined;
+  const [bucket = '', ...rest] = value.slice(SCHEME.length).split('/');
+  if (!bucket) throw new CliError(`"${value}" names no bucket: write ${SCHEME}<bucket>/<key>.`);
+  return { bucket, key: rest.join('/') };
+}
+
+const objectPath = ({ bucket, key }: RemotePath) =>
+  `/api/storage/buckets/${encodeURIComponent(bucket)}/objects/${key.split('/').map(encodeURIComponent).join('/')}`;
+
+export function registerStorage(program: Command, ctx: CommandContext): void {
+  const storage = program
+    .command('storage')
+    .description(`buckets and objects: ls, cp, rm (remote paths are ${SCHEME}<bucket>/<key>)`);
+
+  storage
+    .command('ls')
+    .description(`list buckets, or the objects of ${SCHEME}<bucket>[/<prefix>]`)
+    .argument('[path]', `${SCHEME}<bucket>[/<prefix>]`)
+    .action(async (target: string | undefined) => {
+      const api = await ctx.api();
+      if (!target) {
+        const buckets = await api.call<Record<string, unknown>[]>('GET', '/api/storage/buckets');
+        emit(ctx, buckets, () =>
+          buckets.length === 0 ? ['No buckets.'] : objectTable(buckets, ['name', 'public', 'createdAt']),
+        );
+        return;
+      }
+      const remote = parseRemote(target) ?? parseRemote(`${SCHEME}${target}`)!;
+      const { data } = await api.call<{ data: Record<string, unknown>[] }>(
+        'GET',
+        `/api/storage/buckets/${encodeURIComponent(remote.bucket)}/objects`,
+        { query: { prefix: remote.key || undefined, limit: 1000 } },
+      );
+      emit(ctx, data, () =>
+        data.length === 0 ? ['No objects.'] : objectTable(data, ['key', 'size', 'mimeType', 'uploadedAt']),
+      );
+    });
+
+  storage
+    .command('cp')
+    .description(`upload (local → ${SCHEME}bucket/key) or download (${SCHEME}bucket/key → local)`)
+    .argument('<from>')
+    .argument('<to>')
+    .action(async (from: string, to: string) => {
+      const [source, target] = [parseRemote(from), parseRemote(to)];
+      if (Boolean(source) === Boolean(target))
+        throw new CliError(`Give one local path and one ${SCHEME}<bucket>/<key> path (upload or download).`);
+      const api = await ctx.api();
+      const tty = Boolean(process.stderr.isTTY) && !ctx.flags.json;
+      const draw = (text: string) => (ctx.flags.json ? undefined : ctx.err(text));
+      if (target) {
+        const file = path.resolve(ctx.cwd, from);
+        const size = (
+          await stat(file).catch(() => {
+            throw new CliError(`No file ${from}.`);
+          })
+        ).size;
+        const remote = {
+          bucket: target.bucket,
+          key: target.key.endsWith('/') || !target.key ? `${target.key}${path.basename(file)}` : target.key,
+        };
+        const body = Readable.toWeb(
+          createReadStream(file).pipe(progressStream('upload', size, draw, tty)),
+        ) as ReadableStream;
+        const stored = await api.call<Record<string, unknown>>('PUT', objectPath(remote), {
+          body,
+          headers: { 'content-type': 'application/octet-stream', 'content-length': String(size) },
+        });
+        emit(ctx, stored, () => [`Uploaded ${from} to ${SCHEME}${remote.bucket}/${remote.key} (${size} bytes).`]);
+        return;
+      }
+      const res = await api.send('GET', objectPath(source!));
+      const size = Number(res.headers.get('content-length') ?? 0);
+      const file = path.resolve(ctx.cwd, to);
+      await pipeline(
+        Readable.fromWeb(res.body as import('node:stream/web').ReadableStream),
+        progressStream('download', size, draw, tty),
+        createWriteStream(file),
+      );
+      emit(ctx, { bucket: source!.bucket, key: source!.key, file, size }, () => [
+        `Downloaded ${from} to ${to} (${size} bytes).`,
+      ]);
+    });
+
+  storage
+    .command('rm')
+    .description('delete objects')
+    .argument('<paths...>', `${SCHEME}<bucket>/<key> …`)
+    .action(async (paths: string[]) => {
+      const api = await ctx.api();
+      const removed: string[] = [];
+      for (const value of paths) {
+        const remote = parseRemote(value);
+        if (!remote?.key) throw new CliError(`"${value}" is not an object path: write ${SCHEME}<bucket>/<key>.`);
+        await api.call('DELETE', objectPath(remote));
+        removed.push(value);
+      }
+      emit(ctx, { removed }, () => removed.map((value) => `Deleted ${value}`));
+    });
+}
