@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import Fastify, { type FastifyInstance } from 'fastify';
 import postgres from 'postgres';
 import { recordsRoutes, type UserClaims } from './limit-records.js';
+import { userViewRecordsRoutes } from './limit-user-view.js';
 import type { RecordsStatements } from './records.js';
 
 const signAsync = promisify(sign);
@@ -100,7 +101,9 @@ export async function startLimitServer(o: LimitOptions): Promise<LimitServer> {
   const app = Fastify({ logger: false });
   routes(app, sql, o);
   let records: RecordsStatements | undefined;
-  recordsRoutes(app, sql, { verify: (token) => verifiedClaims(token, o.publicKey), statements: () => records });
+  const verifyToken = (token: string) => verifiedClaims(token, o.publicKey);
+  recordsRoutes(app, sql, { verify: verifyToken, statements: () => records });
+  userViewRecordsRoutes(app, sql, { verify: verifyToken });
   try {
     await app.listen({ port: o.port, host: '127.0.0.1' });
   } catch (err) {
