@@ -1,5 +1,5 @@
 // The user-view limit's records routes (architecture.md, Benchmarks): what a careful engineer
-// writes by hand for the same HTTP answer. The same RS256 check, the plainest fast SQL for the
+// writes by hand for the same HTTP answer. The same token check, the plainest fast SQL for the
 // result (`… where id = $1`, a plain INSERT) under the same role and claims, in the pipelined
 // envelope, and PostgreSQL's JSON text as the body. Served under USER_VIEW_PREFIX by the limit server.
 import type { FastifyInstance } from 'fastify';
@@ -28,7 +28,7 @@ export const USER_VIEW_SQL = {
 
 /** What the user-view limit does for the records scenarios (printed with the results). */
 export const USER_VIEW_DOES =
-  'bare Fastify route: the same RS256 verify; role + claims (set_config) and the plainest SQL (select * … where id = $1 / select id, title, done … where done = false order by id limit 20, both wrapped in json_agg; insert … values ($1, $2)) in the pipelined envelope (one round trip, prepared)';
+  'bare Fastify route: the same token verify; role + claims (set_config) and the plainest SQL (select * … where id = $1 / select id, title, done … where done = false order by id limit 20, both wrapped in json_agg; insert … values ($1, $2)) in the pipelined envelope (one round trip, prepared)';
 
 export interface UserViewOptions {
   verify(token: string): UserClaims | null;

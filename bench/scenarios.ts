@@ -140,7 +140,7 @@ const refresh: Scenario = {
         await measureLoad(spec(ctx.limitUrl), ctx),
       )),
       limitDoes:
-        'bare Fastify route: SHA-256 + HMAC successor, the rotateRefreshToken statement (auth.rotate_refresh_token, sessions.repo.ts), async RS256 sign (node:crypto), JSON.stringify reply',
+        "bare Fastify route: SHA-256 + HMAC successor, the rotateRefreshToken statement (auth.rotate_refresh_token, sessions.repo.ts), async sign with Plinth's key (node:crypto), JSON.stringify reply",
       target: { kind: 'rps', min: 4_000 },
     };
   },
