@@ -169,7 +169,7 @@ export const scopeClaims = (c: UserClaims) =>
   JSON.stringify({ sub: c.sub, email: c.email, role: 'authenticated', sid: c.sid });
 
 export interface RecordsRoutesOptions {
-  /** The token check (the limit's RS256 verify); null when invalid. */
+  /** The token check (the limit's verify); null when invalid. */
   verify(token: string): UserClaims | null;
   /** The statements, once setup has made the table and captured them. */
   statements(): RecordsStatements | undefined;

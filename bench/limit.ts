@@ -1,12 +1,21 @@
 // The "limit" server: bare Fastify + postgres.js issuing the same SQL as Plinth for each scenario
-// and doing the same crypto (RS256 verify / async RS256 sign, SHA-256, HMAC), and nothing else:
+// and doing the same crypto (verify / async sign with Plinth's key, SHA-256, HMAC), and nothing else:
 // no validation, hooks or plugins. What Plinth reaches as a fraction of this is its envelope cost.
 // The records routes, with their transaction envelopes, are in limit-records.ts.
-import { createHash, createHmac, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createHmac,
+  randomBytes,
+  sign,
+  verify,
+  type KeyObject,
+  type VerifyKeyObjectInput,
+} from 'node:crypto';
 import { promisify } from 'node:util';
 import Fastify, { type FastifyInstance } from 'fastify';
 import postgres from 'postgres';
 import { recordsRoutes, type UserClaims } from './limit-records.js';
+import { userViewRecordsRoutes } from './limit-user-view.js';
 import type { RecordsStatements } from './records.js';
 
 const signAsync = promisify(sign);
@@ -32,15 +41,21 @@ export interface LimitServer {
 }
 
 /** How the limit checks a bearer token on current-session (printed with the results). */
-export const LIMIT_JWT_CHECK = 'RS256 signature verified with node:crypto verify, exp checked';
+export const LIMIT_JWT_CHECK =
+  "signature verified with node:crypto verify (ES256, or RS256 with an RSA key: Plinth's key's algorithm), exp checked";
+
+/** A key as node:crypto signs and verifies a JWS with it: ES256 signatures are r‖s (IEEE P1363). */
+const jwsKey = (key: KeyObject): KeyObject | VerifyKeyObjectInput =>
+  key.asymmetricKeyType === 'ec' ? { key, dsaEncoding: 'ieee-p1363' } : key;
+const jwsAlgorithm = (key: KeyObject) => (key.asymmetricKeyType === 'ec' ? 'ES256' : 'RS256');
 
 const b64json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-/** sub, sid, email and role of a valid RS256 token, else null. */
+/** sub, sid, email and role of a valid token, else null. */
 function verifiedClaims(token: string, publicKey: KeyObject): UserClaims | null {
   const [header, payload, signature] = token.split('.');
   if (!header || !payload || !signature) return null;
-  if (!verify('sha256', Buffer.from(`${header}.${payload}`), publicKey, Buffer.from(signature, 'base64url')))
+  if (!verify('sha256', Buffer.from(`${header}.${payload}`), jwsKey(publicKey), Buffer.from(signature, 'base64url')))
     return null;
   const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   if (!(claims.exp > Date.now() / 1000)) return null;
@@ -89,8 +104,8 @@ function routes(app: FastifyInstance, sql: postgres.Sql, o: LimitOptions): void 
       iat,
       exp: iat + o.accessTtlSeconds,
     };
-    const input = `${b64json({ alg: 'RS256', typ: 'JWT', kid: o.kid })}.${b64json(claims)}`;
-    const signature = await signAsync('sha256', Buffer.from(input), o.privateKey);
+    const input = `${b64json({ alg: jwsAlgorithm(o.privateKey), typ: 'JWT', kid: o.kid })}.${b64json(claims)}`;
+    const signature = await signAsync('sha256', Buffer.from(input), jwsKey(o.privateKey));
     return { user: row.user, accessToken: `${input}.${signature.toString('base64url')}`, refreshToken: successor };
   });
 }
@@ -100,7 +115,9 @@ export async function startLimitServer(o: LimitOptions): Promise<LimitServer> {
   const app = Fastify({ logger: false });
   routes(app, sql, o);
   let records: RecordsStatements | undefined;
-  recordsRoutes(app, sql, { verify: (token) => verifiedClaims(token, o.publicKey), statements: () => records });
+  const verifyToken = (token: string) => verifiedClaims(token, o.publicKey);
+  recordsRoutes(app, sql, { verify: verifyToken, statements: () => records });
+  userViewRecordsRoutes(app, sql, { verify: verifyToken });
   try {
     await app.listen({ port: o.port, host: '127.0.0.1' });
   } catch (err) {

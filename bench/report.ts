@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, platform, release, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { EnvelopeComparison } from './envelopes.js';
+import type { Measurement } from './measure.js';
 import type { ScenarioOutcome } from './scenarios.js';
 
 export interface Failed {
@@ -27,18 +28,30 @@ const NOISE_SHARE = 0.1;
 type Verdict = 'PASS' | 'BELOW' | 'ERRORS' | 'LIMIT ERRORS' | 'REPORTED';
 
 const ratioOf = (o: ScenarioOutcome) => (o.limit.rps > 0 ? o.plinth.rps / o.limit.rps : NaN);
+const userViewRps = (o: ScenarioOutcome) => o.userView?.measurement.rps ?? NaN;
+const userViewRatioOf = (o: ScenarioOutcome) => (userViewRps(o) > 0 ? o.plinth.rps / userViewRps(o) : NaN);
+/** The ratio a target judges: to the user-view limit where the scenario has one. */
+const targetRatioOf = (o: ScenarioOutcome) => (o.userView ? userViewRatioOf(o) : ratioOf(o));
+/** The limit measurements of a scenario with their names (the user view only when measured apart). */
+const limitSides = (o: ScenarioOutcome): [string, Measurement][] =>
+  o.userView && o.userView.measurement !== o.limit
+    ? [
+        ['limit', o.limit],
+        ['user-view', o.userView.measurement],
+      ]
+    : [['limit', o.limit]];
 
 function verdictOf(o: ScenarioOutcome): Verdict {
   if (o.plinth.failures > 0) return 'ERRORS';
-  if (o.limit.failures > 0) return 'LIMIT ERRORS';
+  if (limitSides(o).some(([, m]) => m.failures > 0)) return 'LIMIT ERRORS';
   if (o.target.kind === 'report') return 'REPORTED';
-  const value = o.target.kind === 'ratio' ? ratioOf(o) : o.plinth.rps;
+  const value = o.target.kind === 'ratio' ? targetRatioOf(o) : o.plinth.rps;
   return value >= o.target.min ? 'PASS' : 'BELOW';
 }
 
-const targetText = ({ target }: ScenarioOutcome) =>
+const targetText = ({ target, userView }: ScenarioOutcome) =>
   target.kind === 'ratio'
-    ? `≥ ${Math.round(target.min * 100)}% of limit`
+    ? `≥ ${Math.round(target.min * 100)}% of ${userView ? 'user view' : 'limit'}`
     : target.kind === 'rps'
       ? `≥ ${target.min.toLocaleString('en-US')} req/s`
       : 'none (reported)';
@@ -63,12 +76,14 @@ const HEADER = [
   'limit p50',
   'limit p99',
   'ratio',
+  'user-view req/s',
+  'vs user view',
   'target',
   'result',
 ];
 
 function row(e: Entry): string[] {
-  if ('failed' in e) return [e.failed.name, '–', '–', '–', '–', '–', '–', '–', '–', 'DID NOT RUN'];
+  if ('failed' in e) return [e.failed.name, '–', '–', '–', '–', '–', '–', '–', '–', '–', '–', 'DID NOT RUN'];
   const o = e.outcome;
   return [
     o.name,
@@ -79,6 +94,8 @@ function row(e: Entry): string[] {
     ms(o.limit.p50),
     ms(o.limit.p99),
     pct(ratioOf(o)),
+    o.userView ? rps(userViewRps(o)) : '–',
+    pct(userViewRatioOf(o)),
     targetText(o),
     verdictOf(o),
   ];
@@ -106,12 +123,14 @@ function alarms(entries: Entry[], envelopes?: EnvelopeComparison): string[] {
         `${o.name}: PLINTH HAD ${o.plinth.failures} FAILED REQUESTS (${o.plinth.failureDetail}); its req/s counts only correct responses`,
       );
     }
-    if (o.limit.failures > 0) {
-      lines.push(
-        `${o.name}: THE LIMIT HAD ${o.limit.failures} FAILED REQUESTS (${o.limit.failureDetail}); the ratio is not meaningful`,
-      );
+    for (const [side, m] of limitSides(o)) {
+      if (m.failures > 0) {
+        lines.push(
+          `${o.name}: THE ${side.toUpperCase()} LIMIT HAD ${m.failures} FAILED REQUESTS (${m.failureDetail}); the ratio is not meaningful`,
+        );
+      }
     }
-    const noisiest = Math.max(o.plinth.cpu.otherShare, o.limit.cpu.otherShare);
+    const noisiest = Math.max(o.plinth.cpu.otherShare, ...limitSides(o).map(([, m]) => m.cpu.otherShare));
     if (noisiest > NOISE_SHARE) {
       lines.push(
         `${o.name}: other processes took up to ${Math.round(noisiest * 100)}% of the machine's CPU during it; its numbers are unreliable (run again on a quiet machine)`,
@@ -137,8 +156,8 @@ const CPU_HEADER = [
 function cpuRows(entries: Entry[]): string[][] {
   const cpuMs = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '–');
   return outcomesOf(entries).flatMap((o) =>
-    (['plinth', 'limit'] as const).map((side) => {
-      const c = o[side].cpu;
+    [['plinth', o.plinth] as [string, Measurement], ...limitSides(o)].map(([side, m]) => {
+      const c = m.cpu;
       const total = c.server + c.postgres + c.runtime + (Number.isFinite(c.load) ? c.load : 0);
       const other = Number.isFinite(c.otherShare) ? `${Math.round(c.otherShare * 100)}% of CPU` : '–';
       return [
@@ -205,14 +224,16 @@ export function printReport(info: RunInfo, entries: Entry[], envelopes?: Envelop
   console.log(
     `${info.seconds} s per run after a ${info.warmupSeconds} s warm-up; req/s counts correct responses only (2xx, or the one status a scenario expects)\n`,
   );
-  printTable([HEADER, ...entries.map(row)], [0, 8, 9]);
+  printTable([HEADER, ...entries.map(row)], [0, 10, 11]);
   console.log(
     `\nCPU ms per successful request (all ${availableParallelism()} cores busy = ${availableParallelism() * 1000} ms of CPU per second):\n`,
   );
   printTable([CPU_HEADER, ...cpuRows(entries)], [0, 1]);
   console.log('');
   for (const o of outcomesOf(entries))
-    console.log(`${o.name}: ${o.request}, ${o.connections} connections\n  limit: ${o.limitDoes}`);
+    console.log(
+      `${o.name}: ${o.request}, ${o.connections} connections\n  limit: ${o.limitDoes}${o.userView ? `\n  user view: ${o.userView.does}` : ''}`,
+    );
   if (envelopes) {
     console.log(
       '\nTransaction envelopes (BENCH_ENVELOPES=1), the records scenarios on Plinth and on each envelope of the limit:\n',
@@ -254,7 +275,8 @@ export async function writeResults(info: RunInfo, entries: Entry[], envelopes?: 
     'What each scenario does:',
     '',
     ...outcomesOf(entries).map(
-      (o) => `- **${o.name}**: ${o.request}, ${o.connections} connections. Limit: ${o.limitDoes}.`,
+      (o) =>
+        `- **${o.name}**: ${o.request}, ${o.connections} connections. Limit: ${o.limitDoes}.${o.userView ? ` User view: ${o.userView.does}.` : ''}`,
     ),
     '',
     ...(envelopes

@@ -8,6 +8,7 @@ import { paymentsSubscriptions } from './payments.js';
 import { createRefreshTokens, type BenchUser } from './fixtures.js';
 import { LIMIT_JWT_CHECK } from './limit.js';
 import { ENVELOPE_TEXT, LIMIT_ENVELOPE } from './limit-records.js';
+import { USER_VIEW_DOES, USER_VIEW_PREFIX } from './limit-user-view.js';
 import type { LoadSpec } from './load.js';
 import { cpuShare, measureLoad, withCpu, type Measurement, type MeasureSettings, type SpecFor } from './measure.js';
 import { INSERT_BODY, LIST_QUERY, RECORDS_PATH, RECORDS_TABLE } from './records.js';
@@ -42,6 +43,12 @@ export interface ScenarioOutcome {
   plinth: Measurement;
   limit: Measurement;
   limitDoes: string;
+  /**
+   * The user-view limit (architecture.md, Benchmarks), where the scenario has one; ratio targets
+   * are then judged against it. It may be the `limit` measurement itself, when Plinth's statement
+   * is already the plainest hand-written one.
+   */
+  userView?: { measurement: Measurement; does: string };
   target: Target;
 }
 
@@ -69,13 +76,28 @@ const currentSession: Scenario = {
       name: this.name,
       request: 'GET /api/auth/sessions/current (Bearer access token)',
       connections: CURRENT_CONNECTIONS,
-      plinth: await measureLoad(spec(ctx.plinthUrl), ctx),
-      limit: await measureLoad(spec(ctx.limitUrl), ctx),
+      ...(await withUserViewOfLimit(
+        await measureLoad(spec(ctx.plinthUrl), ctx),
+        await measureLoad(spec(ctx.limitUrl), ctx),
+      )),
       limitDoes: `bare Fastify route: ${LIMIT_JWT_CHECK}; the findSessionUser query (users.repo.ts); JSON.stringify reply`,
       target: { kind: 'ratio', min: 0.85 },
     };
   },
 };
+
+/**
+ * Plinth's session statements (users.repo.ts, sessions.repo.ts) are hand-written, one per
+ * request: the limit running them is already what a careful engineer writes, so it is the user view too.
+ */
+const withUserViewOfLimit = async (plinth: Measurement, limit: Measurement) => ({
+  plinth,
+  limit,
+  userView: {
+    measurement: limit,
+    does: "the limit itself: Plinth's one hand-written statement is already the plainest SQL for this answer",
+  },
+});
 
 const REFRESH_CONNECTIONS = 32;
 /** Refresh tokens for a warm-up, per second of it: more than any machine of this kind refreshes. */
@@ -113,10 +135,12 @@ const refresh: Scenario = {
       name: this.name,
       request: 'POST /api/auth/refresh?client_type=mobile {refreshToken} (a fresh token each request)',
       connections: REFRESH_CONNECTIONS,
-      plinth: await measureLoad(spec(ctx.plinthUrl), ctx),
-      limit: await measureLoad(spec(ctx.limitUrl), ctx),
+      ...(await withUserViewOfLimit(
+        await measureLoad(spec(ctx.plinthUrl), ctx),
+        await measureLoad(spec(ctx.limitUrl), ctx),
+      )),
       limitDoes:
-        'bare Fastify route: SHA-256 + HMAC successor, the rotateRefreshToken statement (auth.rotate_refresh_token, sessions.repo.ts), async RS256 sign (node:crypto), JSON.stringify reply',
+        "bare Fastify route: SHA-256 + HMAC successor, the rotateRefreshToken statement (auth.rotate_refresh_token, sessions.repo.ts), async sign with Plinth's key (node:crypto), JSON.stringify reply",
       target: { kind: 'rps', min: 4_000 },
     };
   },
@@ -316,17 +340,28 @@ export async function checkRecords(ctx: BenchContext, scenario: RecordsScenario,
 const limitDoes = (work: string) =>
   `bare Fastify route: ${LIMIT_JWT_CHECK}; ${work} (the statement Plinth's records service sends, captured from it with its parameters) with Plinth's scope statement (role authenticated, the same claims) in the fastest safe envelope: ${ENVELOPE_TEXT[LIMIT_ENVELOPE]}; PostgreSQL's JSON text as the reply`;
 
+/** Plinth, the statement limit and the user-view limit (checked to answer alike first) on a records scenario. */
+async function measureRecordsSides(ctx: BenchContext, scenario: RecordsScenario) {
+  await checkRecords(ctx, scenario, USER_VIEW_PREFIX);
+  return {
+    plinth: await measureLoad(recordsSpec(ctx, scenario, ctx.plinthUrl), ctx),
+    limit: await measureLoad(recordsSpec(ctx, scenario, ctx.limitUrl), ctx),
+    userView: {
+      measurement: await measureLoad(recordsSpec(ctx, scenario, ctx.limitUrl, USER_VIEW_PREFIX), ctx),
+      does: USER_VIEW_DOES,
+    },
+  };
+}
+
 const recordsReadOne: Scenario = {
   name: 'records-read-one',
   async run(ctx) {
     await checkRecords(ctx, 'records-read-one');
-    const spec = (url: string) => recordsSpec(ctx, this.name as RecordsScenario, url);
     return {
       name: this.name,
       request: `GET ${RECORDS_PATH}?id=eq.<random id of ${ctx.recordIds.length.toLocaleString('en-US')}> (user token; RLS owner = auth.uid()); every answer must be 200`,
       connections: RECORDS_CONNECTIONS,
-      plinth: await measureLoad(spec(ctx.plinthUrl), ctx),
-      limit: await measureLoad(spec(ctx.limitUrl), ctx),
+      ...(await measureRecordsSides(ctx, this.name as RecordsScenario)),
       limitDoes: limitDoes('the read by primary key'),
       target: { kind: 'ratio', min: 0.85 },
     };
@@ -337,15 +372,13 @@ const recordsList: Scenario = {
   name: 'records-list-20',
   async run(ctx) {
     await checkRecords(ctx, 'records-list-20');
-    const spec = (url: string) => recordsSpec(ctx, this.name as RecordsScenario, url);
     return {
       name: this.name,
       request: `GET ${LIST_PATH} (user token; RLS owner = auth.uid()); every answer must be 200`,
       connections: RECORDS_CONNECTIONS,
-      plinth: await measureLoad(spec(ctx.plinthUrl), ctx),
-      limit: await measureLoad(spec(ctx.limitUrl), ctx),
+      ...(await measureRecordsSides(ctx, this.name as RecordsScenario)),
       limitDoes: limitDoes('the filtered, ordered, limited list'),
-      target: { kind: 'report' },
+      target: { kind: 'ratio', min: 0.85 },
     };
   },
 };
@@ -354,13 +387,11 @@ const recordsInsertOne: Scenario = {
   name: 'records-insert-one',
   async run(ctx) {
     await checkRecords(ctx, 'records-insert-one');
-    const spec = (url: string) => recordsSpec(ctx, this.name as RecordsScenario, url);
     return {
       name: this.name,
       request: `POST ${RECORDS_PATH} ${INSERT_BODY} ([<id>] random per request; user token; Prefer return=minimal by default; RLS with check owner = auth.uid()); every answer must be 201`,
       connections: RECORDS_CONNECTIONS,
-      plinth: await measureLoad(spec(ctx.plinthUrl), ctx),
-      limit: await measureLoad(spec(ctx.limitUrl), ctx),
+      ...(await measureRecordsSides(ctx, this.name as RecordsScenario)),
       limitDoes: limitDoes(
         `the insert into ${RECORDS_TABLE} from json_populate_recordset (the body wrapped in an array, bound as JSON text, as Plinth binds it)`,
       ),

@@ -1,6 +1,15 @@
-// Compact RS256 JSON Web Tokens on node:crypto. Signing runs on libuv's thread pool so a burst
-// of sign-ins or refreshes uses every core; verification is synchronous and cheap.
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+// Compact JSON Web Tokens on node:crypto: ES256 for keys made now, RS256 for the RSA keys made
+// before (the algorithm follows the key, and the JWKS announces it). Signing runs on libuv's
+// thread pool; verification is synchronous, and a verified token is remembered until it expires.
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  verify,
+  type KeyObject,
+  type SignKeyObjectInput,
+} from 'node:crypto';
 import { promisify } from 'node:util';
 import { randomHex } from './ids.js';
 
@@ -18,8 +27,22 @@ export type VerifyResult =
   | { ok: true; claims: JwtClaims }
   | { ok: false; reason: 'malformed' | 'signature' | 'expired' };
 
+export type JwtAlgorithm = 'ES256' | 'RS256';
+
+/** The algorithm a key signs with: ES256 for a P-256 key, RS256 for an RSA key. */
+export function algorithmOf(key: KeyObject): JwtAlgorithm {
+  if (key.asymmetricKeyType === 'rsa') return 'RS256';
+  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') return 'ES256';
+  throw new Error(`Unsupported access-token signing key type: ${key.asymmetricKeyType}`);
+}
+
+/** JWS signatures of ES256 are r‖s (IEEE P1363), not DER. */
+const withEncoding = (key: KeyObject): SignKeyObjectInput =>
+  algorithmOf(key) === 'ES256' ? { key, dsaEncoding: 'ieee-p1363' } : { key };
+
+/** A new signing key: P-256 (ES256), whose signature costs a twentieth of an RSA-2048 one. */
 export function generateSigningKey(): { kid: string; privatePem: string; publicPem: string } {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   return {
     kid: `kid_${randomHex(16)}`,
     privatePem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
@@ -29,21 +52,24 @@ export function generateSigningKey(): { kid: string; privatePem: string; publicP
 
 export function signingKeyFromPem(kid: string, privatePem: string): SigningKey {
   const privateKey = createPrivateKey(privatePem);
+  algorithmOf(privateKey);
   return { kid, privateKey, publicKey: createPublicKey(privateKey) };
 }
 
 const encodeJson = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 export async function signJwt(key: SigningKey, claims: JwtClaims): Promise<string> {
-  const input = `${encodeJson({ alg: 'RS256', typ: 'JWT', kid: key.kid })}.${encodeJson(claims)}`;
-  const signature = await signAsync('sha256', Buffer.from(input), key.privateKey);
+  const input = `${encodeJson({ alg: algorithmOf(key.privateKey), typ: 'JWT', kid: key.kid })}.${encodeJson(claims)}`;
+  const signature = await signAsync('sha256', Buffer.from(input), withEncoding(key.privateKey));
   return `${input}.${signature.toString('base64url')}`;
 }
 
-/** Verifies signature (by `kid`) and expiry against `nowSeconds`. */
-export function verifyJwt(token: string, publicKeys: ReadonlyMap<string, KeyObject>, nowSeconds: number): VerifyResult {
+type Checked = { result: VerifyResult; key?: KeyObject; kid?: string };
+
+/** Signature (by `kid`, with the algorithm of that key) and expiry against `nowSeconds`. */
+function check(token: string, publicKeys: ReadonlyMap<string, KeyObject>, nowSeconds: number): Checked {
   const parts = token.split('.');
-  if (parts.length !== 3) return { ok: false, reason: 'malformed' };
+  if (parts.length !== 3) return { result: { ok: false, reason: 'malformed' } };
   const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];
   let header: { alg?: unknown; kid?: unknown };
   let claims: JwtClaims;
@@ -51,24 +77,67 @@ export function verifyJwt(token: string, publicKeys: ReadonlyMap<string, KeyObje
     header = JSON.parse(Buffer.from(headerPart, 'base64url').toString('utf8'));
     claims = JSON.parse(Buffer.from(payloadPart, 'base64url').toString('utf8'));
   } catch {
-    return { ok: false, reason: 'malformed' };
+    return { result: { ok: false, reason: 'malformed' } };
   }
-  if (header.alg !== 'RS256' || typeof header.kid !== 'string') return { ok: false, reason: 'malformed' };
-  if (typeof claims !== 'object' || claims === null) return { ok: false, reason: 'malformed' };
+  if ((header.alg !== 'RS256' && header.alg !== 'ES256') || typeof header.kid !== 'string')
+    return { result: { ok: false, reason: 'malformed' } };
+  if (typeof claims !== 'object' || claims === null) return { result: { ok: false, reason: 'malformed' } };
   const key = publicKeys.get(header.kid);
-  if (!key) return { ok: false, reason: 'signature' };
+  // The key decides the algorithm: a header naming another one is not this key's signature.
+  if (!key || algorithmOf(key) !== header.alg) return { result: { ok: false, reason: 'signature' } };
   const valid = verify(
     'sha256',
     Buffer.from(`${headerPart}.${payloadPart}`),
-    key,
+    withEncoding(key),
     Buffer.from(signaturePart, 'base64url'),
   );
-  if (!valid) return { ok: false, reason: 'signature' };
-  if (typeof claims.exp !== 'number' || claims.exp <= nowSeconds) return { ok: false, reason: 'expired' };
-  return { ok: true, claims };
+  if (!valid) return { result: { ok: false, reason: 'signature' } };
+  if (typeof claims.exp !== 'number' || claims.exp <= nowSeconds) return { result: { ok: false, reason: 'expired' } };
+  return { result: { ok: true, claims }, key, kid: header.kid };
+}
+
+/** Verifies signature (by `kid`) and expiry against `nowSeconds`. */
+export function verifyJwt(token: string, publicKeys: ReadonlyMap<string, KeyObject>, nowSeconds: number): VerifyResult {
+  return check(token, publicKeys, nowSeconds).result;
+}
+
+interface Remembered {
+  claims: JwtClaims;
+  exp: number;
+  kid: string;
+  key: KeyObject;
+}
+
+/**
+ * verifyJwt that remembers up to `maxEntries` good tokens (the oldest forgotten first): a client
+ * sends its token on every call, and its signature check then costs a map lookup. A remembered
+ * token holds only while it is unexpired and the key that verified it is still the one under its
+ * kid (a removed or replaced key ends it). The claims are frozen: callers share them.
+ */
+export function createJwtVerifier(maxEntries = 10_000) {
+  const remembered = new Map<string, Remembered>();
+  return function verifyRemembered(
+    token: string,
+    publicKeys: ReadonlyMap<string, KeyObject>,
+    nowSeconds: number,
+  ): VerifyResult {
+    const hit = remembered.get(token);
+    if (hit) {
+      if (hit.exp > nowSeconds && publicKeys.get(hit.kid) === hit.key) return { ok: true, claims: hit.claims };
+      remembered.delete(token);
+    }
+    const { result, key, kid } = check(token, publicKeys, nowSeconds);
+    if (result.ok && key && kid) {
+      if (remembered.size >= maxEntries) remembered.delete(remembered.keys().next().value as string);
+      const claims = Object.freeze(result.claims);
+      remembered.set(token, { claims, exp: claims.exp as number, kid, key });
+      return { ok: true, claims };
+    }
+    return result;
+  };
 }
 
 /** The public half of a key as a JSON Web Key, for /.well-known/jwks.json. */
 export function publicJwk(kid: string, publicKey: KeyObject): Record<string, unknown> {
-  return { ...publicKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' };
+  return { ...publicKey.export({ format: 'jwk' }), kid, alg: algorithmOf(publicKey), use: 'sig' };
 }

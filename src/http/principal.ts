@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { epochSeconds } from '../core/clock.js';
 import { AppError } from '../core/errors.js';
 import { sha256 } from '../core/ids.js';
-import { verifyJwt } from '../core/jwt.js';
+import { createJwtVerifier } from '../core/jwt.js';
 import type { Deps } from '../deps.js';
 
 export type Principal =
@@ -93,6 +93,8 @@ export function createCredentialResolver(
     const expiresAt = hashes.get(sha256(key).toString('hex'));
     return expiresAt === null || (expiresAt !== undefined && expiresAt > deps.clock.now().getTime());
   };
+
+  const verifyJwt = createJwtVerifier();
 
   return function resolveCredential(credential: string): Principal {
     if (API_KEY.test(credential)) {

@@ -1,18 +1,42 @@
-// RS256 tokens: signature, key id, expiry and malformed input.
-import { createPublicKey } from 'node:crypto';
+// Access tokens: ES256 for new keys, RS256 for RSA keys made before; signature, key id, expiry,
+// malformed input, and the verifier that remembers good tokens until they expire.
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { generateSigningKey, publicJwk, signJwt, signingKeyFromPem, verifyJwt } from '../../src/core/jwt.js';
+import {
+  createJwtVerifier,
+  generateSigningKey,
+  publicJwk,
+  signJwt,
+  signingKeyFromPem,
+  verifyJwt,
+} from '../../src/core/jwt.js';
 
 const pem = generateSigningKey();
 const key = signingKeyFromPem(pem.kid, pem.privatePem);
 const keys = new Map([[key.kid, key.publicKey]]);
 const other = signingKeyFromPem('kid_other', generateSigningKey().privatePem);
+/** A key as servers made them before ES256: RSA-2048. */
+const rsaPem = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
+const rsaKey = signingKeyFromPem('kid_rsa', rsaPem);
+
+const headerOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8'));
 
 describe('jwt', () => {
-  it('verifies its own tokens until they expire', async () => {
+  it('signs new keys ES256 and verifies its own tokens until they expire', async () => {
     const token = await signJwt(key, { sub: 'u1', iat: 100, exp: 200 });
+    expect(headerOf(token)).toEqual({ alg: 'ES256', typ: 'JWT', kid: key.kid });
     expect(verifyJwt(token, keys, 150)).toEqual({ ok: true, claims: { sub: 'u1', iat: 100, exp: 200 } });
     expect(verifyJwt(token, keys, 200)).toEqual({ ok: false, reason: 'expired' });
+  });
+
+  it('keeps signing and verifying RS256 with an RSA key made before', async () => {
+    const token = await signJwt(rsaKey, { sub: 'u1', exp: 200 });
+    expect(headerOf(token)).toEqual({ alg: 'RS256', typ: 'JWT', kid: 'kid_rsa' });
+    const both = new Map([...keys, [rsaKey.kid, rsaKey.publicKey]]);
+    expect(verifyJwt(token, both, 150)).toEqual({ ok: true, claims: { sub: 'u1', exp: 200 } });
+    expect(verifyJwt(await signJwt(key, { sub: 'u2', exp: 200 }), both, 150).ok).toBe(true);
   });
 
   it.each([
@@ -31,18 +55,60 @@ describe('jwt', () => {
     expect(verifyJwt(edited, keys, 0)).toEqual({ ok: false, reason: 'signature' });
   });
 
-  it('rejects alg none and HS256 headers', () => {
+  it("rejects alg none, HS256, and a header naming another algorithm than the key's", async () => {
     const enc = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
     for (const alg of ['none', 'HS256']) {
       const token = `${enc({ alg, kid: key.kid })}.${enc({ sub: 'u', exp: 999 })}.`;
       expect(verifyJwt(token, keys, 0).ok).toBe(false);
     }
+    const [, payload, signature] = (await signJwt(key, { sub: 'u', exp: 999 })).split('.');
+    const relabelled = `${enc({ alg: 'RS256', typ: 'JWT', kid: key.kid })}.${payload}.${signature}`;
+    expect(verifyJwt(relabelled, keys, 0)).toEqual({ ok: false, reason: 'signature' });
   });
 
-  it('publishes the public key as a JWK that node can import', () => {
+  it('publishes the public keys as JWKs that node can import, with their algorithm', () => {
     const jwk = publicJwk(key.kid, key.publicKey);
-    expect(jwk).toMatchObject({ kty: 'RSA', kid: key.kid, alg: 'RS256', use: 'sig' });
+    expect(jwk).toMatchObject({ kty: 'EC', crv: 'P-256', kid: key.kid, alg: 'ES256', use: 'sig' });
     expect(jwk).not.toHaveProperty('d');
-    expect(createPublicKey({ key: jwk as never, format: 'jwk' }).asymmetricKeyType).toBe('rsa');
+    expect(createPublicKey({ key: jwk as never, format: 'jwk' }).asymmetricKeyType).toBe('ec');
+    expect(publicJwk(rsaKey.kid, rsaKey.publicKey)).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });
+  });
+
+  it('remembers a good token only while it is unexpired and its key still stands under its kid', async () => {
+    const verifier = createJwtVerifier(2);
+    const token = await signJwt(key, { sub: 'u1', exp: 200 });
+    expect(verifier(token, keys, 100)).toEqual({ ok: true, claims: { sub: 'u1', exp: 200 } });
+    expect(verifier(token, keys, 150)).toEqual({ ok: true, claims: { sub: 'u1', exp: 200 } });
+    expect(verifier(token, keys, 200)).toEqual({ ok: false, reason: 'expired' });
+    expect(verifier(token, keys, 100).ok).toBe(true);
+    // The key removed, or another key under the same kid: the remembered token no longer holds.
+    expect(verifier(token, new Map(), 100)).toEqual({ ok: false, reason: 'signature' });
+    expect(verifier(token, keys, 100).ok).toBe(true);
+    expect(verifier(token, new Map([[key.kid, other.publicKey]]), 100)).toEqual({ ok: false, reason: 'signature' });
+    // Bad tokens are never remembered.
+    const [h, , s] = token.split('.');
+    const edited = `${h}.${Buffer.from(JSON.stringify({ sub: 'admin', exp: 200 })).toString('base64url')}.${s}`;
+    expect(verifier(edited, keys, 100)).toEqual({ ok: false, reason: 'signature' });
+    expect(verifier(edited, keys, 100)).toEqual({ ok: false, reason: 'signature' });
+  });
+
+  it('forgets the oldest token past its bound, still verifying every token', async () => {
+    const verifier = createJwtVerifier(2);
+    const [first, second, third] = await Promise.all([1, 2, 3].map((n) => signJwt(key, { sub: `u${n}`, exp: 200 })));
+    const claimsOf = (token: string) => {
+      const result = verifier(token, keys, 100);
+      if (!result.ok) throw new Error(`not verified: ${result.reason}`);
+      return result.claims;
+    };
+    const remembered = claimsOf(first!);
+    // Remembered: the same (frozen) claims come back.
+    expect(claimsOf(first!)).toBe(remembered);
+    expect(Object.isFrozen(remembered)).toBe(true);
+    claimsOf(second!);
+    claimsOf(third!);
+    // Forgotten (the oldest of three with room for two): verified again, fresh claims.
+    const again = claimsOf(first!);
+    expect(again).not.toBe(remembered);
+    expect(again).toEqual({ sub: 'u1', exp: 200 });
   });
 });

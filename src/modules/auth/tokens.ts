@@ -1,4 +1,4 @@
-// The credentials a session hands out: short-lived RS256 access tokens, opaque refresh tokens
+// The credentials a session hands out: short-lived access tokens (ES256, or RS256 on an older RSA key), opaque refresh tokens
 // (stored only as SHA-256), and CSRF tokens bound to the current refresh token. A refresh token's
 // successor is an HMAC of it, so two concurrent refreshes of one token agree on the next one.
 import { epochSeconds } from '../../core/clock.js';

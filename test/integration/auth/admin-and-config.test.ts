@@ -719,20 +719,22 @@ describe('/.well-known/jwks.json', () => {
     const jwk = keys.find((k) => k.kid === header.kid);
     if (!jwk) return { ok: false, header, claims };
     const key = createPublicKey({ key: jwk, format: 'jwk' });
-    return { ok: verify('sha256', signingInput, key, signature), header, claims };
+    // JWS ES256 signatures are r‖s (IEEE P1363).
+    return { ok: verify('sha256', signingInput, { key, dsaEncoding: 'ieee-p1363' }, signature), header, claims };
   }
 
-  it('serves only public RSA keys, at both paths', async () => {
+  it('serves only public P-256 keys (ES256), at both paths', async () => {
     const body = await jwks();
     expect(body.keys.length).toBeGreaterThanOrEqual(1);
     for (const key of body.keys) {
       expect(key).toMatchObject({
-        kty: 'RSA',
-        alg: 'RS256',
+        kty: 'EC',
+        crv: 'P-256',
+        alg: 'ES256',
         use: 'sig',
         kid: expect.any(String),
-        n: expect.any(String),
-        e: expect.any(String),
+        x: expect.any(String),
+        y: expect.any(String),
       });
       for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(key).not.toHaveProperty(secret);
     }
@@ -744,7 +746,7 @@ describe('/.well-known/jwks.json', () => {
     const { keys } = await jwks();
     const checked = verifyWithJwks(s.accessToken, keys);
     expect(checked.ok).toBe(true);
-    expect(checked.header).toMatchObject({ alg: 'RS256', kid: expect.any(String) });
+    expect(checked.header).toMatchObject({ alg: 'ES256', kid: expect.any(String) });
     expect(checked.claims).toEqual({
       sub: s.user.id,
       email: s.email,

@@ -1,0 +1,113 @@
+// `npx tsx bench/profile.ts [scenario…]`: where Plinth's CPU goes on a hot path. Starts the
+// embedded PostgreSQL and Plinth, drives each scenario (current-session, records-read-one,
+// records-list-20, records-insert-one) for PROFILE_SECONDS (default 5) under the V8 sampling
+// profiler, and prints self time by code area and by function, with the server CPU per request.
+// Each profile is written to <tmpdir>/plinth-profiles/<scenario>.cpuprofile (open it in Chrome DevTools).
+import { mkdir, writeFile } from 'node:fs/promises';
+import { Session, type Profiler } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startBenchDatabase } from './environment.js';
+import { registerUser } from './fixtures.js';
+import { runLoad, type LoadSpec } from './load.js';
+import { createRecordsTable } from './records.js';
+import { startPlinth } from './plinth.js';
+import { RECORDS_SCENARIOS, recordsSpec, type BenchContext, type RecordsScenario } from './scenarios.js';
+
+const SCENARIO_NAMES = ['current-session', ...RECORDS_SCENARIOS] as const;
+type ProfiledScenario = (typeof SCENARIO_NAMES)[number];
+
+/** Where a script lives, coarse enough to add up: a package, one of our modules, or node itself. */
+function areaOf(url: string): string {
+  if (!url) return '(native / idle / gc)';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1]!;
+  const ours = /\/(src\/(?:modules\/[^/]+|core|[^/]+))/.exec(url);
+  if (ours) return ours[1]!;
+  if (url.startsWith('node:')) return url.split('/')[0]!;
+  return url.replace(/^.*\//, '');
+}
+
+interface SelfTime {
+  name: string;
+  ms: number;
+}
+
+function selfTimes(profile: Profiler.Profile): { byArea: SelfTime[]; byFunction: SelfTime[]; totalMs: number } {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const hits = new Map<number, number>();
+  for (const id of profile.samples ?? []) hits.set(id, (hits.get(id) ?? 0) + 1);
+  const samples = profile.samples?.length ?? 1;
+  const msPerSample = (profile.endTime - profile.startTime) / 1000 / samples;
+  const area = new Map<string, number>();
+  const fn = new Map<string, number>();
+  let totalMs = 0;
+  for (const [id, count] of hits) {
+    const { callFrame } = nodes.get(id)!;
+    if (callFrame.functionName === '(idle)') continue;
+    const ms = count * msPerSample;
+    totalMs += ms;
+    const a = areaOf(callFrame.url);
+    area.set(a, (area.get(a) ?? 0) + ms);
+    const f = `${callFrame.functionName || '(anonymous)'} ${areaOf(callFrame.url)}:${callFrame.lineNumber + 1}`;
+    fn.set(f, (fn.get(f) ?? 0) + ms);
+  }
+  const sorted = (m: Map<string, number>) => [...m].map(([name, ms]) => ({ name, ms })).sort((a, b) => b.ms - a.ms);
+  return { byArea: sorted(area), byFunction: sorted(fn), totalMs };
+}
+
+async function main(): Promise<void> {
+  const wanted = (process.argv.slice(2).length ? process.argv.slice(2) : SCENARIO_NAMES) as ProfiledScenario[];
+  const seconds = Number(process.env.PROFILE_SECONDS ?? 5);
+  const db = await startBenchDatabase();
+  const plinth = await startPlinth(db.url).catch(async (err) => {
+    await db.stop();
+    throw err;
+  });
+  const session = new Session();
+  session.connect();
+  try {
+    const user = await registerUser(plinth.url, 'profile@bench.local', 'bench-password-9');
+    const recordIds = await createRecordsTable(db.url, user.id, 10_000);
+    const ctx = { user, recordIds } as BenchContext;
+    const specOf = async (name: ProfiledScenario): Promise<LoadSpec> =>
+      name === 'current-session'
+        ? {
+            url: plinth.url,
+            method: 'GET',
+            path: '/api/auth/sessions/current',
+            headers: { authorization: `Bearer ${user.accessToken}` },
+            connections: 32,
+            seconds,
+          }
+        : recordsSpec(ctx, name as RecordsScenario, plinth.url)(seconds, 'run');
+    const dir = path.join(tmpdir(), 'plinth-profiles');
+    await mkdir(dir, { recursive: true });
+    await session.post('Profiler.enable');
+    for (const name of wanted) {
+      const spec = await specOf(name);
+      await runLoad({ ...spec, seconds: 1 }); // warm-up: JIT, prepared statements
+      const cpuBefore = process.cpuUsage();
+      await session.post('Profiler.start');
+      const run = await runLoad(spec);
+      const { profile } = await session.post('Profiler.stop');
+      const cpu = process.cpuUsage(cpuBefore);
+      await writeFile(path.join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+      const { byArea, byFunction, totalMs } = selfTimes(profile);
+      const perRequest = (ms: number) => (ms / run.ok).toFixed(4);
+      console.log(
+        `\n== ${name}: ${run.ok} correct answers (${run.rps.toFixed(0)}/s, ${run.wrongStatus + run.errors} failures), server CPU ${((cpu.user + cpu.system) / 1000 / run.ok).toFixed(3)} ms/request, sampled ${perRequest(totalMs)} ms/request`,
+      );
+      console.log('  self ms/request by area:');
+      for (const a of byArea.slice(0, 14)) console.log(`    ${perRequest(a.ms).padStart(8)}  ${a.name}`);
+      console.log('  self ms/request by function:');
+      for (const f of byFunction.slice(0, 30)) console.log(`    ${perRequest(f.ms).padStart(8)}  ${f.name}`);
+    }
+  } finally {
+    session.disconnect();
+    await plinth.close();
+    await db.stop();
+  }
+}
+
+await main();

@@ -1,0 +1,73 @@
+// `npx tsx bench/scale-out.ts`: one server against two, on one PostgreSQL, both behind the same
+// loopback round-robin balancer (test/harness/round-robin-proxy.ts), driven with the records read
+// by id (user token, row-level security). Rounds alternate 1 and 2 servers; prints each round's
+// rate and the ratio 2 : 1 (median of the paired rounds). SCALE_BENCH_ROUNDS (default 3 pairs),
+// SCALE_BENCH_SECONDS (default 5 per round).
+import { randomBytes } from 'node:crypto';
+import { startRoundRobinProxy } from '../test/harness/round-robin-proxy.js';
+import { startServerProcess, type ServerProcess } from '../test/harness/server-process.js';
+import { startBenchDatabase } from './environment.js';
+import { registerUser } from './fixtures.js';
+import { runLoad } from './load.js';
+import { createRecordsTable, RECORDS_PATH } from './records.js';
+
+const CONNECTIONS = 32;
+const ROWS = 10_000;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main(): Promise<void> {
+  const rounds = Number(process.env.SCALE_BENCH_ROUNDS ?? 3);
+  const seconds = Number(process.env.SCALE_BENCH_SECONDS ?? 5);
+  const db = await startBenchDatabase();
+  const servers: ServerProcess[] = [];
+  try {
+    // The settings that must match across servers (README, Running more than one server).
+    const shared = { PLINTH_ENCRYPTION_KEY: randomBytes(32).toString('hex'), LOG_LEVEL: 'silent' };
+    for (let i = 0; i < 2; i++) servers.push(await startServerProcess({ databaseUrl: db.url, env: shared }));
+    const user = await registerUser(servers[0]!.baseUrl, 'scale@bench.local', 'bench-password-9');
+    const ids = await createRecordsTable(db.url, user.id, ROWS);
+    const paths = ids.map((id) => `${RECORDS_PATH}?id=eq.${id}`);
+
+    const roundOn = async (count: 1 | 2) => {
+      const proxy = await startRoundRobinProxy(servers.slice(0, count).map((s) => s.baseUrl));
+      try {
+        const spec = {
+          url: proxy.url,
+          method: 'GET' as const,
+          path: paths[0]!,
+          paths,
+          headers: { authorization: `Bearer ${user.accessToken}` },
+          expectStatus: 200,
+          connections: CONNECTIONS,
+        };
+        await runLoad({ ...spec, seconds: 1 }); // warm-up: pools, prepared statements, schema cache
+        const run = await runLoad({ ...spec, seconds });
+        const failures = run.wrongStatus + run.errors;
+        if (failures)
+          throw new Error(`${count} server(s): ${failures} failed requests (${JSON.stringify(run.statusCodes)})`);
+        return run.rps;
+      } finally {
+        await proxy.close();
+      }
+    };
+
+    const rates: Record<1 | 2, number[]> = { 1: [], 2: [] };
+    for (let i = 0; i < rounds; i++) {
+      const order: (1 | 2)[] = i % 2 === 0 ? [1, 2] : [2, 1];
+      for (const count of order) {
+        rates[count].push(await roundOn(count));
+        console.log(`round ${i + 1}, ${count} server(s): ${rates[count].at(-1)!.toFixed(0)} req/s`);
+      }
+    }
+    const paired = median(rates[2].map((r, i) => r / rates[1][i]!));
+    console.log(
+      `records read by id through the balancer: 1 server ${median(rates[1]).toFixed(0)} req/s, 2 servers ${median(rates[2]).toFixed(0)} req/s (medians); 2 : 1 = ${paired.toFixed(2)} (median of paired rounds)`,
+    );
+  } finally {
+    for (const server of servers) await server.close();
+    await db.stop();
+  }
+}
+
+await main();
