@@ -1,6 +1,8 @@
 // The logs service: the writer that buffers entries and stores them in batches, the daily
 // partitions it creates ahead and drops after each kind's retention, search, the audit trail,
 // the reference platform's per-source view, and the live tail.
+import { randomUUID } from 'node:crypto';
+import type { FunctionOutput } from '../../core/runtime-supervisor.js';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../core/errors.js';
 import { type LogEntry, LOG_SOURCES, type LogSource } from './log-entry.js';
@@ -93,6 +95,8 @@ export type Retention = Record<LogSource, number>;
 
 export interface LogsService {
   record(entry: LogEntry): void;
+  /** A line a function printed, as a functions entry of its slug and invocation's request id. */
+  recordFunctionOutput(output: FunctionOutput): void;
   /** Stores what is buffered now (tests, shutdown). */
   flush(): Promise<void>;
   droppedCount(): number;
@@ -190,6 +194,25 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
 
   const service: LogsService = {
     record: (entry) => writer.add(entry),
+    recordFunctionOutput(output) {
+      writer.add({
+        id: randomUUID(),
+        ts: clock.now(),
+        source: 'functions',
+        level: output.level,
+        method: null,
+        route: null,
+        status: null,
+        durationMs: null,
+        principal: null,
+        userId: null,
+        ip: null,
+        requestId: output.requestId,
+        slug: output.slug,
+        message: output.message,
+        details: null,
+      });
+    },
     flush: () => writer.flush(),
     droppedCount: () => writer.dropped(),
     tail(filter, listener) {
