@@ -94,6 +94,7 @@ class FunctionWorker {
         const msg = event.data;
         if (msg.type === 'loaded') resolve();
         else if (msg.type === 'load-error') reject(msg);
+        else if (msg.type === 'console') this.print(msg);
         else this.onMessage(msg);
       };
       worker.onerror = (event) => {
@@ -106,6 +107,13 @@ class FunctionWorker {
     this.ready.catch(() => this.terminate());
     worker.postMessage({ type: 'load', code: this.code, env, scopeUrl });
     return this.ready;
+  }
+
+  /** A line the function printed, to the Plinth server (stdout) with this function's slug. */
+  private print(msg: { requestId: unknown; level: unknown; message: unknown }) {
+    const level = msg.level === 'warn' || msg.level === 'error' ? msg.level : 'info';
+    const requestId = typeof msg.requestId === 'string' ? msg.requestId : null;
+    console.log(JSON.stringify({ output: { slug: this.slug, requestId, level, message: String(msg.message) } }));
   }
 
   setEnv(next: Env) {
@@ -225,7 +233,16 @@ class FunctionWorker {
         },
       };
       this.pending.set(id, p);
-      worker.postMessage({ type: 'request', id, method: req.method, url, headers, hasBody: req.body !== null });
+      const requestId = req.headers.get('x-plinth-request-id');
+      worker.postMessage({
+        type: 'request',
+        id,
+        requestId,
+        method: req.method,
+        url,
+        headers,
+        hasBody: req.body !== null,
+      });
       // The caller went away: its invocation no longer holds the deadline over the worker.
       // (Deno's legacy behaviour also aborts it after a delivered answer: nothing to do then.)
       req.signal.addEventListener('abort', () => {

@@ -5,6 +5,8 @@
 // official client) and `encodeBase64`/`decodeBase64` as globals, and `npm:@insforge/sdk` imports
 // served by the bundled client the server handed over (runtime/function-scope.ts), never fetched.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 type Env = Record<string, string>;
 type Handler = (req: Request) => Response | Promise<Response>;
 
@@ -36,6 +38,34 @@ for (const name of ['serve', 'listen', 'listenTls', 'listenDatagram']) {
     },
     configurable: false,
     writable: false,
+  });
+}
+
+/** The request id of the invocation the running code belongs to (follows awaits and timers). */
+const invocation = new AsyncLocalStorage<string | null>();
+/** A printed line is cut here: a function printing megabytes must not flood the logs. */
+const MAX_LINE = 8_192;
+
+/** Sends one printed line to the runtime, tagged with its invocation's request id. */
+function emit(level: 'info' | 'warn' | 'error', message: string) {
+  const text = message.length > MAX_LINE ? `${message.slice(0, MAX_LINE)}… (${message.length} characters)` : message;
+  postMessage({ type: 'console', requestId: invocation.getStore() ?? null, level, message: text });
+}
+
+// console.* of a function goes to Plinth's logs with its invocation, not to an untagged stdout.
+const format = (args: unknown[]) => args.map((a) => (typeof a === 'string' ? a : Deno.inspect(a))).join(' ');
+for (const [name, level] of [
+  ['log', 'info'],
+  ['info', 'info'],
+  ['debug', 'info'],
+  ['trace', 'info'],
+  ['warn', 'warn'],
+  ['error', 'error'],
+] as const) {
+  Object.defineProperty(console, name, {
+    value: (...args: unknown[]) => emit(level, format(args)),
+    configurable: true,
+    writable: true,
   });
 }
 
@@ -130,7 +160,16 @@ function errorResponse(id: number, status: number, message: string) {
   postMessage({ type: 'error', id, status, message });
 }
 
-async function invoke(msg: { id: number; method: string; url: string; headers: [string, string][]; hasBody: boolean }) {
+interface InvokeMessage {
+  id: number;
+  requestId: string | null;
+  method: string;
+  url: string;
+  headers: [string, string][];
+  hasBody: boolean;
+}
+
+async function invoke(msg: InvokeMessage) {
   const { id } = msg;
   const abort = new AbortController();
   aborts.set(id, abort);
@@ -178,6 +217,7 @@ async function invoke(msg: { id: number; method: string; url: string; headers: [
     }
     postMessage({ type: 'end', id });
   } catch (err) {
+    emit('error', err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : `Uncaught ${format([err])}`);
     const status = typeof (err as { status?: unknown })?.status === 'number' ? (err as { status: number }).status : 500;
     errorResponse(id, status >= 400 && status < 600 ? status : 500, err instanceof Error ? err.message : String(err));
   } finally {
@@ -199,7 +239,7 @@ self.onmessage = (event: MessageEvent) => {
       env = msg.env;
       break;
     case 'request':
-      void invoke(msg);
+      void invocation.run(msg.requestId ?? null, () => invoke(msg));
       break;
     case 'body':
       requestBodies.get(msg.id)?.enqueue(msg.chunk);

@@ -24,6 +24,15 @@ export interface RuntimeOptions {
   log?: RuntimeLog;
 }
 
+/** A line a function printed (console.*), tagged by the runtime with its invocation's request id. */
+export interface FunctionOutput {
+  slug: string;
+  /** Plinth's request id of the invocation; null for output outside one (while loading). */
+  requestId: string | null;
+  level: 'info' | 'warn' | 'error';
+  message: string;
+}
+
 export type RuntimeLog = (level: 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
 
 /** What readiness and operators see of the runtime. */
@@ -57,6 +66,8 @@ export interface RuntimeSupervisor {
   onExit(listener: () => void): void;
   /** Reports through `log` from now on. */
   setLogger(log: RuntimeLog): void;
+  /** Hears every line functions print (without a listener they go to `log`); returns the unsubscribe. */
+  onOutput(listener: (output: FunctionOutput) => void): () => void;
 }
 
 const RUNTIME_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../runtime');
@@ -87,6 +98,7 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
   let scopeSource: string | null | undefined;
   const readyHooks: Array<() => Promise<void>> = [];
   const exitListeners: Array<() => void> = [];
+  const outputListeners = new Set<(output: FunctionOutput) => void>();
   let waiters: Array<() => void> = [];
   let status: RuntimeStatus = 'stopped';
   let child: ChildProcess | null = null;
@@ -186,7 +198,7 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
       `${JSON.stringify({ port: options.port, token, timeoutMs: options.timeoutMs, workerSource, scopeSource })}\n`,
     );
     createInterface({ input: proc.stdout }).on('line', (line) => {
-      let msg: { ready?: boolean; port?: number } | undefined;
+      let msg: { ready?: boolean; port?: number; output?: FunctionOutput } | undefined;
       try {
         msg = JSON.parse(line);
       } catch {
@@ -195,6 +207,8 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
       if (msg?.ready && typeof msg.port === 'number') {
         port = msg.port;
         void onListening(proc);
+      } else if (msg?.output && outputListeners.size > 0) {
+        for (const listener of outputListeners) listener(msg.output);
       } else log('info', `function runtime: ${line}`);
     });
     createInterface({ input: proc.stderr }).on('line', (line) => log('warn', `function runtime: ${line}`));
@@ -293,6 +307,10 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
     },
     onExit(listener) {
       exitListeners.push(listener);
+    },
+    onOutput(listener) {
+      outputListeners.add(listener);
+      return () => outputListeners.delete(listener);
     },
   };
   return supervisor;

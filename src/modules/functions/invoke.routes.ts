@@ -46,6 +46,8 @@ export function invokeRoutes(
     headers['x-forwarded-proto'] = request.protocol;
     headers['x-plinth-runtime-token'] = host.runtime.token;
     headers['x-plinth-url'] = `${deps.config.apiBaseUrl}/functions/${slug}${query}`;
+    // Tags what the function prints with this request (the logs' source=functions entries).
+    headers['x-plinth-request-id'] = request.id;
     return headers;
   }
 

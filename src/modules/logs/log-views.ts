@@ -7,9 +7,12 @@ import type { auditSchema, entryBodySchema, searchResultSchema } from './logs.sc
 export type SearchResult = z.input<typeof searchResultSchema>;
 export type Audit = z.input<typeof auditSchema>;
 
-/** Access lines as `METHOD route status duration - ip`; other lines `<level> - <message>`. */
+/**
+ * Access lines as `METHOD route status duration - ip`; other lines (a function's console output
+ * among them: a functions entry without a method) `<level> - <message>`.
+ */
 function eventMessage(entry: StoredEntry): string {
-  if (entry.source === 'requests' || entry.source === 'functions') {
+  if (entry.source === 'requests' || (entry.source === 'functions' && entry.method !== null)) {
     return `${entry.method} ${entry.slug ? `/functions/${entry.slug}` : entry.route} ${entry.status} ${entry.durationMs}ms - ${entry.ip ?? '-'}`;
   }
   const stack = typeof entry.details?.stack === 'string' ? `\n${entry.details.stack}` : '';

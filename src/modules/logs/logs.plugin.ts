@@ -1,6 +1,7 @@
 // Wires logs into the app in two steps, like metrics: the request hooks and the writer go on the
 // root instance before any module registers (so every route is logged), and the /api/logs route
-// plugin is registered with the other modules. LOGS_STORE=false keeps the stdout line only.
+// plugin is registered with the other modules; what functions print is recorded too.
+// LOGS_STORE=false keeps the stdout line only.
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
@@ -33,6 +34,11 @@ export function installLogging(app: FastifyInstance, deps: Deps): LoggingSetup {
   app.addHook('onReady', async () => {
     await service.runMaintenance().catch((err) => app.log.warn({ err }, 'log partition maintenance failed'));
   });
-  app.addHook('onClose', () => service.close());
+  // What functions print, tagged with their invocation by the runtime.
+  const stopHearingFunctions = deps.runtime.onOutput((output) => service.recordFunctionOutput(output));
+  app.addHook('onClose', () => {
+    stopHearingFunctions();
+    return service.close();
+  });
   return { service, plugin: logsRoutes(service) };
 }

@@ -1,5 +1,9 @@
-// SQL for logs.entries (batched inserts, daily partitions, search) and logs.retention.
+// SQL for logs.entries (batches by COPY, daily partitions, search) and logs.retention.
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Queryable } from '../../core/db.js';
+import { COPY_COLUMNS } from './copy-row.js';
+import { isUnlogged } from './partitions.js';
 import type { LogEntry, LogSource } from './log-entry.js';
 
 /** An entry as read back: the level is whatever was stored. */
@@ -25,43 +29,16 @@ export interface EntryFilter {
 const COLUMNS = `id, ts, source, level, method, route, status, duration_ms as "durationMs", principal,
   user_id as "userId", ip, request_id as "requestId", slug, message, details`;
 
-/** One statement for a whole batch: each column is one array parameter, unnested into rows. */
-export async function insertEntries(db: Queryable, entries: LogEntry[]): Promise<void> {
-  const column = <T>(pick: (e: LogEntry) => T) => entries.map(pick);
-  await db.unsafe(
-    `insert into logs.entries (id, ts, source, level, method, route, status, duration_ms, principal, user_id, ip,
-       request_id, slug, message, details)
-     select id, to_timestamp(ms / 1000.0), source, level, method, route, status, duration_ms, principal, user_id, ip,
-       request_id, slug, message, details
-     from unnest($1::uuid[], $2::float8[], $3::text[], $4::text[], $5::text[], $6::text[],
-       $7::int[], $8::real[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
-       $15::text[]::jsonb[])
-       as batch (id, ms, source, level, method, route, status, duration_ms, principal, user_id, ip, request_id, slug,
-         message, details)`,
-    [
-      column((e) => e.id),
-      column((e) => e.ts.getTime()),
-      column((e) => e.source),
-      column((e) => e.level),
-      column((e) => e.method),
-      column((e) => e.route),
-      column((e) => e.status),
-      column((e) => e.durationMs),
-      column((e) => e.principal),
-      column((e) => e.userId),
-      column((e) => e.ip),
-      column((e) => e.requestId),
-      column((e) => e.slug),
-      column((e) => e.message),
-      column((e) => (e.details === null ? null : JSON.stringify(e.details))),
-    ] as never[],
-  );
+/** A whole batch in one COPY (its lines in COPY_COLUMNS order), routed by PostgreSQL to its partitions. */
+export async function copyEntries(db: Queryable, lines: Buffer): Promise<void> {
+  const writable = await db.unsafe(`copy logs.entries (${COPY_COLUMNS}) from stdin`).writable();
+  await pipeline(Readable.from([lines]), writable);
 }
 
 /** Creates one daily partition of a source (nothing when it exists). */
 export async function createPartition(db: Queryable, source: LogSource, name: string, day: Date, next: Date) {
   await db.unsafe(
-    `create table if not exists logs."${name}" partition of logs."entries_${source}"
+    `create ${isUnlogged(source) ? 'unlogged ' : ''}table if not exists logs."${name}" partition of logs."entries_${source}"
        for values from ('${day.toISOString()}') to ('${next.toISOString()}')`,
   );
 }
@@ -92,7 +69,8 @@ function whereOf(filter: EntryFilter): { clause: string; params: unknown[] } {
   };
   add((p) => `source = any(${p}::text[])`, filter.sources);
   if (filter.from) add((p) => `ts >= ${p}`, filter.from);
-  if (filter.to) add((p) => `ts <= ${p}`, filter.to);
+  // Inclusive of the whole millisecond: stored times carry an arrival order in microseconds.
+  if (filter.to) add((p) => `ts < ${p}`, new Date(filter.to.getTime() + 1));
   if (filter.level) add((p) => `level = ${p}`, filter.level);
   if (filter.slug) add((p) => `slug = ${p}`, filter.slug);
   if (filter.status !== undefined) add((p) => `status = ${p}`, filter.status);
@@ -117,7 +95,7 @@ export async function searchEntries(
 ): Promise<StoredEntry[]> {
   const { clause, params } = whereOf(filter);
   return db.unsafe<StoredEntry[]>(
-    `select ${COLUMNS} from logs.entries where ${clause} order by ts desc, seq desc
+    `select ${COLUMNS} from logs.entries where ${clause} order by ts desc, id desc
      limit ${Math.trunc(limit)} offset ${Math.trunc(offset)}`,
     params as never[],
   );

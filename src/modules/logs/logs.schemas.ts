@@ -38,13 +38,16 @@ export const searchQuerySchema = z.object({
   offset: count(0, 1_000_000),
 });
 
+/** The reference reads audits `limit=0` as "no limit": as many as a count reaches (10,000). */
+const AUDITS_UNLIMITED = 10_000;
+
 export const auditsQuerySchema = z.object({
   actor: z.string().min(1).max(255).optional(),
   action: z.string().min(1).max(500).optional(),
   module: z.string().min(1).max(100).optional(),
   start_date: date.optional(),
   end_date: date.optional(),
-  limit: count(100, 1000),
+  limit: count(100, 1000).transform((n) => (n === 0 ? AUDITS_UNLIMITED : n)),
   offset: count(0, 1_000_000),
 });
 

@@ -1,18 +1,21 @@
 // The logs service: the writer that buffers entries and stores them in batches, the daily
 // partitions it creates ahead and drops after each kind's retention, search, the audit trail,
 // the reference platform's per-source view, and the live tail.
+import { randomUUID } from 'node:crypto';
+import type { FunctionOutput } from '../../core/runtime-supervisor.js';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../core/errors.js';
 import { type LogEntry, LOG_SOURCES, type LogSource } from './log-entry.js';
 import { type Audit, type SearchResult, toAudit, toSearchResult } from './log-views.js';
-import { createLogWriter, type LogWriter } from './log-writer.js';
+import { copyRowOf } from './copy-row.js';
+import { createLogWriter, type LogBatch, type LogWriter } from './log-writer.js';
 import { addDays, dayOf, dayOfPartition, partitionName } from './partitions.js';
 import {
+  copyEntries,
   countEntries,
   createPartition,
   dropPartition,
   type EntryFilter,
-  insertEntries,
   listPartitions,
   readRetention,
   searchEntries,
@@ -20,7 +23,6 @@ import {
   writeRetention,
 } from './logs.repo.js';
 
-const DAY_MS = 86_400_000;
 /** Days of partitions made ahead of today, so the first write of a day never waits for one. */
 const DAYS_AHEAD = 2;
 /** Counting stops here: a search over millions of rows never counts them all. */
@@ -93,6 +95,8 @@ export type Retention = Record<LogSource, number>;
 
 export interface LogsService {
   record(entry: LogEntry): void;
+  /** A line a function printed, as a functions entry of its slug and invocation's request id. */
+  recordFunctionOutput(output: FunctionOutput): void;
   /** Stores what is buffered now (tests, shutdown). */
   flush(): Promise<void>;
   droppedCount(): number;
@@ -132,18 +136,16 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
     return true;
   }
 
-  async function store(entries: LogEntry[]): Promise<void> {
-    // The (source, day) pairs of the batch, compared as numbers: no date formatting per entry.
-    const pairs = new Map<string, { source: LogSource; at: Date }>();
-    for (const entry of entries) {
-      const key = `${entry.source}${Math.floor(entry.ts.getTime() / DAY_MS)}`;
-      if (!pairs.has(key)) pairs.set(key, { source: entry.source, at: entry.ts });
+  async function store(batch: LogBatch): Promise<void> {
+    // Every source's partitions for the days the batch spans (known ones cost nothing).
+    for (let day = dayOf(new Date(batch.oldestMs)); day.getTime() <= batch.newestMs; day = addDays(day, 1)) {
+      for (const source of LOG_SOURCES) await ensurePartition(source, day);
     }
-    for (const { source, at } of pairs.values()) await ensurePartition(source, dayOf(at));
-    await insertEntries(sql, entries);
+    await copyEntries(sql, batch.bytes);
   }
 
   const writer: LogWriter = createLogWriter({
+    encode: copyRowOf,
     store,
     maxBuffered: settings.bufferMax,
     batchSize: settings.batchSize,
@@ -192,6 +194,25 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
 
   const service: LogsService = {
     record: (entry) => writer.add(entry),
+    recordFunctionOutput(output) {
+      writer.add({
+        id: randomUUID(),
+        ts: clock.now(),
+        source: 'functions',
+        level: output.level,
+        method: null,
+        route: null,
+        status: null,
+        durationMs: null,
+        principal: null,
+        userId: null,
+        ip: null,
+        requestId: output.requestId,
+        slug: output.slug,
+        message: output.message,
+        details: null,
+      });
+    },
     flush: () => writer.flush(),
     droppedCount: () => writer.dropped(),
     tail(filter, listener) {

@@ -17,3 +17,10 @@ export function dayOfPartition(name: string): Date | null {
   const match = /_(\d{4})(\d{2})(\d{2})$/.exec(name);
   return match ? new Date(`${match[1]}-${match[2]}-${match[3]}T00:00:00.000Z`) : null;
 }
+
+/**
+ * Kinds whose partitions are UNLOGGED: no WAL per row (the highest-volume kind, one row per
+ * request). The price: PostgreSQL empties them after a crash (not after a clean stop) and they are
+ * not replicated; the stdout line of each request stays. Audit, errors and functions stay logged.
+ */
+export const isUnlogged = (source: LogSource): boolean => source === 'requests';

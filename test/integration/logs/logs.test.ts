@@ -172,6 +172,7 @@ describe('audit', () => {
     const everything = await search({ q: 'sk_live', limit: 1000 });
     expect(everything.json).toEqual([]);
     const audits = await t.request({ method: 'GET', url: '/api/logs/audits?limit=0', headers: admin });
+    expect(audits.json.length).toBeGreaterThanOrEqual(2);
     expect(audits.body).not.toContain('sk_live');
   });
 
@@ -324,5 +325,28 @@ describe('a full buffer', () => {
     } finally {
       await small.close();
     }
+  });
+});
+
+describe('storage format', () => {
+  it('keeps tabs, line breaks, backslashes and non-ASCII text of an entry exactly', async () => {
+    const code = 'export default () => new Response("tab\there\\n\r\nline é ☃ 𝄞 \\N");\n';
+    const deployed = await t.request({
+      method: 'POST',
+      url: '/api/functions',
+      headers: admin,
+      payload: { name: 'escaped', slug: 'escaped-format', code, verifyJwt: false },
+    });
+    expect(deployed.statusCode).toBeLessThan(300);
+    await flush();
+    const res = await t.request({
+      method: 'GET',
+      url: `/api/logs/audits?limit=0`,
+      headers: admin,
+    });
+    const audit = res.json.find((a: any) => a.details?.body?.slug === 'escaped-format');
+    expect(audit.details.body.code).toBe(code);
+    const found = await search({ q: '☃ 𝄞' });
+    expect(found.json.map((l: any) => l.body.requestId)).toEqual([deployed.headers['x-request-id']]);
   });
 });

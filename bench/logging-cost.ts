@@ -1,0 +1,155 @@
+// `npm run bench:logs`: what storing request logs costs. Two Plinth servers on one database, one
+// storing logs and one not (LOGS_STORE=false), driven alternately with the records read-by-id load
+// (interleaved rounds, medians reported), then search latency over a million stored entries.
+// BENCH_SECONDS: seconds per measured run (default 5); BENCH_ROUNDS: A/B rounds (default 5).
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { startBenchDatabase } from './environment.js';
+import { registerUser } from './fixtures.js';
+import { measureLoad, type Measurement } from './measure.js';
+import { startPlinth, type RunningPlinth } from './plinth.js';
+import { createRecordsTable } from './records.js';
+import { type BenchContext, recordsSpec } from './scenarios.js';
+
+const RECORD_ROWS = 10_000;
+const SEARCH_ROWS = 1_000_000;
+
+const numberFrom = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value < 1) throw new Error(`${name} must be a number ≥ 1`);
+  return Math.round(value);
+};
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+interface Side {
+  name: string;
+  plinth: RunningPlinth;
+  runs: Measurement[];
+}
+
+const cpuPerRequest = (m: Measurement) => m.cpu.server + m.cpu.postgres;
+
+function summary(side: Side) {
+  const rps = median(side.runs.map((m) => m.rps));
+  return {
+    rps,
+    server: median(side.runs.map((m) => m.cpu.server)),
+    postgres: median(side.runs.map((m) => m.cpu.postgres)),
+    cpu: median(side.runs.map(cpuPerRequest)),
+    failures: side.runs.reduce((n, m) => n + m.failures, 0),
+  };
+}
+
+/** Milliseconds one search takes through the admin route (median of 5, after one warm-up). */
+async function timeSearch(url: string, apiKey: string, query: string): Promise<{ ms: number; rows: number }> {
+  const once = async () => {
+    const started = performance.now();
+    const res = await fetch(`${url}/api/logs/search?${query}`, { headers: { 'x-api-key': apiKey } });
+    const rows = ((await res.json()) as unknown[]).length;
+    if (res.status >= 300 && res.status !== 206) throw new Error(`search ${query} answered ${res.status}`);
+    return { ms: performance.now() - started, rows };
+  };
+  await once();
+  const runs = [];
+  for (let i = 0; i < 5; i++) runs.push(await once());
+  return { ms: median(runs.map((r) => r.ms)), rows: runs[0]!.rows };
+}
+
+async function main() {
+  const seconds = numberFrom('BENCH_SECONDS', 5);
+  const rounds = numberFrom('BENCH_ROUNDS', 5);
+  const stack: (() => Promise<void>)[] = [];
+  try {
+    const db = await startBenchDatabase();
+    stack.push(db.stop);
+    // One encryption key, so both servers read the same platform keys and accept the same tokens.
+    const shared = { PLINTH_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
+    const storing = await startPlinth(db.url, { ...shared, LOGS_STORE: 'true' });
+    stack.push(storing.close);
+    const notStoring = await startPlinth(db.url, { ...shared, LOGS_STORE: 'false' });
+    stack.push(notStoring.close);
+
+    const user = await registerUser(storing.url, 'bench@bench.local', 'bench-password-9');
+    const recordIds = await createRecordsTable(db.url, user.id, RECORD_ROWS);
+    const settings = { seconds, warmupSeconds: 1, pgDataDir: db.pgDataDir };
+    const ctx = { ...settings, user, recordIds } as unknown as BenchContext;
+
+    const sides: Side[] = [
+      { name: 'logs stored', plinth: storing, runs: [] },
+      { name: 'LOGS_STORE=false', plinth: notStoring, runs: [] },
+    ];
+    for (let round = 0; round < rounds; round++) {
+      // Alternate which side goes first, so a trend in the machine's load hits both alike.
+      const order = round % 2 ? [...sides].reverse() : sides;
+      for (const side of order) {
+        const m = await measureLoad(recordsSpec(ctx, 'records-read-one', side.plinth.url), settings);
+        await storing.app.logs?.flush();
+        side.runs.push(m);
+        console.log(
+          `round ${round + 1} ${side.name.padEnd(17)} ${m.rps.toFixed(0).padStart(6)} req/s  server ${m.cpu.server.toFixed(3)} ms  postgres ${m.cpu.postgres.toFixed(3)} ms  other ${(m.cpu.otherShare * 100).toFixed(0)}%`,
+        );
+      }
+    }
+    const [on, off] = sides.map(summary) as [ReturnType<typeof summary>, ReturnType<typeof summary>];
+    console.log(`\nrecords-read-one, medians of ${rounds} interleaved ${seconds} s runs (32 connections):`);
+    for (const [name, s] of [
+      ['logs stored', on],
+      ['LOGS_STORE=false', off],
+    ] as const) {
+      console.log(
+        `  ${name.padEnd(17)} ${s.rps.toFixed(0).padStart(6)} req/s  CPU/request: server ${s.server.toFixed(3)} ms, postgres ${s.postgres.toFixed(3)} ms, total ${s.cpu.toFixed(3)} ms  failures ${s.failures}`,
+      );
+    }
+    console.log(
+      `  throughput cost ${((1 - on.rps / off.rps) * 100).toFixed(1)} %; CPU cost ${((on.cpu / off.cpu - 1) * 100).toFixed(1)} % (server ${((on.server / off.server - 1) * 100).toFixed(1)} %, postgres ${((on.postgres / off.postgres - 1) * 100).toFixed(1)} %)`,
+    );
+    console.log(`  dropped entries: ${storing.app.logs?.droppedCount()}`);
+
+    // Search over a million entries of today, spread over the last hours.
+    const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+    try {
+      const started = performance.now();
+      await sql.unsafe(`
+        insert into logs.entries (id, ts, source, level, method, route, status, duration_ms, principal, user_id, ip,
+          request_id, slug, message, details)
+        select gen_random_uuid(), now() - (i * interval '10 ms'), 'requests',
+          case when i % 100 = 0 then 'error' else 'info' end, 'GET', '/api/database/records/:table',
+          case when i % 100 = 0 then 500 else 200 end, 1.5, 'user', null, '127.0.0.1', 'req-bench-' || i, null,
+          'GET /api/database/records/:table ' || case when i % 100 = 0 then 500 else 200 end, null
+        from generate_series(1, ${SEARCH_ROWS}) i`);
+      await sql.unsafe('analyze logs.entries_requests');
+      console.log(
+        `\nsearch over ${SEARCH_ROWS.toLocaleString('en-US')} more entries (inserted in ${((performance.now() - started) / 1000).toFixed(1)} s), median of 5:`,
+      );
+    } finally {
+      await sql.end();
+    }
+    const apiKey = storing.keys.apiKey;
+    for (const query of [
+      'source=requests&limit=50',
+      'request_id=req-bench-654321',
+      'status=500&limit=50',
+      'level=error&limit=50',
+      'q=nothing-matches-this&limit=50',
+      `source=requests&start_date=${new Date(Date.now() - 60_000).toISOString()}&limit=50`,
+    ]) {
+      const { ms, rows } = await timeSearch(storing.url, apiKey, query);
+      console.log(`  ${query.padEnd(60)} ${ms.toFixed(1).padStart(8)} ms  (${rows} rows)`);
+    }
+  } finally {
+    for (const stop of stack.reverse()) await stop().catch((e) => console.error('cleanup:', e));
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error('Benchmark could not run:', err);
+    process.exit(1);
+  },
+);
