@@ -1,9 +1,10 @@
 // A SQL code editor (CodeMirror with SQL highlighting) that follows the light/dark theme and has an
-// accessible name; an optional line is marked (e.g. where the server says a statement failed).
+// accessible name; an optional line is marked (e.g. where the server says a statement failed), and
+// Ctrl/Cmd+Enter runs the SQL when the caller gives `onRun`.
 import { sql } from '@codemirror/lang-sql';
 import { useComputedColorScheme } from '@mantine/core';
-import CodeMirror, { Decoration, EditorView, type Extension, Prec } from '@uiw/react-codemirror';
-import { useMemo } from 'react';
+import CodeMirror, { Decoration, EditorView, type Extension, keymap, Prec } from '@uiw/react-codemirror';
+import { useMemo, useRef } from 'react';
 
 const errorLineTheme = EditorView.baseTheme({
   '.cm-error-line': { backgroundColor: 'rgba(250, 82, 82, 0.18)' },
@@ -31,15 +32,19 @@ export function SqlEditor({
   value,
   onChange,
   errorLine,
+  onRun,
   minHeight = '160px',
 }: {
   label: string;
   value: string;
   onChange: (value: string) => void;
   errorLine?: number;
+  onRun?: () => void;
   minHeight?: string;
 }) {
   const scheme = useComputedColorScheme('light');
+  const run = useRef(onRun);
+  run.current = onRun;
   const extensions = useMemo(
     () => [
       sql(),
@@ -48,6 +53,18 @@ export function SqlEditor({
       errorLineTheme,
       ...(scheme === 'dark' ? [darkGround] : []),
       ...(errorLine ? [markLine(errorLine)] : []),
+      Prec.highest(
+        keymap.of([
+          {
+            key: 'Mod-Enter',
+            run: () => {
+              if (!run.current) return false;
+              run.current();
+              return true;
+            },
+          },
+        ]),
+      ),
     ],
     [label, errorLine, scheme],
   );

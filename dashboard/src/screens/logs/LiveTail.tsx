@@ -64,6 +64,7 @@ export function LiveTail({ filter, onOpenRequest }: { filter: LogFilter; onOpenR
         ) : null}
       </Group>
       {status.state === 'failed' ? <ActionError title="The live tail stopped" error={status.error} /> : null}
+      <Text size="sm">The live tail follows the source and level filters; the newest line comes first.</Text>
       {running && shown.length === 0 ? <Text size="sm">Waiting for new log lines…</Text> : null}
       {shown.length > 0 ? <LogTable label="Live log lines" lines={shown} onOpenRequest={onOpenRequest} /> : null}
     </Stack>

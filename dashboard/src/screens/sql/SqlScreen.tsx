@@ -108,7 +108,7 @@ export default function SqlScreen() {
                 own, can be changed. You will be asked to confirm each run.
               </Alert>
             ) : null}
-            <SqlEditor label="SQL" value={sql} onChange={setSql} errorLine={errorLine} />
+            <SqlEditor label="SQL" value={sql} onChange={setSql} errorLine={errorLine} onRun={start} />
             <Group gap="xs">
               <Button
                 onClick={start}
