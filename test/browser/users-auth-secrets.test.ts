@@ -75,6 +75,10 @@ describe('Auth settings in Chromium', () => {
     await signUpSwitch.waitFor();
     expect(await signUpSwitch.isChecked()).toBe(true);
     await checkScreen(browser, 'auth-settings-general');
+    await page.getByRole('button', { name: 'Switch to dark theme' }).click();
+    await page.getByRole('button', { name: 'Switch to light theme' }).waitFor();
+    await checkScreen(browser, 'auth-settings-general-dark');
+    await page.getByRole('button', { name: 'Switch to light theme' }).click();
     await signUpSwitch.click({ force: true });
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Auth settings saved.').waitFor();

@@ -2,11 +2,12 @@
 // {{expiresInMinutes}}), preview it rendered with sample values by the server, and save it.
 import { Badge, Button, Group, Paper, Select, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useApi } from '../../api/context';
 import { ErrorState, Loading } from '../../shell/states';
 import { ActionResult } from '../../ui/ActionResult';
 import { authSettingsApi } from './auth-settings-api';
+import { onSubmit } from '../../ui/on-submit';
 
 function Preview({ subject, html }: { subject: string; html: string }) {
   return (
@@ -55,10 +56,7 @@ export function EmailTemplates() {
   if (templates.isPending) return <Loading what="email templates" />;
   if (templates.isError) return <ErrorState error={templates.error} what="email templates" />;
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    save.mutate();
-  };
+  const submit = onSubmit(() => save.mutate());
 
   return (
     <Stack>

@@ -1,11 +1,12 @@
 // Sign-up switch, email verification, password policy, and how verification and reset emails
 // work (a code to type, or a link to click).
 import { Button, Checkbox, Group, NumberInput, Paper, Radio, Stack, Switch } from '@mantine/core';
-import { type FormEvent, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { ErrorState, Loading } from '../../shell/states';
 import { ActionResult } from '../../ui/ActionResult';
 import type { AuthConfig } from './auth-settings-api';
 import { useAuthConfig } from './use-auth-config';
+import { onSubmit } from '../../ui/on-submit';
 
 const RULES = [
   ['requireNumber', 'Require a number'],
@@ -45,11 +46,10 @@ export function GeneralSettings() {
   if (!draft) return null;
 
   const set = <K extends keyof AuthConfig>(key: K, value: AuthConfig[K]) => setDraft({ ...draft, [key]: value });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = onSubmit(() => {
     // Only the fields this form owns (the allowlist has its own tab; ids and times are not settings).
     save.mutate(Object.fromEntries(FIELDS.map((f) => [f, draft[f]])) as Partial<AuthConfig>);
-  };
+  });
 
   return (
     <Paper withBorder p="md" component="form" onSubmit={submit}>

@@ -2,7 +2,7 @@
 // write-only: the form says whether one is set, and an empty field keeps it.
 import { Button, Group, Modal, PasswordInput, Select, Stack, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { useApi } from '../../api/context';
 import { ActionResult } from '../../ui/ActionResult';
 import {
@@ -11,6 +11,7 @@ import {
   type BuiltInProviderConfig,
   type CustomProviderConfig,
 } from './auth-settings-api';
+import { onSubmit } from '../../ui/on-submit';
 
 export type ProviderTarget =
   | { kind: 'builtin'; existing?: BuiltInProviderConfig; taken: string[] }
@@ -55,10 +56,7 @@ export function ProviderForm({ target, onClose }: { target: ProviderTarget; onCl
       onClose();
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    save.mutate();
-  };
+  const submit = onSubmit(() => save.mutate());
   const title = `${existing ? 'Edit' : 'Add'} ${target.kind === 'builtin' ? 'provider' : 'custom OIDC provider'}`;
   const secretState = existing?.hasClientSecret ? 'A secret is set (never shown); leave empty to keep it.' : 'Not set.';
 

@@ -1,11 +1,12 @@
 // The redirect allowlist: where email links and OAuth may send the browser back to (https URLs,
 // a wildcard only as the first host label, or app deep links).
 import { Button, Group, Paper, Stack, Table, Text, TextInput } from '@mantine/core';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { ActionResult } from '../../ui/ActionResult';
 import { ConfirmButton } from '../../ui/ConfirmButton';
 import { useAuthConfig } from './use-auth-config';
+import { onSubmit } from '../../ui/on-submit';
 
 export function RedirectAllowlist() {
   const { config, save } = useAuthConfig();
@@ -14,12 +15,11 @@ export function RedirectAllowlist() {
   if (config.isError) return <ErrorState error={config.error} what="redirect allowlist" />;
   const urls = config.data.allowedRedirectUrls;
 
-  const add = (event: FormEvent) => {
-    event.preventDefault();
+  const add = onSubmit(() => {
     const url = entry.trim();
     if (!url || urls.includes(url)) return;
     save.mutate({ allowedRedirectUrls: [...urls, url] }, { onSuccess: () => setEntry('') });
-  };
+  });
 
   return (
     <Stack>

@@ -14,11 +14,12 @@ import {
   Title,
 } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useApi } from '../../api/context';
 import { ErrorState, Loading } from '../../shell/states';
 import { ActionResult } from '../../ui/ActionResult';
 import { authSettingsApi, type SmtpConfig } from './auth-settings-api';
+import { onSubmit } from '../../ui/on-submit';
 
 const SOURCES = {
   api: 'these settings',
@@ -30,10 +31,7 @@ function TestEmail() {
   const api = authSettingsApi(useApi());
   const [to, setTo] = useState('');
   const send = useMutation({ mutationFn: () => api.sendTestEmail(to) });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    send.mutate();
-  };
+  const submit = onSubmit(() => send.mutate());
   return (
     <Paper withBorder p="md" component="form" onSubmit={submit}>
       <Stack>
@@ -92,10 +90,7 @@ export function SmtpSettings() {
   if (!draft) return null;
 
   const set = <K extends keyof SmtpConfig>(key: K, value: SmtpConfig[K]) => setDraft({ ...draft, [key]: value });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    save.mutate();
-  };
+  const submit = onSubmit(() => save.mutate());
 
   return (
     <Stack>

@@ -52,17 +52,8 @@ export interface EmailTemplate {
   isDefault: boolean;
 }
 
-export const BUILT_IN_PROVIDERS = [
-  'google',
-  'github',
-  'discord',
-  'linkedin',
-  'facebook',
-  'apple',
-  'microsoft',
-  'x',
-  'spotify',
-] as const;
+// The server's own list (a plain constant module), so the two never drift apart.
+export { BUILT_IN_PROVIDERS } from '../../../../src/modules/oauth/providers';
 
 export const authSettingsApi = (api: ApiClient) => ({
   config: () => api.json<AuthConfig>('/api/auth/config'),

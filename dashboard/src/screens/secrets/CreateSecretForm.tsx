@@ -1,10 +1,11 @@
 // Creates a secret: an upper-case key and its value (sent once, never read back).
 import { Button, Group, Paper, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { useApi } from '../../api/context';
 import { ActionResult } from '../../ui/ActionResult';
 import { secretsApi } from './secrets-api';
+import { onSubmit } from '../../ui/on-submit';
 
 export function CreateSecretForm({ onCreated }: { onCreated: () => void }) {
   const api = secretsApi(useApi());
@@ -18,10 +19,7 @@ export function CreateSecretForm({ onCreated }: { onCreated: () => void }) {
       onCreated();
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
+  const submit = onSubmit(() => create.mutate());
   return (
     <Paper withBorder p="md" component="form" onSubmit={submit}>
       <Stack>

@@ -2,10 +2,11 @@
 import { Button, Group, Modal, PasswordInput, Stack } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { useApi } from '../../api/context';
 import { ActionResult } from '../../ui/ActionResult';
 import { secretsApi } from './secrets-api';
+import { onSubmit } from '../../ui/on-submit';
 
 export function UpdateSecretButton({ secretKey, onUpdated }: { secretKey: string; onUpdated: () => void }) {
   const api = secretsApi(useApi());
@@ -19,10 +20,7 @@ export function UpdateSecretButton({ secretKey, onUpdated }: { secretKey: string
       onUpdated();
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    update.mutate();
-  };
+  const submit = onSubmit(() => update.mutate());
   return (
     <>
       <Button size="xs" variant="default" aria-label={`Update ${secretKey}`} onClick={open}>

@@ -1,11 +1,12 @@
 // Creates a user as the admin (allowed while sign-up is off), optionally already verified.
 import { Button, Group, Modal, PasswordInput, Stack, Switch, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { useApi } from '../../api/context';
 import { navigate } from '../../shell/route';
 import { ActionResult } from '../../ui/ActionResult';
 import { usersApi } from './users-api';
+import { onSubmit } from '../../ui/on-submit';
 
 export function CreateUserModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const api = usersApi(useApi());
@@ -25,10 +26,7 @@ export function CreateUserModal({ opened, onClose }: { opened: boolean; onClose:
       navigate(`/users/${user.id}`);
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
+  const submit = onSubmit(() => create.mutate());
 
   return (
     <Modal opened={opened} onClose={onClose} title="Create user" centered>
