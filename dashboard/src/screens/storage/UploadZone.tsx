@@ -1,7 +1,7 @@
 // Uploads into the current folder: files chosen in the file input or dropped on the zone (native
 // drag-and-drop events), each PUT under the folder's prefix with a progress bar of its bytes sent.
 import { Alert, Group, Paper, Progress, Stack, Text } from '@mantine/core';
-import { type DragEvent, useId, useState } from 'react';
+import { type DragEvent, useState } from 'react';
 import { useApi } from '../../api/context';
 import { objectsApi, type Place } from './paths';
 
@@ -19,7 +19,6 @@ let nextUploadId = 0;
 
 export function UploadZone({ place, onUploaded }: { place: Place; onUploaded(): void }) {
   const api = useApi();
-  const inputId = useId();
   const [uploads, setUploads] = useState<UploadState[]>([]);
   const [dragging, setDragging] = useState(false);
   const update = (id: number, change: Partial<UploadState>) =>
@@ -79,14 +78,9 @@ export function UploadZone({ place, onUploaded }: { place: Place; onUploaded(): 
         <Stack gap={6} align="center">
           <Text fw={500}>Drop files here to upload into {place.prefix || 'the bucket root'}</Text>
           <Text size="sm">or</Text>
-          <label htmlFor={inputId}>
-            <Text component="span" size="sm" fw={500}>
-              Choose files
-            </Text>
-          </label>
           <input
-            id={inputId}
             type="file"
+            aria-label="Choose files"
             multiple
             onChange={(event) => {
               void start([...(event.currentTarget.files ?? [])]);
