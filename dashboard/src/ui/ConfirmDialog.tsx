@@ -25,7 +25,7 @@ export function ConfirmDialog({
   error,
 }: ConfirmDialogProps) {
   return (
-    <Modal opened={opened} onClose={onClose} title={title} centered>
+    <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={opened} onClose={onClose} title={title} centered>
       <Stack>
         <Text size="sm">{children}</Text>
         {error ? (
