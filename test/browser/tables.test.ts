@@ -147,7 +147,7 @@ describe('the Tables screen in Chromium', () => {
       await dialog.getByLabel('due (timestamp with time zone), UTC').fill('2026-11-25T10:30:15');
       await dialog.getByLabel('done (boolean)', { exact: true }).selectOption('true');
       await dialog.getByLabel('mood (note_mood)', { exact: true }).selectOption('busy');
-      const lookup = dialog.getByRole('textbox', { name: 'Look up author_id in authors' });
+      const lookup = dialog.getByLabel('Look up author_id in authors');
       await lookup.fill('ad');
       await page.getByRole('option', { name: `Ada (${adaId})` }).click();
       expect(await dialog.getByLabel('author_id (uuid)', { exact: true }).inputValue()).toBe(adaId);
@@ -267,7 +267,7 @@ describe('the Tables screen in Chromium', () => {
     await page.getByRole('tab', { name: 'Indexes and triggers' }).click();
     await page
       .getByRole('table', { name: `Indexes of ${TABLE}` })
-      .getByRole('cell', { name: `${TABLE}_pkey` })
+      .getByRole('cell', { name: `${TABLE}_pkey`, exact: true })
       .waitFor();
     await browser.screenshot('tables-indexes-triggers');
     expect(await browser.seriousViolations()).toEqual([]);

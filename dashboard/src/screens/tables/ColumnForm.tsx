@@ -4,6 +4,7 @@ import { Autocomplete, Button, Checkbox, Group, Modal, Stack, TextInput } from '
 import { useState } from 'react';
 import { ApiErrorAlert } from '../../ui/ApiErrorAlert';
 import { TYPE_OPTIONS } from './typeOptions';
+import { readableDescription } from '../../ui/readableDescription';
 
 export interface ColumnDraft {
   columnName: string;
@@ -34,7 +35,7 @@ export function ColumnForm({
 }) {
   const [draft, setDraft] = useState(initial);
   return (
-    <Modal opened onClose={onClose} title={title}>
+    <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened onClose={onClose} title={title}>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -58,6 +59,7 @@ export function ColumnForm({
           <TextInput
             label="Default (SQL expression)"
             description="Empty: no default"
+            styles={readableDescription}
             value={draft.defaultValue}
             onChange={(e) => setDraft({ ...draft, defaultValue: e.currentTarget.value })}
           />

@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { useApi } from '../../api/context';
 import { ApiErrorAlert } from '../../ui/ApiErrorAlert';
 import { quoteIdent, runAdminSql } from './tableApi';
+import { readableDescription } from '../../ui/readableDescription';
 
 const COMMANDS = ['ALL', 'SELECT', 'INSERT', 'UPDATE', 'DELETE'] as const;
 const ROLES = ['anon', 'authenticated', 'project_admin'] as const;
@@ -81,6 +82,7 @@ export function CreatePolicyForm({ table }: { table: string }) {
         <Textarea
           label="Using (rows a caller may see or change)"
           description="A SQL condition, e.g. owner_id = auth.uid()"
+          styles={readableDescription}
           value={draft.using}
           onChange={(e) => setDraft({ ...draft, using: e.currentTarget.value })}
         />
@@ -89,7 +91,7 @@ export function CreatePolicyForm({ table }: { table: string }) {
           value={draft.withCheck}
           onChange={(e) => setDraft({ ...draft, withCheck: e.currentTarget.value })}
         />
-        <Code block aria-label="SQL of the new policy">
+        <Code block aria-label="SQL of the new policy" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
           {sql}
         </Code>
         <ApiErrorAlert error={create.error} title="The policy was not created" />

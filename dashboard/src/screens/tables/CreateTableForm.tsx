@@ -81,7 +81,7 @@ export function CreateTableForm({ tables, onClose }: { tables: string[]; onClose
   });
 
   return (
-    <Modal opened onClose={onClose} title="Create a table" size="xl">
+    <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened onClose={onClose} title="Create a table" size="xl">
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -95,9 +95,7 @@ export function CreateTableForm({ tables, onClose }: { tables: string[]; onClose
             checked={rls}
             onChange={(e) => setRls(e.currentTarget.checked)}
           />
-          <Text size="sm" c="dimmed">
-            id (uuid primary key), created_at and updated_at are added for you.
-          </Text>
+          <Text size="sm">id (uuid primary key), created_at and updated_at are added for you.</Text>
           {columns.map((c, i) => {
             const n = i + 1;
             return (

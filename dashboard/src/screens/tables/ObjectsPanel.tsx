@@ -2,6 +2,7 @@
 import { Badge, Code, Stack, Table, Text, Title } from '@mantine/core';
 import { ErrorState, Loading } from '../../shell/states';
 import { type IndexInfo, type TriggerInfo, useTableObjects } from './tableApi';
+import { HorizontalScroll } from '../../ui/HorizontalScroll';
 
 export function ObjectsPanel({ table }: { table: string }) {
   const indexes = useTableObjects<IndexInfo>('indexes', table);
@@ -15,8 +16,8 @@ export function ObjectsPanel({ table }: { table: string }) {
       {indexes.isError ? <ErrorState error={indexes.error} what="indexes" /> : null}
       {indexes.data?.length === 0 ? <Text size="sm">No indexes on {table}.</Text> : null}
       {indexes.data?.length ? (
-        <Table.ScrollContainer minWidth={500}>
-          <Table striped aria-label={`Indexes of ${table}`}>
+        <HorizontalScroll label={`Indexes of ${table}`}>
+          <Table striped miw={500} aria-label={`Indexes of ${table}`}>
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>Index</Table.Th>
@@ -44,7 +45,7 @@ export function ObjectsPanel({ table }: { table: string }) {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </HorizontalScroll>
       ) : null}
       <Title order={2} size="h4">
         Triggers
@@ -53,8 +54,8 @@ export function ObjectsPanel({ table }: { table: string }) {
       {triggers.isError ? <ErrorState error={triggers.error} what="triggers" /> : null}
       {triggers.data?.length === 0 ? <Text size="sm">No triggers on {table}.</Text> : null}
       {triggers.data?.length ? (
-        <Table.ScrollContainer minWidth={500}>
-          <Table striped aria-label={`Triggers of ${table}`}>
+        <HorizontalScroll label={`Triggers of ${table}`}>
+          <Table striped miw={500} aria-label={`Triggers of ${table}`}>
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>Trigger</Table.Th>
@@ -76,7 +77,7 @@ export function ObjectsPanel({ table }: { table: string }) {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </HorizontalScroll>
       ) : null}
     </Stack>
   );

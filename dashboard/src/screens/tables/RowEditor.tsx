@@ -76,7 +76,13 @@ export function RowEditor({
   });
 
   return (
-    <Modal opened onClose={onClose} title={row ? `Edit row of ${table}` : `Insert a row into ${table}`} size="lg">
+    <Modal
+      closeButtonProps={{ 'aria-label': 'Close' }}
+      opened
+      onClose={onClose}
+      title={row ? `Edit row of ${table}` : `Insert a row into ${table}`}
+      size="lg"
+    >
       <form
         onSubmit={(e) => {
           e.preventDefault();

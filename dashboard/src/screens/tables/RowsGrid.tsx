@@ -166,14 +166,14 @@ export function RowsGrid({ table, columns }: { table: string; columns: ColumnInf
                     <Table.Td key={c.columnName} style={cellStyle}>
                       {row ? (
                         row[c.columnName] === null ? (
-                          <Text span c="dimmed" size="sm">
+                          <Text span fs="italic" size="sm">
                             NULL
                           </Text>
                         ) : (
                           cellText(row[c.columnName])
                         )
                       ) : (
-                        <Text span c="dimmed" size="sm">
+                        <Text span fs="italic" size="sm">
                           …
                         </Text>
                       )}

@@ -10,6 +10,7 @@ import { ApiErrorAlert } from '../../ui/ApiErrorAlert';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { CreatePolicyForm } from './CreatePolicyForm';
 import { type PolicyInfo, quoteIdent, runAdminSql, schemaKey, useTableObjects } from './tableApi';
+import { HorizontalScroll } from '../../ui/HorizontalScroll';
 
 export function SecurityPanel({ table, rlsEnabled }: { table: string; rlsEnabled: boolean }) {
   const api = useApi();
@@ -27,6 +28,8 @@ export function SecurityPanel({ table, rlsEnabled }: { table: string; rlsEnabled
   });
 
   const count = policies.data?.length ?? 0;
+  // Tables made by the API get a policy for project_admin only; users still get nothing.
+  const userPolicies = policies.data?.filter((p) => p.roles.some((role) => role !== 'project_admin')) ?? [];
   return (
     <Stack>
       <Group justify="space-between">
@@ -34,7 +37,7 @@ export function SecurityPanel({ table, rlsEnabled }: { table: string; rlsEnabled
           <Title order={2} size="h4">
             Row-level security
           </Title>
-          <Badge color={rlsEnabled ? 'green' : 'orange'} variant="light">
+          <Badge color={rlsEnabled ? 'teal.9' : 'red.9'} variant="filled">
             {rlsEnabled ? 'RLS on' : 'RLS off'}
           </Badge>
         </Group>
@@ -51,20 +54,21 @@ export function SecurityPanel({ table, rlsEnabled }: { table: string; rlsEnabled
       {!confirmingOff ? <ApiErrorAlert error={switchRls.error} /> : null}
       {policies.isPending ? <Loading what="policies" /> : null}
       {policies.isError ? <ErrorState error={policies.error} what="policies" /> : null}
-      {rlsEnabled && policies.data && count === 0 ? (
-        <Alert color="orange" title="RLS is on but this table has no policy" role="status">
-          Row-level security is on and no policy allows anything, so users and the anon key can neither read nor write
-          its rows: only the admin can. Create a policy below to let them in.
+      {rlsEnabled && policies.data && userPolicies.length === 0 ? (
+        <Alert color="red" title="RLS is on but this table has no policy" role="status">
+          Row-level security is on and no policy lets users or the anon key in
+          {count > 0 ? ' (the only policy is for project_admin)' : ''}, so they can neither read nor write its rows:
+          only the admin can. Create a policy below to let them in.
         </Alert>
       ) : null}
       {!rlsEnabled ? (
-        <Alert color="orange" title="RLS is off">
+        <Alert color="red" title="RLS is off">
           Row-level security is off: every caller with the anon key can read and write every row of {table}.
         </Alert>
       ) : null}
       {count > 0 ? (
-        <Table.ScrollContainer minWidth={600}>
-          <Table striped aria-label={`Policies of ${table}`}>
+        <HorizontalScroll label={`Policies of ${table}`}>
+          <Table striped miw={600} aria-label={`Policies of ${table}`}>
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>Policy</Table.Th>
@@ -88,7 +92,7 @@ export function SecurityPanel({ table, rlsEnabled }: { table: string; rlsEnabled
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </HorizontalScroll>
       ) : policies.data ? (
         <Text size="sm">No policies on {table}.</Text>
       ) : null}

@@ -8,6 +8,7 @@ import { ApiErrorAlert } from '../../ui/ApiErrorAlert';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { ColumnForm, type ColumnDraft } from './ColumnForm';
 import { type ColumnInfo, jsonInit, schemaKey } from './tableApi';
+import { HorizontalScroll } from '../../ui/HorizontalScroll';
 
 type Alteration = Record<string, unknown>;
 
@@ -60,8 +61,8 @@ export function StructurePanel({ table, columns }: { table: string; columns: Col
         <Button onClick={() => setEditing('new')}>Add column</Button>
       </Group>
       {!editing && !dropping ? <ApiErrorAlert error={alter.error} /> : null}
-      <Table.ScrollContainer minWidth={700}>
-        <Table striped aria-label={`Columns of ${table}`}>
+      <HorizontalScroll label={`Columns of ${table}`}>
+        <Table striped miw={700} aria-label={`Columns of ${table}`}>
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Column</Table.Th>
@@ -119,7 +120,7 @@ export function StructurePanel({ table, columns }: { table: string; columns: Col
             ))}
           </Table.Tbody>
         </Table>
-      </Table.ScrollContainer>
+      </HorizontalScroll>
       {editing ? (
         <ColumnForm
           title={editing === 'new' ? `Add a column to ${table}` : `Change column ${editing.columnName}`}

@@ -1,6 +1,6 @@
 // One table: its rows (virtualised grid with editing), its structure (columns, altering them),
 // its indexes and triggers, and its row-level security (policies).
-import { Stack, Tabs, Text, Title } from '@mantine/core';
+import { Breadcrumbs, Stack, Tabs, Text, Title } from '@mantine/core';
 import { Link } from '../../shell/Link';
 import { ErrorState, Loading } from '../../shell/states';
 import { ObjectsPanel } from './ObjectsPanel';
@@ -13,9 +13,10 @@ export default function TableView({ table }: { table: string }) {
   const schema = useTableSchema(table);
   return (
     <Stack>
-      <Text size="sm">
-        <Link to="/tables">Tables</Link> / {table}
-      </Text>
+      <Breadcrumbs>
+        <Link to="/tables">Tables</Link>
+        <Text size="sm">{table}</Text>
+      </Breadcrumbs>
       <Title order={1} size="h2">
         {table}
       </Title>

@@ -2,6 +2,7 @@
 // (limit/offset + Prefer: count=exact, the total from Content-Range), so a scroll to row 100,000
 // fetches that page only.
 import { keepPreviousData, useQueries } from '@tanstack/react-query';
+import { useRef } from 'react';
 import { useApi } from '../../api/context';
 import { type Row, recordsPath } from './tableApi';
 
@@ -30,9 +31,13 @@ export function useRowPages(table: string, query: string, firstIndex: number, la
     })),
   });
 
-  const loaded = pages.find((p) => p.data);
+  // Pages scrolled to for the first time have no count yet: the last one seen for this query holds.
+  const known = useRef<{ query: string; total: number } | null>(null);
+  const loaded = pages.find((p) => p.data)?.data;
+  if (loaded) known.current = { query: `${table}?${query}`, total: loaded.total };
+  const total = known.current?.query === `${table}?${query}` ? known.current.total : undefined;
   return {
-    total: loaded?.data?.total,
+    total,
     error: pages.find((p) => p.error)?.error ?? null,
     fetching: pages.some((p) => p.isFetching),
     rowAt(index: number): Row | undefined {
