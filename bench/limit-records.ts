@@ -168,6 +168,18 @@ export const envelopePrefix = (name: EnvelopeName) => (name === LIMIT_ENVELOPE ?
 export const scopeClaims = (c: UserClaims) =>
   JSON.stringify({ sub: c.sub, email: c.email, role: 'authenticated', sid: c.sid });
 
+/** A read's answer as PostgREST sends it: the JSON text, with the Content-Range of its `rows` rows. */
+export const sendRows = (reply: FastifyReply, body: string, rows: number) =>
+  reply
+    .code(200)
+    .header('content-type', 'application/json; charset=utf-8')
+    .header('content-range', rows === 0 ? '*/*' : `0-${rows - 1}/*`)
+    .send(body);
+
+/** An insert's answer with return=minimal: 201, uncounted (as PostgREST answers a write without Prefer: count). */
+export const sendInserted = (reply: FastifyReply) =>
+  reply.code(201).header('content-type', 'application/json; charset=utf-8').header('content-range', '*/*').send();
+
 export interface RecordsRoutesOptions {
   /** The token check (the limit's verify); null when invalid. */
   verify(token: string): UserClaims | null;
@@ -207,12 +219,7 @@ export function recordsRoutes(app: FastifyInstance, sql: postgres.Sql, o: Record
         statement = { text: readOne.text, params };
       }
       const [row] = await envelope(sql, scope.statements.scope, scope.claims, statement);
-      const rows = Number(row?.page_rows ?? 0);
-      return reply
-        .code(200)
-        .header('content-type', 'application/json; charset=utf-8')
-        .header('content-range', rows === 0 ? '*/*' : `0-${rows - 1}/*`)
-        .send(row?.body as string);
+      return sendRows(reply, row?.body as string, Number(row?.page_rows ?? 0));
     });
 
     // records-insert-one: the body, as the one row of the statement's json parameter; return=minimal.
@@ -223,12 +230,7 @@ export function recordsRoutes(app: FastifyInstance, sql: postgres.Sql, o: Record
       const params = [...insertOne.params];
       params[insertOne.bodyIndex] = JSON.stringify([request.body]);
       await envelope(sql, scope.statements.scope, scope.claims, { text: insertOne.text, params });
-      // Uncounted, as PostgREST answers a write without Prefer: count.
-      return reply
-        .code(201)
-        .header('content-type', 'application/json; charset=utf-8')
-        .header('content-range', '*/*')
-        .send();
+      return sendInserted(reply);
     });
   }
 }

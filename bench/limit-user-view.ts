@@ -4,7 +4,7 @@
 // envelope, and PostgreSQL's JSON text as the body. Served under USER_VIEW_PREFIX by the limit server.
 import type { FastifyInstance } from 'fastify';
 import type postgres from 'postgres';
-import { ENVELOPES, scopeClaims, type UserClaims } from './limit-records.js';
+import { ENVELOPES, scopeClaims, sendInserted, sendRows, type UserClaims } from './limit-records.js';
 import type { CapturedStatement } from './records.js';
 import { RECORDS_PATH, RECORDS_TABLE } from './records.js';
 
@@ -52,12 +52,7 @@ export function userViewRecordsRoutes(app: FastifyInstance, sql: postgres.Sql, o
         ? { text: USER_VIEW_SQL.list, params: [] }
         : { text: USER_VIEW_SQL.readOne, params: [id.slice(3)] };
     const [row] = await envelope(sql, SCOPE, claims, statement);
-    const rows = Number(row?.n ?? 0);
-    return reply
-      .code(200)
-      .header('content-type', 'application/json; charset=utf-8')
-      .header('content-range', rows === 0 ? '*/*' : `0-${rows - 1}/*`)
-      .send(row?.body as string);
+    return sendRows(reply, row?.body as string, Number(row?.n ?? 0));
   });
 
   app.post(path, async (request, reply) => {
@@ -65,10 +60,6 @@ export function userViewRecordsRoutes(app: FastifyInstance, sql: postgres.Sql, o
     if (!claims) return reply.code(401).send({ error: 'UNAUTHORIZED' });
     const { title, done } = request.body as { title: string; done: boolean };
     await envelope(sql, SCOPE, claims, { text: USER_VIEW_SQL.insertOne, params: [title, done] });
-    return reply
-      .code(201)
-      .header('content-type', 'application/json; charset=utf-8')
-      .header('content-range', '*/*')
-      .send();
+    return sendInserted(reply);
   });
 }
