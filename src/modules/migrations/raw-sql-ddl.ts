@@ -52,14 +52,33 @@ function qualifiedName(list: unknown): string[] | undefined {
   return parts.every((p) => typeof p === 'string') ? (parts as string[]) : undefined;
 }
 
+/**
+ * Keys whose lists are qualified object names ([schema, name]); other lists of plain names (enum
+ * labels, key columns, view column aliases) say nothing about schemas.
+ */
+const NAME_LISTS = new Set([
+  'typeName',
+  'funcname',
+  'defnames',
+  'domainname',
+  'objname',
+  'objects',
+  'object',
+  'collname',
+  'conversion_name',
+  'opclassname',
+  'opfamilyname',
+  'names',
+]);
+
 /** The first schema other than public the statement's tree names as a target, if any. */
 function foreignSchema(node: unknown, key?: string): string | undefined {
   if (typeof node !== 'object' || node === null) return undefined;
   if (Array.isArray(node)) {
-    const name = qualifiedName(node);
+    const name = key && NAME_LISTS.has(key) ? qualifiedName(node) : undefined;
     if (name && name[0]!.toLowerCase() !== 'public') return name[0];
     for (const item of node) {
-      const found = foreignSchema(item);
+      const found = foreignSchema(item, key);
       if (found) return found;
     }
     return undefined;
@@ -81,7 +100,8 @@ function foreignSchema(node: unknown, key?: string): string | undefined {
     if (k === 'typeName' && !Array.isArray(value)) continue;
     // A foreign key may reference another schema's table (auth.users); it changes only this one.
     if (k === 'pktable' && key === 'Constraint') continue;
-    const found = foreignSchema(value, k);
+    // A nested list ({List: {items}}) belongs to the key that holds it (DROP's objects, COMMENT's object).
+    const found = foreignSchema(value, k === 'List' || k === 'items' ? key : k);
     if (found) return found;
   }
   return undefined;
