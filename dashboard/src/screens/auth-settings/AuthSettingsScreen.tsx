@@ -7,6 +7,14 @@ import { OAuthProviders } from './OAuthProviders';
 import { RedirectAllowlist } from './RedirectAllowlist';
 import { SmtpSettings } from './SmtpSettings';
 
+const TABS = [
+  { value: 'general', label: 'Sign-up and passwords', Panel: GeneralSettings },
+  { value: 'redirects', label: 'Redirects', Panel: RedirectAllowlist },
+  { value: 'oauth', label: 'OAuth providers', Panel: OAuthProviders },
+  { value: 'smtp', label: 'SMTP', Panel: SmtpSettings },
+  { value: 'templates', label: 'Email templates', Panel: EmailTemplates },
+];
+
 export default function AuthSettingsScreen() {
   return (
     <Stack>
@@ -15,27 +23,17 @@ export default function AuthSettingsScreen() {
       </Title>
       <Tabs defaultValue="general" keepMounted={false}>
         <Tabs.List>
-          <Tabs.Tab value="general">Sign-up and passwords</Tabs.Tab>
-          <Tabs.Tab value="redirects">Redirects</Tabs.Tab>
-          <Tabs.Tab value="oauth">OAuth providers</Tabs.Tab>
-          <Tabs.Tab value="smtp">SMTP</Tabs.Tab>
-          <Tabs.Tab value="templates">Email templates</Tabs.Tab>
+          {TABS.map((tab) => (
+            <Tabs.Tab key={tab.value} value={tab.value}>
+              {tab.label}
+            </Tabs.Tab>
+          ))}
         </Tabs.List>
-        <Tabs.Panel value="general" pt="md">
-          <GeneralSettings />
-        </Tabs.Panel>
-        <Tabs.Panel value="redirects" pt="md">
-          <RedirectAllowlist />
-        </Tabs.Panel>
-        <Tabs.Panel value="oauth" pt="md">
-          <OAuthProviders />
-        </Tabs.Panel>
-        <Tabs.Panel value="smtp" pt="md">
-          <SmtpSettings />
-        </Tabs.Panel>
-        <Tabs.Panel value="templates" pt="md">
-          <EmailTemplates />
-        </Tabs.Panel>
+        {TABS.map(({ value, Panel }) => (
+          <Tabs.Panel key={value} value={value} pt="md">
+            <Panel />
+          </Tabs.Panel>
+        ))}
       </Tabs>
     </Stack>
   );
