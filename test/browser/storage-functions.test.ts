@@ -115,6 +115,15 @@ describe('the Storage screen', () => {
     expect(await buckets()).toEqual([expect.objectContaining({ name: BUCKET, public: false })]);
     await browser.screenshot('storage-buckets');
     expect(await browser.seriousViolations()).toEqual([]);
+
+    // A second bucket, deleted only once the dialog is confirmed.
+    await page.getByLabel('Bucket name').fill('dash-scratch');
+    await page.getByRole('button', { name: 'Create bucket' }).click();
+    await page.getByRole('button', { name: 'Delete bucket dash-scratch' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete bucket dash-scratch?' });
+    await dialog.getByRole('button', { name: 'Delete bucket' }).click();
+    await page.getByRole('link', { name: 'dash-scratch' }).waitFor({ state: 'detached' });
+    expect((await buckets()).map((b) => b.name)).toEqual([BUCKET]);
   });
 
   it('uploads by the file input and by a drop into a folder, to 100 %', { timeout: 60_000 }, async () => {
@@ -330,11 +339,6 @@ describe('the Functions screen', () => {
     expect(await browser.seriousViolations()).toEqual([]);
     await page.getByRole('button', { name: 'Switch to light theme' }).click();
   });
-
-  it('logged no console errors but the refused deploy', () => {
-    expect(browser.errors.filter((e) => !/status of 400 \(Bad Request\)/.test(e))).toEqual([]);
-    expect(browser.errors.length).toBeLessThanOrEqual(1);
-  });
 });
 
 describe('on a 390-px-wide phone', () => {
@@ -360,5 +364,24 @@ describe('on a 390-px-wide phone', () => {
     } finally {
       await phone.close();
     }
+  });
+});
+
+describe('afterwards', () => {
+  it('deletes the function only after confirming', { timeout: 60_000 }, async () => {
+    const { page } = browser;
+    await page.getByRole('button', { name: `Delete function ${FUNCTION}` }).click();
+    await page
+      .getByRole('dialog', { name: `Delete function ${FUNCTION}?` })
+      .getByRole('button', { name: 'Delete function' })
+      .click();
+    await page.getByText('No functions yet').waitFor();
+    const gone = await t.request({ method: 'GET', url: `/api/functions/${FUNCTION}`, headers: admin() });
+    expect(gone.statusCode).toBe(404);
+  });
+
+  it('logged no console errors but the refused deploy', () => {
+    expect(browser.errors.filter((e) => !/status of 400 \(Bad Request\)/.test(e))).toEqual([]);
+    expect(browser.errors.length).toBeLessThanOrEqual(1);
   });
 });

@@ -21,8 +21,10 @@ export function FunctionSettings({ fn }: { fn: FunctionDetail }) {
   });
   const remove = async () => {
     await api.json(functionApi(fn.slug), { method: 'DELETE' });
-    await queries.invalidateQueries({ queryKey: ['functions'] });
+    // Leave the page first, so its query of the deleted function is not fetched again (a 404).
     navigate('/functions');
+    queries.removeQueries({ queryKey: ['functions', fn.slug] });
+    await queries.invalidateQueries({ queryKey: ['functions'], exact: true });
   };
 
   return (
