@@ -38,7 +38,7 @@ export function RunHistory({ schedule }: { schedule: Schedule }) {
               <>
                 {run.message}
                 {run.excerpt ? (
-                  <Code block mt={4}>
+                  <Code block mt={4} style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
                     {run.excerpt.slice(0, 200)}
                   </Code>
                 ) : null}
