@@ -1,6 +1,6 @@
 // The dashboard in a real browser against a live Plinth: the admin signs in, sees the overview's
-// health and counts, opens Tables, finds a table this test made with its row count, pages and
-// sorts its rows, survives a reload (cookie session); light and dark themes; a phone-sized window;
+// health and counts, opens Tables, finds a table this test made with its row count, sorts its
+// rows, survives a reload (cookie session); light and dark themes; a phone-sized window;
 // no console errors; no serious or critical axe-core violations; a screenshot of each screen.
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,7 +102,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Switch to light theme' }).click();
   });
 
-  it('lists the tables with row counts and pages and sorts a table’s rows', { timeout: 120_000 }, async () => {
+  it('lists the tables with row counts and sorts a table’s rows', { timeout: 120_000 }, async () => {
     const { page } = browser;
     await page.getByRole('link', { name: 'Tables' }).click();
     await page.getByRole('heading', { name: 'Tables' }).waitFor();
@@ -113,42 +113,28 @@ describe('the dashboard in Chromium', () => {
 
     await page.getByRole('link', { name: TABLE }).click();
     expect(new URL(page.url()).pathname).toBe(`/dashboard/tables/${TABLE}`);
-    const status = page.getByText(/^Rows \d+–\d+ of \d+/);
-    await page.getByText(`Rows 1–25 of ${ROWS}`).waitFor();
+    // The grid is virtualised (test/browser/tables.test.ts scrolls 100,000 rows): the count comes
+    // from the server, the rows as they scroll into view.
+    await page.getByText(`${ROWS} rows`, { exact: true }).waitFor();
     const grid = page.getByRole('table', { name: `Rows of ${TABLE}` });
-    const bodyRows = grid.locator('tbody tr');
-    expect(await bodyRows.count()).toBe(25);
+    const firstRow = grid.locator('tbody tr[aria-rowindex="2"]');
     await browser.screenshot('table-grid-first-page');
 
     // Sort by position (ascending, then descending), server-side.
     await grid.getByRole('button', { name: 'position' }).click();
-    await page.getByRole('cell', { name: 'Book 1', exact: true }).waitFor();
-    await bodyRows.first().getByRole('cell', { name: 'Book 1', exact: true }).waitFor();
-    await page.getByRole('button', { name: 'Next page' }).click();
-    await page.getByText(`Rows 26–50 of ${ROWS}`).waitFor();
-    await page.getByRole('cell', { name: 'Book 26', exact: true }).waitFor();
-    await page.getByRole('button', { name: 'Next page' }).click();
-    await page.getByText(`Rows 51–60 of ${ROWS}`).waitFor();
-    await page.getByRole('cell', { name: 'Book 60', exact: true }).waitFor();
-    expect(await bodyRows.count()).toBe(10);
-    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
-    await browser.screenshot('table-grid-last-page');
-
+    await firstRow.getByRole('cell', { name: 'Book 1', exact: true }).waitFor();
     await grid.getByRole('button', { name: /position/ }).click();
-    await page.getByText(`Rows 1–25 of ${ROWS}`).waitFor();
-    await page.getByRole('cell', { name: 'Book 60', exact: true }).waitFor();
-    await bodyRows.first().getByRole('cell', { name: 'Book 60', exact: true }).waitFor();
+    await firstRow.getByRole('cell', { name: 'Book 60', exact: true }).waitFor();
     await grid
       .locator('th[aria-sort="descending"]')
       .getByRole('button', { name: /position/ })
       .waitFor();
     await browser.screenshot('table-grid');
     expect(await browser.seriousViolations()).toEqual([]);
-    expect(await status.count()).toBe(1);
 
     // A reload keeps the session (refresh cookie + CSRF token) and the client route.
     await page.reload();
-    await page.getByText(`Rows 1–25 of ${ROWS}`).waitFor();
+    await page.getByText(`${ROWS} rows`, { exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe(`/dashboard/tables/${TABLE}`);
   });
 
