@@ -36,6 +36,8 @@ import { paymentsPlugin } from './modules/payments/index.js';
 import { realtimePlugin } from './modules/realtime/index.js';
 import { createSchemaCache, recordsPlugin } from './modules/records/index.js';
 import { typesPlugin } from './modules/types/index.js';
+import { docsPlugin } from './modules/docs/index.js';
+import { usagePlugin } from './modules/usage/index.js';
 import { schedulesPlugin } from './modules/schedules/index.js';
 import { loadPlatformKeys, type PlatformKeys, secretsPlugin } from './modules/secrets/index.js';
 import { storagePlugin } from './modules/storage/index.js';
@@ -143,7 +145,8 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  // The API reference page; /api/docs is the agent docs route the MCP server reads.
+  await app.register(swaggerUi, { routePrefix: '/api/reference' });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   // The modules, each through its plugin. What one module needs of another is built here and
@@ -170,6 +173,8 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   await app.register(recordsPlugin(deps, schemaCache));
   await app.register(migrationsPlugin(deps, () => schemaCache.refreshIfChanged()));
   await app.register(typesPlugin(deps, schemaCache));
+  await app.register(docsPlugin());
+  await app.register(usagePlugin(deps));
   await app.register(backupsPlugin(deps, () => schemaCache.refreshIfChanged()));
   await app.register(metadataPlugin(deps));
 

@@ -39,7 +39,7 @@ async function printBanner(config: Config, keys: PlatformKeys): Promise<void> {
   const { adminCredentials } = await import('./modules/auth/index.js');
   const admin = adminCredentials({ config, keys });
   const lines = [
-    `Plinth is listening on ${config.apiBaseUrl} (API docs: ${config.apiBaseUrl}/api/docs)`,
+    `Plinth is listening on ${config.apiBaseUrl} (API reference: ${config.apiBaseUrl}/api/reference)`,
     config.databaseUrl ? 'Database: DATABASE_URL' : `Database: embedded PostgreSQL, data in ${config.dataDir}`,
   ];
   // The keys were created by this start: the first one on this database.

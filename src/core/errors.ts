@@ -79,6 +79,7 @@ export const errorCatalogue = {
   REALTIME_TABLE_NOT_WATCHABLE: { status: 400, message: 'This table cannot be watched.' },
   REALTIME_TABLE_NOT_WATCHED: { status: 404, message: 'This table is not watched.' },
   REALTIME_WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, message: 'Webhook delivery not found.' },
+  DOCS_NOT_FOUND: { status: 404, message: 'Documentation not found' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

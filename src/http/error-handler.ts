@@ -111,7 +111,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     sendError(
       reply,
       new AppError('NOT_FOUND', `Endpoint ${request.method} ${request.url.split('?')[0]} not found.`, {
-        nextActions: 'Check the API documentation at /api/docs for the available endpoints.',
+        nextActions: 'Check the API reference at /api/reference for the available endpoints.',
       }),
     ),
   );

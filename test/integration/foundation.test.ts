@@ -87,7 +87,7 @@ describe('operations endpoints', () => {
       expect.arrayContaining(['/api/auth/users', '/api/auth/sessions', '/api/auth/refresh', '/api/health']),
     );
     expect(doc.json.paths['/api/auth/sessions'].post.requestBody).toBeDefined();
-    const page = await t.request({ method: 'GET', url: '/api/docs/' });
+    const page = await t.request({ method: 'GET', url: '/api/reference/' });
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toContain('text/html');
   });

@@ -1,8 +1,11 @@
-// The shapes of the API answers the dashboard reads (see /api/docs for the full documents).
+// The shapes of the API answers the dashboard reads (see /api/reference for the full documents).
 
 export interface Health {
   status: string;
+  /** The reference API version Plinth is compatible with. */
   version: string;
+  /** Plinth's own version. */
+  plinthVersion: string;
   service: string;
   timestamp: string;
 }

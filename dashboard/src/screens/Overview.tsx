@@ -55,7 +55,7 @@ export default function Overview() {
                 Functions runtime {ready.data.functionsRuntime.status}
               </Badge>
             ) : null}
-            <Text>Version {health.data.version}</Text>
+            <Text>Version {health.data.plinthVersion}</Text>
           </Group>
         ) : null}
       </section>

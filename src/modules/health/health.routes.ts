@@ -18,11 +18,18 @@ export function healthRoutes(health: HealthService): FastifyPluginAsyncZod {
         tags: ['health'],
         summary: 'Liveness: the process is not wedged (restart it when this fails)',
         response: {
-          200: z.object({ status: z.literal('ok'), version: z.string(), service: z.string(), timestamp: z.string() }),
+          200: z.object({
+            status: z.literal('ok'),
+            version: z.string().describe('the reference API version Plinth is compatible with (MCP servers check it)'),
+            plinthVersion: z.string().describe("Plinth's own version"),
+            service: z.string(),
+            timestamp: z.string(),
+          }),
           503: z.object({
             status: z.literal('wedged'),
             reason: z.string(),
             version: z.string(),
+            plinthVersion: z.string(),
             service: z.string(),
             timestamp: z.string(),
           }),

@@ -7,6 +7,11 @@ import type { Deps } from '../../deps.js';
 import { startLivenessMonitor } from './liveness.js';
 
 export const VERSION = '0.1.0';
+/**
+ * The reference platform's API version Plinth answers like, reported as `version` by /api/health:
+ * its official MCP server hides tools below 1.5.1 (reference §8.1). Plinth's own is `plinthVersion`.
+ */
+export const COMPATIBILITY_VERSION = '2.3.1';
 
 /** How long readiness waits for the database before it calls it unreachable. */
 const READY_DATABASE_BOUND_MS = 2_000;
@@ -58,7 +63,12 @@ export function createHealthService(deps: Pick<Deps, 'sql' | 'migrations' | 'clo
     /** The service, version and time, and why the process is wedged (undefined when it is not). */
     liveness() {
       return {
-        base: { version: VERSION, service: 'Plinth', timestamp: deps.clock.now().toISOString() },
+        base: {
+          version: COMPATIBILITY_VERSION,
+          plinthVersion: VERSION,
+          service: 'Plinth',
+          timestamp: deps.clock.now().toISOString(),
+        },
         wedged: liveness.wedged(),
       };
     },

@@ -5,9 +5,12 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFunctionsApp, type FunctionsApp } from '../../harness/functions-app.js';
 import { projectDir, runCli, spawnCli } from './cli-runner.js';
+
+// Each test spawns several processes (npm/npx here), slow on a busy machine: time bound, not speed.
+vi.setConfig({ testTimeout: 120_000 });
 
 let t: FunctionsApp;
 const env = () => ({ PLINTH_URL: t.baseUrl, PLINTH_API_KEY: t.apiKey });

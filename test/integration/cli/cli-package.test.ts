@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
 
 const run = promisify(execFile);
@@ -17,6 +17,9 @@ const CLI_PACKAGE = fileURLToPath(new URL('../../../cli', import.meta.url));
 /** npm without the test machine's PLINTH_ settings. */
 const cleanEnv = () =>
   Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PLINTH_'))) as NodeJS.ProcessEnv;
+
+// Each test spawns several processes (npm/npx here), slow on a busy machine: time bound, not speed.
+vi.setConfig({ testTimeout: 120_000 });
 
 let t: TestApp;
 let app: string;

@@ -1,7 +1,8 @@
 // The unmodified official MCP server (@insforge/mcp, local stdio mode) driven through
 // @modelcontextprotocol/sdk's client against a listening Plinth: the tool calls issue 20 fixed
 // (backend metadata, anon key, raw SQL creating/altering/dropping a table, table schema, bulk
-// upsert from a local CSV file) and the bucket tools each succeed.
+// upsert from a local CSV file), the bucket tools, Plinth's own docs (fetch-docs, fetch-sdk-docs,
+// which the health version 2.3.1 keeps visible), container logs, and the usage it reports back.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ const MCP_BIN = fileURLToPath(new URL('../../../node_modules/@insforge/mcp/dist/
 
 let t: TestApp;
 let client: Client;
+let base: string;
 
 /** Calls a tool; answers its text, failing the test when the tool reports an error. */
 async function tool(name: string, args: Record<string, unknown> = {}): Promise<string> {
@@ -31,7 +33,7 @@ async function tool(name: string, args: Record<string, unknown> = {}): Promise<s
 beforeAll(async () => {
   t = await startTestApp();
   await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   client = new Client({ name: 'plinth-test', version: '1.0.0' });
   await client.connect(
     new StdioClientTransport({
@@ -57,6 +59,9 @@ describe('the official MCP server against Plinth', () => {
       'get-table-schema',
       'bulk-upsert',
       'create-bucket',
+      'fetch-docs',
+      'fetch-sdk-docs',
+      'get-container-logs',
     ])
       expect(names).toContain(name);
   });
@@ -90,5 +95,33 @@ describe('the official MCP server against Plinth', () => {
     expect(await tool('list-buckets')).toContain('agent-files');
     await tool('delete-bucket', { bucketName: 'agent-files' });
     expect(await tool('list-buckets')).not.toContain('agent-files');
+  });
+
+  it('fetch-docs and fetch-sdk-docs answer Plinth’s own docs, with the configured URL in place', async () => {
+    const instructions = await tool('fetch-docs', { docType: 'instructions' });
+    expect(instructions).toContain('Plinth — instructions for agents');
+    expect(instructions).toContain(base);
+    expect(instructions).not.toContain('http://localhost:7130');
+    const db = await tool('fetch-sdk-docs', { sdkFeature: 'db', sdkLanguage: 'typescript' });
+    expect(db).toContain("client.database.from('todos')");
+    expect(await tool('fetch-sdk-docs', { sdkFeature: 'db', sdkLanguage: 'swift' })).toMatch(/not available/);
+  });
+
+  it('get-container-logs reads the server log under the reference’s source name', async () => {
+    expect(await tool('get-container-logs', { source: 'insforge.logs', limit: 5 })).toMatch(/logs/i);
+  });
+
+  it('every tool call is reported to the usage route and readable by the admin', async () => {
+    await tool('list-buckets');
+    await expect
+      .poll(async () => {
+        const res = await t.request({
+          method: 'GET',
+          url: '/api/usage/mcp?limit=100',
+          headers: { 'x-api-key': t.apiKey },
+        });
+        return res.json.records.map((r: { tool_name: string }) => r.tool_name);
+      })
+      .toEqual(expect.arrayContaining(['list-buckets', 'fetch-docs', 'get-anon-key', 'run-raw-sql']));
   });
 });
