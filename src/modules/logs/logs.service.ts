@@ -11,6 +11,7 @@ import { copyRowOf } from './copy-row.js';
 import { createLogWriter, type LogBatch, type LogWriter } from './log-writer.js';
 import { addDays, dayOf, dayOfPartition, partitionName } from './partitions.js';
 import {
+  auditStats,
   copyEntries,
   countEntries,
   createPartition,
@@ -23,6 +24,7 @@ import {
   writeRetention,
 } from './logs.repo.js';
 
+const DAY_MS = 86_400_000;
 /** Days of partitions made ahead of today, so the first write of a day never waits for one. */
 const DAYS_AHEAD = 2;
 /** Counting stops here: a search over millions of rows never counts them all. */
@@ -93,6 +95,17 @@ export interface TailFilter {
 
 export type Retention = Record<LogSource, number>;
 
+export interface AuditStats {
+  totalLogs: number;
+  uniqueActors: number;
+  uniqueModules: number;
+  actionsByModule: Record<string, number>;
+  recentActivity: Audit[];
+}
+
+/** How many audit records the summary lists as recent activity (the reference's ten). */
+const RECENT_AUDITS = 10;
+
 export interface LogsService {
   record(entry: LogEntry): void;
   /** A line a function printed, as a functions entry of its slug and invocation's request id. */
@@ -106,6 +119,8 @@ export interface LogsService {
   runMaintenance(): Promise<{ created: number; dropped: string[] }>;
   search(query: SearchQuery): Promise<Page<SearchResult>>;
   audits(query: AuditQuery): Promise<Page<Audit>>;
+  /** The reference's audit summary over the last `days` days. */
+  auditStats(days: number): Promise<AuditStats>;
   /** The newest `limit` entries of a source before `before`, oldest first (the reference's view). */
   sourceEntries(
     name: string,
@@ -250,6 +265,20 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
         module: query.module,
       };
       return page(filter, query.limit, query.offset, toAudit);
+    },
+    async auditStats(days) {
+      const from = new Date(clock.now().getTime() - days * DAY_MS);
+      const [{ totals, byModule }, recent] = await Promise.all([
+        auditStats(sql, from),
+        searchEntries(sql, { sources: ['audit'], from }, RECENT_AUDITS, 0),
+      ]);
+      return {
+        totalLogs: totals.total,
+        uniqueActors: totals.actors,
+        uniqueModules: totals.modules,
+        actionsByModule: Object.fromEntries(byModule.map((m) => [m.module, m.count])),
+        recentActivity: recent.map(toAudit),
+      };
     },
     async sourceEntries(name, limit, before) {
       const sources = sourcesNamed(name) ?? [];
