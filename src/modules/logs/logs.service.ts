@@ -9,6 +9,7 @@ import { type LogEntry, LOG_SOURCES, type LogSource } from './log-entry.js';
 import { type Audit, type SearchResult, toAudit, toSearchResult } from './log-views.js';
 import { copyRowOf } from './copy-row.js';
 import { createLogWriter, type LogBatch, type LogWriter } from './log-writer.js';
+import { createTableFollower } from './table-follower.js';
 import { addDays, dayOf, dayOfPartition, partitionName } from './partitions.js';
 import {
   auditStats,
@@ -196,6 +197,9 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
     return { created, dropped };
   }
 
+  // Other servers' entries reach this server's tail once they flush them: look back past that.
+  const follower = createTableFollower(sql, clock, settings.flushIntervalMs + 5_000);
+
   const maintenanceTimer = setInterval(() => void runMaintenance().catch(onError), settings.maintenanceIntervalMs);
   maintenanceTimer.unref();
 
@@ -232,12 +236,21 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
     droppedCount: () => writer.dropped(),
     tail(filter, listener) {
       const sources = sourcesOf(filter.source);
-      return writer.subscribe((entry) => {
-        if (!sources.includes(entry.source)) return;
-        if (filter.slug !== undefined && entry.slug !== filter.slug) return;
-        if (filter.level !== undefined && entry.level !== filter.level) return;
-        listener(toSearchResult(entry));
+      const matches = (entry: StoredEntry) =>
+        sources.includes(entry.source) &&
+        (filter.slug === undefined || entry.slug === filter.slug) &&
+        (filter.level === undefined || entry.level === filter.level);
+      const stopLocal = writer.subscribe((entry) => {
+        follower.recordedHere(entry.id);
+        if (matches(entry)) listener(toSearchResult(entry));
       });
+      const stopRemote = follower.follow((entry) => {
+        if (matches(entry)) listener(toSearchResult(entry));
+      });
+      return () => {
+        stopLocal();
+        stopRemote();
+      };
     },
     runMaintenance,
     search(query) {
@@ -306,6 +319,7 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
     },
     async close() {
       clearInterval(maintenanceTimer);
+      follower.close();
       await writer.close();
     },
   };
