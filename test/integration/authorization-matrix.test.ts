@@ -1256,6 +1256,8 @@ const routes: Row[] = [
   ...(
     [
       ['GET /api/logs/audits', '/api/logs/audits?actor=nobody'],
+      ['GET /api/logs/audits/stats', '/api/logs/audits/stats?days=1'],
+      ['GET /api/logs/sources', '/api/logs/sources'],
       ['GET /api/logs/search', '/api/logs/search?request_id=none'],
       ['GET /api/logs/retention', '/api/logs/retention'],
       ['GET /api/logs/writer', '/api/logs/writer'],

@@ -122,3 +122,19 @@ export async function writeRetention(db: Queryable, source: LogSource, days: num
     [source, days],
   );
 }
+
+/** Audit records since `from`: how many, by how many actors and modules, and per module. */
+export async function auditStats(db: Queryable, from: Date) {
+  const [totals] = await db.unsafe<{ total: number; actors: number; modules: number }[]>(
+    `select count(*)::int as total, count(distinct coalesce(user_id, principal))::int as actors,
+       count(distinct coalesce(details->>'module', 'API'))::int as modules
+     from logs.entries where source = 'audit' and ts >= $1`,
+    [from],
+  );
+  const byModule = await db.unsafe<{ module: string; count: number }[]>(
+    `select coalesce(details->>'module', 'API') as module, count(*)::int as count
+     from logs.entries where source = 'audit' and ts >= $1 group by 1 order by 1`,
+    [from],
+  );
+  return { totals: totals ?? { total: 0, actors: 0, modules: 0 }, byModule };
+}

@@ -1,5 +1,5 @@
 // Logs and audit over HTTP (all admin), as the reference platform routes them under /api/logs:
-// the fixed paths (/audits, /search, /stream, /retention, /writer) before /{source}. Paginated
+// the fixed paths (/audits, /audits/stats, /sources, /search, /stream, /retention, /writer) before /{source}. Paginated
 // answers carry Content-Range and Preference-Applied, and are 206 when they hold part of the total.
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -7,6 +7,9 @@ import { z } from 'zod';
 import type { LogsService, Page } from './logs.service.js';
 import {
   auditSchema,
+  auditStatsQuerySchema,
+  auditStatsSchema,
+  logSourceSchema,
   auditsQuerySchema,
   retentionSchema,
   retentionUpdateSchema,
@@ -20,6 +23,8 @@ import {
 } from './logs.schemas.js';
 
 const tags = ['logs'];
+/** What the reference's file provider lists, in its order; its MCP server asks for these names. */
+const REFERENCE_SOURCES = ['insforge.logs', 'postgREST.logs', 'postgres.logs', 'function.logs'];
 const security = [{ bearerAuth: [] }];
 const admin = { access: 'admin' as const };
 /** A comment line every so often keeps an idle tail open through proxies and idle timeouts. */
@@ -65,6 +70,29 @@ export function logsRoutes(logs: LogsService): FastifyPluginAsyncZod {
         });
         return sendPage(reply, page);
       },
+    });
+
+    app.get('/api/logs/audits/stats', {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Audit summary of the last `days` days: totals, actions per module, the ten newest',
+        security,
+        querystring: auditStatsQuerySchema,
+        response: { 200: auditStatsSchema },
+      },
+      handler: (request) => logs.auditStats(request.query.days),
+    });
+
+    app.get('/api/logs/sources', {
+      config: admin,
+      schema: {
+        tags,
+        summary: "The reference platform's log source names (each readable at /api/logs/{name})",
+        security,
+        response: { 200: logSourceSchema.array() },
+      },
+      handler: async () => REFERENCE_SOURCES.map((name, i) => ({ id: String(i + 1), name, token: `${name}.jsonl` })),
     });
 
     app.get('/api/logs/search', {

@@ -113,3 +113,15 @@ export const retentionSchema = z.object({ requests: days, functions: days, audit
 export const retentionUpdateSchema = retentionSchema.partial().strict();
 
 export const statsSchema = z.object({ droppedEntries: z.number().int() });
+
+export const auditStatsQuerySchema = z.object({ days: count(7, 3650).describe('The last this many days (default 7)') });
+
+export const auditStatsSchema = z.object({
+  totalLogs: z.number().int(),
+  uniqueActors: z.number().int(),
+  uniqueModules: z.number().int(),
+  actionsByModule: z.record(z.string(), z.number().int()),
+  recentActivity: z.array(auditSchema),
+});
+
+export const logSourceSchema = z.object({ id: z.string(), name: z.string(), token: z.string() });

@@ -9,8 +9,10 @@ import { type LogEntry, LOG_SOURCES, type LogSource } from './log-entry.js';
 import { type Audit, type SearchResult, toAudit, toSearchResult } from './log-views.js';
 import { copyRowOf } from './copy-row.js';
 import { createLogWriter, type LogBatch, type LogWriter } from './log-writer.js';
+import { createTableFollower } from './table-follower.js';
 import { addDays, dayOf, dayOfPartition, partitionName } from './partitions.js';
 import {
+  auditStats,
   copyEntries,
   countEntries,
   createPartition,
@@ -23,6 +25,7 @@ import {
   writeRetention,
 } from './logs.repo.js';
 
+const DAY_MS = 86_400_000;
 /** Days of partitions made ahead of today, so the first write of a day never waits for one. */
 const DAYS_AHEAD = 2;
 /** Counting stops here: a search over millions of rows never counts them all. */
@@ -93,6 +96,17 @@ export interface TailFilter {
 
 export type Retention = Record<LogSource, number>;
 
+export interface AuditStats {
+  totalLogs: number;
+  uniqueActors: number;
+  uniqueModules: number;
+  actionsByModule: Record<string, number>;
+  recentActivity: Audit[];
+}
+
+/** How many audit records the summary lists as recent activity (the reference's ten). */
+const RECENT_AUDITS = 10;
+
 export interface LogsService {
   record(entry: LogEntry): void;
   /** A line a function printed, as a functions entry of its slug and invocation's request id. */
@@ -106,6 +120,8 @@ export interface LogsService {
   runMaintenance(): Promise<{ created: number; dropped: string[] }>;
   search(query: SearchQuery): Promise<Page<SearchResult>>;
   audits(query: AuditQuery): Promise<Page<Audit>>;
+  /** The reference's audit summary over the last `days` days. */
+  auditStats(days: number): Promise<AuditStats>;
   /** The newest `limit` entries of a source before `before`, oldest first (the reference's view). */
   sourceEntries(
     name: string,
@@ -181,6 +197,9 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
     return { created, dropped };
   }
 
+  // Other servers' entries reach this server's tail once they flush them: look back past that.
+  const follower = createTableFollower(sql, clock, settings.flushIntervalMs + 5_000);
+
   const maintenanceTimer = setInterval(() => void runMaintenance().catch(onError), settings.maintenanceIntervalMs);
   maintenanceTimer.unref();
 
@@ -217,12 +236,21 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
     droppedCount: () => writer.dropped(),
     tail(filter, listener) {
       const sources = sourcesOf(filter.source);
-      return writer.subscribe((entry) => {
-        if (!sources.includes(entry.source)) return;
-        if (filter.slug !== undefined && entry.slug !== filter.slug) return;
-        if (filter.level !== undefined && entry.level !== filter.level) return;
-        listener(toSearchResult(entry));
+      const matches = (entry: StoredEntry) =>
+        sources.includes(entry.source) &&
+        (filter.slug === undefined || entry.slug === filter.slug) &&
+        (filter.level === undefined || entry.level === filter.level);
+      const stopLocal = writer.subscribe((entry) => {
+        follower.recordedHere(entry.id);
+        if (matches(entry)) listener(toSearchResult(entry));
       });
+      const stopRemote = follower.follow((entry) => {
+        if (matches(entry)) listener(toSearchResult(entry));
+      });
+      return () => {
+        stopLocal();
+        stopRemote();
+      };
     },
     runMaintenance,
     search(query) {
@@ -251,6 +279,20 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
       };
       return page(filter, query.limit, query.offset, toAudit);
     },
+    async auditStats(days) {
+      const from = new Date(clock.now().getTime() - days * DAY_MS);
+      const [{ totals, byModule }, recent] = await Promise.all([
+        auditStats(sql, from),
+        searchEntries(sql, { sources: ['audit'], from }, RECENT_AUDITS, 0),
+      ]);
+      return {
+        totalLogs: totals.total,
+        uniqueActors: totals.actors,
+        uniqueModules: totals.modules,
+        actionsByModule: Object.fromEntries(byModule.map((m) => [m.module, m.count])),
+        recentActivity: recent.map(toAudit),
+      };
+    },
     async sourceEntries(name, limit, before) {
       const sources = sourcesNamed(name) ?? [];
       if (sources.length === 0) return { logs: [], total: 0 };
@@ -277,6 +319,7 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
     },
     async close() {
       clearInterval(maintenanceTimer);
+      follower.close();
       await writer.close();
     },
   };

@@ -176,6 +176,36 @@ describe('audit', () => {
     expect(audits.body).not.toContain('sk_live');
   });
 
+  it('summarises the audit trail per module and lists the reference source names', async () => {
+    const res = await t.request({ method: 'GET', url: '/api/logs/audits/stats?days=1', headers: admin });
+    expect(res.statusCode).toBe(200);
+    expect(res.json.actionsByModule.SECRETS).toBe(2);
+    expect(res.json.totalLogs).toBe(
+      Object.values(res.json.actionsByModule as Record<string, number>).reduce((a, b) => a + b, 0),
+    );
+    expect(res.json.uniqueModules).toBe(Object.keys(res.json.actionsByModule).length);
+    expect(res.json.uniqueActors).toBe(2);
+    expect(res.json.recentActivity[0]).toMatchObject({ module: 'SECRETS', action: 'PUT /api/secrets/:key' });
+    t.clock.advance(2 * DAY);
+    const later = await t.request({ method: 'GET', url: '/api/logs/audits/stats?days=1', headers: admin });
+    expect(later.json).toEqual({
+      totalLogs: 0,
+      uniqueActors: 0,
+      uniqueModules: 0,
+      actionsByModule: {},
+      recentActivity: [],
+    });
+    t.clock.advance(-2 * DAY);
+
+    const sources = await t.request({ method: 'GET', url: '/api/logs/sources', headers: admin });
+    expect(sources.json).toEqual([
+      { id: '1', name: 'insforge.logs', token: 'insforge.logs.jsonl' },
+      { id: '2', name: 'postgREST.logs', token: 'postgREST.logs.jsonl' },
+      { id: '3', name: 'postgres.logs', token: 'postgres.logs.jsonl' },
+      { id: '4', name: 'function.logs', token: 'function.logs.jsonl' },
+    ]);
+  });
+
   it('does not audit reads or refused writes', async () => {
     await t.request({ method: 'GET', url: '/api/secrets', headers: admin });
     await t.request({ method: 'POST', url: '/api/secrets', headers: admin, payload: { key: 'bad key!' } });
