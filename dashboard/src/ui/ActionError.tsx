@@ -4,12 +4,23 @@ import { Alert, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { ApiError } from '../api/client';
 
-export function ActionError({ title, error, children }: { title: string; error: unknown; children?: ReactNode }) {
+// The light variant's coloured title falls below WCAG AA contrast; the text colour keeps it.
+export const readableAlertTitle = { title: { color: 'var(--mantine-color-text)' } };
+
+export function ActionError({
+  title = 'It did not work',
+  error,
+  children,
+}: {
+  title?: string;
+  error: unknown;
+  children?: ReactNode;
+}) {
   if (!error) return null;
   const message = error instanceof Error ? error.message : String(error);
   const nextActions = error instanceof ApiError ? error.nextActions : undefined;
   return (
-    <Alert color="red" title={title} role="alert">
+    <Alert color="red" title={title} role="alert" styles={readableAlertTitle}>
       <Text size="sm">{message}</Text>
       {children}
       {nextActions ? <Text size="sm">{nextActions}</Text> : null}

@@ -1,8 +1,9 @@
 // A button for a destructive action that asks first: a modal names what will happen and the
 // action runs only on the explicit confirm; a failure is shown in the modal.
-import { Alert, Button, type ButtonProps, Group, Modal, Stack, Text } from '@mantine/core';
+import { Button, type ButtonProps } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { type ReactNode, useState } from 'react';
+import { ConfirmDialog } from './ConfirmDialog';
 
 interface ConfirmButtonProps extends Omit<ButtonProps, 'children' | 'onClick'> {
   /** The button's text (and accessible name). */
@@ -46,24 +47,17 @@ export function ConfirmButton({
       <Button color="red" variant="light" aria-label={ariaLabel} {...button} onClick={open}>
         {label}
       </Button>
-      <Modal opened={opened} onClose={close} closeButtonProps={{ 'aria-label': 'Close' }} title={title} centered>
-        <Stack>
-          <Text size="sm">{message}</Text>
-          {error ? (
-            <Alert color="red" role="alert" title="It did not work">
-              {error}
-            </Alert>
-          ) : null}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={close}>
-              Cancel
-            </Button>
-            <Button color="red.9" loading={pending} onClick={confirm}>
-              {confirmLabel}
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <ConfirmDialog
+        opened={opened}
+        onClose={close}
+        title={title}
+        confirmLabel={confirmLabel}
+        onConfirm={confirm}
+        busy={pending}
+        error={error}
+      >
+        {message}
+      </ConfirmDialog>
     </>
   );
 }

@@ -8,7 +8,6 @@ import { ErrorState, Loading } from '../../shell/states';
 import { ActionError } from '../../ui/ActionError';
 import { jsonInit } from '../../ui/json';
 import { type AiSettings, aiKey, type CatalogModel } from './types';
-import { readableDescription } from '../../ui/readable-description';
 
 export function AllowedModels() {
   const api = useApi();
@@ -46,7 +45,6 @@ export function AllowedModels() {
           </Text>
           <TagsInput
             label="Allowed models"
-            {...readableDescription}
             description="Type a model id and press Enter; leave empty to allow every model"
             data={catalogue.data?.map((m) => m.id) ?? []}
             value={models}

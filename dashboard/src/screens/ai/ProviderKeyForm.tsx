@@ -7,7 +7,6 @@ import { ErrorState, Loading } from '../../shell/states';
 import { ActionError } from '../../ui/ActionError';
 import { jsonInit } from '../../ui/json';
 import { aiKey, type GatewayConfig } from './types';
-import { readableDescription } from '../../ui/readable-description';
 
 export function ProviderKeyForm() {
   const api = useApi();
@@ -42,7 +41,6 @@ export function ProviderKeyForm() {
           <Group align="flex-end" wrap="wrap">
             <PasswordInput
               label="New provider API key"
-              {...readableDescription}
               description="Write-only: it is never shown again"
               autoComplete="off"
               required

@@ -7,7 +7,6 @@ import { useApi } from '../../api/context';
 import { ActionError } from '../../ui/ActionError';
 import { jsonInit } from '../../ui/json';
 import { type Channel, channelsKey } from './types';
-import { readableDescription } from '../../ui/readable-description';
 
 export function ChannelForm({ channel, onDone }: { channel?: Channel; onDone(): void }) {
   const api = useApi();
@@ -39,7 +38,6 @@ export function ChannelForm({ channel, onDone }: { channel?: Channel; onDone(): 
       <Stack>
         <TextInput
           label="Pattern"
-          {...readableDescription}
           description="e.g. orders or chat:% (% matches any text)"
           required
           value={pattern}
@@ -48,7 +46,6 @@ export function ChannelForm({ channel, onDone }: { channel?: Channel; onDone(): 
         <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
         <Textarea
           label="Webhook URLs"
-          {...readableDescription}
           description="One per line; every message on the channel is delivered to each"
           autosize
           minRows={2}

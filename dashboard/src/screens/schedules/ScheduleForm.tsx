@@ -10,7 +10,6 @@ import { jsonInit } from '../../ui/json';
 import { CronPreview } from './CronPreview';
 import { parseHeaderLines } from './headers-text';
 import { schedulesKey } from './types';
-import { readableDescription } from '../../ui/readable-description';
 
 const METHODS = ['POST', 'GET', 'PUT', 'PATCH', 'DELETE'];
 
@@ -75,7 +74,6 @@ export function ScheduleForm({ onDone }: { onDone(): void }) {
         <Group grow align="flex-start" wrap="wrap">
           <TextInput
             label="Cron expression"
-            {...readableDescription}
             description='Five fields, or "<n> seconds"'
             required
             value={cronSchedule}
@@ -121,7 +119,6 @@ export function ScheduleForm({ onDone }: { onDone(): void }) {
         />
         <Textarea
           label="Headers"
-          {...readableDescription}
           description="One per line: Name: value (values may use ${{secrets.KEY}})"
           autosize
           minRows={2}

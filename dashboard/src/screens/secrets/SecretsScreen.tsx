@@ -5,8 +5,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../api/context';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { ConfirmButton } from '../../ui/ConfirmButton';
-import { ScrollContainer } from '../../ui/ScrollContainer';
-import { formatTime } from '../../ui/format-time';
+import { HorizontalScroll } from '../../ui/HorizontalScroll';
+import { formatTime } from '../../ui/format';
 import { CreateSecretForm } from './CreateSecretForm';
 import { KeyRotation } from './KeyRotation';
 import { secretsApi } from './secrets-api';
@@ -38,7 +38,7 @@ export default function SecretsScreen() {
       ) : null}
       {active?.length ? (
         // Reserved rows have no buttons: the scrolling region itself takes focus (keyboard scrolling).
-        <ScrollContainer label="Secrets table">
+        <HorizontalScroll label="Secrets table">
           <Table striped aria-label="Secrets" miw={640}>
             <Table.Thead>
               <Table.Tr>
@@ -82,7 +82,7 @@ export default function SecretsScreen() {
               ))}
             </Table.Tbody>
           </Table>
-        </ScrollContainer>
+        </HorizontalScroll>
       ) : null}
     </Stack>
   );

@@ -2,9 +2,8 @@
 // default (a SQL expression), NULL allowed, unique (when adding).
 import { Autocomplete, Button, Checkbox, Group, Modal, Stack, TextInput } from '@mantine/core';
 import { useState } from 'react';
-import { ApiErrorAlert } from '../../ui/ApiErrorAlert';
+import { ActionError } from '../../ui/ActionError';
 import { TYPE_OPTIONS } from './typeOptions';
-import { readableDescription } from '../../ui/readableDescription';
 
 export interface ColumnDraft {
   columnName: string;
@@ -59,7 +58,6 @@ export function ColumnForm({
           <TextInput
             label="Default (SQL expression)"
             description="Empty: no default"
-            styles={readableDescription}
             value={draft.defaultValue}
             onChange={(e) => setDraft({ ...draft, defaultValue: e.currentTarget.value })}
           />
@@ -75,7 +73,7 @@ export function ColumnForm({
               onChange={(e) => setDraft({ ...draft, isUnique: e.currentTarget.checked })}
             />
           ) : null}
-          <ApiErrorAlert error={error} title="The table was not changed" />
+          <ActionError error={error} title="The table was not changed" />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel

@@ -4,9 +4,8 @@ import { Button, Checkbox, Code, Group, NativeSelect, Stack, Textarea, TextInput
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../api/context';
-import { ApiErrorAlert } from '../../ui/ApiErrorAlert';
+import { ActionError } from '../../ui/ActionError';
 import { quoteIdent, runAdminSql } from './tableApi';
-import { readableDescription } from '../../ui/readableDescription';
 
 const COMMANDS = ['ALL', 'SELECT', 'INSERT', 'UPDATE', 'DELETE'] as const;
 const ROLES = ['anon', 'authenticated', 'project_admin'] as const;
@@ -82,7 +81,6 @@ export function CreatePolicyForm({ table }: { table: string }) {
         <Textarea
           label="Using (rows a caller may see or change)"
           description="A SQL condition, e.g. owner_id = auth.uid()"
-          styles={readableDescription}
           value={draft.using}
           onChange={(e) => setDraft({ ...draft, using: e.currentTarget.value })}
         />
@@ -94,7 +92,7 @@ export function CreatePolicyForm({ table }: { table: string }) {
         <Code block aria-label="SQL of the new policy" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
           {sql}
         </Code>
-        <ApiErrorAlert error={create.error} title="The policy was not created" />
+        <ActionError error={create.error} title="The policy was not created" />
         <Group justify="flex-end">
           <Button type="submit" loading={create.isPending} disabled={!draft.name.trim()}>
             Create policy

@@ -18,7 +18,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../api/context';
 import { navigate } from '../../shell/route';
-import { ApiErrorAlert } from '../../ui/ApiErrorAlert';
+import { ActionError } from '../../ui/ActionError';
 import { jsonInit } from './tableApi';
 import { TYPE_OPTIONS } from './typeOptions';
 
@@ -166,7 +166,7 @@ export function CreateTableForm({ tables, onClose }: { tables: string[]; onClose
               Add a column
             </Button>
           </Group>
-          <ApiErrorAlert error={create.error} title="The table was not created" />
+          <ActionError error={create.error} title="The table was not created" />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel

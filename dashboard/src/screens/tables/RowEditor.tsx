@@ -4,7 +4,7 @@ import { Button, Group, Modal, Stack } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../api/context';
-import { ApiErrorAlert } from '../../ui/ApiErrorAlert';
+import { ActionError } from '../../ui/ActionError';
 import { keyFilter } from './rowQuery';
 import { type ColumnInfo, jsonInit, type Row, recordsPath } from './tableApi';
 import { type FieldState, ValueInput } from './ValueInput';
@@ -98,7 +98,7 @@ export function RowEditor({
               onChange={(state) => setFields((all) => ({ ...all, [column.columnName]: state }))}
             />
           ))}
-          <ApiErrorAlert error={save.error} title="The row was not saved" />
+          <ActionError error={save.error} title="The row was not saved" />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel

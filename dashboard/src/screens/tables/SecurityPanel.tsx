@@ -6,7 +6,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../api/context';
 import { ErrorState, Loading } from '../../shell/states';
-import { ApiErrorAlert } from '../../ui/ApiErrorAlert';
+import { ActionError } from '../../ui/ActionError';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { CreatePolicyForm } from './CreatePolicyForm';
 import { type PolicyInfo, quoteIdent, runAdminSql, schemaKey, useTableObjects } from './tableApi';
@@ -51,7 +51,7 @@ export function SecurityPanel({ table, rlsEnabled }: { table: string; rlsEnabled
           </Button>
         )}
       </Group>
-      {!confirmingOff ? <ApiErrorAlert error={switchRls.error} /> : null}
+      {!confirmingOff ? <ActionError error={switchRls.error} /> : null}
       {policies.isPending ? <Loading what="policies" /> : null}
       {policies.isError ? <ErrorState error={policies.error} what="policies" /> : null}
       {rlsEnabled && policies.data && userPolicies.length === 0 ? (

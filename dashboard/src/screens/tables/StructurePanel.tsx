@@ -4,7 +4,7 @@ import { Badge, Button, Code, Group, Stack, Table, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../api/context';
-import { ApiErrorAlert } from '../../ui/ApiErrorAlert';
+import { ActionError } from '../../ui/ActionError';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { ColumnForm, type ColumnDraft } from './ColumnForm';
 import { type ColumnInfo, jsonInit, schemaKey } from './tableApi';
@@ -60,7 +60,7 @@ export function StructurePanel({ table, columns }: { table: string; columns: Col
         <Text size="sm">{columns.length} columns</Text>
         <Button onClick={() => setEditing('new')}>Add column</Button>
       </Group>
-      {!editing && !dropping ? <ApiErrorAlert error={alter.error} /> : null}
+      {!editing && !dropping ? <ActionError error={alter.error} /> : null}
       <HorizontalScroll label={`Columns of ${table}`}>
         <Table striped miw={700} aria-label={`Columns of ${table}`}>
           <Table.Thead>

@@ -5,7 +5,6 @@ import { Checkbox, Group, NativeSelect, Stack, Textarea, TextInput } from '@mant
 import { ForeignKeyLookup } from './ForeignKeyLookup';
 import type { ColumnInfo } from './tableApi';
 import { fromInputText, kindOf } from './valueCodec';
-import { readableDescription } from '../../ui/readableDescription';
 
 export interface FieldState {
   text: string;
@@ -29,7 +28,7 @@ export function ValueInput({
   const parsed = state.touched && !state.isNull && state.text !== '' ? fromInputText(kind, state.text) : null;
   const error = parsed && !parsed.ok ? parsed.error : undefined;
   const hint = column.defaultValue ? `Leave empty for the default: ${column.defaultValue}` : undefined;
-  const common = { label, description: hint, error, disabled: state.isNull, styles: readableDescription };
+  const common = { label, description: hint, error, disabled: state.isNull };
 
   const input = (() => {
     switch (kind) {
@@ -40,7 +39,7 @@ export function ValueInput({
             {...common}
             autosize
             minRows={2}
-            styles={{ ...readableDescription, input: { fontFamily: 'monospace' } }}
+            styles={{ input: { fontFamily: 'monospace' } }}
             value={state.text}
             onChange={(e) => set(e.currentTarget.value)}
           />

@@ -9,7 +9,7 @@ import { ErrorState, Loading } from '../../shell/states';
 import { ConfirmButton } from '../../ui/ConfirmButton';
 import { ResetEmailForm } from './ResetEmailForm';
 import { UserSessions } from './UserSessions';
-import { formatTime } from '../../ui/format-time';
+import { formatTime } from '../../ui/format';
 import { type User, usersApi } from './users-api';
 
 function Fact({ label, children }: { label: string; children: React.ReactNode }) {

@@ -5,7 +5,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../api/context';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { ConfirmButton } from '../../ui/ConfirmButton';
-import { formatTime } from '../../ui/format-time';
+import { formatTime } from '../../ui/format';
 import { usersApi } from './users-api';
 
 export function UserSessions({ userId }: { userId: string }) {

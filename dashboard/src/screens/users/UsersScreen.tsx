@@ -8,7 +8,7 @@ import { useApi } from '../../api/context';
 import { Link } from '../../shell/Link';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { CreateUserModal } from './CreateUserModal';
-import { formatTime } from '../../ui/format-time';
+import { formatTime } from '../../ui/format';
 import { PAGE_SIZE, usersApi } from './users-api';
 
 export default function UsersScreen() {
