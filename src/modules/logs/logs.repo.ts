@@ -1,7 +1,7 @@
 // SQL for logs.entries (batches by COPY, daily partitions, search) and logs.retention.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Queryable } from '../../core/db.js';
+import type { Queryable, Sql } from '../../core/db.js';
 import { COPY_COLUMNS } from './copy-row.js';
 import { isUnlogged } from './partitions.js';
 import type { LogEntry, LogSource } from './log-entry.js';
@@ -29,10 +29,19 @@ export interface EntryFilter {
 const COLUMNS = `id, ts, source, level, method, route, status, duration_ms as "durationMs", principal,
   user_id as "userId", ip, request_id as "requestId", slug, message, details`;
 
-/** A whole batch in one COPY (its lines in COPY_COLUMNS order), routed by PostgreSQL to its partitions. */
-export async function copyEntries(db: Queryable, lines: Buffer): Promise<void> {
-  const writable = await db.unsafe(`copy logs.entries (${COPY_COLUMNS}) from stdin`).writable();
-  await pipeline(Readable.from([lines]), writable);
+/**
+ * A whole batch in one COPY (its lines in COPY_COLUMNS order), routed by PostgreSQL to its
+ * partitions. On a connection of its own: the pool would otherwise pipeline other queries onto
+ * the connection while it is in COPY mode, and the protocol error fails them all.
+ */
+export async function copyEntries(sql: Sql, lines: Buffer): Promise<void> {
+  const conn = await sql.reserve();
+  try {
+    const writable = await conn.unsafe(`copy logs.entries (${COPY_COLUMNS}) from stdin`).writable();
+    await pipeline(Readable.from([lines]), writable);
+  } finally {
+    conn.release();
+  }
 }
 
 /** Creates one daily partition of a source (nothing when it exists). */
