@@ -276,7 +276,7 @@ describe('delivery failure', () => {
         const retried = await api.sendReset(email, undefined, freshIp());
         expect(retried.statusCode).toBe(202);
       },
-      { timeout: 5_000, interval: 20 },
+      { timeout: 20_000, interval: 20 },
     );
     expect(codeFrom(await peer.nextMessageTo(email))).toMatch(/^\d{6}$/);
   });

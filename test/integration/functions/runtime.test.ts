@@ -179,7 +179,7 @@ describe('permissions', () => {
           ANON_KEY: t.anonKey,
         });
       },
-      { timeout: 5_000, interval: 20 },
+      { timeout: 20_000, interval: 20 },
     );
     for (const reserved of ['API_KEY', 'JWT_PRIVATE_KEY', 'ADMIN_PASSWORD', 'PATH', 'HOME'])
       expect(env[reserved]).toBeUndefined();
@@ -192,7 +192,7 @@ describe('permissions', () => {
       .sql`insert into system.secrets (key, value_ciphertext) values ('ROTATING', ${t.deps.keyring.seal('first')})`;
     await t.deps.sql`select pg_notify('plinth_secrets', 'ROTATING')`;
     await vi.waitFor(async () => expect(await (await invoke('one-secret')).text()).toBe('first'), {
-      timeout: 5_000,
+      timeout: 20_000,
       interval: 50,
     });
   });
@@ -305,16 +305,16 @@ describe('several servers', () => {
       await other.deps.runtime.start();
       await t.deploy('shared', 'export default () => new Response("v1");');
       const call = () => other.app.inject({ method: 'GET', url: '/functions/shared', headers: bearer(t.anonKey) });
-      await vi.waitFor(async () => expect((await call()).body).toBe('v1'), { timeout: 5_000, interval: 50 });
+      await vi.waitFor(async () => expect((await call()).body).toBe('v1'), { timeout: 20_000, interval: 50 });
       await t.request({
         method: 'PUT',
         url: '/api/functions/shared',
         headers: { 'x-api-key': t.apiKey },
         payload: { code: 'export default () => new Response("v2");' },
       });
-      await vi.waitFor(async () => expect((await call()).body).toBe('v2'), { timeout: 5_000, interval: 50 });
+      await vi.waitFor(async () => expect((await call()).body).toBe('v2'), { timeout: 20_000, interval: 50 });
       await t.request({ method: 'DELETE', url: '/api/functions/shared', headers: { 'x-api-key': t.apiKey } });
-      await vi.waitFor(async () => expect((await call()).statusCode).toBe(404), { timeout: 5_000, interval: 50 });
+      await vi.waitFor(async () => expect((await call()).statusCode).toBe(404), { timeout: 20_000, interval: 50 });
     } finally {
       await other.close();
     }

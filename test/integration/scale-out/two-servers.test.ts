@@ -146,7 +146,7 @@ describe('two servers behind a round-robin balancer', () => {
         );
         expect(after.map((r) => r.status)).toEqual([401, 401]);
       },
-      { timeout: 5_000, interval: 20 },
+      { timeout: 20_000, interval: 20 },
     );
   });
 });
