@@ -58,12 +58,22 @@ export async function finishBackup(
   );
 }
 
-/** Marks running rows other than `keep` as failed (their server stopped while dumping); run under the lock. */
+/**
+ * Marks running rows other than `keep` as failed (their server stopped while dumping), only while
+ * no server holds the backup lock (a dump holds it throughout). The lock is looked at by the
+ * same statement that updates: checked apart, another server could take the lock and start a
+ * backup in between, and its fresh row would be failed.
+ */
 export async function failInterrupted(db: Queryable, keep: string[], at: Date): Promise<void> {
   await db.unsafe(
     `update system.database_backups set status = 'failed', error_message = 'Interrupted by a server restart.',
-            completed_at = $2 where status = 'running' and id <> all($1::uuid[])`,
-    [keep, at],
+            completed_at = $2
+      where status = 'running' and id <> all($1::uuid[])
+        and not exists (select 1 from pg_locks
+                         where locktype = 'advisory' and granted and objsubid = 2
+                           and database = (select oid from pg_database where datname = current_database())
+                           and classid = $3::int::oid and objid = $4::int::oid)`,
+    [keep, at, LOCK_KEYS[0], LOCK_KEYS[1]],
   );
 }
 
@@ -98,13 +108,4 @@ export async function tryOperationSessionLock(db: Queryable): Promise<boolean> {
 
 export async function unlockOperation(db: Queryable): Promise<void> {
   await db`select pg_advisory_unlock(${LOCK_KEYS[0]}::int, ${LOCK_KEYS[1]}::int)`;
-}
-
-/** Whether a backup or restore (on any server) holds the lock now, without taking it. */
-export async function operationLockHeld(db: Queryable): Promise<boolean> {
-  const [row] = await db<{ held: boolean }[]>`
-    select exists (select 1 from pg_locks
-                    where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())
-                      and classid = ${LOCK_KEYS[0]}::oid and objid = ${LOCK_KEYS[1]}::oid and objsubid = 2 and granted) as held`;
-  return row?.held === true;
 }

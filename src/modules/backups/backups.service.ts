@@ -128,9 +128,8 @@ export function createBackupsService(
 
   const service = {
     async list(): Promise<{ backups: Backup[] }> {
-      // Running rows are stale only when no server holds the backup lock (a dump holds it throughout).
-      if (!(await repo.operationLockHeld(deps.sql)))
-        await repo.failInterrupted(deps.sql, [...running.keys()], deps.clock.now());
+      // Running rows are stale only when no server holds the backup lock (checked in the update).
+      await repo.failInterrupted(deps.sql, [...running.keys()], deps.clock.now());
       return { backups: (await repo.listBackups(deps.sql)).map(toBackup) };
     },
 
