@@ -1,10 +1,10 @@
 // `npx tsx bench/scale-out.ts`: one server against two, on one PostgreSQL, both behind the same
-// loopback round-robin balancer (test/harness/round-robin-proxy.ts), driven with the records read
+// loopback round-robin balancer (test/harness/balancer.ts), driven with the records read
 // by id (user token, row-level security). Rounds alternate 1 and 2 servers; prints each round's
 // rate and the ratio 2 : 1 (median of the paired rounds). SCALE_BENCH_ROUNDS (default 3 pairs),
 // SCALE_BENCH_SECONDS (default 5 per round).
 import { randomBytes } from 'node:crypto';
-import { startRoundRobinProxy } from '../test/harness/round-robin-proxy.js';
+import { startBalancer } from '../test/harness/balancer.js';
 import { startServerProcess, type ServerProcess } from '../test/harness/server-process.js';
 import { startBenchDatabase } from './environment.js';
 import { registerUser } from './fixtures.js';
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     const paths = ids.map((id) => `${RECORDS_PATH}?id=eq.${id}`);
 
     const roundOn = async (count: 1 | 2) => {
-      const proxy = await startRoundRobinProxy(servers.slice(0, count).map((s) => s.baseUrl));
+      const proxy = await startBalancer(servers.slice(0, count).map((s) => s.baseUrl));
       try {
         const spec = {
           url: proxy.url,

@@ -4,7 +4,7 @@
 import { createClient, type InsForgeClient } from '@insforge/sdk';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startFailoverProxy, type FailoverProxy } from '../harness/failover-proxy.js';
+import { type Balancer, startBalancer } from '../harness/balancer.js';
 import { pollUntil, startServerProcess, type ServerProcess } from '../harness/server-process.js';
 import { createDatabase } from '../harness/test-app.js';
 
@@ -14,7 +14,7 @@ const CHANNEL = 'room:failover';
 
 const servers: ServerProcess[] = [];
 const clients: InsForgeClient[] = [];
-let proxy: FailoverProxy | undefined;
+let proxy: Balancer | undefined;
 let sql: postgres.Sql | undefined;
 afterAll(async () => {
   for (const client of clients) client.realtime.disconnect();
@@ -33,7 +33,7 @@ describe('a realtime server killed while clients are subscribed', () => {
       env: { PLINTH_ENCRYPTION_KEY: a.env.PLINTH_ENCRYPTION_KEY as string },
     });
     servers.push(b);
-    proxy = await startFailoverProxy([a.port, b.port]);
+    proxy = await startBalancer([a.baseUrl, b.baseUrl], 'first-up');
     sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
     const channel = await fetch(`${b.baseUrl}/api/realtime/channels`, {
       method: 'POST',

@@ -4,12 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFunctionsApp, type FunctionsApp } from '../../harness/functions-app.js';
 import { freePort } from '../../harness/free-port.js';
-import { startRoundRobinProxy, type RoundRobinProxy } from '../../harness/round-robin-proxy.js';
+import { type Balancer, startBalancer } from '../../harness/balancer.js';
 import type { Server } from '../../harness/test-app.js';
 
 let t: FunctionsApp;
 let other: Server;
-let proxy: RoundRobinProxy;
+let proxy: Balancer;
 
 beforeAll(async () => {
   t = await startFunctionsApp();
@@ -17,7 +17,7 @@ beforeAll(async () => {
   const port = await freePort();
   await other.app.listen({ port, host: '127.0.0.1' });
   await other.deps.runtime.start();
-  proxy = await startRoundRobinProxy([t.baseUrl, `http://127.0.0.1:${port}`]);
+  proxy = await startBalancer([t.baseUrl, `http://127.0.0.1:${port}`]);
 });
 afterAll(async () => {
   await proxy?.close();
