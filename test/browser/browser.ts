@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { TEST_ADMIN } from '../harness/test-app.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
@@ -81,4 +82,12 @@ export async function openBrowser(viewport = { width: 1280, height: 800 }): Prom
       await rm(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** Fills the dashboard's sign-in form as the test admin and submits it (at `url` first, when given). */
+export async function signInAsAdmin(page: Page, url?: string): Promise<void> {
+  if (url) await page.goto(url);
+  await page.getByLabel('Admin email').fill(TEST_ADMIN.email);
+  await page.getByRole('textbox', { name: 'Password' }).fill(TEST_ADMIN.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
 }

@@ -4,8 +4,8 @@
 import { existsSync } from 'node:fs';
 import { expect } from 'vitest';
 import { freePort } from '../harness/free-port.js';
-import { startTestApp, TEST_ADMIN, type TestApp } from '../harness/test-app.js';
-import { type BrowserSession, openBrowser } from './browser.js';
+import { startTestApp, type TestApp } from '../harness/test-app.js';
+import { type BrowserSession, openBrowser, signInAsAdmin } from './browser.js';
 
 const BUILT = new URL('../../dist/dashboard/index.html', import.meta.url);
 
@@ -38,10 +38,7 @@ export async function startLiveDashboard(env: Record<string, string> = {}): Prom
     api: (method, url, payload) =>
       t.request({ method: method as 'GET', url, headers: { 'x-api-key': t.apiKey }, payload: payload as object }),
     async signIn(session, path) {
-      await session.page.goto(`${baseUrl}/dashboard${path}`);
-      await session.page.getByLabel('Admin email').fill(TEST_ADMIN.email);
-      await session.page.getByRole('textbox', { name: 'Password' }).fill(TEST_ADMIN.password);
-      await session.page.getByRole('button', { name: 'Sign in' }).click();
+      await signInAsAdmin(session.page, `${baseUrl}/dashboard${path}`);
       await session.page.getByRole('button', { name: 'Sign out' }).waitFor();
     },
     async visit(path) {

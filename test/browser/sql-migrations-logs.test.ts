@@ -8,8 +8,8 @@ import { existsSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../harness/free-port.js';
-import { startTestApp, TEST_ADMIN, type TestApp } from '../harness/test-app.js';
-import { type BrowserSession, openBrowser } from './browser.js';
+import { startTestApp, type TestApp } from '../harness/test-app.js';
+import { type BrowserSession, openBrowser, signInAsAdmin } from './browser.js';
 
 const BUILT = new URL('../../dist/dashboard/index.html', import.meta.url);
 const TABLE = 'sql_screen_books';
@@ -30,12 +30,7 @@ async function requestWithId(requestId: string, init: { method: string; path: st
   return res;
 }
 
-async function signIn(page: Page, path: string) {
-  await page.goto(`${baseUrl}/dashboard${path}`);
-  await page.getByLabel('Admin email').fill(TEST_ADMIN.email);
-  await page.getByRole('textbox', { name: 'Password' }).fill(TEST_ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
+const signIn = (page: Page, path: string) => signInAsAdmin(page, `${baseUrl}/dashboard${path}`);
 
 /** Replaces the text of the CodeMirror editor named `label`. */
 async function typeSql(page: Page, label: string, sql: string) {

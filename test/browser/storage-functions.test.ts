@@ -8,8 +8,7 @@ import { existsSync } from 'node:fs';
 import { crc32, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FunctionsApp, startFunctionsApp } from '../harness/functions-app.js';
-import { TEST_ADMIN } from '../harness/test-app.js';
-import { type BrowserSession, openBrowser } from './browser.js';
+import { type BrowserSession, openBrowser, signInAsAdmin } from './browser.js';
 
 const BUILT = new URL('../../dist/dashboard/index.html', import.meta.url);
 const BUCKET = 'dash-files';
@@ -47,13 +46,7 @@ let t: FunctionsApp;
 let browser: BrowserSession;
 const admin = () => ({ 'x-api-key': t.apiKey });
 
-async function signIn(session: BrowserSession, path: string) {
-  const { page } = session;
-  await page.goto(`${t.baseUrl}/dashboard${path}`);
-  await page.getByLabel('Admin email').fill(TEST_ADMIN.email);
-  await page.getByRole('textbox', { name: 'Password' }).fill(TEST_ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
+const signIn = (session: BrowserSession, path: string) => signInAsAdmin(session.page, `${t.baseUrl}/dashboard${path}`);
 
 /** Replaces the CodeMirror document with `code`, typed as text input (no auto-indent). */
 async function writeCode(code: string) {

@@ -9,8 +9,8 @@ import { existsSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../harness/free-port.js';
-import { startTestApp, TEST_ADMIN, type TestApp } from '../harness/test-app.js';
-import { type BrowserSession, openBrowser } from './browser.js';
+import { startTestApp, type TestApp } from '../harness/test-app.js';
+import { type BrowserSession, openBrowser, signInAsAdmin } from './browser.js';
 
 const TABLE = 'ui_notes';
 const BIG = 'big_numbers';
@@ -29,11 +29,7 @@ async function api(method: 'GET' | 'POST', url: string, payload?: unknown) {
   return res.json as any;
 }
 
-async function signIn(page: Page) {
-  await page.getByLabel('Admin email').fill(TEST_ADMIN.email);
-  await page.getByRole('textbox', { name: 'Password' }).fill(TEST_ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
+const signIn = (page: Page) => signInAsAdmin(page);
 
 beforeAll(async () => {
   if (!existsSync(BUILT)) throw new Error('dist/dashboard is missing: run `npm run build` before the browser tests');

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../harness/free-port.js';
 import { refreshMobile } from '../harness/sessions.js';
 import { startSmtpPeer, type SmtpPeer } from '../harness/smtp-peer.js';
-import { bearer, startTestApp, TEST_ADMIN, type TestApp } from '../harness/test-app.js';
-import { type BrowserSession, openBrowser } from './browser.js';
+import { bearer, startTestApp, type TestApp } from '../harness/test-app.js';
+import { type BrowserSession, openBrowser, signInAsAdmin } from './browser.js';
 
 const BUILT = new URL('../../dist/dashboard/index.html', import.meta.url);
 const NEW_USER = { email: 'ada.lovelace@example.com', password: 'analytical-engine-1843' };
@@ -26,13 +26,7 @@ const asAdmin = () => bearer(originalApiKey);
 const api = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) =>
   t.request({ method, url, headers: asAdmin(), payload: payload as Record<string, unknown> });
 
-async function signIn(session: BrowserSession, path: string) {
-  const { page } = session;
-  await page.goto(`${baseUrl}/dashboard${path}`);
-  await page.getByLabel('Admin email').fill(TEST_ADMIN.email);
-  await page.getByRole('textbox', { name: 'Password' }).fill(TEST_ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
+const signIn = (session: BrowserSession, path: string) => signInAsAdmin(session.page, `${baseUrl}/dashboard${path}`);
 
 /** Clicks a confirm button, then the confirming button of the dialog it opens. */
 async function confirm(session: BrowserSession, button: string, confirmLabel: string) {
