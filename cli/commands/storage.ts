@@ -1,4 +1,4 @@
-// `plinth storage ls|cp|rm`: buckets and objects. Remote paths are written ss://<bucket>/<key>;
+// `plinth storage mb|rb|ls|cp|rm`: buckets and objects. Remote paths are written ss://<bucket>/<key>;
 // cp uploads (local → remote) or downloads (remote → local), with a progress bar over 1 MB.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -25,13 +25,45 @@ function parseRemote(value: string): RemotePath | undefined {
   return { bucket, key: rest.join('/') };
 }
 
+/** A bucket argument, with or without the scheme; a key after it is a mistake, not ignored. */
+function bucketOf(value: string): RemotePath {
+  const remote = parseRemote(value) ?? parseRemote(`${SCHEME}${value}`)!;
+  if (remote.key) throw new CliError(`"${value}" names an object, not a bucket: write ${SCHEME}<bucket>.`);
+  return remote;
+}
+
 const objectPath = ({ bucket, key }: RemotePath) =>
   `/api/storage/buckets/${encodeURIComponent(bucket)}/objects/${key.split('/').map(encodeURIComponent).join('/')}`;
 
 export function registerStorage(program: Command, ctx: CommandContext): void {
   const storage = program
     .command('storage')
-    .description(`buckets and objects: ls, cp, rm (remote paths are ${SCHEME}<bucket>/<key>)`);
+    .description(`buckets and objects: mb, rb, ls, cp, rm (remote paths are ${SCHEME}<bucket>/<key>)`);
+
+  storage
+    .command('mb')
+    .description(`make a bucket: ${SCHEME}<bucket> (private unless --public)`)
+    .argument('<bucket>', `${SCHEME}<bucket>`)
+    .option('--public', 'anyone may download its objects without a credential')
+    .action(async (target: string, options: { public?: boolean }) => {
+      const { bucket } = bucketOf(target);
+      const api = await ctx.api();
+      const created = await api.call<Record<string, unknown>>('POST', '/api/storage/buckets', {
+        json: { bucketName: bucket, isPublic: Boolean(options.public) },
+      });
+      emit(ctx, created, () => [`Made ${options.public ? 'public' : 'private'} bucket ${SCHEME}${bucket}.`]);
+    });
+
+  storage
+    .command('rb')
+    .description(`remove a bucket and every object in it: ${SCHEME}<bucket>`)
+    .argument('<bucket>', `${SCHEME}<bucket>`)
+    .action(async (target: string) => {
+      const { bucket } = bucketOf(target);
+      const api = await ctx.api();
+      await api.call('DELETE', `/api/storage/buckets/${encodeURIComponent(bucket)}`);
+      emit(ctx, { removed: bucket }, () => [`Removed bucket ${SCHEME}${bucket}.`]);
+    });
 
   storage
     .command('ls')

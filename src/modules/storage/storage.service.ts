@@ -42,7 +42,10 @@ export const SERVICE_PRINCIPAL: Principal = { kind: 'admin', subject: 'api-key',
 const pgCode = (err: unknown) => (err as { code?: string }).code;
 
 const notFound = () => new AppError('OBJECT_NOT_FOUND', 'Object not found.');
-const bucketNotFound = (bucket: string) => new AppError('STORAGE_NOT_FOUND', `Bucket "${bucket}" not found.`);
+const bucketNotFound = (bucket: string) =>
+  new AppError('STORAGE_NOT_FOUND', `Bucket "${bucket}" not found.`, {
+    nextActions: `List the buckets with GET /api/storage/buckets; an admin makes this one with POST /api/storage/buckets {"bucketName": "${bucket}"} (CLI: plinth storage mb ss://${bucket}).`,
+  });
 
 /** Every bucket with whether it is public and how many objects it holds (the metadata overview). */
 export const bucketSummaries = (db: Queryable) => repo.listBucketSummaries(db);

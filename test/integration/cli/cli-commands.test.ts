@@ -181,6 +181,31 @@ describe('db query, seed and reset', () => {
 });
 
 describe('storage', () => {
+  it('mb makes a bucket (an upload to a missing one says how), rb removes one', async () => {
+    const dir = await appDir({ 'a.txt': 'a' });
+    const toMissing = await plinth(dir, 'storage', 'cp', 'a.txt', 'ss://not-yet/a.txt');
+    expect(toMissing.code).toBe(1);
+    expect(toMissing.stderr).toMatch(/Bucket "not-yet" not found\..*plinth storage mb ss:\/\/not-yet/);
+
+    const made = await plinth(dir, 'storage', 'mb', 'ss://not-yet', '--public');
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toBe('Made public bucket ss://not-yet.\n');
+    expect((await plinth(dir, 'storage', 'cp', 'a.txt', 'ss://not-yet/a.txt')).code).toBe(0);
+    const listed = await t.request({ method: 'GET', url: '/api/storage/buckets', headers: admin() });
+    expect(listed.json).toContainEqual(expect.objectContaining({ name: 'not-yet', public: true }));
+
+    const objectPath = await plinth(dir, 'storage', 'mb', 'ss://not-yet/key');
+    expect(objectPath).toMatchObject({ code: 1, stderr: expect.stringMatching(/names an object, not a bucket/) });
+    const again = await plinth(dir, 'storage', 'mb', 'not-yet');
+    expect(again.code).toBe(1);
+
+    const removed = await plinth(dir, 'storage', 'rb', 'not-yet');
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toBe('Removed bucket ss://not-yet.\n');
+    const after = await t.request({ method: 'GET', url: '/api/storage/buckets', headers: admin() });
+    expect(after.json).not.toContainEqual(expect.objectContaining({ name: 'not-yet' }));
+  });
+
   it('cp uploads and downloads with a progress bar over 1 MB, ls lists, rm deletes', async () => {
     const created = await t.request({
       method: 'POST',
