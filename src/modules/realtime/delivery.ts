@@ -186,6 +186,8 @@ export function createDelivery(
       }
       announce(announcement);
     },
+    /** Writes the audience counts not written yet (a stop). */
+    flush: () => audience.flush(),
     /** The LISTEN connection is (again) up: the first time, notes the time; later, reads back what was missed. */
     async listening(): Promise<void> {
       if (!seenUntil) {

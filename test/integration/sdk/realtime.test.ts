@@ -6,6 +6,7 @@
 import { createAdminClient, type InsForgeClient } from '@insforge/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../harness/free-port.js';
+import { pollUntil } from '../../harness/server-process.js';
 import type { Server } from '../../harness/test-app.js';
 import { startSdkApp, type SdkApp } from './sdk-app.js';
 
@@ -198,6 +199,25 @@ describe('subscribe and publish', () => {
     const heard = next(remote, 'ping');
     await publisher.realtime.publish('chat:cross', 'ping', { n: 1 });
     expect(await heard).toMatchObject({ n: 1, meta: { senderType: 'user', channel: 'realtime:chat:cross' } });
+  });
+
+  it('counts in the stored message the sockets it reached on every server', async () => {
+    const publisher = anonClient();
+    const remotes = [anonClient(otherUrl), anonClient(otherUrl)];
+    for (const client of [publisher, ...remotes]) await client.realtime.subscribe('chat:counted');
+    const heard = [publisher, ...remotes].map((client) => next(client, 'tally'));
+    await publisher.realtime.publish('chat:counted', 'tally', {});
+    const [{ meta }] = await Promise.all(heard);
+    const stored = async () => {
+      const res = await s.t.request({
+        method: 'GET',
+        url: '/api/realtime/messages?eventName=tally',
+        headers: { 'x-api-key': s.t.apiKey },
+      });
+      return res.json.find((m: { id: string }) => m.id === meta.messageId) as { wsAudienceCount: number };
+    };
+    await pollUntil('both servers to add their audience', 10_000, async () => (await stored()).wsAudienceCount === 3);
+    expect(await stored()).toMatchObject({ wsAudienceCount: 3 });
   });
 
   it('delivers a message too big for a notification whole on both servers, in order with those around it', async () => {
