@@ -1,7 +1,8 @@
 // `npx tsx bench/realtime-latency.ts`: publish→deliver latency across two Plinth servers on one
 // database (a client of server A publishes, a client of server B receives; sequential, so each
-// figure is one message's trip: RLS-checked INSERT on A, NOTIFY, load and emit on B), next to the
-// same trip within one server. Prints p50/p99; asserts nothing.
+// figure is one message's trip: the RLS-checked INSERT on A in one round trip, the NOTIFY carrying
+// the message, the emit on B), next to the same trip within one server. Prints p50/p99; asserts
+// nothing.
 import { randomBytes } from 'node:crypto';
 import { io, type Socket } from 'socket.io-client';
 import { buildApp } from '../src/app.js';
