@@ -1,7 +1,9 @@
 // `npx tsx bench/realtime-latency.ts`: publish→deliver latency across two Plinth servers on one
 // database (a client of server A publishes, a client of server B receives; sequential, so each
-// figure is one message's trip: RLS-checked INSERT on A, NOTIFY, load and emit on B), next to the
-// same trip within one server. Prints p50/p99; asserts nothing.
+// figure is one message's trip: the RLS-checked INSERT on A in one round trip, the NOTIFY carrying
+// the message, the emit on B), next to the same trip within one server. Prints p50/p99 and the CPU
+// each message cost this process (both servers and the clients) and PostgreSQL, which a shared
+// machine does not skew the way it skews latency; asserts nothing.
 import { randomBytes } from 'node:crypto';
 import { io, type Socket } from 'socket.io-client';
 import { buildApp } from '../src/app.js';
@@ -9,6 +11,7 @@ import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { loadPlatformKeys } from '../src/modules/secrets/index.js';
 import { freePort } from '../test/harness/free-port.js';
+import { postgresCpuSeconds, processCpuSeconds } from './cpu.js';
 import { startBenchDatabase } from './environment.js';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 300);
@@ -93,10 +96,14 @@ async function main() {
       ['same server', local],
       ['across servers', remote],
     ] as const) {
+      const [node0, pg0] = [processCpuSeconds(), await postgresCpuSeconds(db.pgDataDir)];
       const latencies = await trips(publisher, receiver);
+      const [node, pg] = [processCpuSeconds() - node0, (await postgresCpuSeconds(db.pgDataDir)) - pg0];
+      const perMessage = (seconds: number) => ((seconds * 1000) / MESSAGES).toFixed(2);
       console.log(
         `${name.padEnd(15)} publish→deliver p50 ${percentile(latencies, 50).toFixed(2)} ms  ` +
-          `p99 ${percentile(latencies, 99).toFixed(2)} ms  (${MESSAGES} sequential messages)`,
+          `p99 ${percentile(latencies, 99).toFixed(2)} ms  (${MESSAGES} sequential messages); ` +
+          `CPU per message: Node ${perMessage(node)} ms, PostgreSQL ${perMessage(pg)} ms`,
       );
     }
     for (const socket of [publisher, local, remote]) socket.disconnect();

@@ -2,7 +2,7 @@
 // claims (the records API's request scope) with `realtime.channel_name` set for policies:
 // subscribe = a visible enabled channel row (SELECT on realtime.channels), publish = an INSERT
 // into realtime.messages that row-level security lets through.
-import { type RequestScope, type Sql, withRequestScope } from '../../core/db.js';
+import { type RequestScope, runScoped, type Sql, withRequestScope } from '../../core/db.js';
 
 const SET_CHANNEL = `select set_config('realtime.channel_name', $1, true)`;
 
@@ -29,27 +29,29 @@ export interface PublishRow {
 }
 
 /**
- * Inserts the message when a channel matches; false when none does. Without RETURNING, so a
- * publish needs only INSERT (a RETURNING would also have to pass SELECT policies). A refusal by
- * row-level security or a constraint throws the PostgreSQL error.
+ * The publish, one statement: sets `realtime.channel_name` (set_config returns it, and the
+ * channel match takes it as its argument, so it is set before the row exists and before any
+ * INSERT policy judges the row), resolves the channel and inserts the message; its NOTIFY goes
+ * out from the messages trigger at commit. Without RETURNING, so a publish needs only INSERT
+ * (a RETURNING would also have to pass SELECT policies).
  */
-export function insertMessage(sql: Sql, scope: RequestScope, row: PublishRow): Promise<boolean> {
-  return withRequestScope(sql, scope, async (tx) => {
-    const [, inserted] = await Promise.all([
-      tx.unsafe(SET_CHANNEL, [row.channel]),
-      tx.unsafe(
-        `insert into realtime.messages (event_name, channel_id, channel_name, payload, sender_type, sender_id)
-         select $2, m.id, $1, $3::text::jsonb, $4, $5::uuid
-         from (select realtime.match_channel($1) as id) m where m.id is not null`,
-        [
-          row.channel,
-          typeof row.event === 'string' ? row.event : null,
-          row.payloadJson ?? null,
-          row.senderType,
-          row.senderId,
-        ],
-      ),
-    ]);
-    return inserted.count > 0;
-  });
+const INSERT_MESSAGE = `insert into realtime.messages (event_name, channel_id, channel_name, payload, sender_type, sender_id)
+  select $2, m.id, $1, $3::text::jsonb, $4, $5::uuid
+  from (select realtime.match_channel(set_config('realtime.channel_name', $1, true)) as id) m
+  where m.id is not null`;
+
+/**
+ * Inserts the message when a channel matches; false when none does. BEGIN, the scope, the
+ * statement and COMMIT go out together: one round trip. A refusal by row-level security or a
+ * constraint throws the PostgreSQL error (nothing is stored).
+ */
+export async function insertMessage(sql: Sql, scope: RequestScope, row: PublishRow): Promise<boolean> {
+  const inserted = await runScoped(sql, scope, INSERT_MESSAGE, [
+    row.channel,
+    typeof row.event === 'string' ? row.event : null,
+    row.payloadJson ?? null,
+    row.senderType,
+    row.senderId,
+  ]);
+  return inserted.count > 0;
 }

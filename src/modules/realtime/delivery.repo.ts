@@ -1,6 +1,7 @@
-// SQL of message delivery: the announced messages whose channel is still enabled (in the order
-// they were announced), the messages since a time (read back after a lost LISTEN connection),
-// and the socket audience each server adds to a message's counter.
+// SQL of message delivery: what a NOTIFY announces (the whole message as JSON when it fit in the
+// notification, else its id), the announced messages read back by id whose channel is still
+// enabled (in the order they were announced), the messages since a time (read back after a lost
+// LISTEN connection), and the socket audience each server adds to a message's counter.
 import type { Queryable } from '../../core/db.js';
 
 export const MESSAGE_CHANNEL = 'realtime_message';
@@ -17,6 +18,19 @@ export interface DeliverableMessage {
   rowTable: string | null;
   /** The changed row's primary key values by column (row changes only). */
   rowKey: Record<string, unknown> | null;
+}
+
+/** A NOTIFY of realtime_message: the message itself, or only its id (too big for a notification). */
+export interface Announcement {
+  id: string;
+  message?: DeliverableMessage;
+}
+
+/** Reads a notification written by realtime.notify_message(): JSON of the whole message, or an id. */
+export function readAnnouncement(text: string): Announcement {
+  if (!text.startsWith('{')) return { id: text };
+  const message = JSON.parse(text) as Omit<DeliverableMessage, 'createdAt'> & { createdAt: string };
+  return { id: message.id, message: { ...message, createdAt: new Date(message.createdAt) } };
 }
 
 export function deliverableMessages(db: Queryable, ids: string[]): Promise<DeliverableMessage[]> {

@@ -1,20 +1,23 @@
-// Delivery of published messages on this server: every server LISTENs for the ids announced on
-// commit (realtime_message), loads them in batches, in announcement order, and emits each to
-// its own sockets in the channel's room; the audience it reached is added to the message's row.
+// Delivery of published messages on this server: every server LISTENs for the messages announced
+// on commit (realtime_message) and emits each, in announcement order, to its own sockets in the
+// channel's room: straight from the notification when it carries the whole message, else read back
+// by id (in batches); the audience it reached is added to the message's row, off the delivery path.
 // After a lost LISTEN connection the messages since the last one seen are read back (each id is
 // delivered once: recent ids are remembered). A row change of a watched table reaches only the
 // sockets that may SELECT the row (row-changes.ts). A socket that does not read (its unsent backlog past a bound for longer than a grace period,
 // on the injected clock) is cut, so it holds up no one and its buffer stays bounded.
 import type { Server, Socket } from 'socket.io';
 import type { Deps } from '../../deps.js';
-import { deliverRowChange, type RowChange } from './row-changes.js';
+import { createAudienceCounter } from './audience-counter.js';
 import {
-  addAudience,
+  type Announcement,
   databaseNow,
   type DeliverableMessage,
   deliverableMessages,
   messageIdsSince,
+  readAnnouncement,
 } from './delivery.repo.js';
+import { deliverRowChange, type RowChange } from './row-changes.js';
 
 export const roomOf = (channel: string) => `realtime:${channel}`;
 
@@ -83,14 +86,25 @@ export function createDelivery(
   onError: (err: unknown) => void,
   onSlowConsumer: (socketId: string) => void,
 ) {
-  let pending: string[] = [];
+  let pending: Announcement[] = [];
   let draining = false;
   const recent = new Set<string>();
   /** The newest creation time delivered, or when listening began: where a read-back starts. */
   let seenUntil: Date | undefined;
+  const audience = createAudienceCounter(deps.sql, onError);
 
-  const deliver = async (ids: string[]) => {
-    const messages = await deliverableMessages(deps.sql, ids);
+  /** The announced messages in order, those announced by id only read back (one query). */
+  const readBack = async (announced: Announcement[]): Promise<DeliverableMessage[]> => {
+    const missing = announced.filter((a) => !a.message).map((a) => a.id);
+    const loaded = new Map((await deliverableMessages(deps.sql, missing)).map((m) => [m.id, m]));
+    return announced.flatMap((a) => a.message ?? loaded.get(a.id) ?? []);
+  };
+
+  const deliver = async (announced: Announcement[]) => {
+    // Awaited only when something has to be read back: a whole message is emitted in this tick.
+    const messages = announced.every((a) => a.message)
+      ? announced.map((a) => a.message as DeliverableMessage)
+      : await readBack(announced);
     for (const message of messages) if (!seenUntil || message.createdAt > seenUntil) seenUntil = message.createdAt;
     const counts: { id: string; sockets: number }[] = [];
     const rooms = new Set<string>();
@@ -135,40 +149,52 @@ export function createDelivery(
         if (socket && cutIfTooSlow(socket, deps.clock.now().getTime())) onSlowConsumer(socket.id);
       }
     }
-    await addAudience(deps.sql, counts);
+    audience.add(counts);
   };
 
   const drain = async () => {
     draining = true;
     try {
       while (pending.length > 0) {
-        const ids = pending;
+        const announced = pending;
         pending = [];
-        await deliver(ids).catch(onError);
+        await deliver(announced).catch(onError);
       }
     } finally {
       draining = false;
     }
   };
 
-  const announce = (id: string) => {
+  const announce = (announcement: Announcement) => {
+    const { id } = announcement;
     if (recent.has(id)) return;
     recent.add(id);
     if (recent.size > RECENT_IDS) recent.delete(recent.values().next().value as string);
-    pending.push(id);
+    pending.push(announcement);
     if (!draining) void drain();
   };
 
   return {
-    /** A message id announced by NOTIFY. */
-    announce,
+    /** A NOTIFY of realtime_message: the whole message, or its id (one not written by the trigger is reported). */
+    announce(text: string): void {
+      let announcement: Announcement;
+      try {
+        announcement = readAnnouncement(text);
+      } catch (err) {
+        onError(err);
+        return;
+      }
+      announce(announcement);
+    },
+    /** Writes the audience counts not written yet (a stop). */
+    flush: () => audience.flush(),
     /** The LISTEN connection is (again) up: the first time, notes the time; later, reads back what was missed. */
     async listening(): Promise<void> {
       if (!seenUntil) {
         seenUntil = await databaseNow(deps.sql);
         return;
       }
-      for (const id of await messageIdsSince(deps.sql, seenUntil)) announce(id);
+      for (const id of await messageIdsSince(deps.sql, seenUntil)) announce({ id });
     },
   };
 }

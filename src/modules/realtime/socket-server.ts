@@ -266,6 +266,7 @@ export async function startSocketServer(
       httpServer.off('upgrade', onUpgrade);
       await presence.retire().catch((err) => options.onError(err, 'retiring this server from presence'));
       await Promise.all(subscriptions.map((s) => s.unlisten().catch(() => {})));
+      await delivery.flush();
     },
   };
 }

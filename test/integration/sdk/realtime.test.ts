@@ -6,6 +6,7 @@
 import { createAdminClient, type InsForgeClient } from '@insforge/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../harness/free-port.js';
+import { pollUntil } from '../../harness/server-process.js';
 import type { Server } from '../../harness/test-app.js';
 import { startSdkApp, type SdkApp } from './sdk-app.js';
 
@@ -199,6 +200,61 @@ describe('subscribe and publish', () => {
     await publisher.realtime.publish('chat:cross', 'ping', { n: 1 });
     expect(await heard).toMatchObject({ n: 1, meta: { senderType: 'user', channel: 'realtime:chat:cross' } });
   });
+
+  it('counts in the stored message the sockets it reached on every server', async () => {
+    const publisher = anonClient();
+    const remotes = [anonClient(otherUrl), anonClient(otherUrl)];
+    for (const client of [publisher, ...remotes]) await client.realtime.subscribe('chat:counted');
+    const heard = [publisher, ...remotes].map((client) => next(client, 'tally'));
+    await publisher.realtime.publish('chat:counted', 'tally', {});
+    const [{ meta }] = await Promise.all(heard);
+    const stored = async () => {
+      const res = await s.t.request({
+        method: 'GET',
+        url: '/api/realtime/messages?eventName=tally',
+        headers: { 'x-api-key': s.t.apiKey },
+      });
+      return res.json.find((m: { id: string }) => m.id === meta.messageId) as { wsAudienceCount: number };
+    };
+    await pollUntil('both servers to add their audience', 10_000, async () => (await stored()).wsAudienceCount === 3);
+    expect(await stored()).toMatchObject({ wsAudienceCount: 3 });
+  });
+
+  it('delivers a message too big for a notification whole on both servers, in order with those around it', async () => {
+    const publisher = anonClient();
+    const remote = anonClient(otherUrl);
+    await publisher.realtime.subscribe('chat:big');
+    await remote.realtime.subscribe('chat:big');
+    // 4,500 characters but 9,000 bytes: past the 8,000 bytes a NOTIFY payload may hold.
+    const text = 'é'.repeat(4500);
+    const meta = expect.objectContaining({ channel: 'realtime:chat:big' });
+    const heard = next(remote, 'big');
+    await publisher.realtime.publish('chat:big', 'big', { text });
+    expect(await heard).toEqual({ text, meta: expect.objectContaining({ senderType: 'user' }) });
+
+    // Three messages committed together, the big one in the middle: announced and delivered in order.
+    const parts = (client: InsForgeClient) =>
+      new Promise<unknown[]>((resolve) => {
+        const got: unknown[] = [];
+        client.realtime.on('part', (message: { n: number }) => {
+          got.push(message);
+          if (got.length === 3) resolve(got);
+        });
+      });
+    const [here, there] = [parts(publisher), parts(remote)];
+    await s.t.deps.sql.begin(async (tx) => {
+      for (const payload of [{ n: 1 }, { n: 2, text }, { n: 3 }]) {
+        await tx`select realtime.publish('chat:big', 'part', ${payload as never}::jsonb)`;
+      }
+    });
+    for (const got of [await here, await there]) {
+      expect(got).toEqual([
+        { n: 1, meta },
+        { n: 2, text, meta },
+        { n: 3, meta },
+      ]);
+    }
+  });
 });
 
 describe('row-level security narrows channels', () => {
@@ -253,6 +309,29 @@ describe('row-level security narrows channels', () => {
       });
     } finally {
       await s.t.deps.sql.unsafe('drop policy no_shouting on realtime.messages');
+    }
+  });
+
+  it('lets an INSERT policy read the channel being published to (realtime.channel_name())', async () => {
+    const client = anonClient();
+    await client.realtime.subscribe('chat:loud');
+    await client.realtime.subscribe('chat:muted');
+    await s.t.deps.sql.unsafe(`
+      create policy muted_channel on realtime.messages as restrictive for insert to anon, authenticated
+        with check (realtime.channel_name() = channel_name and realtime.channel_name() <> 'chat:muted')`);
+    try {
+      const refused = next(client, 'error');
+      await client.realtime.publish('chat:muted', 'say', { n: 1 });
+      expect(await refused).toEqual({
+        channel: 'chat:muted',
+        code: 'REALTIME_UNAUTHORIZED',
+        message: 'Not authorized to publish to this channel',
+      });
+      const heard = next(client, 'say');
+      await client.realtime.publish('chat:loud', 'say', { n: 2 });
+      expect(await heard).toMatchObject({ n: 2, meta: { channel: 'realtime:chat:loud' } });
+    } finally {
+      await s.t.deps.sql.unsafe('drop policy muted_channel on realtime.messages');
     }
   });
 });
