@@ -227,6 +227,27 @@ export function withRequestScope<T>(sql: Sql, scope: RequestScope, work: (tx: po
 }
 
 /**
+ * Read-only checks pipelined in one transaction that is rolled back: BEGIN, `steps` and ROLLBACK
+ * written together on a reserved connection (one round trip), within the pool's deadline. Each
+ * step's outcome is returned; a failed BEGIN or ROLLBACK (a lost connection) throws.
+ */
+export function runRolledBack<R extends postgres.Row[]>(
+  sql: Sql,
+  steps: (conn: postgres.Sql) => postgres.PendingQuery<R>[],
+): Promise<PromiseSettledResult<R>[]> {
+  return onReservedConnection(sql, async (conn, begin) => {
+    const settled = await Promise.allSettled([
+      begin,
+      ...steps(conn).map((step) => step.execute()),
+      conn`rollback`.execute(),
+    ]);
+    for (const envelope of [settled[0], settled[settled.length - 1]])
+      if (envelope?.status === 'rejected') throw connectionFailure(envelope.reason) ?? envelope.reason;
+    return settled.slice(1, -1) as PromiseSettledResult<R>[];
+  });
+}
+
+/**
  * One statement in a request's scope, in one round trip: BEGIN, the scope statement, the
  * (prepared) statement and COMMIT are written together on a reserved connection. A failed
  * statement aborts the transaction, so the pipelined COMMIT rolls it back.

@@ -5,7 +5,7 @@
 // table (a deleted row, the old side of an update) is put back in its place first (triggers and
 // foreign keys off where the server may do that), so the table's own policies judge it.
 import type postgres from 'postgres';
-import type { Queryable, RequestScope, Sql } from '../../core/db.js';
+import { type Queryable, type RequestScope, runRolledBack, type Sql } from '../../core/db.js';
 
 export interface RowCheck {
   /** The table, schema-qualified and quoted. */
@@ -66,20 +66,7 @@ async function scopesSeeing(tx: postgres.TransactionSql, check: RowCheck, scopes
  * written together on one connection, one round trip where a `sql.begin` takes three.
  */
 async function scopesSeeingNow(sql: Sql, check: RowCheck, scopes: RequestScope[]): Promise<boolean[]> {
-  const conn = await sql.reserve();
-  try {
-    const settled = await Promise.allSettled([
-      conn`begin`.execute(),
-      ...visibilitySteps(conn, check, scopes).map((step) => step.execute()),
-      conn`rollback`.execute(),
-    ]);
-    for (const envelope of [settled[0], settled[settled.length - 1]]) {
-      if (envelope?.status === 'rejected') throw envelope.reason;
-    }
-    return seeing(settled.slice(1, -1) as PromiseSettledResult<postgres.Row[]>[], scopes);
-  } finally {
-    conn.release();
-  }
+  return seeing(await runRolledBack(sql, (conn) => visibilitySteps(conn, check, scopes)), scopes);
 }
 
 /** Puts `image` in the row's place (in the transaction); false when it cannot be put there. */
