@@ -16,6 +16,8 @@ export interface ArchiveHeader {
   /** The platform migrations applied where the backup was made; a restore needs the same ones. */
   platformMigrations: string[];
   userSchemas: string[];
+  /** The extensions in the user schemas (absent in archives made before it was recorded). */
+  extensions?: string[];
 }
 
 export type ArchiveRecord =

@@ -1,295 +1,220 @@
-// The user schemas read back as DDL, built from the catalogs (PostgreSQL's own pg_get_*def
-// functions where they exist). Run with search_path = pg_catalog so every name comes out
-// schema-qualified. `schemas` is the list of user schemas; extension members are left out.
+// The user schemas' objects that must exist before their rows are copied, read back as DDL from
+// the catalogs (PostgreSQL's own pg_get_*def functions where they exist). Run with search_path =
+// pg_catalog so every name comes out schema-qualified. `schemas` is the list of user schemas;
+// extension members are left out (they come back with CREATE EXTENSION). Column defaults,
+// constraints, indexes and the rest come after the data (catalog-post-ddl.repo.ts).
 import type { Queryable } from '../../core/db.js';
+import { parentsFirst } from './table-data.repo.js';
 
-type Rows = { ddl: string }[];
-const texts = (rows: Rows) => rows.map((r) => r.ddl);
+export type Rows = { ddl: string }[];
+export const texts = (rows: Rows) => rows.map((r) => r.ddl);
 
-/** Not part of an extension (those come back with CREATE EXTENSION). */
-const NOT_EXTENSION_MEMBER = (oid: string) =>
+/** Not part of an extension. */
+export const NOT_EXTENSION_MEMBER = (oid: string) =>
   `not exists (select 1 from pg_depend d where d.objid = ${oid} and d.deptype = 'e')`;
 
-export async function extensionDdl(db: Queryable, schemas: string[]): Promise<string[]> {
-  return texts(
-    await db.unsafe(
-      `select format('CREATE EXTENSION IF NOT EXISTS %I WITH SCHEMA %I', e.extname, n.nspname) as ddl
-         from pg_extension e join pg_namespace n on n.oid = e.extnamespace
-        where n.nspname = any($1) order by e.oid`,
-      [schemas],
-    ),
-  );
-}
+/** Neither part of an extension nor made with another object (an identity sequence, a range type's constructors). */
+export const OWN_OBJECT = (oid: string) =>
+  `not exists (select 1 from pg_depend d where d.objid = ${oid} and d.objsubid = 0 and d.deptype in ('e', 'i'))`;
 
-export async function enumDdl(db: Queryable, schemas: string[]): Promise<string[]> {
-  return texts(
-    await db.unsafe(
-      `select format('CREATE TYPE %s AS ENUM (%s)', t.oid::regtype,
-                string_agg(quote_literal(e.enumlabel), ', ' order by e.enumsortorder)) as ddl
-         from pg_type t join pg_namespace n on n.oid = t.typnamespace join pg_enum e on e.enumtypid = t.oid
-        where n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('t.oid')}
-        group by t.oid order by t.oid`,
-      [schemas],
-    ),
-  );
-}
+/** Relations of the user schemas of the given kinds (pg_class.relkind), not extension members. */
+export const USER_RELATIONS = (
+  kinds: string,
+) => `select c.oid from pg_class c join pg_namespace n on n.oid = c.relnamespace
+  where c.relkind in (${kinds}) and n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('c.oid')}`;
+export const USER_TABLES = USER_RELATIONS(`'r', 'p'`);
 
-/** Free-standing and serial sequences (identity sequences come with their column). */
-export async function sequenceDdl(db: Queryable, schemas: string[]): Promise<string[]> {
-  return texts(
-    await db.unsafe(
-      `select format('CREATE SEQUENCE %s AS %s INCREMENT BY %s MINVALUE %s MAXVALUE %s START WITH %s CACHE %s%s',
-                c.oid::regclass, format_type(s.seqtypid, null), s.seqincrement, s.seqmin, s.seqmax,
-                s.seqstart, s.seqcache, case when s.seqcycle then ' CYCLE' else '' end) as ddl
-         from pg_sequence s join pg_class c on c.oid = s.seqrelid join pg_namespace n on n.oid = c.relnamespace
-        where n.nspname = any($1)
-          and not exists (select 1 from pg_depend d where d.objid = c.oid and d.deptype in ('i', 'e'))
-        order by c.oid`,
-      [schemas],
-    ),
-  );
-}
+/** A column's COLLATE clause when it differs from its type's (`a` is pg_attribute, `at` its pg_type). */
+const COLLATE = `case when a.attcollation <> 0 and a.attcollation <> at.typcollation
+  then ' COLLATE ' || a.attcollation::regcollation::text else '' end`;
 
-const USER_TABLES = `select c.oid from pg_class c join pg_namespace n on n.oid = c.relnamespace
-  where c.relkind = 'r' and n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('c.oid')}`;
+/** The options of the pg_sequence row `s` (but its type: an identity column's is the column's). */
+const SEQUENCE_OPTIONS = `format('INCREMENT BY %s MINVALUE %s MAXVALUE %s START WITH %s CACHE %s%s', s.seqincrement, s.seqmin, s.seqmax, s.seqstart, s.seqcache,
+  case when s.seqcycle then ' CYCLE' else ' NO CYCLE' end)`;
 
-/** CREATE TABLE with columns, types, defaults, identity, generated columns and NOT NULL; RLS flags. */
-export async function tableDdl(db: Queryable, schemas: string[]): Promise<string[]> {
-  return texts(
-    await db.unsafe(
-      `select format('CREATE TABLE %s (%s)', c.oid::regclass, coalesce(string_agg(
-                format('%I %s%s%s%s', a.attname, format_type(a.atttypid, a.atttypmod),
-                  case a.attidentity when 'a' then ' GENERATED ALWAYS AS IDENTITY'
-                                     when 'd' then ' GENERATED BY DEFAULT AS IDENTITY' else '' end,
-                  case when a.attgenerated = 's' then ' GENERATED ALWAYS AS (' || pg_get_expr(ad.adbin, ad.adrelid) || ') STORED'
-                       when ad.adbin is not null then ' DEFAULT ' || pg_get_expr(ad.adbin, ad.adrelid) else '' end,
-                  case when a.attnotnull then ' NOT NULL' else '' end), ', ' order by a.attnum), '')) as ddl
-         from pg_class c
-         left join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
-         left join pg_attrdef ad on ad.adrelid = c.oid and ad.adnum = a.attnum
-        where c.oid in (${USER_TABLES})
-        group by c.oid order by c.oid`,
-      [schemas],
-    ),
-  );
-}
-
-/** Row-level security exactly as it was (new tables in public get it switched on by an event trigger). */
-export async function rowSecurityDdl(db: Queryable, schemas: string[]): Promise<string[]> {
-  return texts(
-    await db.unsafe(
-      `select format('ALTER TABLE %s %s ROW LEVEL SECURITY, %s ROW LEVEL SECURITY', c.oid::regclass,
-                case when c.relrowsecurity then 'ENABLE' else 'DISABLE' end,
-                case when c.relforcerowsecurity then 'FORCE' else 'NO FORCE' end) as ddl
-         from pg_class c where c.oid in (${USER_TABLES}) order by c.oid`,
-      [schemas],
-    ),
-  );
-}
-
-export async function sequenceOwnershipDdl(db: Queryable, schemas: string[]): Promise<string[]> {
-  return texts(
-    await db.unsafe(
-      `select format('ALTER SEQUENCE %s OWNED BY %s.%I', d.objid::regclass, d.refobjid::regclass, a.attname) as ddl
-         from pg_depend d
-         join pg_class s on s.oid = d.objid and s.relkind = 'S'
-         join pg_namespace n on n.oid = s.relnamespace
-         join pg_attribute a on a.attrelid = d.refobjid and a.attnum = d.refobjsubid
-        where d.classid = 'pg_class'::regclass and d.refclassid = 'pg_class'::regclass
-          and d.deptype = 'a' and n.nspname = any($1)`,
-      [schemas],
-    ),
-  );
-}
-
-export async function functionDdl(db: Queryable, schemas: string[]): Promise<string[]> {
-  return texts(
-    await db.unsafe(
-      `select pg_get_functiondef(p.oid) as ddl
-         from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-        where n.nspname = any($1) and p.prokind in ('f', 'p') and ${NOT_EXTENSION_MEMBER('p.oid')}
-        order by p.oid`,
-      [schemas],
-    ),
-  );
-}
-
-/** Views and materialized views in creation order (a view only sees what existed before it). */
-export async function viewDdl(db: Queryable, schemas: string[]): Promise<string[]> {
-  return texts(
-    await db.unsafe(
-      `select format('CREATE %sVIEW %s%s AS %s%s',
-                case when c.relkind = 'm' then 'MATERIALIZED ' else '' end, c.oid::regclass,
-                case when c.reloptions is not null then ' WITH (' || array_to_string(c.reloptions, ', ') || ')' else '' end,
-                rtrim(pg_get_viewdef(c.oid), ';'),
-                case when c.relkind = 'm' then ' WITH NO DATA' else '' end) as ddl
-         from pg_class c join pg_namespace n on n.oid = c.relnamespace
-        where c.relkind in ('v', 'm') and n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('c.oid')}
-        order by c.oid`,
-      [schemas],
-    ),
-  );
-}
-
-export async function refreshMaterializedViewDdl(db: Queryable, schemas: string[]): Promise<string[]> {
-  return texts(
-    await db.unsafe(
-      `select format('REFRESH MATERIALIZED VIEW %s', c.oid::regclass) as ddl
-         from pg_class c join pg_namespace n on n.oid = c.relnamespace
-        where c.relkind = 'm' and c.relispopulated and n.nspname = any($1) order by c.oid`,
-      [schemas],
-    ),
-  );
-}
-
-/** Constraints added after the data (checks and keys first, foreign keys last). */
-export async function constraintDdl(db: Queryable, schemas: string[]): Promise<string[]> {
-  return texts(
-    await db.unsafe(
-      `select format('ALTER TABLE %s ADD CONSTRAINT %I %s', k.conrelid::regclass, k.conname, pg_get_constraintdef(k.oid)) as ddl
-         from pg_constraint k
-        where k.conrelid in (${USER_TABLES}) and k.contype in ('c', 'p', 'u', 'x', 'f')
-        order by k.contype = 'f', k.conrelid, k.conname`,
-      [schemas],
-    ),
-  );
-}
-
-/** Indexes that no constraint owns. */
-export async function indexDdl(db: Queryable, schemas: string[]): Promise<string[]> {
-  return texts(
-    await db.unsafe(
-      `select pg_get_indexdef(i.indexrelid) as ddl
-         from pg_index i join pg_class c on c.oid = i.indrelid join pg_namespace n on n.oid = c.relnamespace
-        where c.relkind in ('r', 'm') and n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('c.oid')}
-          and not exists (select 1 from pg_constraint k where k.conindid = i.indexrelid and k.contype in ('p', 'u', 'x'))
-        order by i.indexrelid`,
-      [schemas],
-    ),
-  );
-}
-
-export async function triggerDdl(db: Queryable, schemas: string[]): Promise<string[]> {
-  return texts(
-    await db.unsafe(
-      `select pg_get_triggerdef(t.oid) || case when t.tgenabled = 'D'
-                then format('; ALTER TABLE %s DISABLE TRIGGER %I', t.tgrelid::regclass, t.tgname) else '' end as ddl
-         from pg_trigger t where not t.tgisinternal and t.tgrelid in (${USER_TABLES}) order by t.oid`,
-      [schemas],
-    ),
-  );
-}
-
-export async function policyDdl(db: Queryable, schemas: string[]): Promise<string[]> {
-  return texts(
-    await db.unsafe(
-      `select format('CREATE POLICY %I ON %s AS %s FOR %s TO %s%s%s', p.polname, p.polrelid::regclass,
-                case when p.polpermissive then 'PERMISSIVE' else 'RESTRICTIVE' end,
-                case p.polcmd when 'r' then 'SELECT' when 'a' then 'INSERT' when 'w' then 'UPDATE'
-                              when 'd' then 'DELETE' else 'ALL' end,
-                (select string_agg(case when r = 0 then 'PUBLIC' else quote_ident(pg_get_userbyid(r)) end, ', ')
-                   from unnest(p.polroles) r),
-                coalesce(' USING (' || pg_get_expr(p.polqual, p.polrelid) || ')', ''),
-                coalesce(' WITH CHECK (' || pg_get_expr(p.polwithcheck, p.polrelid) || ')', '')) as ddl
-         from pg_policy p where p.polrelid in (${USER_TABLES}) order by p.oid`,
-      [schemas],
-    ),
-  );
-}
-
-/** The privileges of each relation, function and schema, one GRANT per grantee (owners implied). */
-export async function grantDdl(db: Queryable, schemas: string[]): Promise<string[]> {
-  return texts(
-    await db.unsafe(
-      `with acl as (
-         select case c.relkind when 'S' then 'SEQUENCE' else 'TABLE' end as kind, c.oid::regclass::text as name,
-                g.grantee, g.privilege_type
-           from pg_class c join pg_namespace n on n.oid = c.relnamespace, aclexplode(c.relacl) g
-          where c.relkind in ('r', 'v', 'm', 'S') and n.nspname = any($1) and g.grantee <> c.relowner
-            and ${NOT_EXTENSION_MEMBER('c.oid')}
-         union all
-         select case p.prokind when 'p' then 'PROCEDURE' else 'FUNCTION' end, p.oid::regprocedure::text,
-                g.grantee, g.privilege_type
-           from pg_proc p join pg_namespace n on n.oid = p.pronamespace,
-                aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) g
-          where n.nspname = any($1) and p.prokind in ('f', 'p') and g.grantee <> p.proowner
-            and ${NOT_EXTENSION_MEMBER('p.oid')}
-         union all
-         select 'SCHEMA', quote_ident(n.nspname), g.grantee, g.privilege_type
-           from pg_namespace n, aclexplode(n.nspacl) g
-          where n.nspname = any($1) and n.nspname <> 'public' and g.grantee <> n.nspowner)
-       select format('GRANT %s ON %s %s TO %s', string_agg(distinct privilege_type, ', '), kind, name,
-                case when grantee = 0 then 'PUBLIC' else quote_ident(pg_get_userbyid(grantee)) end) as ddl
-         from acl group by kind, name, grantee order by kind, name`,
-      [schemas],
-    ),
-  );
-}
-
-/** Every privilege now held on the user schemas' objects, as REVOKEs (so a restore grants exactly the backup's). */
-export async function revokeAllDdl(db: Queryable, schemas: string[]): Promise<string[]> {
-  const grants = await grantDdl(db, schemas);
-  return grants.map((g) => g.replace(/^GRANT (.*) ON (.*) TO (.*)$/s, 'REVOKE $1 ON $2 FROM $3'));
-}
-
-/** The sequence positions, as setval calls. */
-export async function sequencePositions(db: Queryable, schemas: string[]): Promise<string[]> {
-  return texts(
-    await db.unsafe(
-      `select format('SELECT pg_catalog.setval(%L, %s, %s)', format('%I.%I', s.schemaname, s.sequencename),
-                coalesce(s.last_value, s.start_value), (s.last_value is not null)::text) as ddl
-         from pg_sequences s where s.schemaname = any($1)`,
-      [schemas],
-    ),
-  );
-}
-
-/** Statements that drop every object of the user schemas as they are now (the restore's first step). */
-export async function dropUserObjectsDdl(db: Queryable, schemas: string[]): Promise<string[]> {
-  return texts(
-    await db.unsafe(
-      `select ddl from (
-         select 0 as ord, format('DROP SCHEMA IF EXISTS %I CASCADE', n.nspname) as ddl
-           from pg_namespace n where n.nspname = any($1) and n.nspname <> 'public'
-         union all
-         select 1, format('DROP %s IF EXISTS %s CASCADE',
-                  case c.relkind when 'v' then 'VIEW' when 'm' then 'MATERIALIZED VIEW' when 'S' then 'SEQUENCE' else 'TABLE' end,
-                  c.oid::regclass)
-           from pg_class c where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p', 'v', 'm', 'S')
-            and not exists (select 1 from pg_depend d where d.objid = c.oid and d.deptype in ('i', 'e'))
-         union all
-         select 2, format('DROP ROUTINE IF EXISTS %s CASCADE', p.oid::regprocedure)
-           from pg_proc p where p.pronamespace = 'public'::regnamespace and p.prokind in ('f', 'p')
-            and ${NOT_EXTENSION_MEMBER('p.oid')}
-         union all
-         select 3, format('DROP TYPE IF EXISTS %s CASCADE', t.oid::regtype)
-           from pg_type t where t.typnamespace = 'public'::regnamespace and t.typtype in ('e', 'd')
-            and ${NOT_EXTENSION_MEMBER('t.oid')}
-       ) x order by ord`,
-      [schemas],
-    ),
-  );
-}
+const ddlOf = async (db: Queryable, schemas: string[], query: string) => texts(await db.unsafe(query, [schemas]));
 
 /** The user schemas other than public, to create before anything else. */
-export async function schemaDdl(db: Queryable, schemas: string[]): Promise<string[]> {
-  return texts(
-    await db.unsafe(
-      `select format('CREATE SCHEMA IF NOT EXISTS %I', n.nspname) as ddl
-         from pg_namespace n where n.nspname = any($1) and n.nspname <> 'public' order by n.oid`,
-      [schemas],
-    ),
+export const schemaDdl = (db: Queryable, schemas: string[]) =>
+  ddlOf(
+    db,
+    schemas,
+    `select format('CREATE SCHEMA IF NOT EXISTS %I', n.nspname) as ddl
+       from pg_namespace n where n.nspname = any($1) and n.nspname <> 'public' order by n.oid`,
   );
+
+export const extensionDdl = (db: Queryable, schemas: string[]) =>
+  ddlOf(
+    db,
+    schemas,
+    `select format('CREATE EXTENSION IF NOT EXISTS %I WITH SCHEMA %I', e.extname, n.nspname) as ddl
+       from pg_extension e join pg_namespace n on n.oid = e.extnamespace
+      where n.nspname = any($1) order by e.oid`,
+  );
+
+/**
+ * Enums, composite types and domains (bare: their checks and defaults may call functions, so
+ * they come with domainConstraintDdl), in creation order.
+ */
+export const typeDdl = (db: Queryable, schemas: string[]) =>
+  ddlOf(
+    db,
+    schemas,
+    `select case t.typtype
+              when 'e' then format('CREATE TYPE %s AS ENUM (%s)', t.oid::regtype,
+                (select string_agg(quote_literal(e.enumlabel), ', ' order by e.enumsortorder) from pg_enum e where e.enumtypid = t.oid))
+              when 'c' then format('CREATE TYPE %s AS (%s)', t.oid::regtype,
+                (select string_agg(format('%I %s%s', a.attname, format_type(a.atttypid, a.atttypmod), ${COLLATE}), ', ' order by a.attnum)
+                   from pg_attribute a join pg_type at on at.oid = a.atttypid
+                  where a.attrelid = t.typrelid and a.attnum > 0 and not a.attisdropped))
+              else format('CREATE DOMAIN %s AS %s%s', t.oid::regtype, format_type(t.typbasetype, t.typtypmod),
+                case when t.typcollation <> 0 and t.typcollation <> (select b.typcollation from pg_type b where b.oid = t.typbasetype)
+                     then ' COLLATE ' || t.typcollation::regcollation::text else '' end)
+            end as ddl
+       from pg_type t join pg_namespace n on n.oid = t.typnamespace
+      where n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('t.oid')}
+        and (t.typtype in ('e', 'd') or (t.typtype = 'c' and (select c.relkind from pg_class c where c.oid = t.typrelid) = 'c'))
+      order by t.oid`,
+  );
+
+/** Range types (after the functions: their subtype_diff may be a user function). */
+export const rangeTypeDdl = (db: Queryable, schemas: string[]) =>
+  ddlOf(
+    db,
+    schemas,
+    `select format('CREATE TYPE %s AS RANGE (SUBTYPE = %s, MULTIRANGE_TYPE_NAME = %s%s%s%s)', t.oid::regtype,
+              format_type(r.rngsubtype, null), r.rngmultitypid::regtype,
+              case when r.rngsubopc <> 0 then format(', SUBTYPE_OPCLASS = %I.%I', opn.nspname, opc.opcname) else '' end,
+              case when r.rngcollation <> 0 then ', COLLATION = ' || r.rngcollation::regcollation::text else '' end,
+              case when r.rngsubdiff <> 0 then ', SUBTYPE_DIFF = ' || r.rngsubdiff::regproc::text else '' end) as ddl
+       from pg_range r join pg_type t on t.oid = r.rngtypid join pg_namespace n on n.oid = t.typnamespace
+       left join pg_opclass opc on opc.oid = r.rngsubopc left join pg_namespace opn on opn.oid = opc.opcnamespace
+      where n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('t.oid')}
+      order by t.oid`,
+  );
+
+/** Domains' defaults, NOT NULL and checks (after the functions they may call, before the tables). */
+export const domainConstraintDdl = (db: Queryable, schemas: string[]) =>
+  ddlOf(
+    db,
+    schemas,
+    `select ddl from (
+       select t.oid, 0 as ord, format('ALTER DOMAIN %s SET DEFAULT %s', t.oid::regtype, pg_get_expr(t.typdefaultbin, 0)) as ddl
+         from pg_type t join pg_namespace n on n.oid = t.typnamespace
+        where t.typtype = 'd' and t.typdefault is not null and n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('t.oid')}
+       union all
+       select t.oid, 1, format('ALTER DOMAIN %s SET NOT NULL', t.oid::regtype)
+         from pg_type t join pg_namespace n on n.oid = t.typnamespace
+        where t.typtype = 'd' and t.typnotnull and n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('t.oid')}
+       union all
+       select t.oid, 2, format('ALTER DOMAIN %s ADD CONSTRAINT %I %s', t.oid::regtype, k.conname, pg_get_constraintdef(k.oid))
+         from pg_constraint k join pg_type t on t.oid = k.contypid join pg_namespace n on n.oid = t.typnamespace
+        where n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('t.oid')}
+     ) x order by oid, ord, ddl`,
+  );
+
+/** Free-standing and serial sequences (identity sequences come with their column). */
+export const sequenceDdl = (db: Queryable, schemas: string[]) =>
+  ddlOf(
+    db,
+    schemas,
+    `select format('CREATE SEQUENCE %s AS %s %s', c.oid::regclass, format_type(s.seqtypid, null), ${SEQUENCE_OPTIONS}) as ddl
+       from pg_sequence s join pg_class c on c.oid = s.seqrelid join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = any($1)
+        and not exists (select 1 from pg_depend d where d.objid = c.oid and d.deptype in ('i', 'e'))
+      order by c.oid`,
+  );
+
+/**
+ * CREATE TABLE with columns, types, collations, identity (with its sequence's name and options),
+ * generated columns and NOT NULL; UNLOGGED, storage options and the partition key. Defaults come
+ * after the data (they may call functions created later; COPY does not use them).
+ */
+export const tableDdl = (db: Queryable, schemas: string[]) =>
+  ddlOf(
+    db,
+    schemas,
+    `select format('CREATE %sTABLE %s (%s)%s%s', case when c.relpersistence = 'u' then 'UNLOGGED ' else '' end, c.oid::regclass,
+              coalesce(string_agg(format('%I %s%s%s%s%s', a.attname, format_type(a.atttypid, a.atttypmod), ${COLLATE},
+                case when a.attidentity <> '' then format(' GENERATED %s AS IDENTITY (SEQUENCE NAME %s %s)',
+                       case a.attidentity when 'a' then 'ALWAYS' else 'BY DEFAULT' end, s.seqrelid::regclass, ${SEQUENCE_OPTIONS})
+                     else '' end,
+                case when a.attgenerated = 's' then ' GENERATED ALWAYS AS (' || pg_get_expr(ad.adbin, ad.adrelid) || ') STORED' else '' end,
+                case when a.attnotnull then ' NOT NULL' else '' end), ', ' order by a.attnum), ''),
+              case when c.relkind = 'p' then ' PARTITION BY ' || pg_get_partkeydef(c.oid) else '' end,
+              case when c.reloptions is not null then ' WITH (' || array_to_string(c.reloptions, ', ') || ')' else '' end) as ddl
+       from pg_class c
+       left join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+       left join pg_type at on at.oid = a.atttypid
+       left join pg_attrdef ad on ad.adrelid = c.oid and ad.adnum = a.attnum
+       left join pg_depend sd on a.attidentity <> '' and sd.refobjid = c.oid and sd.refobjsubid = a.attnum
+             and sd.classid = 'pg_class'::regclass and sd.refclassid = 'pg_class'::regclass and sd.deptype = 'i'
+       left join pg_sequence s on s.seqrelid = sd.objid
+      where c.oid in (${USER_TABLES})
+      group by c.oid order by c.oid`,
+  );
+
+/** Partitions attached to their parents, and tables to the tables they inherit from. */
+export const inheritanceDdl = (db: Queryable, schemas: string[]) =>
+  ddlOf(
+    db,
+    schemas,
+    `select case when c.relispartition
+              then format('ALTER TABLE %s ATTACH PARTITION %s %s', i.inhparent::regclass, c.oid::regclass, pg_get_expr(c.relpartbound, c.oid))
+              else format('ALTER TABLE %s INHERIT %s', c.oid::regclass, i.inhparent::regclass) end as ddl
+       from pg_inherits i join pg_class c on c.oid = i.inhrelid
+      where c.oid in (${USER_TABLES}) order by i.inhparent, c.oid, i.inhseqno`,
+  );
+
+/**
+ * When a routine can be created: 'early' (before the tables: its signature names no table, view
+ * or range type of the user schemas and its body is not parsed), 'tables' (after the tables) or
+ * 'views' (its signature names a view's row type).
+ */
+const ROUTINE_STAGE = `case
+  when exists (select 1 from pg_depend d join pg_type t on t.oid = d.refobjid
+                 join pg_class r on r.oid = case when t.typcategory = 'A' then (select e.typrelid from pg_type e where e.oid = t.typelem) else t.typrelid end
+                where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.refclassid = 'pg_type'::regclass
+                  and r.relkind in ('v', 'm')) then 'views'
+  when p.prosqlbody is not null
+    or exists (select 1 from pg_depend d join pg_type t on t.oid = d.refobjid
+                 left join pg_type e on e.oid = t.typelem and t.typcategory = 'A'
+                 join pg_namespace tn on tn.oid = coalesce(e.typnamespace, t.typnamespace)
+                where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.refclassid = 'pg_type'::regclass
+                  and tn.nspname = any($1)
+                  and (coalesce(e.typtype, t.typtype) in ('r', 'm')
+                       or (select r.relkind from pg_class r where r.oid = coalesce(e.typrelid, t.typrelid)) in ('r', 'p', 'f'))) then 'tables'
+  else 'early' end`;
+
+export const functionDdl = (db: Queryable, schemas: string[], stage: 'early' | 'tables' | 'views') =>
+  ddlOf(
+    db,
+    schemas,
+    `select pg_get_functiondef(p.oid) as ddl
+       from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+      where n.nspname = any($1) and p.prokind in ('f', 'p') and ${OWN_OBJECT('p.oid')}
+        and ${ROUTINE_STAGE} = '${stage}'
+      order by p.oid`,
+  );
+
+/** Views and materialized views (empty), each after the views it reads. */
+export async function viewDdl(db: Queryable, schemas: string[]): Promise<string[]> {
+  const rows = await db.unsafe<{ name: string; ddl: string; references: string[] }[]>(
+    `select c.oid::regclass::text as name,
+            format('CREATE %sVIEW %s%s AS %s%s',
+              case when c.relkind = 'm' then 'MATERIALIZED ' else '' end, c.oid::regclass,
+              case when c.reloptions is not null then ' WITH (' || array_to_string(c.reloptions, ', ') || ')' else '' end,
+              rtrim(pg_get_viewdef(c.oid), ';'),
+              case when c.relkind = 'm' then ' WITH NO DATA' else '' end) as ddl,
+            ${VIEW_REFERENCES} as references
+       from pg_class c where c.oid in (${USER_RELATIONS(`'v', 'm'`)})
+      order by c.oid`,
+    [schemas],
+  );
+  return parentsFirst(rows).map((r) => r.ddl);
 }
 
-/** Every policy now on the user schemas' tables, as DROP POLICY statements. */
-export async function dropPoliciesDdl(db: Queryable, schemas: string[]): Promise<string[]> {
-  return texts(
-    await db.unsafe(
-      `select format('DROP POLICY %I ON %s', p.polname, p.polrelid::regclass) as ddl
-         from pg_policy p join pg_class c on c.oid = p.polrelid join pg_namespace n on n.oid = c.relnamespace
-        where n.nspname = any($1)`,
-      [schemas],
-    ),
-  );
-}
+/** The relations the view `c` reads. */
+export const VIEW_REFERENCES = `array(select distinct d.refobjid::regclass::text from pg_rewrite w
+  join pg_depend d on d.classid = 'pg_rewrite'::regclass and d.objid = w.oid and d.refclassid = 'pg_class'::regclass
+  where w.ev_class = c.oid and d.refobjid <> c.oid)`;

@@ -6,8 +6,10 @@ import type { Readable, Writable } from 'node:stream';
 import type { BlobStore } from '../../core/blob-store/blob-store.js';
 import type { ReservedSql } from 'postgres';
 import { archiveWriter, type ArchiveHeader } from './archive.js';
+import { grantDdl } from './catalog-acl-ddl.repo.js';
 import * as ddl from './catalog-ddl.repo.js';
-import { platformMigrationNames, storedFiles } from './platform.repo.js';
+import * as post from './catalog-post-ddl.repo.js';
+import { platformMigrationNames, storedFiles, userExtensions } from './platform.repo.js';
 import { copyTables, userSchemas } from './table-data.repo.js';
 
 export interface DumpScope {
@@ -30,6 +32,7 @@ export async function dumpDatabase(sql: ReservedSql, scope: DumpScope, out: Writ
       createdAt: now.toISOString(),
       platformMigrations: await platformMigrationNames(tx),
       userSchemas: schemas,
+      extensions: await userExtensions(tx, schemas),
     };
     await writer.start();
     await writer.record({ header });
@@ -59,28 +62,46 @@ export async function dumpDatabase(sql: ReservedSql, scope: DumpScope, out: Writ
       }
     }
 
+    // Created in an order where each object finds what it names: types, the routines whose
+    // signatures name none of the tables, range types, domain checks, tables, then the rest.
     await writer.record({ phase: 'user-schema' });
-    await sqlRecords(await ddl.schemaDdl(tx, schemas));
-    await sqlRecords(await ddl.extensionDdl(tx, schemas));
-    await sqlRecords(await ddl.enumDdl(tx, schemas));
-    await sqlRecords(await ddl.sequenceDdl(tx, schemas));
-    await sqlRecords(await ddl.tableDdl(tx, schemas));
-    await sqlRecords(await ddl.functionDdl(tx, schemas));
-    await sqlRecords(await ddl.viewDdl(tx, schemas));
+    for (const part of [
+      ddl.schemaDdl,
+      ddl.extensionDdl,
+      ddl.typeDdl,
+      (db: ReservedSql, s: string[]) => ddl.functionDdl(db, s, 'early'),
+      ddl.rangeTypeDdl,
+      ddl.domainConstraintDdl,
+      ddl.sequenceDdl,
+      ddl.tableDdl,
+      ddl.inheritanceDdl,
+      (db: ReservedSql, s: string[]) => ddl.functionDdl(db, s, 'tables'),
+      ddl.viewDdl,
+      (db: ReservedSql, s: string[]) => ddl.functionDdl(db, s, 'views'),
+    ])
+      await sqlRecords(await part(tx, schemas));
 
     await writer.record({ phase: 'user-data' });
     await copyAll(await copyTables(tx, schemas, []));
 
     await writer.record({ phase: 'user-post' });
-    await sqlRecords(await ddl.sequenceOwnershipDdl(tx, schemas));
-    await sqlRecords(await ddl.constraintDdl(tx, schemas));
-    await sqlRecords(await ddl.indexDdl(tx, schemas));
-    await sqlRecords(await ddl.triggerDdl(tx, schemas));
-    await sqlRecords(await ddl.rowSecurityDdl(tx, schemas));
-    await sqlRecords(await ddl.policyDdl(tx, schemas));
-    await sqlRecords(await ddl.grantDdl(tx, schemas));
-    await sqlRecords(await ddl.refreshMaterializedViewDdl(tx, schemas));
-    await sqlRecords(await ddl.sequencePositions(tx, schemas));
+    for (const part of [
+      post.sequenceOwnershipDdl,
+      post.columnDefaultDdl,
+      post.keyAndCheckConstraintDdl,
+      post.indexDdl,
+      post.indexAttachDdl,
+      post.foreignKeyDdl,
+      post.triggerDdl,
+      post.ruleDdl,
+      post.rowSecurityDdl,
+      post.policyDdl,
+      grantDdl,
+      post.commentDdl,
+      post.refreshMaterializedViewDdl,
+      post.sequencePositions,
+    ])
+      await sqlRecords(await part(tx, schemas));
     await writer.record({ end: true });
   });
 }

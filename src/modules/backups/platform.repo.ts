@@ -38,3 +38,10 @@ export async function storedFiles(db: Queryable): Promise<{ blobId: string; size
     select blob_id::text as "blobId", size::text as size from storage.objects order by blob_id`;
   return rows.map((r) => ({ blobId: r.blobId, size: Number(r.size) }));
 }
+
+/** The extensions installed in the user schemas. */
+export async function userExtensions(db: Queryable, schemas: string[]): Promise<string[]> {
+  const rows = await db<{ extname: string }[]>`
+    select e.extname from pg_extension e join pg_namespace n on n.oid = e.extnamespace where n.nspname = any(${schemas})`;
+  return rows.map((r) => r.extname);
+}

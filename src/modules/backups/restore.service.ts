@@ -8,7 +8,9 @@ import type { Sql } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import { asPgError } from '../../core/pg-errors.js';
 import { archiveReader, ArchiveFormatError, type ArchiveHeader } from './archive.js';
-import { dropPoliciesDdl, dropUserObjectsDdl, revokeAllDdl } from './catalog-ddl.repo.js';
+import { revokeAllDdl } from './catalog-acl-ddl.repo.js';
+import { dropUserObjectsDdl } from './catalog-drop.repo.js';
+import { dropPoliciesDdl } from './catalog-post-ddl.repo.js';
 import type { DumpScope } from './dump.service.js';
 import {
   announceRestoredFunctions,
@@ -16,6 +18,7 @@ import {
   platformMigrationNames,
   setUserTriggers,
   truncateTables,
+  userExtensions,
 } from './platform.repo.js';
 import { tryOperationLock } from './backups.repo.js';
 import { copyTables, userSchemas } from './table-data.repo.js';
@@ -46,7 +49,10 @@ export async function restoreDatabase(sql: Sql, scope: DumpScope, archive: Reada
 
       const slugsBefore = await functionSlugs(tx);
       // Empty the project: user objects dropped, platform tables truncated (triggers off while loading).
-      for (const s of await dropUserObjectsDdl(tx, await userSchemas(tx, scope.platformSchemas))) await tx.unsafe(s);
+      const schemasNow = await userSchemas(tx, scope.platformSchemas);
+      // Archives made before extensions were listed keep every one.
+      const keepExtensions = first.header.extensions ?? (await userExtensions(tx, schemasNow));
+      for (const s of await dropUserObjectsDdl(tx, schemasNow, keepExtensions)) await tx.unsafe(s);
       const systemTables = (await copyTables(tx, scope.platformSchemas, scope.excludedTables)).map((t) => t.name);
       await truncateTables(tx, systemTables);
       await setUserTriggers(tx, systemTables, false);

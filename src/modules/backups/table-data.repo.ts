@@ -30,13 +30,13 @@ export async function copyTables(db: Queryable, schemas: string[], exclude: stri
   return parentsFirst(rows.map((r) => ({ name: r.name, columns: r.columns, references: r.references ?? [] })));
 }
 
-/** A topological order along foreign keys; cycles keep their catalog order. */
-export function parentsFirst(tables: CopyTable[]): CopyTable[] {
+/** A topological order along references (foreign keys, a view's tables); cycles keep their catalog order. */
+export function parentsFirst<T extends { name: string; references: string[] }>(tables: T[]): T[] {
   const byName = new Map(tables.map((t) => [t.name, t]));
   const done = new Set<string>();
   const visiting = new Set<string>();
-  const ordered: CopyTable[] = [];
-  const visit = (t: CopyTable) => {
+  const ordered: T[] = [];
+  const visit = (t: T) => {
     if (done.has(t.name) || visiting.has(t.name)) return;
     visiting.add(t.name);
     for (const ref of t.references) {

@@ -1,0 +1,72 @@
+// The privileges on the user schemas' objects (relations, their columns, sequences, routines,
+// types, schemas) read from their ACLs, as GRANT statements for a backup and as REVOKE statements
+// that clear what a restore's freshly created objects got by default. Owners' own privileges are
+// implied and left out.
+import type { Queryable } from '../../core/db.js';
+import { NOT_EXTENSION_MEMBER, OWN_OBJECT } from './catalog-ddl.repo.js';
+
+interface Privilege {
+  privileges: string;
+  /** e.g. `TABLE public.t`; `columns` narrows it. */
+  target: string;
+  columns: string | null;
+  grantee: string;
+  grantable: boolean;
+}
+
+async function privileges(db: Queryable, schemas: string[]): Promise<Privilege[]> {
+  return db.unsafe<Privilege[]>(
+    `with acl as (
+       select case c.relkind when 'S' then 'SEQUENCE' else 'TABLE' end || ' ' || c.oid::regclass::text as target,
+              null::text as columns, g.grantee, g.privilege_type, g.is_grantable
+         from pg_class c join pg_namespace n on n.oid = c.relnamespace, aclexplode(c.relacl) g
+        where c.relkind in ('r', 'p', 'v', 'm', 'S', 'f') and n.nspname = any($1) and g.grantee <> c.relowner
+          and ${NOT_EXTENSION_MEMBER('c.oid')}
+       union all
+       select 'TABLE ' || c.oid::regclass::text, quote_ident(a.attname), g.grantee, g.privilege_type, g.is_grantable
+         from pg_class c join pg_namespace n on n.oid = c.relnamespace
+         join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped and a.attacl is not null,
+              aclexplode(a.attacl) g
+        where c.relkind in ('r', 'p', 'v', 'm', 'f') and n.nspname = any($1) and g.grantee <> c.relowner
+          and ${NOT_EXTENSION_MEMBER('c.oid')}
+       union all
+       select case p.prokind when 'p' then 'PROCEDURE ' else 'FUNCTION ' end || p.oid::regprocedure::text, null,
+              g.grantee, g.privilege_type, g.is_grantable
+         from pg_proc p join pg_namespace n on n.oid = p.pronamespace,
+              aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) g
+        where n.nspname = any($1) and p.prokind in ('f', 'p') and g.grantee <> p.proowner
+          and ${OWN_OBJECT('p.oid')}
+       union all
+       select 'TYPE ' || t.oid::regtype::text, null, g.grantee, g.privilege_type, g.is_grantable
+         from pg_type t join pg_namespace n on n.oid = t.typnamespace,
+              aclexplode(coalesce(t.typacl, acldefault('T', t.typowner))) g
+        where n.nspname = any($1) and g.grantee <> t.typowner and ${NOT_EXTENSION_MEMBER('t.oid')}
+          and (t.typtype in ('e', 'd', 'r') or (t.typtype = 'c' and (select c.relkind from pg_class c where c.oid = t.typrelid) = 'c'))
+       union all
+       select 'SCHEMA ' || quote_ident(n.nspname), null, g.grantee, g.privilege_type, g.is_grantable
+         from pg_namespace n, aclexplode(n.nspacl) g
+        where n.nspname = any($1) and n.nspname <> 'public' and g.grantee <> n.nspowner)
+     select string_agg(privilege_type, ', ' order by privilege_type) as privileges, target, columns,
+            case when grantee = 0 then 'PUBLIC' else quote_ident(pg_get_userbyid(grantee)) end as grantee,
+            is_grantable as grantable
+       from acl group by target, columns, grantee, is_grantable order by target, columns nulls first, grantee`,
+    [schemas],
+  );
+}
+
+const onWhat = (p: Privilege) =>
+  p.columns
+    ? `${p.privileges.replace(/(^|, )([A-Z]+)/g, `$1$2 (${p.columns})`)} ON ${p.target}`
+    : `${p.privileges} ON ${p.target}`;
+
+/** The privileges of each relation, column, routine, type and schema, one GRANT per grantee. */
+export async function grantDdl(db: Queryable, schemas: string[]): Promise<string[]> {
+  return (await privileges(db, schemas)).map(
+    (p) => `GRANT ${onWhat(p)} TO ${p.grantee}${p.grantable ? ' WITH GRANT OPTION' : ''}`,
+  );
+}
+
+/** Every privilege now held on the user schemas' objects, as REVOKEs (so a restore grants exactly the backup's). */
+export async function revokeAllDdl(db: Queryable, schemas: string[]): Promise<string[]> {
+  return (await privileges(db, schemas)).map((p) => `REVOKE ${onWhat(p)} FROM ${p.grantee} CASCADE`);
+}
