@@ -1,11 +1,16 @@
 // Install step (npm postinstall): patches postgres.js 3.4.9 where a connection that closes under a
 // reserved or pending write crashes the process or strands its callers (upstream issues #1208,
-// #1199, #1195, #1186, still open in 3.4.9). Idempotent; fails the install if the source differs.
+// #1199, #1195, #1186, still open in 3.4.9), and where a COPY ... TO STDOUT stream leaves its
+// connection paused. Each run patches the release's text (kept beside each file as
+// <file>.plinth-orig; an install patched before that copy existed is unpatched first), so an
+// install with an older set of patches gets the current one. Fails the install if the source
+// differs. Optional argument: the postgres package's directory (default: this project's).
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'postgres');
+const root =
+  process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'postgres');
 const MARK = 'plinth-patch';
 
 /** [file, what the release has, what Plinth runs]; each `from` must occur exactly once. */
@@ -158,6 +163,21 @@ const patches = [
       return true
     }`,
   ],
+  // A COPY ... TO STDOUT stream pauses the socket when its buffer is full and resumes it only from
+  // its read(); when the last rows filled the buffer, the ended stream never reads again and the
+  // connection stayed paused: its next query never got an answer.
+  [
+    'connection.js',
+    `  function CopyDone() {
+    stream && stream.push(null)
+    stream = null
+  }`,
+    `  function CopyDone() {
+    stream && stream.push(null)
+    stream = null
+    socket.resume() // ${MARK}: no more copy data; the connection's next answers must flow
+  }`,
+  ],
   [
     'index.js',
     `        const query = { reserve: resolve, reject }`,
@@ -219,13 +239,32 @@ const patches = [
   ],
 ];
 
+/** The release's text of a file patched by an earlier run: the patches taken out, last first. */
+function unpatched(text, file, where) {
+  for (const [f, from, to] of [...patches].reverse()) {
+    if (f === file && text.split(to).length - 1 === 1) text = text.replace(to, () => from);
+  }
+  if (text.includes(MARK))
+    throw new Error(
+      `patch-postgres: ${where} holds patches this script does not know; reinstall it (rm -rf node_modules/postgres && npm install)`,
+    );
+  return text;
+}
+
 let applied = 0;
 for (const dir of ['src', 'cjs/src']) {
   for (const file of new Set(patches.map(([f]) => f))) {
     const target = path.join(root, dir, file);
+    const original = `${target}.plinth-orig`;
     if (!existsSync(target)) throw new Error(`patch-postgres: ${target} is missing`);
-    let text = readFileSync(target, 'utf8');
-    if (text.includes(MARK)) continue;
+    const current = readFileSync(target, 'utf8');
+    // A file without the mark is the release's (fresh or reinstalled); with it, the copy kept before patching.
+    let text = !current.includes(MARK)
+      ? current
+      : existsSync(original)
+        ? readFileSync(original, 'utf8')
+        : unpatched(current, file, `${dir}/${file}`);
+    writeFileSync(original, text);
     for (const [f, from, to] of patches) {
       if (f !== file) continue;
       const count = text.split(from).length - 1;
@@ -235,8 +274,10 @@ for (const dir of ['src', 'cjs/src']) {
         );
       text = text.replace(from, () => to);
     }
-    writeFileSync(target, text);
-    applied++;
+    if (text !== current) {
+      writeFileSync(target, text);
+      applied++;
+    }
   }
 }
 console.log(applied ? `patch-postgres: patched ${applied} files of postgres.js` : 'patch-postgres: already patched');

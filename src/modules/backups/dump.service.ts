@@ -43,11 +43,9 @@ export async function dumpDatabase(sql: ReservedSql, scope: DumpScope, out: Writ
       for (const t of tables) {
         await writer.record({ copy: t.name, columns: t.columns });
         const rows: Readable = await tx.unsafe(`copy ${t.name} (${t.columns.join(', ')}) to stdout`).readable();
+        // The connection resumes after the copy's end even when its last rows filled the stream's
+        // buffer (scripts/patch-postgres.mjs; unpatched, it stayed paused).
         await writer.copyRows(rows);
-        // postgres.js pauses its socket when the stream's buffer is full and resumes it only from
-        // the stream's read(); when the last rows filled the buffer, the ended stream never reads
-        // again and the connection would stay paused. One more read() call resumes it.
-        rows._read(0);
       }
     };
 
