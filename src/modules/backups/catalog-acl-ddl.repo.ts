@@ -1,7 +1,7 @@
 // The privileges on the user schemas' objects (relations, their columns, sequences, routines,
 // types, schemas) read from their ACLs, as GRANT statements for a backup and as REVOKE statements
 // that clear what a restore's freshly created objects got by default. Owners' own privileges are
-// implied and left out.
+// implied and left out. Also the default privileges of the user schemas.
 import type { Queryable } from '../../core/db.js';
 import { NOT_EXTENSION_MEMBER, OWN_OBJECT } from './catalog-ddl.repo.js';
 
@@ -30,11 +30,11 @@ async function privileges(db: Queryable, schemas: string[]): Promise<Privilege[]
         where c.relkind in ('r', 'p', 'v', 'm', 'f') and n.nspname = any($1) and g.grantee <> c.relowner
           and ${NOT_EXTENSION_MEMBER('c.oid')}
        union all
-       select case p.prokind when 'p' then 'PROCEDURE ' else 'FUNCTION ' end || p.oid::regprocedure::text, null,
+       select case p.prokind when 'p' then 'PROCEDURE ' when 'a' then 'ROUTINE ' else 'FUNCTION ' end || p.oid::regprocedure::text, null,
               g.grantee, g.privilege_type, g.is_grantable
          from pg_proc p join pg_namespace n on n.oid = p.pronamespace,
               aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) g
-        where n.nspname = any($1) and p.prokind in ('f', 'p') and g.grantee <> p.proowner
+        where n.nspname = any($1) and p.prokind in ('f', 'p', 'a') and g.grantee <> p.proowner
           and ${OWN_OBJECT('p.oid')}
        union all
        select 'TYPE ' || t.oid::regtype::text, null, g.grantee, g.privilege_type, g.is_grantable
@@ -69,4 +69,22 @@ export async function grantDdl(db: Queryable, schemas: string[]): Promise<string
 /** Every privilege now held on the user schemas' objects, as REVOKEs (so a restore grants exactly the backup's). */
 export async function revokeAllDdl(db: Queryable, schemas: string[]): Promise<string[]> {
   return (await privileges(db, schemas)).map((p) => `REVOKE ${onWhat(p)} FROM ${p.grantee} CASCADE`);
+}
+
+/** The default privileges set for the user schemas other than public (public's are the platform's). */
+export async function defaultPrivilegeDdl(db: Queryable, schemas: string[]): Promise<string[]> {
+  const rows = await db.unsafe<{ ddl: string }[]>(
+    `select format('ALTER DEFAULT PRIVILEGES FOR ROLE %I IN SCHEMA %I GRANT %s ON %s TO %s%s', pg_get_userbyid(a.defaclrole),
+              n.nspname, string_agg(g.privilege_type, ', ' order by g.privilege_type),
+              case a.defaclobjtype when 'r' then 'TABLES' when 'S' then 'SEQUENCES' when 'f' then 'FUNCTIONS'
+                                   when 'T' then 'TYPES' else 'SCHEMAS' end,
+              case when g.grantee = 0 then 'PUBLIC' else quote_ident(pg_get_userbyid(g.grantee)) end,
+              case when g.is_grantable then ' WITH GRANT OPTION' else '' end) as ddl
+       from pg_default_acl a join pg_namespace n on n.oid = a.defaclnamespace, aclexplode(a.defaclacl) g
+      where n.nspname = any($1) and n.nspname <> 'public'
+      group by a.oid, a.defaclrole, n.nspname, a.defaclobjtype, g.grantee, g.is_grantable
+      order by a.oid, g.grantee`,
+    [schemas],
+  );
+  return rows.map((r) => r.ddl);
 }

@@ -167,52 +167,91 @@ export const inheritanceDdl = (db: Queryable, schemas: string[]) =>
   );
 
 /**
- * When a routine can be created: 'early' (before the tables: its signature names no table, view
- * or range type of the user schemas and its body is not parsed), 'tables' (after the tables) or
- * 'views' (its signature names a view's row type).
+ * Whether a routine must wait for the tables (or views): its body is parsed at creation (a
+ * SQL-standard body), or its signature names a relation's row type or a range type of the user
+ * schemas. The others are created before the tables, which may call them in generated columns.
  */
-const ROUTINE_STAGE = `case
-  when exists (select 1 from pg_depend d join pg_type t on t.oid = d.refobjid
-                 join pg_class r on r.oid = case when t.typcategory = 'A' then (select e.typrelid from pg_type e where e.oid = t.typelem) else t.typrelid end
-                where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.refclassid = 'pg_type'::regclass
-                  and r.relkind in ('v', 'm')) then 'views'
-  when p.prosqlbody is not null
-    or exists (select 1 from pg_depend d join pg_type t on t.oid = d.refobjid
-                 left join pg_type e on e.oid = t.typelem and t.typcategory = 'A'
-                 join pg_namespace tn on tn.oid = coalesce(e.typnamespace, t.typnamespace)
-                where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.refclassid = 'pg_type'::regclass
-                  and tn.nspname = any($1)
-                  and (coalesce(e.typtype, t.typtype) in ('r', 'm')
-                       or (select r.relkind from pg_class r where r.oid = coalesce(e.typrelid, t.typrelid)) in ('r', 'p', 'f'))) then 'tables'
-  else 'early' end`;
+const LATE_ROUTINE = `(p.prosqlbody is not null
+  or exists (select 1 from pg_depend d join pg_type t on t.oid = d.refobjid
+               left join pg_type e on e.oid = t.typelem and t.typcategory = 'A'
+               join pg_namespace tn on tn.oid = coalesce(e.typnamespace, t.typnamespace)
+              where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.refclassid = 'pg_type'::regclass
+                and tn.nspname = any($1)
+                and (coalesce(e.typtype, t.typtype) in ('r', 'm')
+                     or (select r.relkind from pg_class r where r.oid = coalesce(e.typrelid, t.typrelid)) <> 'c')))`;
 
-export const functionDdl = (db: Queryable, schemas: string[], stage: 'early' | 'tables' | 'views') =>
+const USER_ROUTINES = `select p.oid from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+  where n.nspname = any($1) and p.prokind in ('f', 'p') and ${OWN_OBJECT('p.oid')}`;
+
+const USER_AGGREGATES = `select p.oid from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+  where n.nspname = any($1) and p.prokind = 'a' and ${OWN_OBJECT('p.oid')}`;
+
+/** CREATE AGGREGATE for the plain aggregate `p` (pg_proc) with its pg_aggregate row `a`. */
+const AGGREGATE_DDL = `format('CREATE AGGREGATE %s(%s) (SFUNC = %s, STYPE = %s%s)', p.oid::regproc,
+  pg_get_function_identity_arguments(p.oid), a.aggtransfn::regproc, format_type(a.aggtranstype, null), concat(
+    case when a.aggtransspace <> 0 then ', SSPACE = ' || a.aggtransspace end,
+    case when a.aggfinalfn <> 0 then ', FINALFUNC = ' || a.aggfinalfn::regproc::text end,
+    case when a.aggfinalextra then ', FINALFUNC_EXTRA' end,
+    case a.aggfinalmodify when 's' then ', FINALFUNC_MODIFY = SHAREABLE' when 'w' then ', FINALFUNC_MODIFY = READ_WRITE' end,
+    case when a.aggcombinefn <> 0 then ', COMBINEFUNC = ' || a.aggcombinefn::regproc::text end,
+    case when a.aggserialfn <> 0 then ', SERIALFUNC = ' || a.aggserialfn::regproc::text end,
+    case when a.aggdeserialfn <> 0 then ', DESERIALFUNC = ' || a.aggdeserialfn::regproc::text end,
+    case when a.agginitval is not null then ', INITCOND = ' || quote_literal(a.agginitval) end,
+    case when a.aggmtransfn <> 0 then format(', MSFUNC = %s, MINVFUNC = %s, MSTYPE = %s', a.aggmtransfn::regproc,
+      a.aggminvtransfn::regproc, format_type(a.aggmtranstype, null)) end,
+    case when a.aggmtransspace <> 0 then ', MSSPACE = ' || a.aggmtransspace end,
+    case when a.aggmfinalfn <> 0 then ', MFINALFUNC = ' || a.aggmfinalfn::regproc::text end,
+    case when a.aggmfinalextra then ', MFINALFUNC_EXTRA' end,
+    case when a.aggminitval is not null then ', MINITCOND = ' || quote_literal(a.aggminitval) end,
+    case when a.aggsortop <> 0 then ', SORTOP = ' || a.aggsortop::regoperator::text end,
+    case p.proparallel when 's' then ', PARALLEL = SAFE' when 'r' then ', PARALLEL = RESTRICTED' end))`;
+
+/** The routines that can be created before the tables. */
+export const earlyRoutineDdl = (db: Queryable, schemas: string[]) =>
   ddlOf(
     db,
     schemas,
-    `select pg_get_functiondef(p.oid) as ddl
-       from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-      where n.nspname = any($1) and p.prokind in ('f', 'p') and ${OWN_OBJECT('p.oid')}
-        and ${ROUTINE_STAGE} = '${stage}'
-      order by p.oid`,
+    `select pg_get_functiondef(p.oid) as ddl from pg_proc p
+      where p.oid in (${USER_ROUTINES}) and not ${LATE_ROUTINE} order by p.oid`,
   );
 
-/** Views and materialized views (empty), each after the views it reads. */
-export async function viewDdl(db: Queryable, schemas: string[]): Promise<string[]> {
+/**
+ * Views, materialized views (empty), the routines that wait for the tables and the (plain)
+ * aggregates, each after what it reads or names (relations, row types, routines), as pg_depend
+ * records it.
+ */
+export async function viewAndLateRoutineDdl(db: Queryable, schemas: string[]): Promise<string[]> {
   const rows = await db.unsafe<{ name: string; ddl: string; references: string[] }[]>(
-    `select c.oid::regclass::text as name,
-            format('CREATE %sVIEW %s%s AS %s%s',
-              case when c.relkind = 'm' then 'MATERIALIZED ' else '' end, c.oid::regclass,
-              case when c.reloptions is not null then ' WITH (' || array_to_string(c.reloptions, ', ') || ')' else '' end,
-              rtrim(pg_get_viewdef(c.oid), ';'),
-              case when c.relkind = 'm' then ' WITH NO DATA' else '' end) as ddl,
-            ${VIEW_REFERENCES} as references
-       from pg_class c where c.oid in (${USER_RELATIONS(`'v', 'm'`)})
-      order by c.oid`,
+    `select name, ddl, "references" from (
+       select c.oid, 'r' || c.oid as name,
+              format('CREATE %sVIEW %s%s AS %s%s',
+                case when c.relkind = 'm' then 'MATERIALIZED ' else '' end, c.oid::regclass,
+                case when c.reloptions is not null then ' WITH (' || array_to_string(c.reloptions, ', ') || ')' else '' end,
+                rtrim(pg_get_viewdef(c.oid), ';'),
+                case when c.relkind = 'm' then ' WITH NO DATA' else '' end) as ddl,
+              array(select ${DEPENDENCY_NAME} from pg_rewrite w
+                      join pg_depend d on d.classid = 'pg_rewrite'::regclass and d.objid = w.oid
+                     where w.ev_class = c.oid and d.refobjid <> c.oid) as references
+         from pg_class c where c.oid in (${USER_RELATIONS(`'v', 'm'`)})
+       union all
+       select p.oid, 'p' || p.oid, case when p.prokind = 'a' then ${AGGREGATE_DDL} else pg_get_functiondef(p.oid) end,
+              array(select ${DEPENDENCY_NAME} from pg_depend d where d.classid = 'pg_proc'::regclass and d.objid = p.oid)
+         from pg_proc p left join pg_aggregate a on a.aggfnoid = p.oid
+        where (p.oid in (${USER_ROUTINES}) and ${LATE_ROUTINE})
+           or (p.oid in (${USER_AGGREGATES}) and a.aggkind = 'n')
+     ) x order by oid`,
     [schemas],
   );
   return parentsFirst(rows).map((r) => r.ddl);
 }
+
+/** The pg_depend row `d`'s referenced object as viewAndLateRoutineDdl names it: a relation (or its row type) or a routine. */
+const DEPENDENCY_NAME = `case d.refclassid
+  when 'pg_class'::regclass then 'r' || d.refobjid
+  when 'pg_proc'::regclass then 'p' || d.refobjid
+  when 'pg_type'::regclass then (select 'r' || coalesce(nullif(e.typrelid, 0), t.typrelid) from pg_type t
+                                   left join pg_type e on e.oid = t.typelem and t.typcategory = 'A' where t.oid = d.refobjid)
+  end`;
 
 /** The relations the view `c` reads. */
 export const VIEW_REFERENCES = `array(select distinct d.refobjid::regclass::text from pg_rewrite w

@@ -24,7 +24,7 @@ export async function dropUserObjectsDdl(
             and ${OWN_OBJECT('c.oid')}
          union all
          select 2, format('DROP ROUTINE IF EXISTS %s CASCADE', p.oid::regprocedure)
-           from pg_proc p where p.pronamespace = 'public'::regnamespace and p.prokind in ('f', 'p')
+           from pg_proc p where p.pronamespace = 'public'::regnamespace and p.prokind in ('f', 'p', 'a')
             and ${OWN_OBJECT('p.oid')}
          union all
          select 3, format('DROP TYPE IF EXISTS %s CASCADE', t.oid::regtype)

@@ -1,6 +1,6 @@
 // The user schemas' objects that come after the rows are copied, read back as DDL from the
 // catalogs: sequence ownership, column defaults, constraints (keys and checks, then indexes and
-// their partition attachments, then foreign keys), triggers, rules, row-level security, policies,
+// their partition attachments, then foreign keys), extended statistics, triggers, rules, row-level security, policies,
 // comments, materialized view data and sequence positions. Grants are in catalog-acl-ddl.repo.ts.
 import type { Queryable } from '../../core/db.js';
 import {
@@ -88,6 +88,15 @@ export const indexAttachDdl = (db: Queryable, schemas: string[]) =>
       where i.indrelid in (${USER_TABLES}) order by h.inhparent, h.inhrelid`,
   );
 
+/** Extended statistics objects. */
+export const statisticsDdl = (db: Queryable, schemas: string[]) =>
+  ddlOf(
+    db,
+    schemas,
+    `select pg_get_statisticsobjdef(s.oid) as ddl from pg_statistic_ext s
+      where s.stxrelid in (${USER_RELATIONS(`'r', 'p', 'm'`)}) order by s.oid`,
+  );
+
 /** Triggers of tables and views (a partition's copies of its parent's come with the parent's). */
 export const triggerDdl = (db: Queryable, schemas: string[]) =>
   ddlOf(
@@ -165,9 +174,9 @@ export const commentDdl = (db: Queryable, schemas: string[]) =>
                                      when 'i' then 'INDEX' when 'I' then 'INDEX' when 'f' then 'FOREIGN TABLE' when 'c' then 'TYPE'
                                      else 'TABLE' end, c.oid::regclass) end
              from pg_class c where c.oid = pd.objoid and c.relnamespace in (select oid from pg_namespace where nspname = any($1)))
-         when 'pg_proc'::regclass then (select format('%s %s', case p.prokind when 'p' then 'PROCEDURE' else 'FUNCTION' end,
+         when 'pg_proc'::regclass then (select format('%s %s', case p.prokind when 'p' then 'PROCEDURE' when 'a' then 'AGGREGATE' else 'FUNCTION' end,
                                                p.oid::regprocedure)
-                                          from pg_proc p where p.oid = pd.objoid and p.prokind in ('f', 'p')
+                                          from pg_proc p where p.oid = pd.objoid and p.prokind in ('f', 'p', 'a')
                                            and p.pronamespace in (select oid from pg_namespace where nspname = any($1)))
          when 'pg_type'::regclass then (select format('%s %s', case t.typtype when 'd' then 'DOMAIN' else 'TYPE' end, t.oid::regtype)
                                           from pg_type t where t.oid = pd.objoid

@@ -6,7 +6,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { BlobStore } from '../../core/blob-store/blob-store.js';
 import type { ReservedSql } from 'postgres';
 import { archiveWriter, type ArchiveHeader } from './archive.js';
-import { grantDdl } from './catalog-acl-ddl.repo.js';
+import { defaultPrivilegeDdl, grantDdl } from './catalog-acl-ddl.repo.js';
 import * as ddl from './catalog-ddl.repo.js';
 import * as post from './catalog-post-ddl.repo.js';
 import { platformMigrationNames, storedFiles, userExtensions } from './platform.repo.js';
@@ -61,21 +61,20 @@ export async function dumpDatabase(sql: ReservedSql, scope: DumpScope, out: Writ
     }
 
     // Created in an order where each object finds what it names: types, the routines whose
-    // signatures name none of the tables, range types, domain checks, tables, then the rest.
+    // signatures name none of the tables, range types, domain checks, tables, then views and the
+    // other routines along their dependencies.
     await writer.record({ phase: 'user-schema' });
     for (const part of [
       ddl.schemaDdl,
       ddl.extensionDdl,
       ddl.typeDdl,
-      (db: ReservedSql, s: string[]) => ddl.functionDdl(db, s, 'early'),
+      ddl.earlyRoutineDdl,
       ddl.rangeTypeDdl,
       ddl.domainConstraintDdl,
       ddl.sequenceDdl,
       ddl.tableDdl,
       ddl.inheritanceDdl,
-      (db: ReservedSql, s: string[]) => ddl.functionDdl(db, s, 'tables'),
-      ddl.viewDdl,
-      (db: ReservedSql, s: string[]) => ddl.functionDdl(db, s, 'views'),
+      ddl.viewAndLateRoutineDdl,
     ])
       await sqlRecords(await part(tx, schemas));
 
@@ -90,11 +89,13 @@ export async function dumpDatabase(sql: ReservedSql, scope: DumpScope, out: Writ
       post.indexDdl,
       post.indexAttachDdl,
       post.foreignKeyDdl,
+      post.statisticsDdl,
       post.triggerDdl,
       post.ruleDdl,
       post.rowSecurityDdl,
       post.policyDdl,
       grantDdl,
+      defaultPrivilegeDdl,
       post.commentDdl,
       post.refreshMaterializedViewDdl,
       post.sequencePositions,

@@ -56,7 +56,9 @@ const QUERIES = [
      from pg_class c join pg_namespace n on n.oid = c.relnamespace
     where n.nspname = any($1) and c.relkind in ('v', 'm') and ${OWN("'pg_class'::regclass", 'c.oid')}`,
   `select format('fn %s kind=%s %s acl=%s', p.oid::regprocedure, p.prokind,
-          case when p.prokind in ('f', 'p') then pg_get_functiondef(p.oid) end, ${ACL("coalesce(p.proacl, acldefault('f', p.proowner))")})
+          case when p.prokind in ('f', 'p') then pg_get_functiondef(p.oid) else (select format('%s %s %s %s %s %s',
+            a.aggkind, a.aggtransfn::regproc, a.aggtranstype::regtype, a.agginitval, a.aggfinalfn::regproc, a.aggcombinefn::regproc)
+            from pg_aggregate a where a.aggfnoid = p.oid) end, ${ACL("coalesce(p.proacl, acldefault('f', p.proowner))")})
      from pg_proc p join pg_namespace n on n.oid = p.pronamespace
     where n.nspname = any($1) and ${OWN("'pg_proc'::regclass", 'p.oid')}`,
   `select format('type %s typtype=%s base=%s notnull=%s default=%s labels=%s range=%s acl=%s', t.oid::regtype, t.typtype,
@@ -73,6 +75,10 @@ const QUERIES = [
             where d.classid = 'pg_class'::regclass and d.objid = format('%I.%I', s.schemaname, s.sequencename)::regclass
               and d.refclassid = 'pg_class'::regclass and d.deptype in ('a', 'i')))
      from pg_sequences s where s.schemaname = any($1)`,
+  `select format('stats %I.%I %s', n.nspname, s.stxname, pg_get_statisticsobjdef(s.oid))
+     from pg_statistic_ext s join pg_namespace n on n.oid = s.stxnamespace where n.nspname = any($1)`,
+  `select format('default acl %s %s %s', pg_get_userbyid(a.defaclrole), a.defaclobjtype, ${ACL('a.defaclacl')})
+     from pg_default_acl a join pg_namespace n on n.oid = a.defaclnamespace where n.nspname = any($1)`,
   `select format('ext %s schema=%s', e.extname, e.extnamespace::regnamespace)
      from pg_extension e join pg_namespace n on n.oid = e.extnamespace where n.nspname = any($1)`,
   `select format('schema %I acl=%s', n.nspname, ${ACL('n.nspacl')}) from pg_namespace n where n.nspname = any($1) and n.nspname <> 'public'`,

@@ -262,6 +262,56 @@ const cases: Case[] = [
       create table inventory.items (other int);`,
   },
   {
+    what: 'table inheritance, extended statistics, storage options and unlogged tables',
+    prefix: 'inh_',
+    setup: `
+      create table public.inh_base (id int primary key, label text check (label <> ''));
+      create table public.inh_child (extra int) inherits (public.inh_base);
+      create unlogged table public.inh_scratch (id int, body text) with (fillfactor = 70, autovacuum_enabled = false);
+      create statistics public.inh_stats (ndistinct, dependencies) on id, label from public.inh_base;
+      insert into public.inh_base values (1, 'base');
+      insert into public.inh_child values (2, 'child', 7);
+      insert into public.inh_scratch values (1, 'x');`,
+    change: `
+      alter table public.inh_child no inherit public.inh_base;
+      drop statistics public.inh_stats;
+      alter table public.inh_scratch set logged, reset (fillfactor);`,
+  },
+  {
+    what: 'routines with SQL-standard bodies, procedures and aggregates',
+    prefix: 'fn_',
+    setup: `
+      create table public.fn_amounts (n int);
+      insert into public.fn_amounts values (1), (2), (3);
+      create function public.fn_total() returns bigint language sql stable
+        begin atomic select sum(n) from public.fn_amounts; end;
+      create view public.fn_big as select n from public.fn_amounts where n > 1;
+      create function public.fn_big_count() returns bigint language sql stable return (select count(*) from public.fn_big);
+      create procedure public.fn_add(k int) language sql begin atomic insert into public.fn_amounts values (k); end;
+      create function public.fn_concat_step(acc text, x text) returns text language sql immutable
+        as $$ select case when acc = '' then x else acc || ',' || x end $$;
+      create aggregate public.fn_join(text) (sfunc = public.fn_concat_step, stype = text, initcond = '');`,
+    change: `
+      drop aggregate public.fn_join(text);
+      drop function public.fn_big_count();
+      create aggregate public.fn_later(int) (sfunc = int4pl, stype = int);
+      call public.fn_add(4);`,
+  },
+  {
+    what: 'quoted identifiers and default privileges of a schema',
+    prefix: 'Odd',
+    setup: `
+      create schema "Odd Schema";
+      create table "Odd Schema"."Odd ""Table""" ("Odd Col" text primary key, "select" int default 1);
+      insert into "Odd Schema"."Odd ""Table""" values ('a b', 2);
+      create index "Odd Index" on "Odd Schema"."Odd ""Table""" ("select");
+      alter default privileges in schema "Odd Schema" grant select on tables to anon;
+      alter default privileges in schema "Odd Schema" revoke execute on functions from public;`,
+    change: `
+      alter default privileges in schema "Odd Schema" revoke select on tables from anon;
+      drop table "Odd Schema"."Odd ""Table""";`,
+  },
+  {
     what: 'comments on every kind of object',
     prefix: 'comment ',
     setup: `
@@ -286,7 +336,7 @@ const cases: Case[] = [
   },
 ];
 
-const SCHEMAS = ['public', 'inventory'];
+const SCHEMAS = ['public', 'inventory', 'Odd Schema'];
 let t: TestApp;
 let before: { catalog: string[]; data: Record<string, string[]> };
 let after: { catalog: string[]; data: Record<string, string[]> };
@@ -306,7 +356,7 @@ async function backup(): Promise<string> {
     },
     { timeout: 30_000, interval: 50 },
   );
-  expect(row).toMatchObject({ status: 'completed' });
+  expect(row).toMatchObject({ status: 'completed', errorMessage: null });
   return created.json.id;
 }
 
