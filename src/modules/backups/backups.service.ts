@@ -15,9 +15,11 @@ import type { Backup, BackupConfigUpdate } from './backups.schemas.js';
 import { dumpDatabase, type DumpScope } from './dump.service.js';
 import { restoreDatabase } from './restore.service.js';
 
-/** Platform tables a backup leaves out: its own list, the migrator's history, the schema-cache version. */
-/** Tables (or whole schemas, as `schema.*`) whose rows a backup leaves out. */
-const EXCLUDED_TABLES = [
+/**
+ * Tables (or whole schemas, as `schema.*`) whose rows a backup leaves out: the logs, its own list
+ * and settings, the migrator's history, the schema-cache version.
+ */
+export const EXCLUDED_TABLES = [
   // Logs are operational, high-volume and in daily partitions that come and go with retention.
   'logs.*',
   'system.database_backups',

@@ -3,7 +3,11 @@
 // and created), and restored; the catalog of the user schemas (described by name from pg_catalog)
 // and every table's rows must then be what they were at backup time. Each case names its objects
 // with its own prefix, so a failure names the kind of object the backup misses.
+import { Readable } from 'node:stream';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EXCLUDED_TABLES, platformSchemas } from '../../../src/modules/backups/backups.service.js';
+import { restoreDatabase } from '../../../src/modules/backups/restore.service.js';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
 import { describeCatalog, describeData } from './catalog-description.js';
 
@@ -338,6 +342,7 @@ const cases: Case[] = [
 
 const SCHEMAS = ['public', 'inventory', 'Odd Schema'];
 let t: TestApp;
+let backupId: string;
 let before: { catalog: string[]; data: Record<string, string[]> };
 let after: { catalog: string[]; data: Record<string, string[]> };
 
@@ -371,6 +376,7 @@ beforeAll(async () => {
   for (const c of cases) await t.deps.sql.begin((tx) => tx.unsafe(c.setup).simple());
   before = await snapshot();
   const id = await backup();
+  backupId = id;
   for (const c of cases) await t.deps.sql.begin((tx) => tx.unsafe(c.change).simple());
   const changed = await snapshot();
   expect(changed).not.toEqual(before);
@@ -393,5 +399,19 @@ describe('a restore rebuilds the user schemas exactly', () => {
   it('the whole catalog of the user schemas and all their rows', () => {
     expect(after.catalog).toEqual(before.catalog);
     expect(after.data).toEqual(before.data);
+  });
+
+  it('also on a fresh database that never held any of it (its extensions not installed)', async () => {
+    const download = await asAdmin('GET', `/api/database/backups/${backupId}/download`);
+    expect(download.statusCode).toBe(200);
+    const fresh = await startTestApp();
+    try {
+      const scope = { platformSchemas: platformSchemas(fresh.deps.migrations), excludedTables: EXCLUDED_TABLES };
+      await restoreDatabase(fresh.deps.sql, scope, Readable.from([gunzipSync(download.rawPayload)]));
+      expect(await describeCatalog(fresh.deps.sql, SCHEMAS)).toEqual(before.catalog);
+      expect(await describeData(fresh.deps.sql, SCHEMAS)).toEqual(before.data);
+    } finally {
+      await fresh.close();
+    }
   });
 });
