@@ -3,7 +3,7 @@
 // that clear what a restore's freshly created objects got by default. Owners' own privileges are
 // implied and left out. Also the default privileges of the user schemas.
 import type { Queryable } from '../../core/db.js';
-import { NOT_EXTENSION_MEMBER, OWN_OBJECT } from './catalog-ddl.repo.js';
+import { HELD_ROUTINE, NOT_EXTENSION_MEMBER, OWN_OBJECT } from './catalog-ddl.repo.js';
 
 interface Privilege {
   privileges: string;
@@ -20,21 +20,21 @@ async function privileges(db: Queryable, schemas: string[]): Promise<Privilege[]
        select case c.relkind when 'S' then 'SEQUENCE' else 'TABLE' end || ' ' || c.oid::regclass::text as target,
               null::text as columns, g.grantee, g.privilege_type, g.is_grantable
          from pg_class c join pg_namespace n on n.oid = c.relnamespace, aclexplode(c.relacl) g
-        where c.relkind in ('r', 'p', 'v', 'm', 'S', 'f') and n.nspname = any($1) and g.grantee <> c.relowner
+        where c.relkind in ('r', 'p', 'v', 'm', 'S') and n.nspname = any($1) and g.grantee <> c.relowner
           and ${NOT_EXTENSION_MEMBER('c.oid')}
        union all
        select 'TABLE ' || c.oid::regclass::text, quote_ident(a.attname), g.grantee, g.privilege_type, g.is_grantable
          from pg_class c join pg_namespace n on n.oid = c.relnamespace
          join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped and a.attacl is not null,
               aclexplode(a.attacl) g
-        where c.relkind in ('r', 'p', 'v', 'm', 'f') and n.nspname = any($1) and g.grantee <> c.relowner
+        where c.relkind in ('r', 'p', 'v', 'm') and n.nspname = any($1) and g.grantee <> c.relowner
           and ${NOT_EXTENSION_MEMBER('c.oid')}
        union all
        select case p.prokind when 'p' then 'PROCEDURE ' when 'a' then 'ROUTINE ' else 'FUNCTION ' end || p.oid::regprocedure::text, null,
               g.grantee, g.privilege_type, g.is_grantable
          from pg_proc p join pg_namespace n on n.oid = p.pronamespace,
               aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) g
-        where n.nspname = any($1) and p.prokind in ('f', 'p', 'a') and g.grantee <> p.proowner
+        where n.nspname = any($1) and ${HELD_ROUTINE('p')} and g.grantee <> p.proowner
           and ${OWN_OBJECT('p.oid')}
        union all
        select 'TYPE ' || t.oid::regtype::text, null, g.grantee, g.privilege_type, g.is_grantable

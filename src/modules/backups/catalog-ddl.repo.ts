@@ -17,6 +17,10 @@ export const NOT_EXTENSION_MEMBER = (oid: string) =>
 export const OWN_OBJECT = (oid: string) =>
   `not exists (select 1 from pg_depend d where d.objid = ${oid} and d.objsubid = 0 and d.deptype in ('e', 'i'))`;
 
+/** The routine `p` is one a backup holds: a function, a procedure or a plain aggregate. */
+export const HELD_ROUTINE = (p: string) => `(${p}.prokind in ('f', 'p') or (${p}.prokind = 'a'
+  and exists (select 1 from pg_aggregate a where a.aggfnoid = ${p}.oid and a.aggkind = 'n')))`;
+
 /** Relations of the user schemas of the given kinds (pg_class.relkind), not extension members. */
 export const USER_RELATIONS = (
   kinds: string,

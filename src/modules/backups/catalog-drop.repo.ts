@@ -3,7 +3,7 @@
 // so that only what the backup holds exists afterwards. Extensions the backup also holds are kept
 // (creating one again may need rights the server's role lacks).
 import type { Queryable } from '../../core/db.js';
-import { NOT_EXTENSION_MEMBER, OWN_OBJECT, texts, type Rows } from './catalog-ddl.repo.js';
+import { HELD_ROUTINE, NOT_EXTENSION_MEMBER, OWN_OBJECT, texts, type Rows } from './catalog-ddl.repo.js';
 
 export async function dropUserObjectsDdl(
   db: Queryable,
@@ -18,13 +18,13 @@ export async function dropUserObjectsDdl(
          union all
          select 1, format('DROP %s IF EXISTS %s CASCADE',
                   case c.relkind when 'v' then 'VIEW' when 'm' then 'MATERIALIZED VIEW' when 'S' then 'SEQUENCE'
-                                 when 'f' then 'FOREIGN TABLE' else 'TABLE' end,
+                                 else 'TABLE' end,
                   c.oid::regclass)
-           from pg_class c where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p', 'v', 'm', 'S', 'f')
+           from pg_class c where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p', 'v', 'm', 'S')
             and ${OWN_OBJECT('c.oid')}
          union all
          select 2, format('DROP ROUTINE IF EXISTS %s CASCADE', p.oid::regprocedure)
-           from pg_proc p where p.pronamespace = 'public'::regnamespace and p.prokind in ('f', 'p', 'a')
+           from pg_proc p where p.pronamespace = 'public'::regnamespace and ${HELD_ROUTINE('p')}
             and ${OWN_OBJECT('p.oid')}
          union all
          select 3, format('DROP TYPE IF EXISTS %s CASCADE', t.oid::regtype)

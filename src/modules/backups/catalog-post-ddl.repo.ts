@@ -4,6 +4,7 @@
 // comments, materialized view data and sequence positions. Grants are in catalog-acl-ddl.repo.ts.
 import type { Queryable } from '../../core/db.js';
 import {
+  HELD_ROUTINE,
   NOT_EXTENSION_MEMBER,
   USER_RELATIONS,
   USER_TABLES,
@@ -108,7 +109,7 @@ export const triggerDdl = (db: Queryable, schemas: string[]) =>
               when 'A' then format('; ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', t.tgrelid::regclass, t.tgname)
               else '' end as ddl
        from pg_trigger t
-      where not t.tgisinternal and t.tgparentid = 0 and t.tgrelid in (${USER_RELATIONS(`'r', 'p', 'v', 'm', 'f'`)})
+      where not t.tgisinternal and t.tgparentid = 0 and t.tgrelid in (${USER_RELATIONS(`'r', 'p', 'v', 'm'`)})
       order by t.oid`,
   );
 
@@ -171,12 +172,12 @@ export const commentDdl = (db: Queryable, schemas: string[]) =>
              then (select format('COLUMN %s.%I', c.oid::regclass, a.attname) from pg_attribute a
                     where a.attrelid = c.oid and a.attnum = pd.objsubid)
              else format('%s %s', case c.relkind when 'v' then 'VIEW' when 'm' then 'MATERIALIZED VIEW' when 'S' then 'SEQUENCE'
-                                     when 'i' then 'INDEX' when 'I' then 'INDEX' when 'f' then 'FOREIGN TABLE' when 'c' then 'TYPE'
+                                     when 'i' then 'INDEX' when 'I' then 'INDEX' when 'c' then 'TYPE'
                                      else 'TABLE' end, c.oid::regclass) end
-             from pg_class c where c.oid = pd.objoid and c.relnamespace in (select oid from pg_namespace where nspname = any($1)))
+             from pg_class c where c.oid = pd.objoid and c.relkind <> 'f' and c.relnamespace in (select oid from pg_namespace where nspname = any($1)))
          when 'pg_proc'::regclass then (select format('%s %s', case p.prokind when 'p' then 'PROCEDURE' when 'a' then 'AGGREGATE' else 'FUNCTION' end,
                                                p.oid::regprocedure)
-                                          from pg_proc p where p.oid = pd.objoid and p.prokind in ('f', 'p', 'a')
+                                          from pg_proc p where p.oid = pd.objoid and ${HELD_ROUTINE('p')}
                                            and p.pronamespace in (select oid from pg_namespace where nspname = any($1)))
          when 'pg_type'::regclass then (select format('%s %s', case t.typtype when 'd' then 'DOMAIN' else 'TYPE' end, t.oid::regtype)
                                           from pg_type t where t.oid = pd.objoid
@@ -187,7 +188,7 @@ export const commentDdl = (db: Queryable, schemas: string[]) =>
              from pg_constraint k where k.oid = pd.objoid and k.connamespace in (select oid from pg_namespace where nspname = any($1)))
          when 'pg_trigger'::regclass then (select format('TRIGGER %I ON %s', t.tgname, t.tgrelid::regclass)
                                              from pg_trigger t where t.oid = pd.objoid and t.tgparentid = 0
-                                              and t.tgrelid in (${USER_RELATIONS(`'r', 'p', 'v', 'm', 'f'`)}))
+                                              and t.tgrelid in (${USER_RELATIONS(`'r', 'p', 'v', 'm'`)}))
          when 'pg_policy'::regclass then (select format('POLICY %I ON %s', p.polname, p.polrelid::regclass)
                                             from pg_policy p where p.oid = pd.objoid and p.polrelid in (${USER_TABLES}))
          when 'pg_rewrite'::regclass then (select format('RULE %I ON %s', r.rulename, r.ev_class::regclass)
