@@ -21,26 +21,26 @@ async function privileges(db: Queryable, schemas: string[]): Promise<Privilege[]
               null::text as columns, g.grantee, g.privilege_type, g.is_grantable
          from pg_class c join pg_namespace n on n.oid = c.relnamespace, aclexplode(c.relacl) g
         where c.relkind in ('r', 'p', 'v', 'm', 'S') and n.nspname = any($1) and g.grantee <> c.relowner
-          and ${NOT_EXTENSION_MEMBER('c.oid')}
+          and ${NOT_EXTENSION_MEMBER('pg_class', 'c.oid')}
        union all
        select 'TABLE ' || c.oid::regclass::text, quote_ident(a.attname), g.grantee, g.privilege_type, g.is_grantable
          from pg_class c join pg_namespace n on n.oid = c.relnamespace
          join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped and a.attacl is not null,
               aclexplode(a.attacl) g
         where c.relkind in ('r', 'p', 'v', 'm') and n.nspname = any($1) and g.grantee <> c.relowner
-          and ${NOT_EXTENSION_MEMBER('c.oid')}
+          and ${NOT_EXTENSION_MEMBER('pg_class', 'c.oid')}
        union all
        select case p.prokind when 'p' then 'PROCEDURE ' when 'a' then 'ROUTINE ' else 'FUNCTION ' end || p.oid::regprocedure::text, null,
               g.grantee, g.privilege_type, g.is_grantable
          from pg_proc p join pg_namespace n on n.oid = p.pronamespace,
               aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) g
         where n.nspname = any($1) and ${HELD_ROUTINE('p')} and g.grantee <> p.proowner
-          and ${OWN_OBJECT('p.oid')}
+          and ${OWN_OBJECT('pg_proc', 'p.oid')}
        union all
        select 'TYPE ' || t.oid::regtype::text, null, g.grantee, g.privilege_type, g.is_grantable
          from pg_type t join pg_namespace n on n.oid = t.typnamespace,
               aclexplode(coalesce(t.typacl, acldefault('T', t.typowner))) g
-        where n.nspname = any($1) and g.grantee <> t.typowner and ${NOT_EXTENSION_MEMBER('t.oid')}
+        where n.nspname = any($1) and g.grantee <> t.typowner and ${NOT_EXTENSION_MEMBER('pg_type', 't.oid')}
           and (t.typtype in ('e', 'd', 'r') or (t.typtype = 'c' and (select c.relkind from pg_class c where c.oid = t.typrelid) = 'c'))
        union all
        select 'SCHEMA ' || quote_ident(n.nspname), null, g.grantee, g.privilege_type, g.is_grantable

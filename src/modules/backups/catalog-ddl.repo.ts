@@ -9,13 +9,20 @@ import { parentsFirst } from './table-data.repo.js';
 export type Rows = { ddl: string }[];
 export const texts = (rows: Rows) => rows.map((r) => r.ddl);
 
-/** Not part of an extension. */
-export const NOT_EXTENSION_MEMBER = (oid: string) =>
-  `not exists (select 1 from pg_depend d where d.objid = ${oid} and d.deptype = 'e')`;
+/**
+ * The object `oid` of the catalog `catalog` (a name, or an expression giving its oid) is not part
+ * of an extension. Naming the catalog lets pg_depend's index find the rows.
+ */
+export const NOT_EXTENSION_MEMBER = (catalog: string, oid: string) =>
+  `not exists (select 1 from pg_depend d where d.classid = ${catalogOid(catalog)} and d.objid = ${oid}
+     and d.objsubid = 0 and d.deptype = 'e')`;
+
+const catalogOid = (catalog: string) => (catalog.startsWith('pg_') ? `'${catalog}'::regclass` : catalog);
 
 /** Neither part of an extension nor made with another object (an identity sequence, a range type's constructors). */
-export const OWN_OBJECT = (oid: string) =>
-  `not exists (select 1 from pg_depend d where d.objid = ${oid} and d.objsubid = 0 and d.deptype in ('e', 'i'))`;
+export const OWN_OBJECT = (catalog: string, oid: string) =>
+  `not exists (select 1 from pg_depend d where d.classid = ${catalogOid(catalog)} and d.objid = ${oid}
+     and d.objsubid = 0 and d.deptype in ('e', 'i'))`;
 
 /** The routine `p` is one a backup holds: a function, a procedure or a plain aggregate. */
 export const HELD_ROUTINE = (p: string) => `(${p}.prokind in ('f', 'p') or (${p}.prokind = 'a'
@@ -25,7 +32,7 @@ export const HELD_ROUTINE = (p: string) => `(${p}.prokind in ('f', 'p') or (${p}
 export const USER_RELATIONS = (
   kinds: string,
 ) => `select c.oid from pg_class c join pg_namespace n on n.oid = c.relnamespace
-  where c.relkind in (${kinds}) and n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('c.oid')}`;
+  where c.relkind in (${kinds}) and n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('pg_class', 'c.oid')}`;
 export const USER_TABLES = USER_RELATIONS(`'r', 'p'`);
 
 /** A column's COLLATE clause when it differs from its type's (`a` is pg_attribute, `at` its pg_type). */
@@ -76,7 +83,7 @@ export const typeDdl = (db: Queryable, schemas: string[]) =>
                      then ' COLLATE ' || t.typcollation::regcollation::text else '' end)
             end as ddl
        from pg_type t join pg_namespace n on n.oid = t.typnamespace
-      where n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('t.oid')}
+      where n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('pg_type', 't.oid')}
         and (t.typtype in ('e', 'd') or (t.typtype = 'c' and (select c.relkind from pg_class c where c.oid = t.typrelid) = 'c'))
       order by t.oid`,
   );
@@ -93,7 +100,7 @@ export const rangeTypeDdl = (db: Queryable, schemas: string[]) =>
               case when r.rngsubdiff <> 0 then ', SUBTYPE_DIFF = ' || r.rngsubdiff::regproc::text else '' end) as ddl
        from pg_range r join pg_type t on t.oid = r.rngtypid join pg_namespace n on n.oid = t.typnamespace
        left join pg_opclass opc on opc.oid = r.rngsubopc left join pg_namespace opn on opn.oid = opc.opcnamespace
-      where n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('t.oid')}
+      where n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('pg_type', 't.oid')}
       order by t.oid`,
   );
 
@@ -105,15 +112,15 @@ export const domainConstraintDdl = (db: Queryable, schemas: string[]) =>
     `select ddl from (
        select t.oid, 0 as ord, format('ALTER DOMAIN %s SET DEFAULT %s', t.oid::regtype, pg_get_expr(t.typdefaultbin, 0)) as ddl
          from pg_type t join pg_namespace n on n.oid = t.typnamespace
-        where t.typtype = 'd' and t.typdefault is not null and n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('t.oid')}
+        where t.typtype = 'd' and t.typdefault is not null and n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('pg_type', 't.oid')}
        union all
        select t.oid, 1, format('ALTER DOMAIN %s SET NOT NULL', t.oid::regtype)
          from pg_type t join pg_namespace n on n.oid = t.typnamespace
-        where t.typtype = 'd' and t.typnotnull and n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('t.oid')}
+        where t.typtype = 'd' and t.typnotnull and n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('pg_type', 't.oid')}
        union all
        select t.oid, 2, format('ALTER DOMAIN %s ADD CONSTRAINT %I %s', t.oid::regtype, k.conname, pg_get_constraintdef(k.oid))
          from pg_constraint k join pg_type t on t.oid = k.contypid join pg_namespace n on n.oid = t.typnamespace
-        where n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('t.oid')}
+        where n.nspname = any($1) and ${NOT_EXTENSION_MEMBER('pg_type', 't.oid')}
      ) x order by oid, ord, ddl`,
   );
 
@@ -176,19 +183,18 @@ export const inheritanceDdl = (db: Queryable, schemas: string[]) =>
  * schemas. The others are created before the tables, which may call them in generated columns.
  */
 const LATE_ROUTINE = `(p.prosqlbody is not null
-  or exists (select 1 from pg_depend d join pg_type t on t.oid = d.refobjid
-               left join pg_type e on e.oid = t.typelem and t.typcategory = 'A'
-               join pg_namespace tn on tn.oid = coalesce(e.typnamespace, t.typnamespace)
-              where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.refclassid = 'pg_type'::regclass
-                and tn.nspname = any($1)
-                and (coalesce(e.typtype, t.typtype) in ('r', 'm')
-                     or (select r.relkind from pg_class r where r.oid = coalesce(e.typrelid, t.typrelid)) <> 'c')))`;
+  or p.oid in (select d.objid from pg_depend d join pg_type t on t.oid = d.refobjid
+                 left join pg_type e on e.oid = t.typelem and t.typcategory = 'A'
+                 join pg_namespace tn on tn.oid = coalesce(e.typnamespace, t.typnamespace)
+                 left join pg_class r on r.oid = coalesce(e.typrelid, t.typrelid)
+                where d.classid = 'pg_proc'::regclass and d.refclassid = 'pg_type'::regclass and tn.nspname = any($1)
+                  and (coalesce(e.typtype, t.typtype) in ('r', 'm') or r.relkind <> 'c')))`;
 
 const USER_ROUTINES = `select p.oid from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-  where n.nspname = any($1) and p.prokind in ('f', 'p') and ${OWN_OBJECT('p.oid')}`;
+  where n.nspname = any($1) and p.prokind in ('f', 'p') and ${OWN_OBJECT('pg_proc', 'p.oid')}`;
 
 const USER_AGGREGATES = `select p.oid from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-  where n.nspname = any($1) and p.prokind = 'a' and ${OWN_OBJECT('p.oid')}`;
+  where n.nspname = any($1) and p.prokind = 'a' and ${OWN_OBJECT('pg_proc', 'p.oid')}`;
 
 /** CREATE AGGREGATE for the plain aggregate `p` (pg_proc) with its pg_aggregate row `a`. */
 const AGGREGATE_DDL = `format('CREATE AGGREGATE %s(%s) (SFUNC = %s, STYPE = %s%s)', p.oid::regproc,

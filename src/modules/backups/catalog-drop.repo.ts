@@ -21,14 +21,14 @@ export async function dropUserObjectsDdl(
                                  else 'TABLE' end,
                   c.oid::regclass)
            from pg_class c where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p', 'v', 'm', 'S')
-            and ${OWN_OBJECT('c.oid')}
+            and ${OWN_OBJECT('pg_class', 'c.oid')}
          union all
          select 2, format('DROP ROUTINE IF EXISTS %s CASCADE', p.oid::regprocedure)
            from pg_proc p where p.pronamespace = 'public'::regnamespace and ${HELD_ROUTINE('p')}
-            and ${OWN_OBJECT('p.oid')}
+            and ${OWN_OBJECT('pg_proc', 'p.oid')}
          union all
          select 3, format('DROP TYPE IF EXISTS %s CASCADE', t.oid::regtype)
-           from pg_type t where t.typnamespace = 'public'::regnamespace and ${NOT_EXTENSION_MEMBER('t.oid')}
+           from pg_type t where t.typnamespace = 'public'::regnamespace and ${NOT_EXTENSION_MEMBER('pg_type', 't.oid')}
             and (t.typtype in ('e', 'd', 'r') or (t.typtype = 'c' and (select c.relkind from pg_class c where c.oid = t.typrelid) = 'c'))
          union all
          select 4, format('DROP EXTENSION IF EXISTS %I CASCADE', e.extname)

@@ -163,40 +163,51 @@ export const commentDdl = (db: Queryable, schemas: string[]) =>
   ddlOf(
     db,
     schemas,
-    `select format('COMMENT ON %s IS %L', target, pd.description) as ddl
-       from pg_description pd
-       cross join lateral (select case pd.classoid
-         when 'pg_namespace'::regclass then (select format('SCHEMA %I', n.nspname) from pg_namespace n
-                                              where n.oid = pd.objoid and n.nspname = any($1) and n.nspname <> 'public')
-         when 'pg_class'::regclass then (select case when pd.objsubid > 0
-             then (select format('COLUMN %s.%I', c.oid::regclass, a.attname) from pg_attribute a
-                    where a.attrelid = c.oid and a.attnum = pd.objsubid)
-             else format('%s %s', case c.relkind when 'v' then 'VIEW' when 'm' then 'MATERIALIZED VIEW' when 'S' then 'SEQUENCE'
-                                     when 'i' then 'INDEX' when 'I' then 'INDEX' when 'c' then 'TYPE'
-                                     else 'TABLE' end, c.oid::regclass) end
-             from pg_class c where c.oid = pd.objoid and c.relkind <> 'f' and c.relnamespace in (select oid from pg_namespace where nspname = any($1)))
-         when 'pg_proc'::regclass then (select format('%s %s', case p.prokind when 'p' then 'PROCEDURE' when 'a' then 'AGGREGATE' else 'FUNCTION' end,
-                                               p.oid::regprocedure)
-                                          from pg_proc p where p.oid = pd.objoid and ${HELD_ROUTINE('p')}
-                                           and p.pronamespace in (select oid from pg_namespace where nspname = any($1)))
-         when 'pg_type'::regclass then (select format('%s %s', case t.typtype when 'd' then 'DOMAIN' else 'TYPE' end, t.oid::regtype)
-                                          from pg_type t where t.oid = pd.objoid
-                                           and t.typnamespace in (select oid from pg_namespace where nspname = any($1)))
-         when 'pg_constraint'::regclass then (select case when k.conrelid <> 0
-             then format('CONSTRAINT %I ON %s', k.conname, k.conrelid::regclass)
-             else format('CONSTRAINT %I ON DOMAIN %s', k.conname, k.contypid::regtype) end
-             from pg_constraint k where k.oid = pd.objoid and k.connamespace in (select oid from pg_namespace where nspname = any($1)))
-         when 'pg_trigger'::regclass then (select format('TRIGGER %I ON %s', t.tgname, t.tgrelid::regclass)
-                                             from pg_trigger t where t.oid = pd.objoid and t.tgparentid = 0
-                                              and t.tgrelid in (${USER_RELATIONS(`'r', 'p', 'v', 'm'`)}))
-         when 'pg_policy'::regclass then (select format('POLICY %I ON %s', p.polname, p.polrelid::regclass)
-                                            from pg_policy p where p.oid = pd.objoid and p.polrelid in (${USER_TABLES}))
-         when 'pg_rewrite'::regclass then (select format('RULE %I ON %s', r.rulename, r.ev_class::regclass)
-                                             from pg_rewrite r where r.oid = pd.objoid and r.rulename <> '_RETURN'
-                                              and r.ev_class in (${USER_RELATIONS(`'r', 'p', 'v', 'm'`)}))
-         end as target) x
-      where target is not null and ${NOT_EXTENSION_MEMBER('pd.objoid')}
-      order by pd.classoid, pd.objoid, pd.objsubid`,
+    `with described as (
+       select format('SCHEMA %I', n.nspname) as target, pd.*
+         from pg_description pd join pg_namespace n on pd.classoid = 'pg_namespace'::regclass and n.oid = pd.objoid
+        where n.nspname = any($1) and n.nspname <> 'public'
+       union all
+       select case when pd.objsubid > 0 then format('COLUMN %s.%I', c.oid::regclass, a.attname)
+                   else format('%s %s', case c.relkind when 'v' then 'VIEW' when 'm' then 'MATERIALIZED VIEW'
+                     when 'S' then 'SEQUENCE' when 'i' then 'INDEX' when 'I' then 'INDEX' when 'c' then 'TYPE'
+                     else 'TABLE' end, c.oid::regclass) end, pd.*
+         from pg_description pd join pg_class c on pd.classoid = 'pg_class'::regclass and c.oid = pd.objoid
+         join pg_namespace n on n.oid = c.relnamespace
+         left join pg_attribute a on a.attrelid = c.oid and a.attnum = pd.objsubid and pd.objsubid > 0
+        where n.nspname = any($1) and c.relkind <> 'f'
+       union all
+       select format('%s %s', case p.prokind when 'p' then 'PROCEDURE' when 'a' then 'AGGREGATE' else 'FUNCTION' end,
+                p.oid::regprocedure), pd.*
+         from pg_description pd join pg_proc p on pd.classoid = 'pg_proc'::regclass and p.oid = pd.objoid
+         join pg_namespace n on n.oid = p.pronamespace
+        where n.nspname = any($1) and ${HELD_ROUTINE('p')}
+       union all
+       select format('%s %s', case t.typtype when 'd' then 'DOMAIN' else 'TYPE' end, t.oid::regtype), pd.*
+         from pg_description pd join pg_type t on pd.classoid = 'pg_type'::regclass and t.oid = pd.objoid
+         join pg_namespace n on n.oid = t.typnamespace
+        where n.nspname = any($1)
+       union all
+       select case when k.conrelid <> 0 then format('CONSTRAINT %I ON %s', k.conname, k.conrelid::regclass)
+                   else format('CONSTRAINT %I ON DOMAIN %s', k.conname, k.contypid::regtype) end, pd.*
+         from pg_description pd join pg_constraint k on pd.classoid = 'pg_constraint'::regclass and k.oid = pd.objoid
+         join pg_namespace n on n.oid = k.connamespace
+        where n.nspname = any($1)
+       union all
+       select format('TRIGGER %I ON %s', t.tgname, t.tgrelid::regclass), pd.*
+         from pg_description pd join pg_trigger t on pd.classoid = 'pg_trigger'::regclass and t.oid = pd.objoid
+        where t.tgparentid = 0 and t.tgrelid in (${USER_RELATIONS(`'r', 'p', 'v', 'm'`)})
+       union all
+       select format('POLICY %I ON %s', p.polname, p.polrelid::regclass), pd.*
+         from pg_description pd join pg_policy p on pd.classoid = 'pg_policy'::regclass and p.oid = pd.objoid
+        where p.polrelid in (${USER_TABLES})
+       union all
+       select format('RULE %I ON %s', r.rulename, r.ev_class::regclass), pd.*
+         from pg_description pd join pg_rewrite r on pd.classoid = 'pg_rewrite'::regclass and r.oid = pd.objoid
+        where r.rulename <> '_RETURN' and r.ev_class in (${USER_RELATIONS(`'r', 'p', 'v', 'm'`)}))
+     select format('COMMENT ON %s IS %L', target, description) as ddl from described pd
+      where ${NOT_EXTENSION_MEMBER('pd.classoid', 'pd.objoid')}
+      order by classoid, objoid, objsubid`,
   );
 
 /** Materialized views that held data, refreshed each after the ones it reads. */
