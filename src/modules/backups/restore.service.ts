@@ -20,6 +20,7 @@ import {
   truncateTables,
   userExtensions,
 } from './platform.repo.js';
+import { rekeyTableReferences } from '../realtime/index.js';
 import { tryOperationLock } from './backups.repo.js';
 import { copyTables, userSchemas } from './table-data.repo.js';
 
@@ -85,6 +86,8 @@ export async function restoreDatabase(sql: Sql, scope: DumpScope, archive: Reada
         throw new ArchiveFormatError('the archive holds an unknown record.');
       }
       await setUserTriggers(tx, systemTables, true);
+      // Platform rows that name user tables by oid: the tables were created anew, with new oids.
+      await rekeyTableReferences(tx);
       await tx`select system.bump_schema_version()`;
       await announceRestoredFunctions(tx, slugsBefore);
     });

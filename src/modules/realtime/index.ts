@@ -1,5 +1,7 @@
-// The realtime module's face: its plugin (socket server and admin routes), the admin service and
-// the webhook delivery loop (tests tick it).
+// The realtime module's face: its plugin (socket server and admin routes), the admin service,
+// the webhook delivery loop (tests tick it), and the re-pointing of its table references after a
+// restore (backups).
 export { realtimePlugin } from './realtime.plugin.js';
 export { createRealtimeAdminService, type RealtimeAdminService } from './realtime.service.js';
 export { createWebhookWorker, type WebhookWorker } from './webhook-worker.js';
+export { rekeyTableReferences } from './table-oids.repo.js';

@@ -316,6 +316,17 @@ const cases: Case[] = [
       drop table "Odd Schema"."Odd ""Table""";`,
   },
   {
+    what: 'tables watched by realtime (their change trigger)',
+    prefix: 'rt_',
+    setup: `
+      create table public.rt_items (id int primary key, label text);
+      select realtime.watch_table('public.rt_items');`,
+    change: `
+      select realtime.unwatch_table('public.rt_items');
+      drop table public.rt_items;
+      create table public.rt_items (id int primary key);`,
+  },
+  {
     what: 'comments on every kind of object',
     prefix: 'comment ',
     setup: `
@@ -399,6 +410,14 @@ describe('a restore rebuilds the user schemas exactly', () => {
   it('the whole catalog of the user schemas and all their rows', () => {
     expect(after.catalog).toEqual(before.catalog);
     expect(after.data).toEqual(before.data);
+  });
+
+  it('realtime knows the restored table it watches (by its new oid)', async () => {
+    const [row] = await t.deps.sql`
+      select table_oid = 'public.rt_items'::regclass as current from realtime.watched_tables where table_name = 'public.rt_items'`;
+    expect(row).toEqual({ current: true });
+    const [unwatched] = await t.deps.sql`select realtime.unwatch_table('public.rt_items') as done`;
+    expect(unwatched).toEqual({ done: true });
   });
 
   it('also on a fresh database that never held any of it (its extensions not installed)', async () => {
