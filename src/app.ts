@@ -95,7 +95,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
     }),
     now,
     corsOrigins: deps.config.corsOrigins,
-    onRefusing: (refused) => app.log.warn({ refused }, 'at capacity: refusing requests with 503'),
+    onRefusing: (refused, limit) => app.log.warn({ refused, limit }, 'at capacity: refusing requests with 503'),
   });
 
   // Fastify parses text/plain bodies into strings by default, which turns a wrong content type

@@ -27,8 +27,8 @@ export interface AdmissionOptions {
   now(): number;
   /** CORS_ORIGINS: a browser must be able to read the refusal. */
   corsOrigins: string[];
-  /** Told at most once a second while refusing, with the count refused since it was last told. */
-  onRefusing(refused: number): void;
+  /** Told at most once a second while refusing: the count refused since it was last told, the limit. */
+  onRefusing(refused: number, limit: number): void;
 }
 
 /** Every route under it answers even when the server is at capacity (orchestrators probe it). */
@@ -101,7 +101,7 @@ function admitAtTheDoor(next: RequestListener, options: AdmissionOptions, passed
     refusedSinceLog++;
     const at = Date.now();
     if (at - loggedAt >= LOG_EVERY_MS) {
-      options.onRefusing(refusedSinceLog);
+      options.onRefusing(refusedSinceLog, limit.limit);
       refusedSinceLog = 0;
       loggedAt = at;
     }
