@@ -21,6 +21,9 @@
 //   when it did not.
 // - `saturated`: the cost of a refusal measured directly (Plinth's CPU time per 503 while the
 //   pool is held full), the number least moved by other work on the machine.
+// - `serverSide`: the latency of every accepted (200) records read as Plinth sees it, from its
+//   request event to the last byte handed to the socket, in each phase: thousands of samples, none
+//   waiting on a client's own scheduling (the probe's p99 rests on a hundred or two).
 // - Priorities (a measurement fix, not a code fix): the generator would be on other machines in
 //   production, but here it takes CPU from Plinth and from the probe on the same 2 cores. It runs
 //   at BENCH_GENERATOR_NICE (default 10: it yields the CPU to Plinth, PostgreSQL and the probe
@@ -163,12 +166,27 @@ async function main() {
       ...over,
     });
 
+    // Every accepted read's latency inside Plinth, per phase (taken and emptied after each).
+    let inside: number[] = [];
+    plinth.app.server.on('request', (req, res) => {
+      const startedAt = performance.now();
+      res.once('finish', () => {
+        if (res.statusCode === 200 && req.url?.startsWith(RECORDS_PATH)) inside.push(performance.now() - startedAt);
+      });
+    });
+    const phase = () => {
+      const taken = inside;
+      inside = [];
+      return taken;
+    };
     // Unloaded: the probe alone.
     const unloaded = await probe(probeSpec);
+    const insideUnloaded = phase();
     // Sustainable: closed loop, 32 connections (the records scenarios' load).
     const sustainedGenerator = await startLoadGenerator();
     const cpuBeforeSustained = process.cpuUsage();
     const sustained = await sustainedGenerator.run(spec({}));
+    const insideSustained = phase();
     const sustainedCpu = cpuSeconds(process.cpuUsage(cpuBeforeSustained));
     const rate = Math.round(sustained.rps);
     // 3× that rate, open loop, on enough connections to carry it.
@@ -195,6 +213,7 @@ async function main() {
       probe(probeSpec),
     ]);
     clearInterval(sampler);
+    const insideOverload = phase();
     const overloadCpu = cpuSeconds(process.cpuUsage(cpuBeforeOverload));
     // Plinth's CPU per accepted answer, from the sustainable run (all accepted); per refusal see
     // `saturated`. CPU time is far less sensitive to the machine's other work than latency is.
@@ -239,6 +258,24 @@ async function main() {
             acceptedP50OverUnloaded: +(percentile(sampled.accepted, 50) / percentile(unloaded.accepted, 50)).toFixed(2),
             poolWaiting: { p50: percentile(waiting, 50), max: Math.max(...waiting) },
             rssMiB: { before: mib(rssBefore), peak: mib(peakRss), after: mib(process.memoryUsage().rss) },
+          },
+          serverSide: {
+            unloaded: {
+              n: insideUnloaded.length,
+              p50: ms(percentile(insideUnloaded, 50)),
+              p99: ms(percentile(insideUnloaded, 99)),
+            },
+            sustainable: {
+              n: insideSustained.length,
+              p50: ms(percentile(insideSustained, 50)),
+              p99: ms(percentile(insideSustained, 99)),
+            },
+            overload: {
+              n: insideOverload.length,
+              p50: ms(percentile(insideOverload, 50)),
+              p99: ms(percentile(insideOverload, 99)),
+            },
+            overloadP99OverUnloaded: +(percentile(insideOverload, 99) / percentile(insideUnloaded, 99)).toFixed(2),
           },
           saturated,
           plinthCpu: {
