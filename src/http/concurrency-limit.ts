@@ -55,6 +55,7 @@ export function createConcurrencyLimit(options: ConcurrencyLimitOptions): Concur
   let periodStart = windowStart;
   let periodLowest = Number.POSITIVE_INFINITY;
   let previousLowest = Number.POSITIVE_INFINITY;
+  /** Infinity while there is none yet. */
   const baseline = () => Math.max(MIN_BASELINE_MS, Math.min(periodLowest, previousLowest));
 
   const closeWindow = (at: number) => {
@@ -70,9 +71,8 @@ export function createConcurrencyLimit(options: ConcurrencyLimitOptions): Concur
       periodStart = at;
     }
     if (!wasRefusing) periodLowest = Math.min(periodLowest, median);
-    const base = baseline();
-    if (!Number.isFinite(Math.min(periodLowest, previousLowest))) return; // no baseline yet
-    const target = tolerance * base;
+    const target = tolerance * baseline();
+    if (!Number.isFinite(target)) return;
     if (median <= target) limit = Math.min(max, limit + Math.max(1, Math.sqrt(limit)));
     else if (wasRefusing) limit = Math.max(min, limit * Math.max(MAX_SHRINK, target / median));
   };
@@ -82,8 +82,7 @@ export function createConcurrencyLimit(options: ConcurrencyLimitOptions): Concur
       return Math.floor(limit);
     },
     get baseline() {
-      const lowest = Math.min(periodLowest, previousLowest);
-      return Number.isFinite(lowest) ? baseline() : lowest;
+      return baseline();
     },
     refused() {
       refusedInWindow++;
