@@ -61,7 +61,8 @@ const envSchema = z
     // Requests waiting for a database connection before new ones get 503 (default: 2 × the pool).
     DB_POOL_QUEUE_MAX: z.coerce.number().int().min(0).optional(),
     // Admission's adaptive limit on requests in flight (between the floor, default the pool size,
-    // and the pool plus its queue): while refusing, it shrinks when latency passes the tolerance
+    // and the pool plus its queue; it refuses only while every connection is held, so a floor
+    // below the pool acts as the pool): while refusing, it shrinks when latency passes the tolerance
     // (× the lowest median latency of a window without refusals, remembered for the baseline
     // period); it moves once a window.
     ADMISSION_MIN_CONCURRENCY: z.coerce.number().int().min(1).optional(),
