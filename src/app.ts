@@ -14,6 +14,7 @@ import {
 import { defaultMaxConnections } from './core/fd-limit.js';
 import type { Deps } from './deps.js';
 import { installAdmission } from './http/admission.js';
+import { createConcurrencyLimit } from './http/concurrency-limit.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { parseJsonBodies } from './http/json-body.js';
 import { registerAccessControl } from './http/principal.js';
@@ -80,11 +81,21 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   app.server.maxConnections = limits.maxConnections ?? defaultMaxConnections();
   // Overload is refused by the HTTP server before Fastify sees the request.
   const pool = guardOf(deps.sql);
+  const now = () => deps.clock.now().getTime();
+  const { admission } = deps.config;
   installAdmission(app, {
     pool,
-    maxInFlight: pool.options.max + pool.options.queueMax,
+    limit: createConcurrencyLimit({
+      min: admission.minConcurrency,
+      max: pool.options.max + pool.options.queueMax,
+      tolerance: admission.latencyTolerance,
+      windowMs: admission.windowMs,
+      baselineMs: admission.baselineMs,
+      now,
+    }),
+    now,
     corsOrigins: deps.config.corsOrigins,
-    onRefusing: (refused) => app.log.warn({ refused }, 'at capacity: refusing requests with 503'),
+    onRefusing: (refused, limit) => app.log.warn({ refused, limit }, 'at capacity: refusing requests with 503'),
   });
 
   // Fastify parses text/plain bodies into strings by default, which turns a wrong content type

@@ -60,6 +60,15 @@ const envSchema = z
     DB_POOL_SIZE: z.coerce.number().int().min(1).default(20),
     // Requests waiting for a database connection before new ones get 503 (default: 2 × the pool).
     DB_POOL_QUEUE_MAX: z.coerce.number().int().min(0).optional(),
+    // Admission's adaptive limit on requests in flight (between the floor, default the pool size,
+    // and the pool plus its queue; it refuses only while every connection is held, so a floor
+    // below the pool acts as the pool): while refusing, it shrinks when latency passes the tolerance
+    // (× the lowest median latency of a window without refusals, remembered for the baseline
+    // period); it moves once a window.
+    ADMISSION_MIN_CONCURRENCY: z.coerce.number().int().min(1).optional(),
+    ADMISSION_LATENCY_TOLERANCE: z.coerce.number().min(1).max(100).default(2),
+    ADMISSION_WINDOW_MS: z.coerce.number().int().min(1).max(60_000).default(100),
+    ADMISSION_BASELINE_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
     // Server-side deadline of a request (function calls and admin SQL get their own timeout + 1 s).
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
     TRUST_PROXY: flag.default(false),
@@ -197,6 +206,12 @@ const envSchema = z
     passwordHashConcurrency: env.PASSWORD_HASH_CONCURRENCY,
     dbPoolSize: env.DB_POOL_SIZE,
     dbPoolQueueMax: env.DB_POOL_QUEUE_MAX ?? 2 * env.DB_POOL_SIZE,
+    admission: {
+      minConcurrency: env.ADMISSION_MIN_CONCURRENCY ?? env.DB_POOL_SIZE,
+      latencyTolerance: env.ADMISSION_LATENCY_TOLERANCE,
+      windowMs: env.ADMISSION_WINDOW_MS,
+      baselineMs: env.ADMISSION_BASELINE_MS,
+    },
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     trustProxy: env.TRUST_PROXY,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { toErrorBody } from '../core/errors.js';
 import { unavailable } from '../core/pg-errors.js';
 import { AT_CAPACITY, type PoolGuard } from '../core/pool-guard.js';
+import type { ConcurrencyLimit } from './concurrency-limit.js';
 import { sendError } from './error-handler.js';
 import { requestIdOf } from './request-id.js';
 
@@ -18,13 +19,16 @@ export interface AdmissionOptions {
   pool: PoolGuard;
   /**
    * Requests in flight (admitted, not yet answered) past which new ones are refused while every
-   * database connection is held: the ones admitted already will fill the wait queue.
+   * database connection is held: adaptive (http/concurrency-limit.ts), at most the pool plus its
+   * wait queue, less while refusing has not kept latency near its baseline.
    */
-  maxInFlight: number;
+  limit: ConcurrencyLimit;
+  /** Milliseconds, the limit's clock: each admitted request's latency is measured on it. */
+  now(): number;
   /** CORS_ORIGINS: a browser must be able to read the refusal. */
   corsOrigins: string[];
-  /** Told at most once a second while refusing, with the count refused since it was last told. */
-  onRefusing(refused: number): void;
+  /** Told at most once a second while refusing: the count refused since it was last told, the limit. */
+  onRefusing(refused: number, limit: number): void;
 }
 
 /** Every route under it answers even when the server is at capacity (orchestrators probe it). */
@@ -70,18 +74,15 @@ export function installAdmission(app: FastifyInstance, options: AdmissionOptions
 }
 
 function admitAtTheDoor(next: RequestListener, options: AdmissionOptions, passed: WeakSet<IncomingMessage>) {
-  const { pool } = options;
+  const { pool, limit, now } = options;
   let inFlight = 0;
   let refusedSinceLog = 0;
   let loggedAt = 0;
-  const leave = () => {
-    inFlight--;
-  };
 
-  // Saturated: the wait queue is full, or every connection is held and the requests already in
-  // flight would fill the queue. Requests in flight alone (slow uploads, function calls) refuse no
-  // one while connections are free.
-  const saturated = () => pool.full() || (inFlight >= options.maxInFlight && pool.stats().active >= pool.options.max);
+  // Saturated: the wait queue is full, or every connection is held and the requests in flight
+  // reach the limit. Requests in flight alone (slow uploads, function calls) refuse no one while
+  // connections are free.
+  const saturated = () => pool.full() || (inFlight >= limit.limit && pool.stats().active >= pool.options.max);
 
   // The connection stays open (closing it costs more than the refusal: the client reconnects at
   // once), unless a large body is still to come: Node would read it all to reuse the connection.
@@ -96,12 +97,13 @@ function admitAtTheDoor(next: RequestListener, options: AdmissionOptions, passed
     });
     res.end(REFUSAL);
     options.pool.countRefusal();
+    limit.refused();
     refusedSinceLog++;
-    const now = Date.now();
-    if (now - loggedAt >= LOG_EVERY_MS) {
-      options.onRefusing(refusedSinceLog);
+    const at = Date.now();
+    if (at - loggedAt >= LOG_EVERY_MS) {
+      options.onRefusing(refusedSinceLog, limit.limit);
       refusedSinceLog = 0;
-      loggedAt = now;
+      loggedAt = at;
     }
   };
 
@@ -109,7 +111,11 @@ function admitAtTheDoor(next: RequestListener, options: AdmissionOptions, passed
     if (!exempt(req) && saturated()) return refuse(req, res);
     inFlight++;
     passed.add(req);
-    res.once('close', leave);
+    const admittedAt = now();
+    res.once('close', () => {
+      inFlight--;
+      limit.completed(admittedAt);
+    });
     next(req, res);
   };
   return { listener, saturated };

@@ -49,6 +49,20 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ANON_STATEMENT_TIMEOUT_MS: '-1' })).toThrow(/ANON_STATEMENT_TIMEOUT_MS/);
   });
 
+  it("takes the door's adaptive limit settings, its floor the pool size unless given", () => {
+    expect(loadConfig({ DB_POOL_SIZE: '8' }).admission).toEqual({
+      minConcurrency: 8,
+      latencyTolerance: 2,
+      windowMs: 100,
+      baselineMs: 60_000,
+    });
+    expect(loadConfig({ ADMISSION_MIN_CONCURRENCY: '4', ADMISSION_LATENCY_TOLERANCE: '1.5' }).admission).toMatchObject({
+      minConcurrency: 4,
+      latencyTolerance: 1.5,
+    });
+    expect(() => loadConfig({ ADMISSION_LATENCY_TOLERANCE: '0.5' })).toThrow(/ADMISSION_LATENCY_TOLERANCE/);
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', PORT: '' }).port).toBe(7130);
   });

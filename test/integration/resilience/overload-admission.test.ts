@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guardOf } from '../../../src/core/db.js';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
 import { waitFor } from './fault-driver.js';
+import { expectRefusal } from './refusal.js';
 
 const POOL = 2;
 const QUEUE_MAX = 2;
@@ -68,19 +69,6 @@ function halfSentRequest(): Socket {
       'content-type: application/json\r\ncontent-length: 1000\r\n\r\n{"a":',
   );
   return socket;
-}
-
-async function expectRefusal(res: Response): Promise<void> {
-  expect(res.status).toBe(503);
-  expect(res.headers.get('retry-after')).toBe('1');
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(res.headers.get('x-request-id')).toBeTruthy();
-  expect(await res.json()).toEqual({
-    error: 'SERVICE_UNAVAILABLE',
-    message: expect.stringMatching(/at capacity/),
-    statusCode: 503,
-    nextActions: expect.stringMatching(/Retry-After/),
-  });
 }
 
 describe('a saturated server', () => {
