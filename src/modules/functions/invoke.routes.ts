@@ -52,25 +52,29 @@ export function invokeRoutes(
   }
 
   async function proxy(request: FastifyRequest, reply: FastifyReply, slug: string): Promise<FastifyReply> {
-    const port = host.runtime.status === 'running' ? host.runtime.port : null;
+    const { runtime } = host;
+    const port = runtime.status === 'running' ? runtime.port : null;
     if (port === null) throw new AppError('UPSTREAM_FAILURE', 'The function runtime is not reachable.');
     const queryAt = request.url.indexOf('?');
     const query = queryAt === -1 ? '' : request.url.slice(queryAt);
     try {
-      await runtimeProxy.forward(port, {
-        method: request.method,
-        path: `/${slug}${query}`,
-        headers: forwardedHeaders(request, slug, query),
-        body: request.method === 'GET' || request.method === 'HEAD' ? null : request.raw,
-        // The headers Plinth's hooks already set (request id, CORS), then the function's.
-        answerHeaders: () => {
-          const headers = reply.getHeaders() as http.OutgoingHttpHeaders;
-          if (closing) headers.connection = 'close';
-          return headers;
+      await runtimeProxy.forward(
+        { port, socketPath: runtime.socketPath },
+        {
+          method: request.method,
+          path: `/${slug}${query}`,
+          headers: forwardedHeaders(request, slug, query),
+          body: request.method === 'GET' || request.method === 'HEAD' ? null : request.raw,
+          // The headers Plinth's hooks already set (request id, CORS), then the function's.
+          answerHeaders: () => {
+            const headers = reply.getHeaders() as http.OutgoingHttpHeaders;
+            if (closing) headers.connection = 'close';
+            return headers;
+          },
+          onAnswer: () => reply.hijack(),
+          out: reply.raw,
         },
-        onAnswer: () => reply.hijack(),
-        out: reply.raw,
-      });
+      );
     } catch (err) {
       const failure = err as ProxyFailure;
       throw failure.kind === 'timeout'
