@@ -126,7 +126,8 @@ async function main(): Promise<void> {
       console.log('  self ms/request by area:');
       for (const a of byArea.slice(0, 14)) console.log(`    ${perRequest(a.ms).padStart(8)}  ${a.name}`);
       console.log('  self ms/request by function:');
-      for (const f of byFunction.slice(0, 30)) console.log(`    ${perRequest(f.ms).padStart(8)}  ${f.name}`);
+      for (const f of byFunction.slice(0, Number(process.env.PROFILE_TOP ?? 30)))
+        console.log(`    ${perRequest(f.ms).padStart(8)}  ${f.name}`);
     }
   } finally {
     session.disconnect();
