@@ -24,8 +24,6 @@ export interface RuntimeOptions {
   denoPath?: string;
   /** Where Deno keeps its transpile cache. */
   cacheDir: string;
-  /** Also listen on a Unix socket for invocations (default: everywhere but Windows). */
-  unixSocket?: boolean;
   /** Where the supervisor reports (also set later with setLogger, once the app's logger exists). */
   log?: RuntimeLog;
 }
@@ -111,9 +109,8 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
   let status: RuntimeStatus = 'stopped';
   let child: ChildProcess | null = null;
   let port: number | null = null;
-  const sockets = runtimeSocketPlace(options.unixSocket ?? process.platform !== 'win32', (message, err) =>
-    log('warn', message, { err }),
-  );
+  // Unix sockets are not used on Windows: the runtime's port serves there.
+  const sockets = runtimeSocketPlace(process.platform !== 'win32', (message, err) => log('warn', message, { err }));
   /** The socket the running process listens on (it may have had to do without): null, the port. */
   let socketPath: string | null = null;
   let failures = 0;
