@@ -152,7 +152,7 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
     }
     if (child !== proc) return;
     setRunning();
-    log('info', `function runtime running on 127.0.0.1:${port}`);
+    log('info', `function runtime running on 127.0.0.1:${port}${socketPath ? ` and ${socketPath}` : ''}`);
     let misses = 0;
     healthTimer = setInterval(() => {
       void healthy().then((ok) => {
