@@ -1,13 +1,17 @@
 // Where the function runtime's Unix socket lives: a private directory (0700) in the system's
 // temporary directory, made at the first start and made again should something (a temp cleaner)
-// have removed it, with a fresh socket name for each runtime process. Where there can be none
-// (Windows, a path too long for a socket, no directory) the runtime's loopback port serves alone.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+// have removed it, with a fresh socket name for each runtime process. Its name carries the server's
+// pid, so directories left by servers that were killed outright are removed by the next one.
+// Where there can be none (Windows, a path too long for a socket, no directory) the runtime's
+// loopback port serves alone.
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 /** sun_path holds 108 bytes on Linux, 104 on macOS: a longer socket path cannot be bound. */
 const MAX_SOCKET_PATH = 100;
+
+const PREFIX = 'plinth-runtime-';
 
 /** Removes a path, whatever became of it meanwhile: the runtime starts either way. */
 function removeQuietly(at: string): void {
@@ -15,6 +19,27 @@ function removeQuietly(at: string): void {
     rmSync(at, { recursive: true, force: true });
   } catch {
     // Gone already, or no longer ours to remove (its directory replaced).
+  }
+}
+
+const running = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Removes the socket directories of servers no longer running (killed before they could). */
+function removeLeftovers(): void {
+  try {
+    for (const name of readdirSync(tmpdir())) {
+      const pid = Number(new RegExp(`^${PREFIX}(\\d+)-`).exec(name)?.[1]);
+      if (pid > 0 && pid !== process.pid && !running(pid)) removeQuietly(path.join(tmpdir(), name));
+    }
+  } catch {
+    // An unreadable temporary directory: nothing to tidy.
   }
 }
 
@@ -35,8 +60,10 @@ export function runtimeSocketPlace(
 
   function ensureDir(): string | null {
     try {
-      if (dir === null) dir = mkdtempSync(path.join(tmpdir(), 'plinth-runtime-'));
-      else mkdirSync(dir, { recursive: true, mode: 0o700 });
+      if (dir === null) {
+        removeLeftovers();
+        dir = mkdtempSync(path.join(tmpdir(), `${PREFIX}${process.pid}-`));
+      } else mkdirSync(dir, { recursive: true, mode: 0o700 });
       return dir;
     } catch (err) {
       warn('no directory for the function runtime socket; invocations use its port', err);

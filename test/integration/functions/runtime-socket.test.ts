@@ -1,7 +1,10 @@
 // Invocations reach the Deno runtime through a Unix socket in a private directory: no function
 // can touch it, and a socket that disappears (a temp cleaner) gets the runtime restarted; where
-// no socket can be made, invocations go to the runtime's loopback port instead.
-import { rmSync, writeFileSync } from 'node:fs';
+// no socket can be made, invocations go to the runtime's loopback port instead. A killed server's
+// socket directory is removed by the next start.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startFunctionsApp, type FunctionsApp } from '../../harness/functions-app.js';
@@ -63,3 +66,15 @@ it.skipIf(process.platform === 'win32')(
     expect(await res.text()).toBe('hello');
   },
 );
+
+it.skipIf(process.platform === 'win32')('a start removes the socket directory a killed server left', async () => {
+  const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
+  const left = path.join(tmpdir(), `plinth-runtime-${deadPid}-killed`);
+  mkdirSync(left);
+  writeFileSync(path.join(left, 'r1.sock'), '');
+  await t.deps.runtime.stop();
+  await t.deps.runtime.start();
+  expect(existsSync(left)).toBe(false);
+  expect(t.deps.runtime.socketPath).toEqual(expect.stringContaining(`plinth-runtime-${process.pid}-`));
+  expect(await (await invoke('hello')).text()).toBe('hello');
+});
