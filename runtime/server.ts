@@ -3,7 +3,7 @@
 // that started it. It never reads the database; it listens on loopback only.
 //
 // Started by src/core/runtime-supervisor.ts with network permission only (and read/write on its
-// socket's directory, revoked once the socket is bound). Its configuration (port, Unix socket,
+// Unix socket's path, revoked once the socket is bound). Its configuration (port, Unix socket,
 // control token, timeout, the worker's source, the bundled reference scope) arrives as the first
 // line of stdin; stdin then stays open, and its end (the server went away) ends the runtime.
 
