@@ -4,22 +4,28 @@ import type { BenchContext, Scenario, ScenarioOutcome } from './scenarios.js';
 import { measureLoad, type SpecFor } from './measure.js';
 
 const CONNECTIONS = 32;
-const SLUG = 'bench-hello';
+export const TRIVIAL_FUNCTION = 'bench-hello';
 const CODE = 'export default () => new Response("hello");';
 
 /** Deploys the function through the management API and checks both paths answer it. */
-async function deployTrivialFunction(ctx: BenchContext): Promise<void> {
+export async function deployTrivialFunction(
+  ctx: Pick<BenchContext, 'apiKey' | 'anonKey' | 'plinthUrl' | 'functionsRuntime'>,
+): Promise<void> {
   const headers = { 'x-api-key': ctx.apiKey };
-  await fetch(`${ctx.plinthUrl}/api/functions/${SLUG}`, { method: 'DELETE', headers });
+  await fetch(`${ctx.plinthUrl}/api/functions/${TRIVIAL_FUNCTION}`, { method: 'DELETE', headers });
   const res = await fetch(`${ctx.plinthUrl}/api/functions`, {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: SLUG, code: CODE }),
+    body: JSON.stringify({ name: TRIVIAL_FUNCTION, code: CODE }),
   });
-  if (res.status !== 201) throw new Error(`deploying ${SLUG}: ${res.status} ${await res.text()}`);
+  if (res.status !== 201) throw new Error(`deploying ${TRIVIAL_FUNCTION}: ${res.status} ${await res.text()}`);
   for (const [side, url, h] of [
-    ['Plinth', `${ctx.plinthUrl}/functions/${SLUG}`, { authorization: `Bearer ${ctx.anonKey}` }],
-    ['the runtime', `${ctx.functionsRuntime.url}/${SLUG}`, { 'x-plinth-runtime-token': ctx.functionsRuntime.token }],
+    ['Plinth', `${ctx.plinthUrl}/functions/${TRIVIAL_FUNCTION}`, { authorization: `Bearer ${ctx.anonKey}` }],
+    [
+      'the runtime',
+      `${ctx.functionsRuntime.url}/${TRIVIAL_FUNCTION}`,
+      { 'x-plinth-runtime-token': ctx.functionsRuntime.token },
+    ],
   ] as const) {
     const answer = await fetch(url, { headers: h });
     const text = await answer.text();
@@ -47,14 +53,16 @@ function invokeScenario(name: string, connections: number, target: ScenarioOutco
         });
       return {
         name,
-        request: `GET /functions/${SLUG} (anon key; the function answers "hello"); every answer must be 200`,
+        request: `GET /functions/${TRIVIAL_FUNCTION} (anon key; the function answers "hello"); every answer must be 200`,
         connections,
         plinth: await measureLoad(
-          spec(ctx.plinthUrl, `/functions/${SLUG}`, { authorization: `Bearer ${ctx.anonKey}` }),
+          spec(ctx.plinthUrl, `/functions/${TRIVIAL_FUNCTION}`, { authorization: `Bearer ${ctx.anonKey}` }),
           ctx,
         ),
         limit: await measureLoad(
-          spec(ctx.functionsRuntime.url, `/${SLUG}`, { 'x-plinth-runtime-token': ctx.functionsRuntime.token }),
+          spec(ctx.functionsRuntime.url, `/${TRIVIAL_FUNCTION}`, {
+            'x-plinth-runtime-token': ctx.functionsRuntime.token,
+          }),
           ctx,
         ),
         limitDoes:

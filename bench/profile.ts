@@ -1,20 +1,23 @@
 // `npx tsx bench/profile.ts [scenario…]`: where Plinth's CPU goes on a hot path. Starts the
 // embedded PostgreSQL and Plinth, drives each scenario (current-session, records-read-one,
-// records-list-20, records-insert-one) for PROFILE_SECONDS (default 5) under the V8 sampling
-// profiler, and prints self time by code area and by function, with the server CPU per request.
+// records-list-20, records-insert-one, functions-invoke) for PROFILE_SECONDS (default 5) under the
+// V8 sampling profiler, and prints self time by code area and by function, with the server CPU per
+// request (and the Deno runtime's, for functions).
 // Each profile is written to <tmpdir>/plinth-profiles/<scenario>.cpuprofile (open it in Chrome DevTools).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { Session, type Profiler } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startBenchDatabase } from './environment.js';
+import { runtimeCpuSeconds } from './cpu.js';
 import { registerUser } from './fixtures.js';
+import { deployTrivialFunction, TRIVIAL_FUNCTION } from './functions.js';
 import { runLoad, type LoadSpec } from './load.js';
 import { createRecordsTable } from './records.js';
 import { startPlinth } from './plinth.js';
 import { RECORDS_SCENARIOS, recordsSpec, type BenchContext, type RecordsScenario } from './scenarios.js';
 
-const SCENARIO_NAMES = ['current-session', ...RECORDS_SCENARIOS] as const;
+const SCENARIO_NAMES = ['current-session', ...RECORDS_SCENARIOS, 'functions-invoke'] as const;
 type ProfiledScenario = (typeof SCENARIO_NAMES)[number];
 
 /** Where a script lives, coarse enough to add up: a package, one of our modules, or node itself. */
@@ -69,18 +72,38 @@ async function main(): Promise<void> {
   try {
     const user = await registerUser(plinth.url, 'profile@bench.local', 'bench-password-9');
     const recordIds = await createRecordsTable(db.url, user.id, 10_000);
-    const ctx = { user, recordIds } as BenchContext;
-    const specOf = async (name: ProfiledScenario): Promise<LoadSpec> =>
-      name === 'current-session'
-        ? {
-            url: plinth.url,
-            method: 'GET',
-            path: '/api/auth/sessions/current',
-            headers: { authorization: `Bearer ${user.accessToken}` },
-            connections: 32,
-            seconds,
-          }
-        : recordsSpec(ctx, name as RecordsScenario, plinth.url)(seconds, 'run');
+    const ctx = {
+      user,
+      recordIds,
+      plinthUrl: plinth.url,
+      apiKey: plinth.keys.apiKey,
+      anonKey: plinth.keys.anonKey,
+      functionsRuntime: { url: plinth.deps.runtime.baseUrl ?? '', token: plinth.deps.runtime.token },
+    } as BenchContext;
+    const specOf = async (name: ProfiledScenario): Promise<LoadSpec> => {
+      if (name === 'current-session')
+        return {
+          url: plinth.url,
+          method: 'GET',
+          path: '/api/auth/sessions/current',
+          headers: { authorization: `Bearer ${user.accessToken}` },
+          connections: 32,
+          seconds,
+        };
+      if (name === 'functions-invoke') {
+        await deployTrivialFunction(ctx);
+        return {
+          url: plinth.url,
+          method: 'GET',
+          path: `/functions/${TRIVIAL_FUNCTION}`,
+          headers: { authorization: `Bearer ${plinth.keys.anonKey}` },
+          connections: 32,
+          seconds,
+          expectStatus: 200,
+        };
+      }
+      return recordsSpec(ctx, name as RecordsScenario, plinth.url)(seconds, 'run');
+    };
     const dir = path.join(tmpdir(), 'plinth-profiles');
     await mkdir(dir, { recursive: true });
     await session.post('Profiler.enable');
@@ -88,20 +111,23 @@ async function main(): Promise<void> {
       const spec = await specOf(name);
       await runLoad({ ...spec, seconds: 1 }); // warm-up: JIT, prepared statements
       const cpuBefore = process.cpuUsage();
+      const denoBefore = await runtimeCpuSeconds();
       await session.post('Profiler.start');
       const run = await runLoad(spec);
       const { profile } = await session.post('Profiler.stop');
       const cpu = process.cpuUsage(cpuBefore);
+      const deno = (await runtimeCpuSeconds()) - denoBefore;
       await writeFile(path.join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
       const { byArea, byFunction, totalMs } = selfTimes(profile);
       const perRequest = (ms: number) => (ms / run.ok).toFixed(4);
       console.log(
-        `\n== ${name}: ${run.ok} correct answers (${run.rps.toFixed(0)}/s, ${run.wrongStatus + run.errors} failures), server CPU ${((cpu.user + cpu.system) / 1000 / run.ok).toFixed(3)} ms/request, sampled ${perRequest(totalMs)} ms/request`,
+        `\n== ${name}: ${run.ok} correct answers (${run.rps.toFixed(0)}/s, ${run.wrongStatus + run.errors} failures), server CPU ${((cpu.user + cpu.system) / 1000 / run.ok).toFixed(3)} ms/request, Deno ${((deno * 1000) / run.ok).toFixed(3)}, sampled ${perRequest(totalMs)} ms/request`,
       );
       console.log('  self ms/request by area:');
       for (const a of byArea.slice(0, 14)) console.log(`    ${perRequest(a.ms).padStart(8)}  ${a.name}`);
       console.log('  self ms/request by function:');
-      for (const f of byFunction.slice(0, 30)) console.log(`    ${perRequest(f.ms).padStart(8)}  ${f.name}`);
+      for (const f of byFunction.slice(0, Number(process.env.PROFILE_TOP ?? 30)))
+        console.log(`    ${perRequest(f.ms).padStart(8)}  ${f.name}`);
     }
   } finally {
     session.disconnect();

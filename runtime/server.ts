@@ -2,13 +2,15 @@
 // invocation to it with a deadline, and takes deployments and secrets from the Plinth server
 // that started it. It never reads the database; it listens on loopback only.
 //
-// Started by src/modules/functions/runtime-supervisor.ts with network permission only. Its
-// configuration (port, control token, timeout, the worker's source, the bundled reference scope)
-// arrives as the first line of stdin; stdin then stays open, and its end (the server went away)
-// ends the runtime.
+// Started by src/core/runtime-supervisor.ts with network permission only (and read/write on its
+// Unix socket's path, revoked once the socket is bound). Its configuration (port, Unix socket,
+// control token, timeout, the worker's source, the bundled reference scope) arrives as the first
+// line of stdin; stdin then stays open, and its end (the server went away) ends the runtime.
 
 interface RuntimeConfig {
   port: number;
+  /** Where to listen besides the port (invocations come that way), or null. */
+  socketPath: string | null;
   token: string;
   timeoutMs: number;
   workerSource: string;
@@ -325,23 +327,42 @@ function isControlToken(given: string | null): boolean {
   return diff === 0;
 }
 
+/** One request, from the port or the socket: health, the control API, or an invocation. */
+async function route(req: Request): Promise<Response> {
+  const url = new URL(req.url);
+  if (url.pathname === '/health') return json(200, { status: 'ok', functions: deployed.size });
+  if (!isControlToken(req.headers.get('x-plinth-runtime-token'))) {
+    return failure(401, 'UNAUTHORIZED', 'Only the Plinth server may call this runtime.');
+  }
+  if (url.pathname.startsWith('/_plinth/')) return control(req, url.pathname);
+  const slug = /^\/([a-zA-Z0-9_-]+)\/?$/.exec(url.pathname)?.[1];
+  if (!slug) return new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain' } });
+  const fn = deployed.get(slug);
+  if (!fn) return json(404, { error: 'Function not found or not active' }, { 'x-plinth-runtime-missing': '1' });
+  return fn.invoke(req, req.headers.get('x-plinth-url') ?? req.url);
+}
+
+/** The Unix socket, when one was asked for and could be bound (else the server uses the port). */
+function listenOnSocket(path: string | null): string | null {
+  if (path === null) return null;
+  try {
+    Deno.serve({ path, onListen: () => {} }, route);
+    return path;
+  } catch (err) {
+    console.error(`no Unix socket at ${path} (${(err as Error).message}); invocations use the port`);
+    return null;
+  }
+}
+
+const socketPath = listenOnSocket(config.socketPath);
+// Functions' workers inherit this process's permissions: none to files from here on.
+await Deno.permissions.revoke({ name: 'read' });
+await Deno.permissions.revoke({ name: 'write' });
 Deno.serve(
   {
     hostname: '127.0.0.1',
     port: config.port,
-    onListen: ({ port }) => console.log(JSON.stringify({ ready: true, port })),
+    onListen: ({ port }) => console.log(JSON.stringify({ ready: true, port, socketPath })),
   },
-  async (req) => {
-    const url = new URL(req.url);
-    if (url.pathname === '/health') return json(200, { status: 'ok', functions: deployed.size });
-    if (!isControlToken(req.headers.get('x-plinth-runtime-token'))) {
-      return failure(401, 'UNAUTHORIZED', 'Only the Plinth server may call this runtime.');
-    }
-    if (url.pathname.startsWith('/_plinth/')) return control(req, url.pathname);
-    const slug = /^\/([a-zA-Z0-9_-]+)\/?$/.exec(url.pathname)?.[1];
-    if (!slug) return new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain' } });
-    const fn = deployed.get(slug);
-    if (!fn) return json(404, { error: 'Function not found or not active' }, { 'x-plinth-runtime-missing': '1' });
-    return fn.invoke(req, req.headers.get('x-plinth-url') ?? req.url);
-  },
+  route,
 );

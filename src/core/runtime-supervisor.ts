@@ -1,14 +1,18 @@
 // Starts the Deno function runtime as a child process with network permission only, watches its
 // health, and restarts it with backoff when it dies or stops answering. Every (re)start runs the
 // ready hooks (deploy every function, pass the secrets) before the runtime counts as running.
+// Besides its loopback port the runtime listens on a Unix socket in a private directory, which
+// invocations use (cheaper per request than loopback TCP); without one they use the port.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { readFunctionScope } from './function-scope.js';
 import { randomHex } from './ids.js';
+import { runtimeSocketPlace } from './runtime-socket.js';
 
 export type RuntimeStatus = 'stopped' | 'starting' | 'running' | 'unavailable';
 
@@ -53,6 +57,8 @@ export interface RuntimeSupervisor {
   /** http://127.0.0.1:<port> of the running runtime, else null. */
   readonly baseUrl: string | null;
   readonly port: number | null;
+  /** The Unix socket the running runtime also listens on (invocations use it), else null. */
+  readonly socketPath: string | null;
   /** Sent as x-plinth-runtime-token: the runtime answers nobody else. */
   readonly token: string;
   readonly pid: number | undefined;
@@ -103,6 +109,10 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
   let status: RuntimeStatus = 'stopped';
   let child: ChildProcess | null = null;
   let port: number | null = null;
+  // Unix sockets are not used on Windows: the runtime's port serves there.
+  const sockets = runtimeSocketPlace(process.platform !== 'win32', (message, err) => log('warn', message, { err }));
+  /** The socket the running process listens on (it may have had to do without): null, the port. */
+  let socketPath: string | null = null;
   let failures = 0;
   let runningSince = 0;
   let restartTimer: NodeJS.Timeout | null = null;
@@ -119,14 +129,17 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
     for (const wake of woken) wake();
   };
 
-  async function healthy(): Promise<boolean> {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2_000) });
-      await res.body?.cancel();
-      return res.ok;
-    } catch {
-      return false;
-    }
+  /** Asks the way invocations come (the socket, else the port): a removed socket is a failure. */
+  function healthy(): Promise<boolean> {
+    const to = socketPath === null ? { host: '127.0.0.1', port: port ?? 0 } : { socketPath };
+    return new Promise((resolve) => {
+      const req = http.get({ ...to, path: '/health', timeout: 2_000, agent: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      });
+      req.on('timeout', () => req.destroy());
+      req.on('error', () => resolve(false));
+    });
   }
 
   async function onListening(proc: ChildProcess) {
@@ -139,7 +152,7 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
     }
     if (child !== proc) return;
     setRunning();
-    log('info', `function runtime running on 127.0.0.1:${port}`);
+    log('info', `function runtime running on 127.0.0.1:${port}${socketPath ? ` and ${socketPath}` : ''}`);
     let misses = 0;
     healthTimer = setInterval(() => {
       void healthy().then((ok) => {
@@ -158,6 +171,8 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
     status = 'starting';
     runningSince = 0;
     if (scopeSource === undefined) scopeSource = readFunctionScope(RUNTIME_DIR, log);
+    // A fresh socket for each process: the proxy keys its connections by it.
+    const socketFile = sockets.next();
     let proc: ChildProcess;
     try {
       proc = spawn(
@@ -165,6 +180,8 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
         [
           'run',
           '--allow-net',
+          // Only to bind the socket: the runtime revokes both before it loads any function.
+          ...(socketFile === null ? [] : [`--allow-read=${socketFile}`, `--allow-write=${socketFile}`]),
           '--no-prompt',
           `--v8-flags=--max-old-space-size=${options.memoryMb}`,
           path.join(RUNTIME_DIR, 'server.ts'),
@@ -195,10 +212,10 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
     if (!proc.stdin || !proc.stdout || !proc.stderr) return;
     proc.stdin.on('error', () => {});
     proc.stdin.write(
-      `${JSON.stringify({ port: options.port, token, timeoutMs: options.timeoutMs, workerSource, scopeSource })}\n`,
+      `${JSON.stringify({ port: options.port, socketPath: socketFile, token, timeoutMs: options.timeoutMs, workerSource, scopeSource })}\n`,
     );
     createInterface({ input: proc.stdout }).on('line', (line) => {
-      let msg: { ready?: boolean; port?: number; output?: FunctionOutput } | undefined;
+      let msg: { ready?: boolean; port?: number; socketPath?: string | null; output?: FunctionOutput } | undefined;
       try {
         msg = JSON.parse(line);
       } catch {
@@ -206,6 +223,7 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
       }
       if (msg?.ready && typeof msg.port === 'number') {
         port = msg.port;
+        socketPath = typeof msg.socketPath === 'string' ? msg.socketPath : null;
         void onListening(proc);
       } else if (msg?.output && outputListeners.size > 0) {
         for (const listener of outputListeners) listener(msg.output);
@@ -219,6 +237,7 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
     if (child !== proc) return;
     child = null;
     port = null;
+    socketPath = null;
     if (healthTimer) clearInterval(healthTimer);
     for (const listener of exitListeners) {
       try {
@@ -272,6 +291,9 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
     get port() {
       return port;
     },
+    get socketPath() {
+      return socketPath;
+    },
     token,
     get pid() {
       return child?.pid;
@@ -289,15 +311,17 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
       if (restartTimer) clearTimeout(restartTimer);
       if (healthTimer) clearInterval(healthTimer);
       const proc = child;
-      if (!proc || proc.pid === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
-      await new Promise<void>((resolve) => {
-        const force = setTimeout(() => proc.kill('SIGKILL'), 2_000);
-        proc.once('exit', () => {
-          clearTimeout(force);
-          resolve();
+      if (proc && proc.pid !== undefined && proc.exitCode === null && proc.signalCode === null) {
+        await new Promise<void>((resolve) => {
+          const force = setTimeout(() => proc.kill('SIGKILL'), 2_000);
+          proc.once('exit', () => {
+            clearTimeout(force);
+            resolve();
+          });
+          proc.kill('SIGTERM');
         });
-        proc.kill('SIGTERM');
-      });
+      }
+      sockets.remove();
     },
     onReady(hook) {
       readyHooks.push(hook);

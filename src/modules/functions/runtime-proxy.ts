@@ -1,5 +1,5 @@
 // The invocation hot path to the Deno runtime: keep-alive connections (one undici pool per
-// runtime port) and a dispatch handler that writes the runtime's answer straight to the client's
+// runtime process, on its Unix socket where it has one, else its port) and a dispatch handler that writes the runtime's answer straight to the client's
 // socket, with backpressure both ways and no intermediate response object.
 import type http from 'node:http';
 import { PassThrough } from 'node:stream';
@@ -37,32 +37,38 @@ export interface ProxyCall {
 
 export type ProxyFailure = { kind: 'timeout' | 'unreachable'; cause: Error };
 
+/** Where the running runtime takes invocations: its Unix socket, or (null) its loopback port. */
+export interface RuntimeAddress {
+  port: number;
+  socketPath: string | null;
+}
+
 export interface RuntimeProxy {
   /** Resolves once the answer's head is written; rejects (before that) when the runtime fails. */
-  forward(port: number, call: ProxyCall): Promise<void>;
+  forward(runtime: RuntimeAddress, call: ProxyCall): Promise<void>;
   close(): Promise<void>;
 }
 
 export function createRuntimeProxy(deadlineMs: number): RuntimeProxy {
-  let current: { port: number; pool: Pool } | null = null;
+  let current: { key: string; pool: Pool } | null = null;
 
-  function poolFor(port: number): Pool {
-    if (current?.port !== port) {
-      // A restarted runtime listens on a new port: the old connections lead nowhere.
+  function poolFor({ port, socketPath }: RuntimeAddress): Pool {
+    const key = socketPath ?? String(port);
+    if (current?.key !== key) {
+      // A restarted runtime listens on a new socket (or port): the old connections lead nowhere.
       void current?.pool.destroy().catch(() => {});
+      const options = { connections: 256, headersTimeout: deadlineMs, bodyTimeout: deadlineMs };
       current = {
-        port,
-        pool: new Pool(`http://127.0.0.1:${port}`, {
-          connections: 256,
-          headersTimeout: deadlineMs,
-          bodyTimeout: deadlineMs,
-        }),
+        key,
+        pool: socketPath
+          ? new Pool('http://localhost', { ...options, socketPath })
+          : new Pool(`http://127.0.0.1:${port}`, options),
       };
     }
     return current.pool;
   }
 
-  function forward(port: number, call: ProxyCall): Promise<void> {
+  function forward(runtime: RuntimeAddress, call: ProxyCall): Promise<void> {
     const { out } = call;
     return new Promise<void>((resolve, reject) => {
       let abort: ((err?: Error) => void) | null = null;
@@ -127,7 +133,7 @@ export function createRuntimeProxy(deadlineMs: number): RuntimeProxy {
         },
       };
       try {
-        poolFor(port).dispatch(
+        poolFor(runtime).dispatch(
           { method: call.method as Dispatcher.HttpMethod, path: call.path, headers: call.headers, body },
           handler,
         );
