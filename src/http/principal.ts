@@ -84,14 +84,24 @@ export interface AcceptedKeys {
  * principal; throws 401 on an unknown key, a bad or expired token, or an ended session. The
  * realtime handshake uses it directly.
  */
+const MAX_REMEMBERED_KEYS = 64;
+
 export function createCredentialResolver(
   deps: Pick<Deps, 'clock'> & { keys: AcceptedKeys },
   ended: EndedSessions = noEndedSessions,
 ) {
+  // The hashes of keys once accepted, so the anon key every browser request carries is hashed
+  // once, not per request. Only accepted keys are kept (a handful), so unknown ones cannot fill it;
+  // expiry is still read from the accepted set each time, so a rotation takes effect at once.
+  const acceptedHashes = new Map<string, string>();
+
   /** A key is known until its expiry (a rotated key's grace period); null never expires. */
   const isKnown = (hashes: Map<string, number | null>, key: string) => {
-    const expiresAt = hashes.get(sha256(key).toString('hex'));
-    return expiresAt === null || (expiresAt !== undefined && expiresAt > deps.clock.now().getTime());
+    const hash = acceptedHashes.get(key) ?? sha256(key).toString('hex');
+    const expiresAt = hashes.get(hash);
+    const known = expiresAt === null || (expiresAt !== undefined && expiresAt > deps.clock.now().getTime());
+    if (known && acceptedHashes.size < MAX_REMEMBERED_KEYS) acceptedHashes.set(key, hash);
+    return known;
   };
 
   const verifyJwt = createJwtVerifier();
