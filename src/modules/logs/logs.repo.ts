@@ -2,7 +2,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Queryable, Sql } from '../../core/db.js';
-import { COPY_COLUMNS } from './copy-row.js';
+import { COPY_COLUMNS } from './copy-tuple.js';
 import { isUnlogged } from './partitions.js';
 import type { LogEntry, LogSource } from './log-entry.js';
 
@@ -30,15 +30,15 @@ const COLUMNS = `id, ts, source, level, method, route, status, duration_ms as "d
   user_id as "userId", ip, request_id as "requestId", slug, message, details`;
 
 /**
- * A whole batch in one COPY (its lines in COPY_COLUMNS order), routed by PostgreSQL to its
+ * A whole batch in one binary COPY (its tuples in COPY_COLUMNS order), routed by PostgreSQL to its
  * partitions. On a connection of its own: the pool would otherwise pipeline other queries onto
  * the connection while it is in COPY mode, and the protocol error fails them all.
  */
-export async function copyEntries(sql: Sql, lines: Buffer): Promise<void> {
+export async function copyEntries(sql: Sql, stream: Buffer): Promise<void> {
   const conn = await sql.reserve();
   try {
-    const writable = await conn.unsafe(`copy logs.entries (${COPY_COLUMNS}) from stdin`).writable();
-    await pipeline(Readable.from([lines]), writable);
+    const writable = await conn.unsafe(`copy logs.entries (${COPY_COLUMNS}) from stdin (format binary)`).writable();
+    await pipeline(Readable.from([stream]), writable);
   } finally {
     conn.release();
   }

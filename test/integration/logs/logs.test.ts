@@ -379,4 +379,17 @@ describe('storage format', () => {
     const found = await search({ q: '☃ 𝄞' });
     expect(found.json.map((l: any) => l.body.requestId)).toEqual([deployed.headers['x-request-id']]);
   });
+
+  it('stores a NUL a caller put in a path without failing the other entries of its batch', async () => {
+    // The slug is decoded from the path: %00 is a NUL, which PostgreSQL text refuses.
+    const withNul = await t.request({ method: 'GET', url: '/functions/nul%00slug' });
+    const plain = await t.request({ method: 'GET', url: '/api/auth/sessions/current' });
+    await flush();
+    for (const res of [withNul, plain]) {
+      expect((await search({ request_id: String(res.headers['x-request-id']) })).json).toHaveLength(1);
+    }
+    const [line] = (await search({ request_id: String(withNul.headers['x-request-id']) })).json;
+    expect(line.body.slug).toBe('nulslug');
+    expect(t.app.logs!.droppedCount()).toBe(0);
+  });
 });
