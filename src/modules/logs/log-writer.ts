@@ -44,7 +44,8 @@ export interface LogWriter {
   close(): Promise<void>;
 }
 
-/** Bytes a batch starts with per entry; it grows when its tuples need more. */
+/** Bytes a batch starts with per entry; it grows when its tuples need more. A stored batch's bytes
+ * are reused by the next batch (the driver copies them as it sends), so a steady load allocates none. */
 const BYTES_PER_ENTRY = 200;
 
 /** A batch being filled: the bytes written so far. */
@@ -58,8 +59,10 @@ class OpenBatch<Prepared> {
   constructor(
     private readonly encoding: BatchEncoding<Prepared>,
     entries: number,
+    reuse: Buffer | undefined,
   ) {
-    this.bytes = Buffer.allocUnsafe(entries * BYTES_PER_ENTRY);
+    const size = entries * BYTES_PER_ENTRY;
+    this.bytes = reuse && reuse.length >= size ? reuse : Buffer.allocUnsafe(size);
     this.length = encoding.header.copy(this.bytes, 0);
   }
 
@@ -91,8 +94,9 @@ class OpenBatch<Prepared> {
 
 export function createLogWriter<Prepared>(options: LogWriterOptions<Prepared>): LogWriter {
   const { encoding, store, maxBuffered, batchSize, onError } = options;
-  const full: LogBatch[] = [];
-  let open = new OpenBatch(encoding, batchSize);
+  const full: OpenBatch<Prepared>[] = [];
+  let open = new OpenBatch(encoding, batchSize, undefined);
+  let spare: Buffer | undefined;
   let buffered = 0;
   let droppedCount = 0;
   let flushQueued = false;
@@ -102,23 +106,25 @@ export function createLogWriter<Prepared>(options: LogWriterOptions<Prepared>): 
   const listeners = new Set<(entry: LogEntry) => void>();
 
   const closeOpenBatch = () => {
-    full.push(open.close());
-    open = new OpenBatch(encoding, batchSize);
+    full.push(open);
+    open = new OpenBatch(encoding, batchSize, spare);
+    spare = undefined;
   };
 
   async function drain(): Promise<void> {
     // Until nothing is left: entries added while a batch is being stored go too.
     for (;;) {
       if (full.length === 0 && open.count > 0) closeOpenBatch();
-      const batch = full.shift();
-      if (!batch) return;
+      const closed = full.shift();
+      if (!closed) return;
       try {
-        await store(batch);
+        await store(closed.close());
       } catch (err) {
-        droppedCount += batch.count;
+        droppedCount += closed.count;
         onError(err);
       } finally {
-        buffered -= batch.count;
+        buffered -= closed.count;
+        spare = closed.bytes;
       }
     }
   }
