@@ -20,8 +20,8 @@ const TWO_TO_32 = 4_294_967_296;
 
 /** Field count, the id (16 bytes), the time (8), status (4) and duration (4), each with its length. */
 const FIXED_BYTES = 2 + 20 + 12 + 8 + 8;
-/** Length words of the text fields and the jsonb version byte. */
-const VARIABLE_OVERHEAD = 10 * 4 + 1;
+/** Length words of the ten text fields and the details, and the jsonb version byte. */
+const VARIABLE_OVERHEAD = 11 * 4 + 1;
 
 /** Text and JSON without NUL, which PostgreSQL's text and jsonb refuse (one would fail the batch). */
 const withoutNul = (value: string): string => (value.includes('\0') ? value.replaceAll('\0', '') : value);
