@@ -210,10 +210,11 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
   maintenanceTimer.unref();
 
   async function page<T>(filter: EntryFilter, limit: number, offset: number, view: (e: StoredEntry) => T) {
-    const [rows, counted] = await Promise.all([
-      searchEntries(sql, filter, limit, offset),
-      countEntries(sql, filter, COUNT_CAP),
-    ]);
+    const rows = await searchEntries(sql, filter, limit, offset);
+    // A page cut short by the end of the matches tells the total: no second read of them (a text
+    // search that matches little reads every row of its range, and would read them all twice).
+    const ended = rows.length < limit && (rows.length > 0 || offset === 0);
+    const counted = ended ? offset + rows.length : await countEntries(sql, filter, COUNT_CAP);
     return { items: rows.map(view), offset, total: counted > COUNT_CAP ? null : counted };
   }
 
