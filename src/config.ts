@@ -121,7 +121,7 @@ const envSchema = z
     // it are dropped and counted), the batch size and how often the buffer is flushed.
     LOGS_STORE: flag.default(true),
     LOGS_BUFFER_MAX: z.coerce.number().int().min(1).default(20_000),
-    LOGS_BATCH_SIZE: z.coerce.number().int().min(1).max(5_000).default(500),
+    LOGS_BATCH_SIZE: z.coerce.number().int().min(1).max(5_000).default(2_000),
     LOGS_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).default(1_000),
     LOGS_MAINTENANCE_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

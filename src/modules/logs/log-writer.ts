@@ -1,10 +1,10 @@
-// The log writer: add() encodes the entry as one COPY line straight into the current batch's
-// byte buffer (no object outlives the request), so logging never waits on the database. Full
-// batches leave off the request path, on a timer or as soon as one is full; when the buffer holds
-// its maximum, new entries are dropped and counted instead.
+// The log writer: add() encodes the entry as one binary COPY tuple straight into the current
+// batch's byte buffer (no object outlives the request), so logging never waits on the database.
+// Full batches leave off the request path, on a timer or as soon as one is full; when the buffer
+// holds its maximum, new entries are dropped and counted instead.
 import type { LogEntry } from './log-entry.js';
 
-/** Entries ready to store: their COPY lines and the time span they cover (for partitions). */
+/** Entries ready to store: one whole COPY stream and the time span it covers (for partitions). */
 export interface LogBatch {
   bytes: Buffer;
   count: number;
@@ -12,9 +12,19 @@ export interface LogBatch {
   newestMs: number;
 }
 
-export interface LogWriterOptions {
-  /** The entry as one line of the batch; `arrival` numbers the entries of one millisecond (0–999). */
-  encode(entry: LogEntry, arrival: number): string;
+/** How entries become bytes: a stream opens with `header`, holds one tuple per entry, ends with `trailer`. */
+export interface BatchEncoding<Prepared> {
+  header: Buffer;
+  trailer: Buffer;
+  /** Whatever the entry's size and bytes both need, computed once. */
+  prepare(entry: LogEntry): Prepared;
+  maxBytes(prepared: Prepared): number;
+  /** Writes the tuple at `at` and returns where it ends; `arrival` numbers the entries of one millisecond (0–999). */
+  write(buf: Buffer, at: number, prepared: Prepared, arrival: number): number;
+}
+
+export interface LogWriterOptions<Prepared> {
+  encoding: BatchEncoding<Prepared>;
   /** Stores one batch (one statement); a failure drops the batch and counts it. */
   store(batch: LogBatch): Promise<void>;
   maxBuffered: number;
@@ -34,37 +44,47 @@ export interface LogWriter {
   close(): Promise<void>;
 }
 
-/** Bytes a batch starts with; it grows when its lines need more. */
-const BYTES_PER_ENTRY = 256;
+/** Bytes a batch starts with per entry; it grows when its tuples need more. A stored batch's bytes
+ * are reused by the next batch (the driver copies them as it sends), so a steady load allocates none. */
+const BYTES_PER_ENTRY = 200;
 
 /** A batch being filled: the bytes written so far. */
-class OpenBatch {
+class OpenBatch<Prepared> {
   bytes: Buffer;
-  length = 0;
+  length: number;
   count = 0;
   oldestMs = Number.POSITIVE_INFINITY;
   newestMs = Number.NEGATIVE_INFINITY;
 
-  constructor(entries: number) {
-    this.bytes = Buffer.allocUnsafe(entries * BYTES_PER_ENTRY);
+  constructor(
+    private readonly encoding: BatchEncoding<Prepared>,
+    entries: number,
+    reuse: Buffer | undefined,
+  ) {
+    const size = entries * BYTES_PER_ENTRY;
+    this.bytes = reuse && reuse.length >= size ? reuse : Buffer.allocUnsafe(size);
+    this.length = encoding.header.copy(this.bytes, 0);
   }
 
-  append(line: string, atMs: number): void {
-    // UTF-8 takes at most 3 bytes per UTF-16 unit.
-    if (this.bytes.length - this.length < line.length * 3) {
-      const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + line.length * 3));
+  append(entry: LogEntry, arrival: number, atMs: number): void {
+    const prepared = this.encoding.prepare(entry);
+    // Room for the tuple and the trailer.
+    const needed = this.length + this.encoding.maxBytes(prepared) + this.encoding.trailer.length;
+    if (this.bytes.length < needed) {
+      const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, needed));
       this.bytes.copy(grown, 0, 0, this.length);
       this.bytes = grown;
     }
-    this.length += this.bytes.write(line, this.length);
+    this.length = this.encoding.write(this.bytes, this.length, prepared, arrival);
     this.count++;
     if (atMs < this.oldestMs) this.oldestMs = atMs;
     if (atMs > this.newestMs) this.newestMs = atMs;
   }
 
   close(): LogBatch {
+    const end = this.length + this.encoding.trailer.copy(this.bytes, this.length);
     return {
-      bytes: this.bytes.subarray(0, this.length),
+      bytes: this.bytes.subarray(0, end),
       count: this.count,
       oldestMs: this.oldestMs,
       newestMs: this.newestMs,
@@ -72,10 +92,11 @@ class OpenBatch {
   }
 }
 
-export function createLogWriter(options: LogWriterOptions): LogWriter {
-  const { encode, store, maxBuffered, batchSize, onError } = options;
-  const full: LogBatch[] = [];
-  let open = new OpenBatch(batchSize);
+export function createLogWriter<Prepared>(options: LogWriterOptions<Prepared>): LogWriter {
+  const { encoding, store, maxBuffered, batchSize, onError } = options;
+  const full: OpenBatch<Prepared>[] = [];
+  let open = new OpenBatch(encoding, batchSize, undefined);
+  let spare: Buffer | undefined;
   let buffered = 0;
   let droppedCount = 0;
   let flushQueued = false;
@@ -85,23 +106,25 @@ export function createLogWriter(options: LogWriterOptions): LogWriter {
   const listeners = new Set<(entry: LogEntry) => void>();
 
   const closeOpenBatch = () => {
-    full.push(open.close());
-    open = new OpenBatch(batchSize);
+    full.push(open);
+    open = new OpenBatch(encoding, batchSize, spare);
+    spare = undefined;
   };
 
   async function drain(): Promise<void> {
     // Until nothing is left: entries added while a batch is being stored go too.
     for (;;) {
       if (full.length === 0 && open.count > 0) closeOpenBatch();
-      const batch = full.shift();
-      if (!batch) return;
+      const closed = full.shift();
+      if (!closed) return;
       try {
-        await store(batch);
+        await store(closed.close());
       } catch (err) {
-        droppedCount += batch.count;
+        droppedCount += closed.count;
         onError(err);
       } finally {
-        buffered -= batch.count;
+        buffered -= closed.count;
+        spare = closed.bytes;
       }
     }
   }
@@ -124,7 +147,7 @@ export function createLogWriter(options: LogWriterOptions): LogWriter {
       const atMs = entry.ts.getTime();
       arrival = atMs === lastMs ? Math.min(arrival + 1, 999) : 0;
       lastMs = atMs;
-      open.append(encode(entry, arrival), atMs);
+      open.append(entry, arrival, atMs);
       for (const listener of listeners) listener(entry);
       if (open.count >= batchSize) {
         closeOpenBatch();

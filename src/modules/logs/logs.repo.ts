@@ -2,7 +2,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Queryable, Sql } from '../../core/db.js';
-import { COPY_COLUMNS } from './copy-row.js';
+import { COPY_COLUMNS } from './copy-tuple.js';
 import { isUnlogged } from './partitions.js';
 import type { LogEntry, LogSource } from './log-entry.js';
 
@@ -30,15 +30,15 @@ const COLUMNS = `id, ts, source, level, method, route, status, duration_ms as "d
   user_id as "userId", ip, request_id as "requestId", slug, message, details`;
 
 /**
- * A whole batch in one COPY (its lines in COPY_COLUMNS order), routed by PostgreSQL to its
+ * A whole batch in one binary COPY (its tuples in COPY_COLUMNS order), routed by PostgreSQL to its
  * partitions. On a connection of its own: the pool would otherwise pipeline other queries onto
  * the connection while it is in COPY mode, and the protocol error fails them all.
  */
-export async function copyEntries(sql: Sql, lines: Buffer): Promise<void> {
+export async function copyEntries(sql: Sql, stream: Buffer): Promise<void> {
   const conn = await sql.reserve();
   try {
-    const writable = await conn.unsafe(`copy logs.entries (${COPY_COLUMNS}) from stdin`).writable();
-    await pipeline(Readable.from([lines]), writable);
+    const writable = await conn.unsafe(`copy logs.entries (${COPY_COLUMNS}) from stdin (format binary)`).writable();
+    await pipeline(Readable.from([stream]), writable);
   } finally {
     conn.release();
   }
@@ -69,6 +69,8 @@ export async function dropPartition(db: Queryable, name: string): Promise<void> 
   await db.unsafe(`drop table if exists logs."${name}"`);
 }
 
+const ASCII = /^[\x20-\x7e]*$/;
+
 function whereOf(filter: EntryFilter): { clause: string; params: unknown[] } {
   const params: unknown[] = [];
   const conditions: string[] = [];
@@ -90,7 +92,10 @@ function whereOf(filter: EntryFilter): { clause: string; params: unknown[] } {
   if (filter.module) add((p) => `details->>'module' = ${p}`, filter.module);
   if (filter.text) {
     const pattern = `%${filter.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    add((p) => `(message ilike ${p} or details::text ilike ${p})`, pattern);
+    // ASCII text is matched under collation "C": ASCII-only case folding, ~4× cheaper a row than
+    // the database locale's (a search without a time range reads every row). Other text keeps it.
+    const collate = ASCII.test(filter.text) ? ' collate "C"' : '';
+    add((p) => `(message${collate} ilike ${p} or details::text${collate} ilike ${p})`, pattern);
   }
   return { clause: conditions.join(' and '), params };
 }

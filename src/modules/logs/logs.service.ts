@@ -7,7 +7,7 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../core/errors.js';
 import { type LogEntry, LOG_SOURCES, type LogSource } from './log-entry.js';
 import { type Audit, type SearchResult, toAudit, toSearchResult } from './log-views.js';
-import { copyRowOf } from './copy-row.js';
+import { COPY_HEADER, COPY_TRAILER, maxTupleBytes, prepareEntry, writeTuple } from './copy-tuple.js';
 import { createLogWriter, type LogBatch, type LogWriter } from './log-writer.js';
 import { createTableFollower } from './table-follower.js';
 import { addDays, dayOf, dayOfPartition, partitionName } from './partitions.js';
@@ -161,7 +161,13 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
   }
 
   const writer: LogWriter = createLogWriter({
-    encode: copyRowOf,
+    encoding: {
+      header: COPY_HEADER,
+      trailer: COPY_TRAILER,
+      prepare: prepareEntry,
+      maxBytes: maxTupleBytes,
+      write: writeTuple,
+    },
     store,
     maxBuffered: settings.bufferMax,
     batchSize: settings.batchSize,
@@ -204,10 +210,11 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
   maintenanceTimer.unref();
 
   async function page<T>(filter: EntryFilter, limit: number, offset: number, view: (e: StoredEntry) => T) {
-    const [rows, counted] = await Promise.all([
-      searchEntries(sql, filter, limit, offset),
-      countEntries(sql, filter, COUNT_CAP),
-    ]);
+    const rows = await searchEntries(sql, filter, limit, offset);
+    // A page cut short by the end of the matches tells the total: no second read of them (a text
+    // search that matches little reads every row of its range, and would read them all twice).
+    const ended = rows.length < limit && (rows.length > 0 || offset === 0);
+    const counted = ended ? offset + rows.length : await countEntries(sql, filter, COUNT_CAP);
     return { items: rows.map(view), offset, total: counted > COUNT_CAP ? null : counted };
   }
 

@@ -11,21 +11,55 @@ import { redactSecrets } from './redact.js';
 
 const FUNCTION_ROUTE = '/functions/*';
 
-type Who = Pick<LogEntry, 'principal' | 'userId'>;
+/** The fields every entry of one request shares. */
+interface RequestFacts {
+  ts: Date;
+  method: string;
+  route: string | null;
+  status: number;
+  durationMs: number;
+  request: FastifyRequest;
+}
 
-function whoIs(request: FastifyRequest): Who {
+/** One entry of a request, written out field by field (no spreads on the request path). */
+function entryOf(
+  facts: RequestFacts,
+  source: LogEntry['source'],
+  level: LogEntry['level'],
+  slug: string | null,
+  message: string,
+  details: LogEntry['details'],
+): LogEntry {
+  const { request } = facts;
   const principal = request.principal;
-  if (!principal) return { principal: 'none', userId: null };
-  switch (principal.kind) {
-    case 'anon':
-      return { principal: 'anon', userId: null };
-    case 'user':
-      return { principal: 'user', userId: principal.userId };
-    case 'admin':
-      return principal.via === 'apiKey'
-        ? { principal: 'api-key', userId: null }
-        : { principal: 'admin', userId: principal.subject };
+  let kind = 'none';
+  let userId: string | null = null;
+  if (principal) {
+    if (principal.kind === 'user') {
+      kind = 'user';
+      userId = principal.userId;
+    } else if (principal.kind === 'admin') {
+      kind = principal.via === 'apiKey' ? 'api-key' : 'admin';
+      userId = principal.via === 'apiKey' ? null : principal.subject;
+    } else kind = principal.kind;
   }
+  return {
+    id: randomUUID(),
+    ts: facts.ts,
+    source,
+    level,
+    method: facts.method,
+    route: facts.route,
+    status: facts.status,
+    durationMs: facts.durationMs,
+    principal: kind,
+    userId,
+    ip: request.ip,
+    requestId: request.id,
+    slug,
+    message,
+    details,
+  };
 }
 
 /** The API area a route belongs to (the audit record's module): /api/secrets/:key → SECRETS. */
@@ -54,50 +88,31 @@ export function logRequests(app: FastifyInstance, logs: LogsService | null, cloc
     else request.log.info(line, 'request');
     if (!logs) return done();
 
-    // One entry object per kind, written out field by field (no spreads on the request path).
-    const ts = clock.now();
-    const who = whoIs(request);
-    const ip = request.ip;
-    const entry = (
-      source: LogEntry['source'],
-      level: LogEntry['level'],
-      slug: string | null,
-      message: string,
-      details: LogEntry['details'],
-    ): LogEntry => ({
-      id: randomUUID(),
-      ts,
-      source,
-      level,
-      method: request.method,
-      route,
-      status,
-      durationMs,
-      principal: who.principal,
-      userId: who.userId,
-      ip,
-      requestId: request.id,
-      slug,
-      message,
-      details,
-    });
+    const facts: RequestFacts = { ts: clock.now(), method: request.method, route, status, durationMs, request };
     const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
     if (route === FUNCTION_ROUTE) {
       const slug = String((request.params as Record<string, string>)['*'] ?? '').replace(/\/$/, '');
-      logs.record(entry('functions', level, slug, `${request.method} /functions/${slug} ${status}`, null));
+      logs.record(entryOf(facts, 'functions', level, slug, `${request.method} /functions/${slug} ${status}`, null));
     } else {
-      logs.record(entry('requests', level, null, `${request.method} ${route ?? request.url} ${status}`, null));
+      logs.record(entryOf(facts, 'requests', level, null, `${request.method} ${route ?? request.url} ${status}`, null));
     }
     if (status >= 500) {
       const error = failures.get(request);
       const message = error?.message ?? `${request.method} ${request.url} answered ${status}`;
       logs.record(
-        entry('errors', 'error', null, message, error ? { name: error.name, stack: error.stack ?? null } : null),
+        entryOf(
+          facts,
+          'errors',
+          'error',
+          null,
+          message,
+          error ? { name: error.name, stack: error.stack ?? null } : null,
+        ),
       );
     }
     if (route && status < 400 && isWrite(request.method) && routeOptions.config.access === 'admin') {
       logs.record(
-        entry('audit', 'info', null, `${request.method} ${route}`, {
+        entryOf(facts, 'audit', 'info', null, `${request.method} ${route}`, {
           module: moduleOf(route),
           target: redactSecrets(request.params),
           body: redactSecrets(request.body),

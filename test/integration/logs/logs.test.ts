@@ -358,6 +358,32 @@ describe('a full buffer', () => {
   });
 });
 
+describe('text search', () => {
+  it('matches text in any letter case, in the message and in the details', async () => {
+    const deployed = await t.request({
+      method: 'POST',
+      url: '/api/functions',
+      headers: admin,
+      payload: {
+        name: 'Case Probe',
+        slug: 'case-probe',
+        code: 'export default () => new Response("ok");\n',
+        verifyJwt: false,
+      },
+    });
+    expect(deployed.statusCode).toBeLessThan(300);
+    await flush();
+    const id = deployed.headers['x-request-id'];
+    // "Case Probe" is only in the audit entry's details (the body); the route is in every message.
+    for (const q of ['case probe', 'CASE PROBE', 'cAsE pRoBe']) {
+      const found = await search({ q, source: 'audit' });
+      expect(found.json.map((l: any) => l.body.requestId)).toEqual([id]);
+    }
+    const byRoute = await search({ q: 'post /API/FUNCTIONS', request_id: String(id) });
+    expect(byRoute.json).toHaveLength(2);
+  });
+});
+
 describe('storage format', () => {
   it('keeps tabs, line breaks, backslashes and non-ASCII text of an entry exactly', async () => {
     const code = 'export default () => new Response("tab\there\\n\r\nline é ☃ 𝄞 \\N");\n';
@@ -378,5 +404,18 @@ describe('storage format', () => {
     expect(audit.details.body.code).toBe(code);
     const found = await search({ q: '☃ 𝄞' });
     expect(found.json.map((l: any) => l.body.requestId)).toEqual([deployed.headers['x-request-id']]);
+  });
+
+  it('stores a NUL a caller put in a path without failing the other entries of its batch', async () => {
+    // The slug is decoded from the path: %00 is a NUL, which PostgreSQL text refuses.
+    const withNul = await t.request({ method: 'GET', url: '/functions/nul%00slug' });
+    const plain = await t.request({ method: 'GET', url: '/api/auth/sessions/current' });
+    await flush();
+    for (const res of [withNul, plain]) {
+      expect((await search({ request_id: String(res.headers['x-request-id']) })).json).toHaveLength(1);
+    }
+    const [line] = (await search({ request_id: String(withNul.headers['x-request-id']) })).json;
+    expect(line.body.slug).toBe('nulslug');
+    expect(t.app.logs!.droppedCount()).toBe(0);
   });
 });
