@@ -163,6 +163,25 @@ const patches = [
       return true
     }`,
   ],
+  // A COPY ... FROM STDIN that PostgreSQL refuses after its last byte (a constraint, a dropped
+  // table, a lost connection) left the writable's final callback waiting for a CommandComplete
+  // that never comes: its pipeline never settled (the logs writer stalled for good, a restore hung).
+  [
+    'connection.js',
+    `  function ErrorResponse(x) {
+    if (query) {`,
+    `  function ErrorResponse(x) {
+    final && (final(Errors.postgres(parseError(x))), final = null) // ${MARK}: fail the COPY's writer
+    if (query) {`,
+  ],
+  [
+    'connection.js',
+    `  function errored(err) {
+    stream && (stream.destroy(err), stream = null)`,
+    `  function errored(err) {
+    stream && (stream.destroy(err), stream = null)
+    final && (final(err), final = null) // ${MARK}: a COPY's writer waiting for its end`,
+  ],
   // A COPY ... TO STDOUT stream pauses the socket when its buffer is full and resumes it only from
   // its read(); when the last rows filled the buffer, the ended stream never reads again and the
   // connection stayed paused: its next query never got an answer.
