@@ -5,6 +5,8 @@
 // its bytes, the policy still decides. A truncated, damaged, foreign or other-version archive is
 // refused with nothing stored.
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -184,5 +186,28 @@ describe('refused archives leave nothing behind', () => {
     });
     expect((await asAdmin(b, 'GET', '/api/database/backups')).json).toEqual(before);
     expect(await archivesIn(bDir)).toEqual(files);
+  });
+});
+
+describe('an upload cut off by the client', () => {
+  it('leaves no staged file and no backup', async () => {
+    const before = (await asAdmin(b, 'GET', '/api/database/backups')).json;
+    const files = await archivesIn(bDir);
+    await b.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = b.app.server.address() as AddressInfo;
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/api/database/backups/import',
+      headers: { 'x-api-key': b.apiKey, 'content-type': 'application/gzip', 'content-length': archive.length },
+    });
+    req.on('error', () => {});
+    req.write(archive.subarray(0, archive.length >> 1));
+    // The first half is being staged; then the client goes away.
+    await vi.waitFor(async () => expect((await archivesIn(bDir)).length).toBe(files.length + 1), { timeout: 10_000 });
+    req.destroy();
+    await vi.waitFor(async () => expect(await archivesIn(bDir)).toEqual(files), { timeout: 10_000 });
+    expect((await asAdmin(b, 'GET', '/api/database/backups')).json).toEqual(before);
   });
 });
