@@ -1,9 +1,11 @@
-// `plinth backup create|list|restore`: database backups of the server (pg_dump snapshots it keeps).
+// `plinth backup create|list|restore|download|upload`: database backups of the server (snapshots it
+// keeps in its blob store); download and upload move an archive between servers.
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import { confirm } from '../confirm.js';
 import type { CommandContext } from '../main.js';
 import { emit, objectTable, say } from '../output.js';
+import { saveBody, sendFile } from '../transfer.js';
 
 interface Backup {
   id: string;
@@ -17,7 +19,7 @@ interface Backup {
 const POLL_MS = 500;
 
 export function registerBackup(program: Command, ctx: CommandContext): void {
-  const backup = program.command('backup').description('database backups: create, list, restore');
+  const backup = program.command('backup').description('database backups: create, list, restore, download, upload');
 
   backup
     .command('create')
@@ -73,5 +75,36 @@ export function registerBackup(program: Command, ctx: CommandContext): void {
         `/api/database/backups/${encodeURIComponent(id)}/restore`,
       );
       emit(ctx, { id, ...answer }, () => [answer.message]);
+    });
+
+  backup
+    .command('download')
+    .description('save a backup archive to a file (to upload to another server)')
+    .argument('<id>', 'the backup id (see `plinth backup list`)')
+    .argument('[file]', 'where to save it (default: the name the server gives)')
+    .action(async (id: string, name: string | undefined) => {
+      const res = await (await ctx.api()).send('GET', `/api/database/backups/${encodeURIComponent(id)}/download`);
+      const given = /filename="([^"/\\]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1];
+      const target = name ?? given ?? `plinth-backup-${id}.gz`;
+      const { file, size } = await saveBody(ctx, res, target);
+      emit(ctx, { id, file, size }, () => [`Downloaded backup ${id} to ${target} (${size} bytes).`]);
+    });
+
+  backup
+    .command('upload')
+    .description('upload a backup archive (e.g. downloaded from another server); restore it with `backup restore`')
+    .argument('<file>', 'the archive, as `plinth backup download` saved it')
+    .option('--name <name>', 'a name for the backup')
+    .action(async (file: string, options: { name?: string }) => {
+      const { answer: item, size } = await sendFile<Backup>(ctx, await ctx.api(), {
+        method: 'POST',
+        path: '/api/database/backups/import',
+        name: file,
+        contentType: 'application/gzip',
+        query: { name: options.name },
+      });
+      emit(ctx, item, () => [
+        `Uploaded ${file} as backup ${item.id} (${size} bytes). Restore it with \`plinth backup restore ${item.id}\`.`,
+      ]);
     });
 }

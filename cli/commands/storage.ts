@@ -1,15 +1,11 @@
 // `plinth storage mb|rb|ls|cp|rm`: buckets and objects. Remote paths are written ss://<bucket>/<key>;
 // cp uploads (local → remote) or downloads (remote → local), with a progress bar over 1 MB.
-import { createReadStream, createWriteStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import type { CommandContext } from '../main.js';
 import { emit, objectTable } from '../output.js';
-import { progressStream } from '../progress.js';
+import { saveBody, sendFile } from '../transfer.js';
 
 const SCHEME = 'ss://';
 
@@ -99,37 +95,21 @@ export function registerStorage(program: Command, ctx: CommandContext): void {
       if (Boolean(source) === Boolean(target))
         throw new CliError(`Give one local path and one ${SCHEME}<bucket>/<key> path (upload or download).`);
       const api = await ctx.api();
-      const tty = Boolean(process.stderr.isTTY) && !ctx.flags.json;
-      const draw = (text: string) => (ctx.flags.json ? undefined : ctx.err(text));
       if (target) {
-        const file = path.resolve(ctx.cwd, from);
-        const size = (
-          await stat(file).catch(() => {
-            throw new CliError(`No file ${from}.`);
-          })
-        ).size;
         const remote = {
           bucket: target.bucket,
-          key: target.key.endsWith('/') || !target.key ? `${target.key}${path.basename(file)}` : target.key,
+          key: target.key.endsWith('/') || !target.key ? `${target.key}${path.basename(from)}` : target.key,
         };
-        const body = Readable.toWeb(
-          createReadStream(file).pipe(progressStream('upload', size, draw, tty)),
-        ) as ReadableStream;
-        const stored = await api.call<Record<string, unknown>>('PUT', objectPath(remote), {
-          body,
-          headers: { 'content-type': 'application/octet-stream', 'content-length': String(size) },
+        const { answer, size } = await sendFile<Record<string, unknown>>(ctx, api, {
+          method: 'PUT',
+          path: objectPath(remote),
+          name: from,
+          contentType: 'application/octet-stream',
         });
-        emit(ctx, stored, () => [`Uploaded ${from} to ${SCHEME}${remote.bucket}/${remote.key} (${size} bytes).`]);
+        emit(ctx, answer, () => [`Uploaded ${from} to ${SCHEME}${remote.bucket}/${remote.key} (${size} bytes).`]);
         return;
       }
-      const res = await api.send('GET', objectPath(source!));
-      const size = Number(res.headers.get('content-length') ?? 0);
-      const file = path.resolve(ctx.cwd, to);
-      await pipeline(
-        Readable.fromWeb(res.body as import('node:stream/web').ReadableStream),
-        progressStream('download', size, draw, tty),
-        createWriteStream(file),
-      );
+      const { file, size } = await saveBody(ctx, await api.send('GET', objectPath(source!)), to);
       emit(ctx, { bucket: source!.bucket, key: source!.key, file, size }, () => [
         `Downloaded ${from} to ${to} (${size} bytes).`,
       ]);

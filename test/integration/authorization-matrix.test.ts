@@ -1305,6 +1305,23 @@ const routes: Row[] = [
       return { method: 'POST', url: '/api/database/backups', payload: {} };
     },
   },
+  {
+    route: 'POST /api/database/backups/import',
+    access: 'admin',
+    ok: 201,
+    request: async () => {
+      const archive = await asAdmin({
+        method: 'GET',
+        url: `/api/database/backups/${await completedBackupId()}/download`,
+      });
+      return {
+        method: 'POST',
+        url: '/api/database/backups/import',
+        headers: { 'content-type': 'application/gzip' },
+        payload: archive.rawPayload,
+      };
+    },
+  },
   ...(
     [
       ['PATCH', '/api/database/backups/:id', 200],

@@ -119,6 +119,11 @@ export function archiveReader(input: Readable) {
       if (buffer[0] !== 10) throw new ArchiveFormatError('A file in the archive does not end where its record says.');
       buffer = buffer.subarray(1);
     },
+    /** Fails unless nothing follows the record just read (the archive's last one). */
+    async finish(): Promise<void> {
+      while (buffer.length === 0) if (!(await fill())) return;
+      throw new ArchiveFormatError('The archive goes on after its last record.');
+    },
     /** The rows of the copy block just read, up to (not including) its `\.` line. */
     async *rows(): AsyncGenerator<Buffer> {
       for (;;) {

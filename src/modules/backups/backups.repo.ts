@@ -13,11 +13,13 @@ export interface BackupRow {
   createdAt: Date;
   completedAt: Date | null;
   expiresAt: Date | null;
+  importedAt: Date | null;
 }
 
 const COLUMNS = `id, name, trigger_source as "triggerSource", status, blob_id as "blobId",
   size_bytes::text as "sizeBytes", error_message as "errorMessage", created_by as "createdBy",
-  created_at as "createdAt", completed_at as "completedAt", expires_at as "expiresAt"`;
+  created_at as "createdAt", completed_at as "completedAt", expires_at as "expiresAt",
+  imported_at as "importedAt"`;
 
 export async function listBackups(db: Queryable): Promise<BackupRow[]> {
   return db.unsafe(`select ${COLUMNS} from system.database_backups order by created_at desc, id`);
@@ -38,6 +40,26 @@ export async function insertBackup(
     [b.id, b.name, b.triggerSource, b.blobId, b.createdBy, b.createdAt],
   );
   return row as BackupRow;
+}
+
+/** A completed backup from an uploaded archive (its bytes already in the blob store). */
+export async function insertImportedBackup(
+  db: Queryable,
+  b: Pick<BackupRow, 'id' | 'name' | 'blobId' | 'createdBy' | 'createdAt' | 'importedAt'> & { sizeBytes: number },
+): Promise<BackupRow> {
+  const [row] = await db.unsafe<BackupRow[]>(
+    `insert into system.database_backups
+       (id, name, trigger_source, status, blob_id, size_bytes, created_by, created_at, completed_at, imported_at)
+     values ($1, $2, 'manual', 'completed', $3, $4, $5, $6, $7, $7) returning ${COLUMNS}`,
+    [b.id, b.name, b.blobId, b.sizeBytes, b.createdBy, b.createdAt, b.importedAt],
+  );
+  return row as BackupRow;
+}
+
+export async function backupNamed(db: Queryable, name: string): Promise<boolean> {
+  const [row] = await db<{ taken: boolean }[]>`
+    select exists (select 1 from system.database_backups where name = ${name}) as taken`;
+  return row?.taken === true;
 }
 
 export async function finishBackup(

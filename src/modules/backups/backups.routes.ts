@@ -1,7 +1,7 @@
 // Database backups over HTTP (all admin), as the reference platform routes them under
 // /api/database/backups, plus GET /{id}/download for the archive itself.
-import type { Readable } from 'node:stream';
-import type { FastifyReply } from 'fastify';
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   archiveBytes,
@@ -11,21 +11,26 @@ import {
   backupListSchema,
   backupSchema,
   createBackupBody,
+  importBackupQuery,
   messageSchema,
   renameBackupBody,
 } from './backups.schemas.js';
 import type { BackupsService } from './backups.service.js';
 
 const tags = ['database'];
+type Archive = Awaited<ReturnType<BackupsService['download']>>;
 
 /** Streams the archive as an attachment (the reply is typed loosely: the body is bytes, not JSON). */
-function sendArchive(reply: FastifyReply, stream: Readable, fileName: string) {
+function sendArchive(reply: FastifyReply, { stream, fileName, size }: Archive) {
+  if (size !== null) reply.header('content-length', size);
   return reply
     .header('content-type', 'application/gzip')
     .header('content-disposition', `attachment; filename="${fileName}"`)
     .send(stream);
 }
 const security = [{ bearerAuth: [] }];
+/** Who made a backup: the admin's id, or "api-key". */
+const creatorOf = (request: FastifyRequest) => (request.principal?.kind === 'admin' ? request.principal.subject : null);
 const admin = { access: 'admin' as const };
 
 export function backupsRoutes(backups: BackupsService): FastifyPluginAsyncZod {
@@ -64,11 +69,12 @@ export function backupsRoutes(backups: BackupsService): FastifyPluginAsyncZod {
         response: { 201: backupSchema },
       },
       handler: async (request, reply) => {
-        const p = request.principal;
-        const createdBy = p?.kind === 'admin' ? p.subject : null;
-        return reply.code(201).send(await backups.create(request.body ?? undefined, createdBy));
+        return reply.code(201).send(await backups.create(request.body ?? undefined, creatorOf(request)));
       },
     });
+
+    // The archive is the raw body, streamed to the blob store (any content type; the bytes are checked).
+    await app.register(importRoute(backups));
 
     app.patch('/api/database/backups/:id', {
       config: admin,
@@ -105,8 +111,7 @@ export function backupsRoutes(backups: BackupsService): FastifyPluginAsyncZod {
         response: { 200: archiveBytes },
       },
       handler: async (request, reply) => {
-        const { stream, fileName } = await backups.download(request.params.id);
-        return sendArchive(reply, stream, fileName);
+        return sendArchive(reply, await backups.download(request.params.id));
       },
     });
 
@@ -120,6 +125,34 @@ export function backupsRoutes(backups: BackupsService): FastifyPluginAsyncZod {
         response: { 200: messageSchema },
       },
       handler: (request) => backups.restore(request.params.id),
+    });
+  };
+}
+
+/** The upload of an archive: its own scope, where the raw body is a stream (no other parser). */
+function importRoute(backups: BackupsService): FastifyPluginAsyncZod {
+  return async (upload) => {
+    upload.removeAllContentTypeParsers();
+    upload.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    upload.post('/api/database/backups/import', {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Upload an archive (the raw application/gzip body of a download) as a completed backup',
+        description:
+          'The archive is checked as it streams in; a damaged, truncated or foreign file (400) or one made ' +
+          'by other platform migrations (409) is refused and nothing is stored. Restore it with ' +
+          'POST /api/database/backups/{id}/restore. An archive holds SQL that a restore runs: import only ' +
+          'archives you trust.',
+        security,
+        querystring: importBackupQuery,
+        response: { 201: backupSchema },
+      },
+      handler: async (request, reply) => {
+        const body = (request.body as Readable | undefined) ?? Readable.from([]);
+        const created = await backups.importArchive(body, request.query.name, creatorOf(request));
+        return reply.code(201).send(created);
+      },
     });
   };
 }

@@ -10,6 +10,7 @@ const backupName = z
 
 export const createBackupBody = z.strictObject({ name: backupName.optional() }).nullish();
 export const renameBackupBody = z.strictObject({ name: backupName.nullable() });
+export const importBackupQuery = z.strictObject({ name: backupName.optional() });
 export const backupIdParams = z.object({ id: z.uuid({ error: 'Invalid backup ID' }) });
 
 export const backupSchema = z.object({
@@ -23,6 +24,8 @@ export const backupSchema = z.object({
   completedAt: z.string().nullable(),
   createdBy: z.string().nullable(),
   expiresAt: z.string().nullable(),
+  /** When the archive was uploaded to this server (POST /api/database/backups/import); null for its own. */
+  importedAt: z.string().nullable(),
 });
 export type Backup = z.infer<typeof backupSchema>;
 

@@ -2,7 +2,7 @@
 // rename, download, delete and restore. One backup or restore at a time; the running dumps of
 // this process are tracked so a list can tell them from ones a stopped server left `running`.
 import { randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { ReservedSql } from 'postgres';
 import type { Deps } from '../../deps.js';
@@ -13,7 +13,10 @@ import { nextBackupTime } from './backup-schedule.js';
 import * as repo from './backups.repo.js';
 import type { Backup, BackupConfigUpdate } from './backups.schemas.js';
 import { dumpDatabase, type DumpScope } from './dump.service.js';
-import { restoreDatabase } from './restore.service.js';
+import { archiveCheck } from './archive-check.js';
+import { ArchiveFormatError } from './archive.js';
+import { platformMigrationNames } from './platform.repo.js';
+import { checkCompatible, restoreDatabase } from './restore.service.js';
 
 /**
  * Tables (or whole schemas, as `schema.*`) whose rows a backup leaves out: the logs, its own list
@@ -40,6 +43,11 @@ export function platformSchemas(migrations: Deps['migrations']): string[] {
   return [...names];
 }
 
+const notAnArchive = (reason: string) =>
+  new AppError('VALIDATION_ERROR', `The file is not a complete Plinth backup archive: ${reason}`, {
+    nextActions:
+      'Nothing was stored. Upload the file exactly as GET /api/database/backups/{id}/download gave it (gzip, unchanged).',
+  });
 const notFound = () =>
   new AppError('DATABASE_NOT_FOUND', 'Backup not found.', {
     nextActions: 'List backups with GET /api/database/backups.',
@@ -63,6 +71,7 @@ function toBackup(row: repo.BackupRow): Backup {
     completedAt: row.completedAt?.toISOString() ?? null,
     createdBy: row.createdBy,
     expiresAt: row.expiresAt?.toISOString() ?? null,
+    importedAt: row.importedAt?.toISOString() ?? null,
   };
 }
 
@@ -182,12 +191,55 @@ export function createBackupsService(
       return { message: 'Backup deleted successfully' };
     },
 
+    /**
+     * Stores an uploaded archive (e.g. downloaded from another server) as a completed backup,
+     * checked while it streams to the blob store: a damaged, truncated or foreign file, or one
+     * from other platform migrations, is refused and nothing is kept.
+     */
+    async importArchive(body: Readable, name: string | undefined, createdBy: string | null): Promise<Backup> {
+      if (name !== undefined && (await repo.backupNamed(deps.sql, name))) throw duplicate();
+      const here = await platformMigrationNames(deps.sql);
+      const check = archiveCheck((header) => checkCompatible(header, here));
+      // Piped, not pipelined: a refusal must not tear the request down before the answer is sent.
+      body.pipe(check.tap);
+      finished(body, (err) => err && check.tap.destroy(err));
+      const id = randomUUID();
+      const blobId = `database-backup-${id}`;
+      let staged: { size: number };
+      try {
+        staged = await deps.blobStore.stage(blobId, check.tap, MAX_ARCHIVE_BYTES);
+      } catch (err) {
+        if (err instanceof ArchiveFormatError) throw notAnArchive(err.message);
+        throw err;
+      }
+      const header = await check.header;
+      await deps.blobStore.promote(blobId);
+      try {
+        const row = await uniqueName(() =>
+          repo.insertImportedBackup(deps.sql, {
+            id,
+            name: name ?? null,
+            blobId,
+            sizeBytes: staged.size,
+            createdBy,
+            createdAt: new Date(header.createdAt),
+            importedAt: deps.clock.now(),
+          }),
+        );
+        return toBackup(row);
+      } catch (err) {
+        await deps.blobStore.remove(blobId).catch(() => {});
+        throw err;
+      }
+    },
+
     /** The archive's bytes (gzip), for download. */
-    async download(id: string): Promise<{ stream: Readable; fileName: string }> {
+    async download(id: string): Promise<{ stream: Readable; fileName: string; size: number | null }> {
       const row = await existing(id);
       const stream = row.status === 'completed' ? await deps.blobStore.read(row.blobId) : null;
       if (!stream) throw notCompleted();
-      return { stream, fileName: `plinth-backup-${row.createdAt.toISOString().replace(/[:.]/g, '-')}.gz` };
+      const fileName = `plinth-backup-${row.createdAt.toISOString().replace(/[:.]/g, '-')}.gz`;
+      return { stream, fileName, size: row.sizeBytes === null ? null : Number(row.sizeBytes) };
     },
 
     async restore(id: string): Promise<{ message: string }> {

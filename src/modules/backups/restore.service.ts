@@ -101,7 +101,8 @@ export async function restoreDatabase(sql: Sql, scope: DumpScope, archive: Reada
   }
 }
 
-async function checkCompatible(header: ArchiveHeader, here: string[]) {
+/** Refuses an archive whose format or platform migrations this server does not have. */
+export function checkCompatible(header: ArchiveHeader, here: string[]): void {
   if (header.format !== 1) throw new ArchiveFormatError('its format is not supported.');
   if (header.platformMigrations.join('\n') !== here.join('\n')) {
     throw new AppError(

@@ -265,4 +265,52 @@ describe('backup', () => {
     expect(restored.stdout).toBe('Database restored successfully\n');
     expect(await t.deps.sql`select v from keep`).toEqual([{ v: 'before' }]);
   });
+
+  it('download saves an archive and upload stores it as a backup, with progress bars; a damaged file is refused', async () => {
+    const dir = await appDir();
+    // Rows gzip cannot shrink much, so the archive passes the 1 MB progress-bar threshold.
+    await t.deps.sql.unsafe(
+      'create table bulk as select md5(i::text) || md5((i * 7)::text) as v from generate_series(1, 60000) i',
+    );
+    const made = JSON.parse((await plinth(dir, '--json', 'backup', 'create')).stdout);
+    const down = await plinth(dir, 'backup', 'download', made.id, 'moved.gz');
+    expect(down.code, down.stderr).toBe(0);
+    expect(down.stdout).toMatch(
+      new RegExp(`^Downloaded backup ${made.id} to moved\\.gz \\(${made.sizeBytes} bytes\\)\\.\n$`),
+    );
+    expect(down.stderr).toMatch(/download \[#{30}\] 100%/);
+    const bytes = await readFile(path.join(dir, 'moved.gz'));
+    expect(bytes.length).toBe(made.sizeBytes);
+
+    const up = await plinth(dir, 'backup', 'upload', 'moved.gz', '--name', 'moved-in');
+    expect(up.code, up.stderr).toBe(0);
+    expect(up.stdout).toMatch(
+      /^Uploaded moved\.gz as backup [0-9a-f-]{36} \(\d+ bytes\)\. Restore it with `plinth backup restore [0-9a-f-]{36}`\.\n$/,
+    );
+    expect(up.stderr).toMatch(/upload \[#{30}\] 100%/);
+    const list = JSON.parse((await plinth(dir, '--json', 'backup', 'list')).stdout);
+    const moved = list.find((b: { name: string }) => b.name === 'moved-in');
+    expect(moved).toMatchObject({ status: 'completed', sizeBytes: bytes.length, importedAt: expect.any(String) });
+    const again = await t.request({
+      method: 'GET',
+      url: `/api/database/backups/${moved.id}/download`,
+      headers: admin(),
+    });
+    expect(again.rawPayload.equals(bytes)).toBe(true);
+
+    // Cut short (found at its end), and not an archive at all (found at once, while it still streams).
+    await writeFile(path.join(dir, 'cut.gz'), bytes.subarray(0, bytes.length - 4000));
+    await writeFile(path.join(dir, 'random.gz'), randomBytes(3 * 1024 * 1024));
+    for (const file of ['cut.gz', 'random.gz']) {
+      const refused = await plinth(dir, 'backup', 'upload', file);
+      expect(refused.code).toBe(1);
+      const errors = refused.stderr.split('\n').filter((l) => l.startsWith('Error'));
+      expect(errors).toEqual([
+        expect.stringMatching(/^Error: The file is not a complete Plinth backup archive: .*Nothing was stored\./),
+      ]);
+    }
+    const after = JSON.parse((await plinth(dir, '--json', 'backup', 'list')).stdout);
+    expect(after).toHaveLength(list.length);
+    await t.deps.sql`drop table bulk`;
+  });
 });
