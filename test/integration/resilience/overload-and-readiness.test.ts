@@ -158,7 +158,8 @@ describe('readiness', () => {
       await deps.close();
       if (relay?.listening) await cutRelay();
     }
-  });
+    // Longer than the 30 s recovery bound above, so a slow recovery fails with what it waited for.
+  }, 60_000);
 });
 
 function postgresSocket(target: URL): Socket {
