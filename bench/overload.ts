@@ -181,6 +181,10 @@ async function main() {
       inside = [];
       return taken;
     };
+    // Warm-up (JIT, prepared statements, caches), not counted: a cold start's first requests
+    // would otherwise set the unloaded p99 that the overload is judged against.
+    await (await startLoadGenerator()).run(spec({ seconds: 2 }));
+    phase();
     // Unloaded: the probe alone.
     const unloaded = await probe(probeSpec);
     const insideUnloaded = phase();
