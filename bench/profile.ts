@@ -1,5 +1,5 @@
 // `npx tsx bench/profile.ts [scenario…]`: where Plinth's CPU goes on a hot path. Starts the
-// embedded PostgreSQL and Plinth, drives each scenario (current-session, records-read-one,
+// embedded PostgreSQL and Plinth, drives each scenario (current-session, refresh, records-read-one,
 // records-list-20, records-insert-one, functions-invoke) for PROFILE_SECONDS (default 5) under the
 // V8 sampling profiler, and prints self time by code area and by function, with the server CPU per
 // request (and the Deno runtime's, for functions).
@@ -10,14 +10,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startBenchDatabase } from './environment.js';
 import { runtimeCpuSeconds } from './cpu.js';
-import { registerUser } from './fixtures.js';
+import { createRefreshTokens, registerUser } from './fixtures.js';
 import { deployTrivialFunction, TRIVIAL_FUNCTION } from './functions.js';
 import { runLoad, type LoadSpec } from './load.js';
 import { createRecordsTable } from './records.js';
 import { startPlinth } from './plinth.js';
 import { RECORDS_SCENARIOS, recordsSpec, type BenchContext, type RecordsScenario } from './scenarios.js';
 
-const SCENARIO_NAMES = ['current-session', ...RECORDS_SCENARIOS, 'functions-invoke'] as const;
+const SCENARIO_NAMES = ['current-session', 'refresh', ...RECORDS_SCENARIOS, 'functions-invoke'] as const;
+/** Refresh tokens minted per second of a refresh run: more than two cores rotate. */
+const REFRESH_TOKENS_PER_SECOND = 4_000;
 type ProfiledScenario = (typeof SCENARIO_NAMES)[number];
 
 /** Where a script lives, coarse enough to add up: a package, one of our modules, or node itself. */
@@ -80,7 +82,9 @@ async function main(): Promise<void> {
       anonKey: plinth.keys.anonKey,
       functionsRuntime: { url: plinth.deps.runtime.baseUrl ?? '', token: plinth.deps.runtime.token },
     } as BenchContext;
-    const specOf = async (name: ProfiledScenario): Promise<LoadSpec> => {
+    const dir = path.join(tmpdir(), 'plinth-profiles');
+    await mkdir(dir, { recursive: true });
+    const specOf = async (name: ProfiledScenario, seconds: number): Promise<LoadSpec> => {
       if (name === 'current-session')
         return {
           url: plinth.url,
@@ -90,6 +94,20 @@ async function main(): Promise<void> {
           connections: 32,
           seconds,
         };
+      if (name === 'refresh') {
+        const file = path.join(dir, `refresh-tokens-${seconds}-${Date.now()}.txt`);
+        const { refreshTokenTtlSeconds } = plinth.deps.config;
+        await createRefreshTokens(db.url, [user.id], REFRESH_TOKENS_PER_SECOND * seconds, refreshTokenTtlSeconds, file);
+        return {
+          url: plinth.url,
+          method: 'POST',
+          path: '/api/auth/refresh?client_type=mobile',
+          headers: { 'content-type': 'application/json' },
+          refreshTokensFile: file,
+          connections: 32,
+          seconds,
+        };
+      }
       if (name === 'functions-invoke') {
         await deployTrivialFunction(ctx);
         return {
@@ -104,12 +122,10 @@ async function main(): Promise<void> {
       }
       return recordsSpec(ctx, name as RecordsScenario, plinth.url)(seconds, 'run');
     };
-    const dir = path.join(tmpdir(), 'plinth-profiles');
-    await mkdir(dir, { recursive: true });
     await session.post('Profiler.enable');
     for (const name of wanted) {
-      const spec = await specOf(name);
-      await runLoad({ ...spec, seconds: 1 }); // warm-up: JIT, prepared statements
+      await runLoad(await specOf(name, 1)); // warm-up: JIT, prepared statements
+      const spec = await specOf(name, seconds);
       const cpuBefore = process.cpuUsage();
       const denoBefore = await runtimeCpuSeconds();
       await session.post('Profiler.start');
