@@ -1,6 +1,7 @@
 // Runs one autocannon load against a URL in a child process (bench/load-worker.ts) and returns
 // what a client saw: successful requests/s, latency, and every failure counted.
 import { fork } from 'node:child_process';
+import { pinClient } from './cpu-affinity.js';
 import { fileURLToPath } from 'node:url';
 
 export interface LoadSpec {
@@ -59,6 +60,7 @@ type WorkerMessage = { ready: true } | { result: LoadResult } | { error: string 
 export function startLoadGenerator(): Promise<LoadGenerator> {
   // process.execArgv carries tsx's loader, so the child runs TypeScript too.
   const child = fork(WORKER, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  pinClient(child.pid);
   const next = () =>
     new Promise<WorkerMessage>((resolve, reject) => {
       const onExit = (code: number | null) =>

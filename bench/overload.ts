@@ -32,6 +32,9 @@
 //   makes it yield the CPU to Plinth and PostgreSQL where it still keeps up). `priorities` reports
 //   what was applied; BENCH_PROBE_NICE=0: as before.
 //   The generator's CPU per request sent is reported next to Plinth's per refusal and per answer.
+//   BENCH_SERVER_CPUS / BENCH_CLIENT_CPUS (bench/cpu-affinity.ts) go further: they pin Plinth with
+//   PostgreSQL and the clients to separate cores, the nearest this machine has to a load generator
+//   on another machine (e.g. 0 and 1: Plinth and PostgreSQL get one core, unloaded and loaded alike).
 // - Plinth's settings: DB_POOL_* and ADMISSION_* from the environment are passed on (A/B of the
 //   admission limit, e.g. ADMISSION_MIN_CONCURRENCY=60 for the fixed bound of pool + queue).
 // - Noise: other work on the machine moves all numbers (reruns of one commit differ by 20–40 % in
@@ -41,6 +44,7 @@ import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { guardOf } from '../src/core/db.js';
+import { affinity, pinClient, pinServer } from './cpu-affinity.js';
 import { startLoadGenerator, type LoadSpec } from './load.js';
 import { startBenchDatabase } from './environment.js';
 import { registerUser } from './fixtures.js';
@@ -73,6 +77,7 @@ const cpuSeconds = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1e6
 /** Runs one of the bench's client workers in its own process (at `nice`) and returns what it reports. */
 function runWorker<Spec, Result>(file: string, spec: Spec, nice: number): Promise<Result> {
   const child = fork(fileURLToPath(new URL(file, import.meta.url)), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  pinClient(child.pid);
   try {
     setPriority(child.pid!, nice);
     priorities[file] = nice;
@@ -142,6 +147,7 @@ async function refusalCost(plinth: RunningPlinth, databaseUrl: string, load: Loa
 }
 
 async function main() {
+  pinServer();
   const db = await startBenchDatabase();
   const plinth = await startPlinth(db.url, PLINTH_ENV);
   try {
@@ -293,6 +299,7 @@ async function main() {
           queueMax: plinth.deps.config.dbPoolQueueMax,
           admission: plinth.deps.config.admission,
           priorities,
+          affinity: affinity(),
         },
         null,
         2,
