@@ -126,7 +126,9 @@ async function refusalCost(plinth: RunningPlinth, databaseUrl: string, load: Loa
   );
   try {
     const held = () => guard.stats().active + guard.stats().waiting;
-    while (guard.stats().active < max || held() + settled < holders.length) await new Promise((r) => setTimeout(r, 10));
+    // Every holder holds a connection, waits for one or was refused (after an overload the door's
+    // limit may have shrunk below the pool, so fewer than all connections may be held).
+    while (guard.stats().active === 0 || held() + settled < holders.length) await new Promise((r) => setTimeout(r, 10));
     const generator = await startLoadGenerator();
     const cpuBefore = process.cpuUsage();
     const result = await generator.run({ ...load, expectStatus: 503, connections: 32, seconds: 3 });

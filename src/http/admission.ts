@@ -79,10 +79,15 @@ function admitAtTheDoor(next: RequestListener, options: AdmissionOptions, passed
   let refusedSinceLog = 0;
   let loggedAt = 0;
 
-  // Saturated: the wait queue is full, or every connection is held and the requests in flight
-  // reach the limit. Requests in flight alone (slow uploads, function calls) refuse no one while
-  // connections are free.
-  const saturated = () => pool.full() || (inFlight >= limit.limit && pool.stats().active >= pool.options.max);
+  // Saturated: the wait queue is full, or the requests in flight reach the limit while as many
+  // connections as it allows are held (every one, or fewer once the limit has shrunk below the
+  // pool). Requests in flight alone (slow uploads, function calls) refuse no one while connections
+  // are free.
+  const saturated = () => {
+    if (pool.full()) return true;
+    const allowed = limit.limit;
+    return inFlight >= allowed && pool.stats().active >= Math.min(allowed, pool.options.max);
+  };
 
   // The connection stays open (closing it costs more than the refusal: the client reconnects at
   // once), unless a large body is still to come: Node would read it all to reuse the connection.
