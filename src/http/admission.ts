@@ -56,16 +56,19 @@ function corsHeaders(origin: string | undefined, corsOrigins: string[]): Record<
 
 const exempt = (req: IncomingMessage) => req.method === 'OPTIONS' || req.url?.startsWith(HEALTH_PREFIX) === true;
 
+/** When an admitted request was let in (the limit's clock); a request without it did not pass the door. */
+const ADMITTED_AT = Symbol('admittedAt');
+type Admitted = IncomingMessage & { [ADMITTED_AT]?: number };
+
 /** Puts the admission check in front of Fastify's request listener on `app.server`. */
 export function installAdmission(app: FastifyInstance, options: AdmissionOptions): void {
   const [fastifyListener, ...others] = app.server.listeners('request') as RequestListener[];
   if (!fastifyListener || others.length > 0) throw new Error('expected exactly one request listener (Fastify)');
-  const passed = new WeakSet<IncomingMessage>();
-  const door = admitAtTheDoor(fastifyListener, options, passed);
+  const door = admitAtTheDoor(fastifyListener, options);
   app.server.removeListener('request', fastifyListener);
   app.server.on('request', door.listener);
   app.addHook('onRequest', (request, reply, done) => {
-    if (!passed.has(request.raw) && !exempt(request.raw) && door.saturated()) {
+    if ((request.raw as Admitted)[ADMITTED_AT] === undefined && !exempt(request.raw) && door.saturated()) {
       sendError(reply, unavailable(AT_CAPACITY));
       return;
     }
@@ -73,7 +76,7 @@ export function installAdmission(app: FastifyInstance, options: AdmissionOptions
   });
 }
 
-function admitAtTheDoor(next: RequestListener, options: AdmissionOptions, passed: WeakSet<IncomingMessage>) {
+function admitAtTheDoor(next: RequestListener, options: AdmissionOptions) {
   const { pool, limit, now } = options;
   let inFlight = 0;
   let refusedSinceLog = 0;
@@ -112,15 +115,17 @@ function admitAtTheDoor(next: RequestListener, options: AdmissionOptions, passed
     }
   };
 
+  // One listener for every answer ('close' is emitted once), not a closure per request.
+  function onAnswered(this: ServerResponse): void {
+    inFlight--;
+    limit.completed((this.req as Admitted)[ADMITTED_AT]!);
+  }
+
   const listener: RequestListener = (req, res) => {
     if (!exempt(req) && saturated()) return refuse(req, res);
     inFlight++;
-    passed.add(req);
-    const admittedAt = now();
-    res.once('close', () => {
-      inFlight--;
-      limit.completed(admittedAt);
-    });
+    (req as Admitted)[ADMITTED_AT] = now();
+    res.on('close', onAnswered);
     next(req, res);
   };
   return { listener, saturated };

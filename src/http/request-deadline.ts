@@ -18,32 +18,37 @@ function deadlineFor(request: FastifyRequest, config: Config): number {
   return config.requestTimeoutMs;
 }
 
-function arm(
-  timers: WeakMap<FastifyRequest, NodeJS.Timeout>,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  ms: number,
-): void {
-  timers.set(
-    request,
-    setTimeout(() => {
-      if (reply.sent || reply.raw.headersSent) return; // a streamed answer has begun: its own timeouts apply
-      if (request.raw.complete === false) return arm(timers, request, reply, ms); // still receiving the body
-      request.log.warn({ deadlineMs: ms }, 'request passed its deadline');
-      sendError(reply, unavailable(`The request did not complete within ${ms} ms.`));
-    }, ms).unref(),
-  );
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's deadline timer while it is unanswered. */
+    deadlineTimer: NodeJS.Timeout | null;
+  }
+}
+
+/** Sets the request's timer (no closure: the timer carries its arguments). */
+function arm(request: FastifyRequest, reply: FastifyReply, ms: number): void {
+  request.deadlineTimer = setTimeout(onDeadline, ms, request, reply, ms).unref();
+}
+
+function onDeadline(request: FastifyRequest, reply: FastifyReply, ms: number): void {
+  if (reply.sent || reply.raw.headersSent) return; // a streamed answer has begun: its own timeouts apply
+  if (request.raw.complete === false) {
+    arm(request, reply, ms); // still receiving the body
+    return;
+  }
+  request.log.warn({ deadlineMs: ms }, 'request passed its deadline');
+  sendError(reply, unavailable(`The request did not complete within ${ms} ms.`));
 }
 
 export function registerRequestDeadline(app: FastifyInstance, config: Config): void {
-  const timers = new WeakMap<FastifyRequest, NodeJS.Timeout>();
+  app.decorateRequest('deadlineTimer', null);
   app.addHook('onRequest', (request, reply, done) => {
-    arm(timers, request, reply, deadlineFor(request, config));
+    arm(request, reply, deadlineFor(request, config));
     done();
   });
   const disarm = (request: FastifyRequest) => {
-    clearTimeout(timers.get(request));
-    timers.delete(request);
+    clearTimeout(request.deadlineTimer ?? undefined);
+    request.deadlineTimer = null;
   };
   app.addHook('onResponse', (request, _reply, done) => {
     disarm(request);

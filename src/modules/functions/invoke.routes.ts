@@ -1,7 +1,6 @@
 // Invocation `/functions/{slug}`, every method: the request (method, query, headers, body bytes)
 // is streamed to the Deno runtime and its answer (status, headers, body) streamed back. The
 // table of active functions is in memory; nothing here reads the database.
-import type http from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '../../core/errors.js';
@@ -16,6 +15,9 @@ const unauthorized = () =>
     nextActions: 'Send an access token, the anon key or the API key in the Authorization header.',
   });
 
+/** Set by Plinth from the connection, never taken from the client (who could claim anything). */
+const FORWARDING = new Set(['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto']);
+
 export function invokeRoutes(
   deps: Pick<Deps, 'config' | 'clock'> & { keys: AcceptedKeys },
   host: FunctionsHost,
@@ -25,6 +27,7 @@ export function invokeRoutes(
   const runtimeProxy = createRuntimeProxy(deps.config.functions.timeoutMs + 5_000);
   // As app.ts does for other answers: while shutting down, answers close their connection.
   let closing = false;
+  const isClosing = () => closing;
 
   function checkCredential(request: FastifyRequest): void {
     if (request.principal !== null) return;
@@ -33,20 +36,31 @@ export function invokeRoutes(
     if (resolvePrincipal(request) === null) throw unauthorized();
   }
 
-  function forwardedHeaders(request: FastifyRequest, slug: string, query: string): Record<string, string | string[]> {
-    const headers: Record<string, string | string[]> = {};
+  /** The client's headers (but hop-by-hop and x-plinth-*) and Plinth's, as name, value pairs. */
+  function forwardedHeaders(request: FastifyRequest, slug: string, query: string): string[] {
+    const headers: string[] = [];
     const incoming = request.headers;
     for (const name in incoming) {
       const value = incoming[name];
-      if (value !== undefined && forwardable(name)) headers[name] = value;
+      if (value === undefined || !forwardable(name) || FORWARDING.has(name)) continue;
+      if (typeof value === 'string') headers.push(name, value);
+      else for (const each of value) headers.push(name, each);
     }
-    headers['x-forwarded-for'] = request.ip;
-    headers['x-forwarded-host'] = incoming.host ?? '';
-    headers['x-forwarded-proto'] = request.protocol;
-    headers['x-plinth-runtime-token'] = host.runtime.token;
-    headers['x-plinth-url'] = `${deps.config.apiBaseUrl}/functions/${slug}${query}`;
-    // Tags what the function prints with this request (the logs' source=functions entries).
-    headers['x-plinth-request-id'] = request.id;
+    headers.push(
+      'x-forwarded-for',
+      request.ip,
+      'x-forwarded-host',
+      incoming.host ?? '',
+      'x-forwarded-proto',
+      request.protocol,
+      'x-plinth-runtime-token',
+      host.runtime.token,
+      'x-plinth-url',
+      `${deps.config.apiBaseUrl}/functions/${slug}${query}`,
+      // Tags what the function prints with this request (the logs' source=functions entries).
+      'x-plinth-request-id',
+      request.id,
+    );
     return headers;
   }
 
@@ -64,14 +78,8 @@ export function invokeRoutes(
           path: `/${slug}${query}`,
           headers: forwardedHeaders(request, slug, query),
           body: request.method === 'GET' || request.method === 'HEAD' ? null : request.raw,
-          // The headers Plinth's hooks already set (request id, CORS), then the function's.
-          answerHeaders: () => {
-            const headers = reply.getHeaders() as http.OutgoingHttpHeaders;
-            if (closing) headers.connection = 'close';
-            return headers;
-          },
-          onAnswer: () => reply.hijack(),
-          out: reply.raw,
+          reply,
+          closing: isClosing,
         },
       );
     } catch (err) {

@@ -3,6 +3,7 @@
 // socket, with backpressure both ways and no intermediate response object.
 import type http from 'node:http';
 import { PassThrough } from 'node:stream';
+import type { FastifyReply } from 'fastify';
 import { Pool, type Dispatcher } from 'undici';
 
 /** Connection-level headers that belong to one hop, never forwarded (either way). */
@@ -24,15 +25,17 @@ export const forwardable = (name: string) => !HOP_BY_HOP.has(name) && !name.star
 export interface ProxyCall {
   method: string;
   path: string;
-  headers: Record<string, string | string[]>;
+  /** Name, value, name, value…: passed to the runtime as they are. */
+  headers: string[];
   /** The client's request, whose body is streamed up (null: none, GET and HEAD). */
   body: http.IncomingMessage | null;
-  /** Plinth's headers for the answer (request id, CORS); the function's replace those it also sets. */
-  answerHeaders: () => http.OutgoingHttpHeaders;
-  /** Called once, just before the answer's head is written: the answer is the proxy's from then on. */
-  onAnswer: () => void;
-  /** Where the answer goes. */
-  out: http.ServerResponse;
+  /**
+   * Where the answer goes: the reply's headers (request id, CORS) are sent with the function's,
+   * which replace those of the same name; once the head is written the reply is hijacked.
+   */
+  reply: FastifyReply;
+  /** Whether the server is shutting down: the answer then closes its connection. */
+  closing: () => boolean;
 }
 
 export type ProxyFailure = { kind: 'timeout' | 'unreachable'; cause: Error };
@@ -47,6 +50,109 @@ export interface RuntimeProxy {
   /** Resolves once the answer's head is written; rejects (before that) when the runtime fails. */
   forward(runtime: RuntimeAddress, call: ProxyCall): Promise<void>;
   close(): Promise<void>;
+}
+
+const INVOCATION = Symbol('invocation');
+type AnswerStream = http.ServerResponse & { [INVOCATION]?: Invocation };
+
+/** The client went away (mid-upload or mid-answer): one listener for all invocations, no closure each. */
+function onClientClose(this: AnswerStream): void {
+  this[INVOCATION]?.clientClosed();
+}
+
+/**
+ * One invocation as undici's dispatch handler: its answer goes straight to the client's socket. A
+ * class, so that each call allocates one object rather than a closure per callback.
+ */
+class Invocation implements Dispatcher.DispatchHandlers {
+  /** The request body's stream to the runtime (null: none). */
+  readonly body: PassThrough | null = null;
+  private abort: ((err?: Error) => void) | null = null;
+  private resume: (() => void) | null = null;
+  private answered = false;
+  private clientGone = false;
+
+  constructor(
+    private readonly call: ProxyCall,
+    private readonly resolve: () => void,
+    private readonly reject: (failure: ProxyFailure) => void,
+  ) {
+    if (call.body) {
+      this.body = new PassThrough();
+      call.body.pipe(this.body);
+    }
+    const out = call.reply.raw as AnswerStream;
+    out[INVOCATION] = this;
+    out.on('close', onClientClose);
+  }
+
+  /** Stops the function's work and drops the connection: an unfinished answer leaves nothing to keep alive. */
+  clientClosed(): void {
+    const out = this.call.reply.raw;
+    if (out.writableFinished) return;
+    this.clientGone = true;
+    this.abort?.();
+    out.socket?.destroy();
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.abort = abort;
+    if (this.clientGone) abort();
+  }
+
+  onHeaders(status: number, raw: Buffer[], resume: () => void): boolean {
+    this.answered = true;
+    this.resume = resume;
+    const { call } = this;
+    // Name, value pairs: the function's headers, then Plinth's that the function did not set
+    // (one function header replaces Plinth's of that name; repeated ones, set-cookie, all go).
+    const answer: (string | number | string[])[] = [];
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = raw[i]!.toString('latin1').toLowerCase();
+      if (forwardable(name)) answer.push(name, raw[i + 1]!.toString('latin1'));
+    }
+    const fromFunction = answer.length;
+    const { reply } = call;
+    const own = reply.getHeaders();
+    for (const name in own) {
+      const value = own[name];
+      if (value !== undefined && !setAmong(answer, fromFunction, name)) answer.push(name, value);
+    }
+    if (call.closing()) answer.push('connection', 'close');
+    reply.hijack();
+    reply.raw.writeHead(status, answer as string[]);
+    this.resolve();
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    const out = this.call.reply.raw;
+    if (out.write(chunk)) return true;
+    // undici pauses until resumed: once the client has taken what is buffered.
+    if (this.resume) out.once('drain', this.resume);
+    return false;
+  }
+
+  onComplete(): void {
+    this.call.reply.raw.end();
+  }
+
+  onError(err: Error): void {
+    const { call } = this;
+    if (this.body && call.body) call.body.unpipe(this.body);
+    if (this.answered) call.reply.raw.destroy();
+    else
+      this.reject({
+        kind: (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT' ? 'timeout' : 'unreachable',
+        cause: err,
+      });
+  }
+}
+
+/** Whether `name` is among the first `count` entries' names of a name, value list. */
+function setAmong(list: unknown[], count: number, name: string): boolean {
+  for (let i = 0; i < count; i += 2) if (list[i] === name) return true;
+  return false;
 }
 
 export function createRuntimeProxy(deadlineMs: number): RuntimeProxy {
@@ -69,76 +175,20 @@ export function createRuntimeProxy(deadlineMs: number): RuntimeProxy {
   }
 
   function forward(runtime: RuntimeAddress, call: ProxyCall): Promise<void> {
-    const { out } = call;
     return new Promise<void>((resolve, reject) => {
-      let abort: ((err?: Error) => void) | null = null;
-      let answered = false;
-      let clientGone = false;
-      let body: PassThrough | null = null;
-      if (call.body) {
-        body = new PassThrough();
-        call.body.pipe(body);
-      }
-      // The client went away (mid-upload or mid-answer): stop the function's work, and drop the
-      // connection (an unfinished answer leaves nothing to keep alive).
-      out.on('close', () => {
-        if (out.writableFinished) return;
-        clientGone = true;
-        abort?.();
-        out.socket?.destroy();
-      });
-      const handler: Dispatcher.DispatchHandlers = {
-        onConnect(abortRequest) {
-          abort = abortRequest;
-          if (clientGone) abortRequest();
-        },
-        onHeaders(status, raw, resume) {
-          answered = true;
-          const headers = call.answerHeaders();
-          let fromFunction: Set<string> | null = null;
-          for (let i = 0; i + 1 < raw.length; i += 2) {
-            const name = raw[i]!.toString('latin1').toLowerCase();
-            if (!forwardable(name)) continue;
-            const value = raw[i + 1]!.toString('latin1');
-            // One function header replaces Plinth's of that name; repeated ones (set-cookie) all go.
-            if (fromFunction?.has(name)) {
-              const prev = headers[name]!;
-              headers[name] = Array.isArray(prev) ? [...prev, value] : [String(prev), value];
-            } else {
-              fromFunction ??= new Set();
-              fromFunction.add(name);
-              headers[name] = value;
-            }
-          }
-          call.onAnswer();
-          out.writeHead(status, headers);
-          out.on('drain', resume);
-          resolve();
-          return true;
-        },
-        onData(chunk) {
-          return out.write(chunk);
-        },
-        onComplete() {
-          out.end();
-        },
-        onError(err) {
-          if (body && call.body) call.body.unpipe(body);
-          if (answered) out.destroy();
-          else
-            reject({
-              kind: (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT' ? 'timeout' : 'unreachable',
-              cause: err,
-            } satisfies ProxyFailure);
-        },
-      };
+      const invocation = new Invocation(call, resolve, reject);
       try {
         poolFor(runtime).dispatch(
-          { method: call.method as Dispatcher.HttpMethod, path: call.path, headers: call.headers, body },
-          handler,
+          {
+            method: call.method as Dispatcher.HttpMethod,
+            path: call.path,
+            headers: call.headers,
+            body: invocation.body,
+          },
+          invocation,
         );
       } catch (err) {
-        handler.onError!(err as Error);
+        invocation.onError(err as Error);
       }
     });
   }
