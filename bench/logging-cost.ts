@@ -226,6 +226,20 @@ async function main() {
     console.log(
       `  throughput cost ${((1 - on.rps / off.rps) * 100).toFixed(1)} %; CPU cost ${((on.cpu / off.cpu - 1) * 100).toFixed(1)} % (server ${((on.server / off.server - 1) * 100).toFixed(1)} %, postgres ${((on.postgres / off.postgres - 1) * 100).toFixed(1)} %)`,
     );
+    // Each round's two runs back to back saw nearly the same machine: their ratio cancels the
+    // slower swings of other load that the medians of each side keep.
+    const [stored, notStored] = sides as [Side, Side];
+    const paired = (of: (m: Run) => number, cost: (on: number, off: number) => number) => {
+      const costs = stored.runs.map((m, i) => cost(of(m), of(notStored.runs[i]!)) * 100);
+      return `${median(costs).toFixed(1)} % [${Math.min(...costs).toFixed(1)}, ${Math.max(...costs).toFixed(1)}]`;
+    };
+    const more = (a: number, b: number) => a / b - 1;
+    console.log(
+      `  paired by round (median [range]): throughput cost ${paired(
+        (m) => m.rps,
+        (a, b) => 1 - a / b,
+      )}; CPU cost ${paired(cpuPerRequest, more)}, server ${paired((m) => m.cpu.server, more)}, postgres ${paired((m) => m.cpu.postgres, more)}`,
+    );
     console.log(`  dropped entries: ${storing.app.logs?.droppedCount()}`);
 
     if (process.env.BENCH_SEARCH !== 'false') await measureSearch(db.url, storing);
