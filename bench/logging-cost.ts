@@ -21,6 +21,8 @@ import { type BenchContext, recordsSpec } from './scenarios.js';
 
 const RECORD_ROWS = 10_000;
 const SEARCH_ROWS = 1_000_000;
+/** A round counts as quiet when processes outside the benchmark took less of the machine than this. */
+const QUIET_SHARE = 0.15;
 
 const numberFrom = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -229,17 +231,27 @@ async function main() {
     // Each round's two runs back to back saw nearly the same machine: their ratio cancels the
     // slower swings of other load that the medians of each side keep.
     const [stored, notStored] = sides as [Side, Side];
-    const paired = (of: (m: Run) => number, cost: (on: number, off: number) => number) => {
-      const costs = stored.runs.map((m, i) => cost(of(m), of(notStored.runs[i]!)) * 100);
-      return `${median(costs).toFixed(1)} % [${Math.min(...costs).toFixed(1)}, ${Math.max(...costs).toFixed(1)}]`;
-    };
     const more = (a: number, b: number) => a / b - 1;
-    console.log(
-      `  paired by round (median [range]): throughput cost ${paired(
-        (m) => m.rps,
-        (a, b) => 1 - a / b,
-      )}; CPU cost ${paired(cpuPerRequest, more)}, server ${paired((m) => m.cpu.server, more)}, postgres ${paired((m) => m.cpu.postgres, more)}`,
+    const pairedCosts = (label: string, rounds: number[]) => {
+      if (rounds.length === 0) return console.log(`  ${label}: none`);
+      const paired = (of: (m: Run) => number, cost: (on: number, off: number) => number) => {
+        const costs = rounds.map((i) => cost(of(stored.runs[i]!), of(notStored.runs[i]!)) * 100);
+        return `${median(costs).toFixed(1)} % [${Math.min(...costs).toFixed(1)}, ${Math.max(...costs).toFixed(1)}]`;
+      };
+      console.log(
+        `  ${label} (median [range]): throughput cost ${paired(
+          (m) => m.rps,
+          (a, b) => 1 - a / b,
+        )}; CPU cost ${paired(cpuPerRequest, more)}, server ${paired((m) => m.cpu.server, more)}, postgres ${paired((m) => m.cpu.postgres, more)}`,
+      );
+    };
+    const all = stored.runs.map((_, i) => i);
+    pairedCosts(`paired by round, ${all.length} rounds`, all);
+    // Rounds where processes outside the benchmark took little of the machine during both runs.
+    const quiet = all.filter(
+      (i) => Math.max(stored.runs[i]!.cpu.otherShare, notStored.runs[i]!.cpu.otherShare) < QUIET_SHARE,
     );
+    pairedCosts(`quiet rounds (others < ${QUIET_SHARE * 100} % of the CPU), ${quiet.length}`, quiet);
     console.log(`  dropped entries: ${storing.app.logs?.droppedCount()}`);
 
     if (process.env.BENCH_SEARCH !== 'false') await measureSearch(db.url, storing);
