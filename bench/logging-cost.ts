@@ -131,6 +131,20 @@ async function timeSearch(url: string, apiKey: string, query: string): Promise<{
   return { ms: median(runs.map((r) => r.ms)), rows: runs[0]!.rows };
 }
 
+/** How often autovacuum vacuumed and analyzed the log partitions (their PostgreSQL CPU counts in the rounds). */
+async function autovacuumOfLogs(url: string): Promise<string> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await sql.unsafe<{ rows: string; vacuums: string; analyzes: string }[]>(
+      `select sum(n_tup_ins) as rows, sum(autovacuum_count) as vacuums, sum(autoanalyze_count) as analyzes
+       from pg_stat_user_tables where schemaname = 'logs' and relname like 'entries%'`,
+    );
+    return `log partitions: ${row?.rows} rows stored, ${row?.vacuums} autovacuums, ${row?.analyzes} autoanalyzes`;
+  } finally {
+    await sql.end();
+  }
+}
+
 /** Search latency over a million entries of today, spread over the last hours. */
 async function measureSearch(url: string, storing: RunningPlinth): Promise<void> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
@@ -253,6 +267,7 @@ async function main() {
     );
     pairedCosts(`quiet rounds (others < ${QUIET_SHARE * 100} % of the CPU), ${quiet.length}`, quiet);
     console.log(`  dropped entries: ${storing.app.logs?.droppedCount()}`);
+    console.log(`  ${await autovacuumOfLogs(db.url)}`);
 
     if (process.env.BENCH_SEARCH !== 'false') await measureSearch(db.url, storing);
   } finally {
