@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import postgres from 'postgres';
 import type { Queryable, Sql } from '../../core/db.js';
 import { COPY_COLUMNS } from './copy-tuple.js';
-import { isUnlogged } from './partitions.js';
+import { ANALYZE_THRESHOLD_ROWS, isUnlogged } from './partitions.js';
 import type { LogEntry, LogSource } from './log-entry.js';
 
 /** An entry as read back: the level is whatever was stored. */
@@ -60,7 +60,8 @@ export async function copyEntries(sql: Sql, stream: Buffer): Promise<void> {
 export async function createPartition(db: Queryable, source: LogSource, name: string, day: Date, next: Date) {
   await db.unsafe(
     `create ${isUnlogged(source) ? 'unlogged ' : ''}table if not exists logs."${name}" partition of logs."entries_${source}"
-       for values from ('${day.toISOString()}') to ('${next.toISOString()}')`,
+       for values from ('${day.toISOString()}') to ('${next.toISOString()}')
+       with (autovacuum_analyze_threshold = ${ANALYZE_THRESHOLD_ROWS})`,
   );
 }
 
