@@ -1,9 +1,10 @@
 // SQL for logs.entries (batches by COPY, daily partitions, search) and logs.retention.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import postgres from 'postgres';
 import type { Queryable, Sql } from '../../core/db.js';
 import { COPY_COLUMNS } from './copy-tuple.js';
-import { isUnlogged } from './partitions.js';
+import { ANALYZE_THRESHOLD_ROWS, isUnlogged } from './partitions.js';
 import type { LogEntry, LogSource } from './log-entry.js';
 
 /** An entry as read back: the level is whatever was stored. */
@@ -30,9 +31,20 @@ const COLUMNS = `id, ts, source, level, method, route, status, duration_ms as "d
   user_id as "userId", ip, request_id as "requestId", slug, message, details`;
 
 /**
+ * The log writer's own connection, to the pool's database with the pool's settings: a COPY never
+ * holds one of the requests' connections (a request waited for one while a batch was stored).
+ */
+export const openWriterConnection = (pool: Sql): Sql =>
+  postgres({
+    ...(pool.options as unknown as postgres.Options<Record<string, never>>),
+    max: 1,
+    connection: { ...pool.options.connection, application_name: 'plinth-log-writer' },
+  });
+
+/**
  * A whole batch in one binary COPY (its tuples in COPY_COLUMNS order), routed by PostgreSQL to its
- * partitions. On a connection of its own: the pool would otherwise pipeline other queries onto
- * the connection while it is in COPY mode, and the protocol error fails them all.
+ * partitions. Reserved: a pool pipelines other queries onto a connection in COPY mode, and the
+ * protocol error fails them all.
  */
 export async function copyEntries(sql: Sql, stream: Buffer): Promise<void> {
   const conn = await sql.reserve();
@@ -48,7 +60,8 @@ export async function copyEntries(sql: Sql, stream: Buffer): Promise<void> {
 export async function createPartition(db: Queryable, source: LogSource, name: string, day: Date, next: Date) {
   await db.unsafe(
     `create ${isUnlogged(source) ? 'unlogged ' : ''}table if not exists logs."${name}" partition of logs."entries_${source}"
-       for values from ('${day.toISOString()}') to ('${next.toISOString()}')`,
+       for values from ('${day.toISOString()}') to ('${next.toISOString()}')
+       with (autovacuum_analyze_threshold = ${ANALYZE_THRESHOLD_ROWS})`,
   );
 }
 

@@ -19,6 +19,7 @@ import {
   dropPartition,
   type EntryFilter,
   listPartitions,
+  openWriterConnection,
   readRetention,
   searchEntries,
   type StoredEntry,
@@ -138,6 +139,8 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
   const settings = deps.config.logs;
   /** Partitions known to exist ("source day" keys); a miss creates it before the insert. */
   const knownPartitions = new Set<string>();
+  /** Where batches are stored: a connection of the writer's own, outside the requests' pool. */
+  const writerConnection = openWriterConnection(sql);
 
   async function ensurePartition(source: LogSource, day: Date): Promise<boolean> {
     const name = partitionName(source, day);
@@ -157,7 +160,7 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
     for (let day = dayOf(new Date(batch.oldestMs)); day.getTime() <= batch.newestMs; day = addDays(day, 1)) {
       for (const source of LOG_SOURCES) await ensurePartition(source, day);
     }
-    await copyEntries(sql, batch.bytes);
+    await copyEntries(writerConnection, batch.bytes);
   }
 
   const writer: LogWriter = createLogWriter({
@@ -328,6 +331,7 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
       clearInterval(maintenanceTimer);
       follower.close();
       await writer.close();
+      await writerConnection.end({ timeout: 5 });
     },
   };
   return service;
