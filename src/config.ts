@@ -3,6 +3,9 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
+/** The door's adaptive limit never shrinks below this many requests in flight (ADMISSION_MIN_CONCURRENCY). */
+const DEFAULT_ADMISSION_FLOOR = 2;
+
 const port = z.coerce.number().int().min(1).max(65535);
 const seconds = z.coerce.number().int().positive();
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -207,7 +210,10 @@ const envSchema = z
     dbPoolSize: env.DB_POOL_SIZE,
     dbPoolQueueMax: env.DB_POOL_QUEUE_MAX ?? 2 * env.DB_POOL_SIZE,
     admission: {
-      minConcurrency: env.ADMISSION_MIN_CONCURRENCY ?? env.DB_POOL_SIZE,
+      // Two: a request's database round trip can overlap another's work in Node. Under overload
+      // the limit settles where answers stay near twice their unloaded latency, which may be far
+      // below the pool on a saturated core (bench/overload.ts, README Benchmarks).
+      minConcurrency: env.ADMISSION_MIN_CONCURRENCY ?? Math.min(DEFAULT_ADMISSION_FLOOR, env.DB_POOL_SIZE),
       latencyTolerance: env.ADMISSION_LATENCY_TOLERANCE,
       windowMs: env.ADMISSION_WINDOW_MS,
       baselineMs: env.ADMISSION_BASELINE_MS,
@@ -289,6 +295,7 @@ const envSchema = z
         : undefined,
     },
   }));
+
 
 export type Config = z.output<typeof envSchema>;
 

@@ -49,9 +49,10 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ANON_STATEMENT_TIMEOUT_MS: '-1' })).toThrow(/ANON_STATEMENT_TIMEOUT_MS/);
   });
 
-  it("takes the door's adaptive limit settings, its floor the pool size unless given", () => {
+  it("takes the door's adaptive limit settings, its floor two (or a smaller pool) unless given", () => {
+    expect(loadConfig({ DB_POOL_SIZE: '1' }).admission.minConcurrency).toBe(1);
     expect(loadConfig({ DB_POOL_SIZE: '8' }).admission).toEqual({
-      minConcurrency: 8,
+      minConcurrency: 2,
       latencyTolerance: 2,
       windowMs: 100,
       baselineMs: 60_000,
