@@ -296,7 +296,6 @@ const envSchema = z
     },
   }));
 
-
 export type Config = z.output<typeof envSchema>;
 
 export class ConfigError extends Error {}
