@@ -46,6 +46,19 @@ export function createPool(url: string, options: PoolOptions = {}): Sql {
   return sql;
 }
 
+/**
+ * One connection of its own beside a pool: the same database and settings (back-off included),
+ * named `applicationName`, outside the pool and its guard (e.g. the log writer's COPYs, which must
+ * never hold one of the requests' connections). End it with `.end()`.
+ */
+export function createCompanionConnection(pool: Sql, applicationName: string): Sql {
+  return postgres({
+    ...(pool.options as unknown as postgres.Options<Record<string, never>>),
+    max: 1,
+    connection: { ...pool.options.connection, application_name: applicationName },
+  });
+}
+
 /** The pool's admission guard (a pool made elsewhere gets the defaults on first use). */
 export function guardOf(sql: Sql): PoolGuard {
   const guarded = sql as Guarded;

@@ -1,7 +1,6 @@
 // SQL for logs.entries (batches by COPY, daily partitions, search) and logs.retention.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import postgres from 'postgres';
 import type { Queryable, Sql } from '../../core/db.js';
 import { COPY_COLUMNS } from './copy-tuple.js';
 import { ANALYZE_THRESHOLD_ROWS, isUnlogged } from './partitions.js';
@@ -29,17 +28,6 @@ export interface EntryFilter {
 
 const COLUMNS = `id, ts, source, level, method, route, status, duration_ms as "durationMs", principal,
   user_id as "userId", ip, request_id as "requestId", slug, message, details`;
-
-/**
- * The log writer's own connection, to the pool's database with the pool's settings: a COPY never
- * holds one of the requests' connections (a request waited for one while a batch was stored).
- */
-export const openWriterConnection = (pool: Sql): Sql =>
-  postgres({
-    ...(pool.options as unknown as postgres.Options<Record<string, never>>),
-    max: 1,
-    connection: { ...pool.options.connection, application_name: 'plinth-log-writer' },
-  });
 
 /**
  * A whole batch in one binary COPY (its tuples in COPY_COLUMNS order), routed by PostgreSQL to its

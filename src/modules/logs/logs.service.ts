@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { FunctionOutput } from '../../core/runtime-supervisor.js';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../core/errors.js';
+import { createCompanionConnection } from '../../core/db.js';
 import { type LogEntry, LOG_SOURCES, type LogSource } from './log-entry.js';
 import { type Audit, type SearchResult, toAudit, toSearchResult } from './log-views.js';
 import { COPY_HEADER, COPY_TRAILER, maxTupleBytes, prepareEntry, writeTuple } from './copy-tuple.js';
@@ -19,7 +20,6 @@ import {
   dropPartition,
   type EntryFilter,
   listPartitions,
-  openWriterConnection,
   readRetention,
   searchEntries,
   type StoredEntry,
@@ -140,7 +140,7 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
   /** Partitions known to exist ("source day" keys); a miss creates it before the insert. */
   const knownPartitions = new Set<string>();
   /** Where batches are stored: a connection of the writer's own, outside the requests' pool. */
-  const writerConnection = openWriterConnection(sql);
+  const writerConnection = createCompanionConnection(sql, 'plinth-log-writer');
 
   async function ensurePartition(source: LogSource, day: Date): Promise<boolean> {
     const name = partitionName(source, day);
