@@ -1,5 +1,6 @@
 // The "limit" server: bare Fastify + postgres.js issuing the same SQL as Plinth for each scenario
-// and doing the same crypto (verify / async sign with Plinth's key, SHA-256, HMAC), and nothing else:
+// and doing the same crypto as Plinth (verify, sign with Plinth's key: ES256 on the event loop, RS256
+// on the thread pool; SHA-256, HMAC), and nothing else:
 // no validation, hooks or plugins. What Plinth reaches as a fraction of this is its envelope cost.
 // The records routes, with their transaction envelopes, are in limit-records.ts.
 import {
@@ -105,7 +106,11 @@ function routes(app: FastifyInstance, sql: postgres.Sql, o: LimitOptions): void 
       exp: iat + o.accessTtlSeconds,
     };
     const input = `${b64json({ alg: jwsAlgorithm(o.privateKey), typ: 'JWT', kid: o.kid })}.${b64json(claims)}`;
-    const signature = await signAsync('sha256', Buffer.from(input), jwsKey(o.privateKey));
+    // Signed where Plinth signs (core/jwt.ts): ES256 on the event loop, RS256 on the thread pool.
+    const signature =
+      jwsAlgorithm(o.privateKey) === 'ES256'
+        ? sign('sha256', Buffer.from(input), jwsKey(o.privateKey))
+        : await signAsync('sha256', Buffer.from(input), jwsKey(o.privateKey));
     return { user: row.user, accessToken: `${input}.${signature.toString('base64url')}`, refreshToken: successor };
   });
 }

@@ -5,12 +5,7 @@ import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import {
-  jsonSchemaTransform,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { defaultMaxConnections } from './core/fd-limit.js';
 import type { Deps } from './deps.js';
 import { installAdmission } from './http/admission.js';
@@ -21,6 +16,7 @@ import { registerAccessControl } from './http/principal.js';
 import { guardOf } from './core/db.js';
 import { registerRequestDeadline } from './http/request-deadline.js';
 import { requestIdOf } from './http/request-id.js';
+import { serializerCompiler } from './http/response-serializer.js';
 import { aiPlugin } from './modules/ai/index.js';
 import { authPlugin, createAuthServices, SESSION_REVOKED_CHANNEL, startRevokedSessions } from './modules/auth/index.js';
 import { dashboardPlugin } from './modules/dashboard/index.js';
