@@ -198,7 +198,7 @@ async function main() {
 
     const user = await registerUser(storing.url, 'bench@bench.local', 'bench-password-9');
     const recordIds = await createRecordsTable(db.url, user.id, RECORD_ROWS);
-    const settings = { seconds, warmupSeconds: 1, pgDataDir: db.pgDataDir };
+    const settings = { seconds, warmupSeconds: 1, pgDataDir: db.pgDataDir, databaseUrl: db.url };
     const ctx = { ...settings, user, recordIds } as unknown as BenchContext;
 
     const rate = process.env.BENCH_RATE ? numberFrom('BENCH_RATE', 1) : undefined;

@@ -2,6 +2,7 @@
 // and the CPU the run cost split by who spent it (server, PostgreSQL, function runtime, load generator, others).
 import { availableParallelism } from 'node:os';
 import { machineBusySeconds, postgresCpuSeconds, processCpuSeconds, runtimeCpuSeconds } from './cpu.js';
+import { settleDatabase } from './settle.js';
 import { failuresOf, runLoad, startLoadGenerator, type LoadResult, type LoadSpec } from './load.js';
 
 export interface Measurement {
@@ -33,6 +34,8 @@ export interface MeasureSettings {
   seconds: number;
   warmupSeconds: number;
   pgDataDir: string;
+  /** The database under test: its vacuum debt is paid before each measured run. */
+  databaseUrl: string;
 }
 
 interface CpuUse {
@@ -98,6 +101,7 @@ export async function measureLoad(specFor: SpecFor, settings: MeasureSettings): 
   const warmupSpec = await specFor(settings.warmupSeconds, 'warmup');
   const warmup = await runLoad(warmupSpec);
   const spec = await specFor(settings.seconds, 'run', warmup);
+  await settleDatabase(settings.databaseUrl);
   // Started before the CPU count begins, so its start-up is not counted as anyone's.
   const generator = await startLoadGenerator();
   const { value: run, used } = await withCpu(settings.pgDataDir, () => generator.run(spec));

@@ -16,7 +16,6 @@ import { INSERT_BODY, LIST_QUERY, RECORDS_PATH, RECORDS_TABLE } from './records.
 export interface BenchContext extends MeasureSettings {
   plinthUrl: string;
   limitUrl: string;
-  databaseUrl: string;
   /** Scratch directory for token files. */
   dir: string;
   user: BenchUser;
