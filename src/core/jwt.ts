@@ -38,8 +38,8 @@ export function algorithmOf(key: KeyObject): JwtAlgorithm {
 }
 
 /** JWS signatures of ES256 are r‖s (IEEE P1363), not DER. */
-const withEncoding = (key: KeyObject): SignKeyObjectInput =>
-  algorithmOf(key) === 'ES256' ? { key, dsaEncoding: 'ieee-p1363' } : { key };
+const withEncoding = (key: KeyObject, algorithm: JwtAlgorithm): SignKeyObjectInput =>
+  algorithm === 'ES256' ? { key, dsaEncoding: 'ieee-p1363' } : { key };
 
 /** A new signing key: P-256 (ES256), whose signature costs a twentieth of an RSA-2048 one. */
 export function generateSigningKey(): { kid: string; privatePem: string; publicPem: string } {
@@ -62,16 +62,15 @@ const encodeJson = (value: unknown): string => Buffer.from(JSON.stringify(value)
 /**
  * ES256 signs on the event loop: 33 µs of CPU, where the same signature through the thread pool
  * costs 61 µs (bench/token-cost.ts), and under load the main thread also waits for the pool's
- * hand-off (refresh: 71% of the limit before, 80-87% after). RS256 (335 µs) stays on the pool.
+ * hand-off (refresh: 71% of the limit before, a median of 83% after). RS256 (335 µs) stays on the pool.
  */
 export async function signJwt(key: SigningKey, claims: JwtClaims): Promise<string> {
   const algorithm = algorithmOf(key.privateKey);
   const input = `${encodeJson({ alg: algorithm, typ: 'JWT', kid: key.kid })}.${encodeJson(claims)}`;
   const data = Buffer.from(input);
+  const signingKey = withEncoding(key.privateKey, algorithm);
   const signature =
-    algorithm === 'ES256'
-      ? sign('sha256', data, withEncoding(key.privateKey))
-      : await signAsync('sha256', data, withEncoding(key.privateKey));
+    algorithm === 'ES256' ? sign('sha256', data, signingKey) : await signAsync('sha256', data, signingKey);
   return `${input}.${signature.toString('base64url')}`;
 }
 
@@ -99,7 +98,7 @@ function check(token: string, publicKeys: ReadonlyMap<string, KeyObject>, nowSec
   const valid = verify(
     'sha256',
     Buffer.from(`${headerPart}.${payloadPart}`),
-    withEncoding(key),
+    withEncoding(key, header.alg),
     Buffer.from(signaturePart, 'base64url'),
   );
   if (!valid) return { result: { ok: false, reason: 'signature' } };
