@@ -230,6 +230,9 @@ async function onReservedConnection<T>(
 export function withRequestScope<T>(sql: Sql, scope: RequestScope, work: (tx: postgres.Sql) => Promise<T>): Promise<T> {
   return onReservedConnection(sql, async (conn, begin) => {
     const opened = Promise.all([begin, scopeStatement(conn, scope).execute()]);
+    // Awaited below, handled now: a connection lost while `work` is still busy elsewhere fails
+    // this request (503), never the process (an unhandled rejection ends Node).
+    opened.catch(() => {});
     let result: T;
     try {
       result = await work(conn);

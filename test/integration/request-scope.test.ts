@@ -1,7 +1,9 @@
 // The per-request database scope: role and claims set for one transaction, read by the SQL
 // helpers that row-level security policies use, and gone after it.
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScoped, withRequestScope } from '../../src/core/db.js';
+import { startTcpRelay } from '../harness/tcp-relay.js';
 import { startTestApp, type TestApp } from '../harness/test-app.js';
 
 let t: TestApp;
@@ -101,5 +103,48 @@ describe('runScoped (one statement, one round trip)', () => {
     );
     for (const r of after.flat()) expect(r).toMatchObject({ jwt: {} });
     for (const r of after.flat()) expect(r.role).not.toBe('authenticated');
+  });
+});
+
+describe('a connection lost while the work is busy elsewhere', () => {
+  it('fails that request with a retryable 503 and leaves the process nothing unhandled', async () => {
+    const target = new URL(t.databaseUrl);
+    const relay = await startTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
+    const through = new URL(t.databaseUrl);
+    through.host = `127.0.0.1:${relay.port}`;
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    const pool = postgres(through.toString(), { max: 1, onnotice: () => {}, onclose: () => closed() });
+    const unhandled: unknown[] = [];
+    const remember = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', remember);
+    try {
+      await pool`select 1`;
+      relay.withholdReplies();
+      const opening = relay.nextClientWrite();
+      let release!: () => void;
+      const busy = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const outcome = withRequestScope(pool, { role: 'anon', claims: { role: 'anon' } }, async () => {
+        await busy;
+        return 'done';
+      });
+      await opening;
+      // BEGIN and the scope statement are on the wire, unanswered: the connection goes now.
+      await relay.resetClients();
+      await connectionClosed;
+      // One turn of the event loop, where Node reports a rejection nobody handled.
+      await new Promise((resolve) => setImmediate(resolve));
+      release();
+      await expect(outcome).rejects.toMatchObject({ statusCode: 503, code: 'SERVICE_UNAVAILABLE' });
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', remember);
+      await pool.end({ timeout: 0 });
+      await relay.close();
+    }
   });
 });

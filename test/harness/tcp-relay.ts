@@ -1,0 +1,58 @@
+// A loopback TCP relay in front of a real server (PostgreSQL here) that can withhold the
+// server's replies and then reset the client's connections: a connection lost mid-round-trip,
+// on demand, for the races a terminated backend only hits by chance.
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+
+export interface TcpRelay {
+  port: number;
+  /** Resolves once a client has written to the relay since this call. */
+  nextClientWrite(): Promise<void>;
+  /** From now on the server's replies are dropped instead of forwarded. */
+  withholdReplies(): void;
+  /** Resets every client connection (RST) and resolves when each has closed. */
+  resetClients(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTcpRelay(target: { host: string; port: number }): Promise<TcpRelay> {
+  const clients = new Set<Socket>();
+  let withholding = false;
+  let onClientWrite: (() => void) | undefined;
+  const server = createServer((client) => {
+    const upstream = connect(target.port, target.host);
+    clients.add(client);
+    client.on('data', (chunk) => {
+      upstream.write(chunk);
+      onClientWrite?.();
+    });
+    upstream.on('data', (chunk) => {
+      if (!withholding) client.write(chunk);
+    });
+    const end = () => {
+      clients.delete(client);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', end).on('error', end);
+    upstream.on('close', end).on('error', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    nextClientWrite: () =>
+      new Promise((resolve) => {
+        onClientWrite = () => {
+          onClientWrite = undefined;
+          resolve();
+        };
+      }),
+    withholdReplies: () => {
+      withholding = true;
+    },
+    resetClients: () =>
+      Promise.all(
+        [...clients].map((client) => new Promise<void>((resolve) => client.once('close', resolve).resetAndDestroy())),
+      ).then(() => {}),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
