@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScoped, withRequestScope } from '../../src/core/db.js';
 import { startTcpRelay } from '../harness/tcp-relay.js';
 import { startTestApp, type TestApp } from '../harness/test-app.js';
+import { oneLoopTurn, watchUnhandledRejections } from '../harness/unhandled-rejections.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -117,9 +118,7 @@ describe('a connection lost while the work is busy elsewhere', () => {
       closed = resolve;
     });
     const pool = postgres(through.toString(), { max: 1, onnotice: () => {}, onclose: () => closed() });
-    const unhandled: unknown[] = [];
-    const remember = (reason: unknown) => unhandled.push(reason);
-    process.on('unhandledRejection', remember);
+    const unhandled = watchUnhandledRejections();
     try {
       await pool`select 1`;
       relay.withholdReplies();
@@ -136,13 +135,12 @@ describe('a connection lost while the work is busy elsewhere', () => {
       // BEGIN and the scope statement are on the wire, unanswered: the connection goes now.
       await relay.resetClients();
       await connectionClosed;
-      // One turn of the event loop, where Node reports a rejection nobody handled.
-      await new Promise((resolve) => setImmediate(resolve));
+      await oneLoopTurn();
       release();
       await expect(outcome).rejects.toMatchObject({ statusCode: 503, code: 'SERVICE_UNAVAILABLE' });
-      expect(unhandled).toEqual([]);
+      expect(unhandled.reasons).toEqual([]);
     } finally {
-      process.off('unhandledRejection', remember);
+      unhandled.stop();
       await pool.end({ timeout: 0 });
       await relay.close();
     }

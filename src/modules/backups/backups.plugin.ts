@@ -8,7 +8,9 @@ import { createBackupsService } from './backups.service.js';
 
 export function backupsPlugin(deps: Deps, refreshSchema: () => Promise<unknown>): FastifyPluginAsyncZod {
   return async (app) => {
-    const service = createBackupsService(deps, refreshSchema);
+    const service = createBackupsService(deps, refreshSchema, (err) =>
+      app.log.error({ err }, 'a backup failed and could not be recorded as failed'),
+    );
     // Scheduled backups: this server checks every BACKUPS_POLL_MS whether one is due (0: never).
     const pollMs = deps.config.backups.pollMs;
     const timer =

@@ -87,6 +87,8 @@ const uniqueName = async <T>(work: () => Promise<T>): Promise<T> => {
 export function createBackupsService(
   deps: Pick<Deps, 'sql' | 'clock' | 'blobStore' | 'migrations' | 'config'>,
   refreshSchema: () => Promise<unknown>,
+  /** Where a dump that failed and could not even be recorded as failed (the database gone) is reported. */
+  reportLostJob: (err: unknown) => void = () => {},
 ) {
   const scope: DumpScope = {
     platformSchemas: platformSchemas(deps.migrations),
@@ -111,6 +113,7 @@ export function createBackupsService(
     // Level 1: gzip is the dump's bottleneck (one core); the higher levels cost 3-4x the time for little gain.
     const gzip = createGzip({ level: 1 });
     const staged = deps.blobStore.stage(row.blobId, gzip, MAX_ARCHIVE_BYTES);
+    staged.catch(() => {}); // awaited below; a store that fails mid-dump must not end the process meanwhile
     try {
       await dumpDatabase(conn, scope, gzip, deps.clock.now());
       gzip.end();
@@ -172,7 +175,10 @@ export function createBackupsService(
         conn.release();
         throw err;
       }
-      const job = produce(conn, row).finally(() => running.delete(id));
+      // Nobody awaits the dump but shutdown; its row stays `running` if even that failed, and a list marks it failed.
+      const job = produce(conn, row)
+        .catch(reportLostJob)
+        .finally(() => running.delete(id));
       running.set(id, job);
       return toBackup(row);
     },
