@@ -97,7 +97,7 @@ const patches = [
         const r = initial
         options.shared.retries = retries = 0
         initial = null
-        return r.shifted ? r.reserve(connection) : onopen(connection)
+        return r.shifted && !r.settled ? r.reserve(connection) : onopen(connection)
       }
       initial && !initial.reserve && execute(initial)`,
   ],
@@ -202,20 +202,48 @@ const patches = [
     `        const query = { reserve: resolve, reject }`,
     `        const query = { reserve: resolve, reject: (e) => (query.settled = true, reject(e)) } // ${MARK}`,
   ],
+  // Skipped without counting as work: a connection that found only failed reserve()s waiting
+  // was marked busy with nothing running, and every later reserve() waited for it forever.
   [
     'index.js',
-    `      if (query.reserve)
-        return query.reserve(c)`,
-    `      if (query.reserve && query.settled) // ${MARK}
-        continue
+    `    while (ready && queries.length && max-- > 0) {
+      const query = queries.shift()
       if (query.reserve)
-        return query.reserve(c)`,
+        return query.reserve(c)
+
+      ready = c.execute(query)
+    }
+
+    ready
+      ? move(c, busy)
+      : move(c, full)`,
+    `    let executed = false // ${MARK}
+    while (ready && queries.length && max-- > 0) {
+      const query = queries.shift()
+      if (query.reserve && query.settled) { // ${MARK}: a reserve() that already failed is no work
+        max++
+        continue
+      }
+      if (query.reserve)
+        return query.reserve(c)
+
+      ready = c.execute(query)
+      executed = true // ${MARK}
+    }
+
+    !executed // ${MARK}: nothing was waiting but failed reserve()s; the connection is free
+      ? move(c, open)
+      : ready
+        ? move(c, busy)
+        : move(c, full)`,
   ],
   [
     'index.js',
     `    queries.length && connect(c, queries.shift())
   }`,
-    `    queries.length && connect(c, (q => (q.reserve && (q.shifted = true), q))(queries.shift())) // ${MARK}
+    `    let next = queries.length ? queries.shift() : null // ${MARK}: failed reserve()s are skipped
+    while (next && next.settled) next = queries.length ? queries.shift() : null
+    next && connect(c, (next.reserve && (next.shifted = true), next)) // ${MARK}
   }`,
   ],
   // A reserved connection that closed: its queued queries reject, later queries reject at once

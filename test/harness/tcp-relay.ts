@@ -1,6 +1,7 @@
 // A loopback TCP relay in front of a real server (PostgreSQL here) that can withhold the
-// server's replies and then reset the client's connections: a connection lost mid-round-trip,
-// on demand, for the races a terminated backend only hits by chance.
+// server's replies, reset the client's connections, refuse new ones and accept them again: a
+// connection lost mid-round-trip, or a database away and back, on demand, for the races a
+// terminated backend only hits by chance.
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
 export interface TcpRelay {
@@ -11,6 +12,10 @@ export interface TcpRelay {
   withholdReplies(): void;
   /** Resets every client connection (RST) and resolves when each has closed. */
   resetClients(): Promise<void>;
+  /** The database goes away: new connections are refused and open ones reset. */
+  refuse(): Promise<void>;
+  /** The database is back: connections are accepted (and relayed) again on the same port. */
+  accept(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -36,9 +41,16 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
     client.on('close', end).on('error', end);
     upstream.on('close', end).on('error', end);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const stopListening = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  const resetClients = () =>
+    Promise.all(
+      [...clients].map((client) => new Promise<void>((resolve) => client.once('close', resolve).resetAndDestroy())),
+    ).then(() => {});
+  await listen(0);
+  const port = (server.address() as AddressInfo).port;
   return {
-    port: (server.address() as AddressInfo).port,
+    port,
     nextClientWrite: () =>
       new Promise((resolve) => {
         onClientWrite = () => {
@@ -49,10 +61,15 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
     withholdReplies: () => {
       withholding = true;
     },
-    resetClients: () =>
-      Promise.all(
-        [...clients].map((client) => new Promise<void>((resolve) => client.once('close', resolve).resetAndDestroy())),
-      ).then(() => {}),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    resetClients,
+    async refuse() {
+      const stopped = stopListening();
+      await resetClients();
+      await stopped;
+    },
+    accept: () => listen(port),
+    close: async () => {
+      if (server.listening) await stopListening();
+    },
   };
 }

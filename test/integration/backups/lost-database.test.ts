@@ -36,9 +36,7 @@ it('fails the backup, reports the loss, and leaves the process nothing unhandled
   try {
     const created = await service.create(undefined, null);
     // The database goes: open connections reset, new ones refused.
-    const closing = relay.close();
-    await relay.resetClients();
-    await closing;
+    await relay.refuse();
     // Not `service.settled()`: awaiting the job would handle its failure; the process must without it.
     await vi.waitFor(() => expect(reported.length + unhandled.reasons.length).toBeGreaterThan(0), {
       timeout: 10_000,
