@@ -1,10 +1,11 @@
 // Overload is refused, not queued: once the pool's wait queue is full the next request gets 503
 // with Retry-After at once. A request stuck on the database ends at its deadline with 503. And
 // readiness fails (503) while the database is unreachable, then passes again.
-import { createConnection, createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guardOf } from '../../../src/core/db.js';
+import { startTcpRelay } from '../../harness/tcp-relay.js';
 import { startTestApp, testConfig, type TestApp } from '../../harness/test-app.js';
 import { createDeps } from '../../../src/deps.js';
 import { buildApp } from '../../../src/app.js';
@@ -102,37 +103,14 @@ describe('readiness', () => {
   it('is 503 while the database is unreachable and 200 once it is back', async () => {
     // A TCP relay in front of the real database that the test can cut and restore.
     const target = new URL(t.databaseUrl);
-    const sockets = new Set<Socket>();
-    let relay: NetServer | undefined;
-    const openRelay = (port: number) =>
-      new Promise<void>((resolve) => {
-        relay = createServer((client) => {
-          const upstream = postgresSocket(target);
-          sockets.add(client).add(upstream);
-          client.pipe(upstream).pipe(client);
-          const drop = () => {
-            client.destroy();
-            upstream.destroy();
-          };
-          client.on('error', drop).on('close', drop);
-          upstream.on('error', drop).on('close', drop);
-        }).listen(port, '127.0.0.1', () => resolve());
-      });
-    const cutRelay = () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        sockets.clear();
-        relay!.close(() => resolve());
-      });
-    await openRelay(0);
-    const port = (relay!.address() as AddressInfo).port;
+    const relay = await startTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
     const url = new URL(t.databaseUrl);
-    url.port = String(port);
+    url.port = String(relay.port);
     const deps = await createDeps(testConfig(url.toString(), { DB_POOL_SIZE: '2' }), { clock: new ManualClock() });
     const app = await buildApp(deps, { logger: false });
     try {
       expect((await app.inject({ method: 'GET', url: '/api/health/ready' })).statusCode).toBe(200);
-      await cutRelay();
+      await relay.refuse();
       const down = await app.inject({ method: 'GET', url: '/api/health/ready' });
       expect(down.statusCode).toBe(503);
       expect(down.json()).toMatchObject({ status: 'unavailable', database: 'unreachable' });
@@ -147,7 +125,7 @@ describe('readiness', () => {
       expect(rpc.statusCode).toBe(503);
       expect(rpc.headers['retry-after']).toBe('1');
       expect((await app.inject({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);
-      await openRelay(port);
+      await relay.accept();
       await waitFor(
         async () => (await app.inject({ method: 'GET', url: '/api/health/ready' })).statusCode === 200,
         30_000,
@@ -156,12 +134,8 @@ describe('readiness', () => {
     } finally {
       await app.close();
       await deps.close();
-      if (relay?.listening) await cutRelay();
+      await relay.close();
     }
     // Longer than the 30 s recovery bound above, so a slow recovery fails with what it waited for.
   }, 60_000);
 });
-
-function postgresSocket(target: URL): Socket {
-  return createConnection(Number(target.port || 5432), target.hostname);
-}
