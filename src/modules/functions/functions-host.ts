@@ -77,14 +77,24 @@ export async function createFunctionsHost(
     if (deployed.delete(slug) && runtime.port !== null) await client.remove(slug);
   }
 
-  async function refreshSecrets(): Promise<void> {
-    if (runtime.port === null) return; // the ready hook hands them over on start
-    await client.setEnv(await functionEnv());
+  /**
+   * Hands the secrets to the runtime one push at a time, each read when its turn comes. Two pushes
+   * at once (a restart's and a secret change's) could land in either order, and the environment
+   * read before the change could win: the change was lost until the next one.
+   */
+  let envPushes: Promise<void> = Promise.resolve();
+  function pushEnvironment(): Promise<void> {
+    const push = envPushes.then(async () => {
+      if (runtime.port === null) return; // the ready hook pushes again on start
+      await client.setEnv(await functionEnv());
+    });
+    envPushes = push.catch(() => {});
+    return push;
   }
 
   runtime.onReady(async () => {
     deployed.clear();
-    await client.setEnv(await functionEnv());
+    await pushEnvironment();
     for (const row of await listActiveFunctions(sql)) {
       active.set(row.slug, { verifyJwt: row.verifyJwt, version: row.version });
       const result = await deploy(row);
@@ -100,7 +110,7 @@ export async function createFunctionsHost(
   );
   const secretsListener = await followSecretChanges(
     sql,
-    () => void refreshSecrets().catch(report('refreshing secrets')),
+    () => void pushEnvironment().catch(report('refreshing secrets')),
   );
 
   return {
@@ -109,7 +119,7 @@ export async function createFunctionsHost(
     lookup: (slug) => active.get(slug),
     deploy,
     syncSlug,
-    refreshSecrets,
+    refreshSecrets: pushEnvironment,
     async close() {
       // UNLISTEN on a connection the database already closed fails; the listener is gone anyway.
       await functionsListener.unlisten().catch(() => {});
