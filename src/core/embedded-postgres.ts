@@ -7,6 +7,7 @@ import { chmod, chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomHex } from './ids.js';
 import { pgBinaries, postgresOsUser, type PgBinaries, type RunAs } from './postgres-binaries.js';
+import { settlesWithin } from './settles-within.js';
 import { clearStalePostmaster, readPostmasterPid } from './stale-postmaster.js';
 
 export type EmbeddedStatus = 'running' | 'restarting' | 'stopped';
@@ -229,8 +230,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
 /** Fast shutdown (SIGINT), then immediate (SIGQUIT) after 15 s, then SIGKILL after 5 s more. */
 async function stopPostmaster(proc: ChildProcess): Promise<void> {
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  const within = (ms: number) =>
-    Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+  const within = (ms: number) => settlesWithin(exited, ms);
   proc.kill('SIGINT');
   if (await within(15_000)) return;
   proc.kill('SIGQUIT');

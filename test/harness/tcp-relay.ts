@@ -69,7 +69,9 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
     },
     accept: () => listen(port),
     close: async () => {
-      if (server.listening) await stopListening();
+      const stopped = server.listening ? stopListening() : undefined;
+      await resetClients();
+      await stopped;
     },
   };
 }

@@ -6,6 +6,7 @@ import type { FunctionOutput } from '../../core/runtime-supervisor.js';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../core/errors.js';
 import { createCompanionConnection } from '../../core/db.js';
+import { settlesWithin } from '../../core/settles-within.js';
 import { type LogEntry, LOG_SOURCES, type LogSource } from './log-entry.js';
 import { type Audit, type SearchResult, toAudit, toSearchResult } from './log-views.js';
 import { COPY_HEADER, COPY_TRAILER, maxTupleBytes, prepareEntry, writeTuple } from './copy-tuple.js';
@@ -330,8 +331,14 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
     async close() {
       clearInterval(maintenanceTimer);
       follower.close();
-      await writer.close();
-      await writerConnection.end({ timeout: 5 });
+      // A database that stops answering must not hold the stop: what it has not stored by the end
+      // of the grace period is lost, and said so.
+      const stored = await settlesWithin(writer.close(), deps.config.shutdownGraceMs);
+      if (!stored) {
+        const ms = deps.config.shutdownGraceMs;
+        onError(new Error(`the database did not store the last log entries within ${ms} ms: they are lost`));
+      }
+      await writerConnection.end({ timeout: stored ? 5 : 0 });
     },
   };
   return service;

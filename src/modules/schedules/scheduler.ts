@@ -4,6 +4,7 @@
 // once. The runs then execute outside the transaction and record their outcome. Runs left
 // 'running' past their lease (their server stopped) are taken over by the next tick anywhere.
 import { withTx, type Queryable } from '../../core/db.js';
+import { settlesWithin } from '../../core/settles-within.js';
 import type { Deps } from '../../deps.js';
 import { nextDueAfterNow, parseTiming } from './cron-expression.js';
 import { runLeaseUntil, runScheduleOnce } from './run-once.js';
@@ -181,12 +182,7 @@ export function createScheduler(
         // Claims are committed before runs start: let a claim in progress finish first.
         await claiming?.catch(() => {});
         const done = Promise.all(inFlight);
-        let grace: NodeJS.Timeout | undefined;
-        const waited = new Promise<void>((resolve) => {
-          grace = setTimeout(resolve, graceMs);
-        });
-        await Promise.race([done, waited]);
-        clearTimeout(grace);
+        await settlesWithin(done, graceMs);
         stopping.abort();
         await done;
       }
