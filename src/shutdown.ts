@@ -2,19 +2,26 @@
 // grace period, idle keep-alive sockets closed, then the runtime, LISTEN connections, the pool
 // and the embedded database, in that order.
 import type { FastifyInstance } from 'fastify';
+import { settlesWithin } from './core/settles-within.js';
 import type { Deps } from './deps.js';
 
 /** How often idle keep-alive sockets are closed while draining (a request that ends leaves one). */
 const IDLE_SWEEP_MS = 100;
 
 export interface StopReport {
-  /** Milliseconds from the start of the drain until the last request answered. */
+  /** Milliseconds from the start of the drain until the app closed (or was given up on). */
   drainedMs: number;
   /** Connections cut when the grace period ran out (0 when every request finished). */
   cutConnections: number;
+  /** False when the modules' closing work (which waits on the database) outlived twice the grace period. */
+  closed: boolean;
 }
 
-/** Closes the HTTP server: waits for in-flight requests, at most `graceMs`, then cuts the rest. */
+/**
+ * Closes the HTTP server: waits for in-flight requests, at most `graceMs`, then cuts the rest.
+ * The modules' own closing work gets as long again: a database that stops answering must not hold
+ * the stop for good (what still waits on it ends when the pool closes next).
+ */
 export async function drainHttp(app: FastifyInstance, graceMs: number): Promise<StopReport> {
   const started = Date.now();
   let cutConnections = 0;
@@ -30,13 +37,15 @@ export async function drainHttp(app: FastifyInstance, graceMs: number): Promise<
       app.server.closeAllConnections();
     });
   }, graceMs);
+  let closed: boolean;
   try {
-    await closing;
+    closed = await settlesWithin(closing, 2 * graceMs);
+    if (closed) await closing;
   } finally {
     clearInterval(sweep);
     clearTimeout(grace);
   }
-  return { drainedMs: Date.now() - started, cutConnections };
+  return { drainedMs: Date.now() - started, cutConnections, closed };
 }
 
 /** Drains HTTP, then stops everything behind it; resolves with the exit code. */
@@ -48,7 +57,11 @@ export async function stopServer(app: FastifyInstance, deps: Deps, signal: strin
   let code = 0;
   try {
     const report = await drainHttp(app, deps.config.shutdownGraceMs);
-    app.log.info(report, 'requests drained');
+    if (report.closed) app.log.info(report, 'requests drained');
+    else {
+      app.log.error(report, 'closing the modules did not finish within twice the grace period: stopping without them');
+      code = 1;
+    }
   } catch (err) {
     app.log.error({ err }, 'closing the HTTP server failed');
     code = 1;

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../harness/test-app.js';
 import { pollUntil, startServerProcess, type ServerProcess } from '../harness/server-process.js';
+import { startTcpRelay } from '../harness/tcp-relay.js';
 import { FORMS } from './forms.js';
 import { sigtermDuringUploads } from './process-faults.js';
 import { BUCKET, DEADLINES, apiKeyHeaders, createFixtures, lostWrites } from './workload.js';
@@ -97,6 +98,42 @@ describe('Ctrl-C to the process group while a function call waits on its upstrea
       expect(s.output()).not.toMatch(/function runtime exited .*restarting/);
     } finally {
       upstream.close();
+    }
+  }, 90_000);
+});
+
+describe('SIGTERM while the database has stopped answering', () => {
+  it('answers the request in flight with 503 and exits 1 within its bounds, saying why', async () => {
+    const graceMs = 2_000;
+    const target = new URL(await createDatabase());
+    const relay = await startTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
+    const through = new URL(target);
+    through.host = `127.0.0.1:${relay.port}`;
+    try {
+      const s = await startServerProcess({
+        databaseUrl: through.toString(),
+        env: { ...DEADLINES, REQUEST_TIMEOUT_MS: '1000', SHUTDOWN_GRACE_MS: String(graceMs) },
+      });
+      started.push(s);
+      for (let i = 0; i < 5; i++)
+        expect((await fetch(`${s.baseUrl}/api/metadata`, { headers: apiKeyHeaders(s) })).status).toBe(200);
+      // Every connection stays open and PostgreSQL's replies stop: a database that hangs, not one that is gone.
+      relay.withholdReplies();
+      const inFlight = fetch(`${s.baseUrl}/api/metadata`, { headers: apiKeyHeaders(s) }).then((res) => res.status);
+      await relay.nextClientWrite();
+      const signalled = Date.now();
+      s.signal('SIGTERM');
+
+      expect(await inFlight).toBe(503);
+      const exit = await s.exited;
+      const stopMs = Date.now() - signalled;
+      // The grace period for requests, as long again for the modules' closing work (which waits on
+      // the database), then at most 5 s to close the pool: an unclean stop, said so, but an end.
+      expect(stopMs, s.output().slice(-3000)).toBeLessThan(2 * graceMs + 5_000 + 3_000);
+      expect(exit).toEqual({ code: 1, signal: null });
+      expect(s.output()).toMatch(/closing the modules did not finish within twice the grace period/);
+    } finally {
+      await relay.close();
     }
   }, 90_000);
 });
