@@ -8,19 +8,22 @@ import type { Deps } from './deps.js';
 /** How often idle keep-alive sockets are closed while draining (a request that ends leaves one). */
 const IDLE_SWEEP_MS = 100;
 
+/** The least time the modules' closing work gets after the grace period (which may be 0). */
+const MODULES_CLOSING_MIN_MS = 5_000;
+
 export interface StopReport {
   /** Milliseconds from the start of the drain until the app closed (or was given up on). */
   drainedMs: number;
   /** Connections cut when the grace period ran out (0 when every request finished). */
   cutConnections: number;
-  /** False when the modules' closing work (which waits on the database) outlived twice the grace period. */
+  /** False when the modules' closing work (which waits on the database) outlived its bound. */
   closed: boolean;
 }
 
 /**
  * Closes the HTTP server: waits for in-flight requests, at most `graceMs`, then cuts the rest.
- * The modules' own closing work gets as long again: a database that stops answering must not hold
- * the stop for good (what still waits on it ends when the pool closes next).
+ * The modules' own closing work gets as long again (at least 5 s): a database that stops answering
+ * must not hold the stop for good (what still waits on it ends when the pool closes next).
  */
 export async function drainHttp(app: FastifyInstance, graceMs: number): Promise<StopReport> {
   const started = Date.now();
@@ -39,7 +42,7 @@ export async function drainHttp(app: FastifyInstance, graceMs: number): Promise<
   }, graceMs);
   let closed: boolean;
   try {
-    closed = await settlesWithin(closing, 2 * graceMs);
+    closed = await settlesWithin(closing, graceMs + Math.max(graceMs, MODULES_CLOSING_MIN_MS));
     if (closed) await closing;
   } finally {
     clearInterval(sweep);
@@ -59,7 +62,7 @@ export async function stopServer(app: FastifyInstance, deps: Deps, signal: strin
     const report = await drainHttp(app, deps.config.shutdownGraceMs);
     if (report.closed) app.log.info(report, 'requests drained');
     else {
-      app.log.error(report, 'closing the modules did not finish within twice the grace period: stopping without them');
+      app.log.error(report, 'closing the modules did not finish in time after the grace period: stopping without them');
       code = 1;
     }
   } catch (err) {

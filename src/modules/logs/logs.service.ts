@@ -106,6 +106,9 @@ export interface AuditStats {
   recentActivity: Audit[];
 }
 
+/** The least time the last entries get to be stored at a stop (the grace period may be 0). */
+const FINAL_FLUSH_MIN_MS = 1_000;
+
 /** How many audit records the summary lists as recent activity (the reference's ten). */
 const RECENT_AUDITS = 10;
 
@@ -332,10 +335,10 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
       clearInterval(maintenanceTimer);
       follower.close();
       // A database that stops answering must not hold the stop: what it has not stored by the end
-      // of the grace period is lost, and said so.
-      const stored = await settlesWithin(writer.close(), deps.config.shutdownGraceMs);
+      // of the grace period (at least 1 s) is lost, and said so.
+      const ms = Math.max(deps.config.shutdownGraceMs, FINAL_FLUSH_MIN_MS);
+      const stored = await settlesWithin(writer.close(), ms);
       if (!stored) {
-        const ms = deps.config.shutdownGraceMs;
         onError(new Error(`the database did not store the last log entries within ${ms} ms: they are lost`));
       }
       await writerConnection.end({ timeout: stored ? 5 : 0 });
