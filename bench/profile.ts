@@ -1,20 +1,26 @@
 // `npx tsx bench/profile.ts [scenario…]`: where Plinth's CPU goes on a hot path. Starts the
 // embedded PostgreSQL and Plinth, drives each scenario (current-session, refresh, records-read-one,
 // records-list-20, records-insert-one, functions-invoke) for PROFILE_SECONDS (default 5) under the
-// V8 sampling profiler, and prints self time by code area and by function, with the server CPU per
-// request (and the Deno runtime's, for functions).
+// V8 sampling profiler, and prints self time by code area and by function, with the server CPU and
+// the socket reads and writes per request (and the Deno runtime's CPU, for functions).
+// PROFILE_AGAINST_LIMIT=1: current session and refresh are also profiled on the limit (bench/limit.ts,
+// same process, same load), and the functions are listed by how much more self time Plinth spends in
+// them: what Plinth's request frame costs beyond a bare handler, function by function.
 // Each profile is written to <tmpdir>/plinth-profiles/<scenario>.cpuprofile (open it in Chrome DevTools).
+import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { Session, type Profiler } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePort } from '../test/harness/free-port.js';
 import { startBenchDatabase } from './environment.js';
 import { runtimeCpuSeconds } from './cpu.js';
 import { createRefreshTokens, registerUser } from './fixtures.js';
 import { deployTrivialFunction, TRIVIAL_FUNCTION } from './functions.js';
 import { runLoad, type LoadSpec } from './load.js';
 import { createRecordsTable } from './records.js';
-import { startPlinth } from './plinth.js';
+import { startLimitServer, type LimitServer } from './limit.js';
+import { startPlinth, type RunningPlinth } from './plinth.js';
 import { RECORDS_SCENARIOS, recordsSpec, type BenchContext, type RecordsScenario } from './scenarios.js';
 
 const SCENARIO_NAMES = ['current-session', 'refresh', ...RECORDS_SCENARIOS, 'functions-invoke'] as const;
@@ -59,6 +65,31 @@ function selfTimes(profile: Profiler.Profile): { byArea: SelfTime[]; byFunction:
   }
   const sorted = (m: Map<string, number>) => [...m].map(([name, ms]) => ({ name, ms })).sort((a, b) => b.ms - a.ms);
   return { byArea: sorted(area), byFunction: sorted(fn), totalMs };
+}
+
+/** Scenarios the limit serves at Plinth's path, with the same request. */
+const LIMIT_SERVES: string[] = ['current-session', 'refresh'];
+
+/** Read and write system calls of this process so far (Plinth and the limit run in it; the load does not). */
+function socketCalls(): { reads: number; writes: number } {
+  const io = readFileSync('/proc/self/io', 'utf8');
+  return { reads: Number(/syscr: (\d+)/.exec(io)?.[1]), writes: Number(/syscw: (\d+)/.exec(io)?.[1]) };
+}
+
+async function startLimitFor(databaseUrl: string, plinth: RunningPlinth): Promise<LimitServer> {
+  const { signingKey } = plinth.keys;
+  const { config } = plinth.deps;
+  return startLimitServer({
+    databaseUrl,
+    port: await freePort(),
+    poolSize: config.dbPoolSize,
+    kid: signingKey.kid,
+    privateKey: signingKey.privateKey,
+    publicKey: signingKey.publicKey,
+    accessTtlSeconds: config.accessTokenTtlSeconds,
+    refreshTtlSeconds: config.refreshTokenTtlSeconds,
+    graceSeconds: config.refreshReuseGraceSeconds,
+  });
 }
 
 async function main(): Promise<void> {
@@ -123,27 +154,55 @@ async function main(): Promise<void> {
       return recordsSpec(ctx, name as RecordsScenario, plinth.url)(seconds, 'run');
     };
     await session.post('Profiler.enable');
-    for (const name of wanted) {
-      await runLoad(await specOf(name, 1)); // warm-up: JIT, prepared statements
-      const spec = await specOf(name, seconds);
+    /** One profiled run; `specFor` makes a fresh spec per run (refresh tokens are spent as they are used). */
+    const profiled = async (name: string, specFor: (seconds: number) => Promise<LoadSpec>) => {
+      await runLoad(await specFor(1)); // warm-up: JIT, prepared statements
+      const spec = await specFor(seconds);
       const cpuBefore = process.cpuUsage();
+      const ioBefore = socketCalls();
       const denoBefore = await runtimeCpuSeconds();
       await session.post('Profiler.start');
       const run = await runLoad(spec);
       const { profile } = await session.post('Profiler.stop');
       const cpu = process.cpuUsage(cpuBefore);
+      const io = socketCalls();
       const deno = (await runtimeCpuSeconds()) - denoBefore;
       await writeFile(path.join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
-      const { byArea, byFunction, totalMs } = selfTimes(profile);
       const perRequest = (ms: number) => (ms / run.ok).toFixed(4);
+      const times = selfTimes(profile);
       console.log(
-        `\n== ${name}: ${run.ok} correct answers (${run.rps.toFixed(0)}/s, ${run.wrongStatus + run.errors} failures), server CPU ${((cpu.user + cpu.system) / 1000 / run.ok).toFixed(3)} ms/request, Deno ${((deno * 1000) / run.ok).toFixed(3)}, sampled ${perRequest(totalMs)} ms/request`,
+        `\n== ${name}: ${run.ok} correct answers (${run.rps.toFixed(0)}/s, ${run.wrongStatus + run.errors} failures), server CPU ${((cpu.user + cpu.system) / 1000 / run.ok).toFixed(3)} ms/request (system ${(cpu.system / 1000 / run.ok).toFixed(3)}), Deno ${((deno * 1000) / run.ok).toFixed(3)}, sampled ${perRequest(times.totalMs)} ms/request, ${((io.writes - ioBefore.writes) / run.ok).toFixed(2)} writes and ${((io.reads - ioBefore.reads) / run.ok).toFixed(2)} reads/request`,
       );
-      console.log('  self ms/request by area:');
-      for (const a of byArea.slice(0, 14)) console.log(`    ${perRequest(a.ms).padStart(8)}  ${a.name}`);
-      console.log('  self ms/request by function:');
-      for (const f of byFunction.slice(0, Number(process.env.PROFILE_TOP ?? 30)))
-        console.log(`    ${perRequest(f.ms).padStart(8)}  ${f.name}`);
+      return { ...times, ok: run.ok, perRequest };
+    };
+    const limit = process.env.PROFILE_AGAINST_LIMIT === '1' ? await startLimitFor(db.url, plinth) : undefined;
+    try {
+      for (const name of wanted) {
+        const ours = await profiled(name, (s) => specOf(name, s));
+        console.log('  self ms/request by area:');
+        for (const a of ours.byArea.slice(0, 14)) console.log(`    ${ours.perRequest(a.ms).padStart(8)}  ${a.name}`);
+        console.log('  self ms/request by function:');
+        for (const f of ours.byFunction.slice(0, Number(process.env.PROFILE_TOP ?? 30)))
+          console.log(`    ${ours.perRequest(f.ms).padStart(8)}  ${f.name}`);
+        if (!limit || !LIMIT_SERVES.includes(name)) continue;
+        const bare = await profiled(`${name} on the limit`, async (s) => ({
+          ...(await specOf(name, s)),
+          url: limit.url,
+        }));
+        const theirs = new Map(bare.byFunction.map((f) => [f.name, f.ms / bare.ok]));
+        const names = new Set([...ours.byFunction.map((f) => f.name), ...theirs.keys()]);
+        const mine = new Map(ours.byFunction.map((f) => [f.name, f.ms / ours.ok]));
+        const rows = [...names]
+          .map((f) => ({ name: f, plinth: mine.get(f) ?? 0, limit: theirs.get(f) ?? 0 }))
+          .sort((a, b) => b.plinth - b.limit - (a.plinth - a.limit));
+        console.log('  µs of self time per request, Plinth beyond the limit (Plinth, limit):');
+        for (const r of rows.slice(0, Number(process.env.PROFILE_TOP ?? 30)))
+          console.log(
+            `    ${((r.plinth - r.limit) * 1000).toFixed(1).padStart(7)} (${(r.plinth * 1000).toFixed(1)}, ${(r.limit * 1000).toFixed(1)})  ${r.name}`,
+          );
+      }
+    } finally {
+      await limit?.close();
     }
   } finally {
     session.disconnect();

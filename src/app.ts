@@ -1,7 +1,6 @@
 // buildApp(deps): the Fastify instance with every plugin and module route. It never listens;
 // main.ts does, and tests use inject() or listen on a port of their own.
 import cookie from '@fastify/cookie';
-import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
@@ -10,6 +9,7 @@ import { defaultMaxConnections } from './core/fd-limit.js';
 import type { Deps } from './deps.js';
 import { installAdmission } from './http/admission.js';
 import { createConcurrencyLimit } from './http/concurrency-limit.js';
+import { originPolicy, registerCors } from './http/cors.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { parseJsonBodies } from './http/json-body.js';
 import { registerAccessControl } from './http/principal.js';
@@ -79,6 +79,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   const pool = guardOf(deps.sql);
   const now = () => deps.clock.now().getTime();
   const { admission } = deps.config;
+  const allowsOrigin = originPolicy(deps.config.corsOrigins);
   installAdmission(app, {
     pool,
     limit: createConcurrencyLimit({
@@ -90,7 +91,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
       now,
     }),
     now,
-    corsOrigins: deps.config.corsOrigins,
+    allowsOrigin,
     onRefusing: (refused, limit) => app.log.warn({ refused, limit }, 'at capacity: refusing requests with 503'),
   });
 
@@ -129,13 +130,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   app.addHook('onClose', () => revokedSessions.close());
   registerAccessControl(app, deps, revokedSessions);
 
-  const anyOrigin = deps.config.corsOrigins.includes('*');
-  await app.register(cors, {
-    origin: anyOrigin ? true : deps.config.corsOrigins,
-    credentials: true,
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    exposedHeaders: ['Content-Range', 'Preference-Applied', 'X-Request-Id', 'Retry-After'],
-  });
+  registerCors(app, allowsOrigin);
   await app.register(cookie);
 
   await app.register(swagger, {

@@ -10,6 +10,7 @@ import { toErrorBody } from '../core/errors.js';
 import { unavailable } from '../core/pg-errors.js';
 import { AT_CAPACITY, type PoolGuard } from '../core/pool-guard.js';
 import type { ConcurrencyLimit } from './concurrency-limit.js';
+import { corsHeaders, type OriginPolicy } from './cors.js';
 import { sendError } from './error-handler.js';
 import { requestIdOf } from './request-id.js';
 
@@ -26,7 +27,7 @@ export interface AdmissionOptions {
   /** Milliseconds, the limit's clock: each admitted request's latency is measured on it. */
   now(): number;
   /** CORS_ORIGINS: a browser must be able to read the refusal. */
-  corsOrigins: string[];
+  allowsOrigin: OriginPolicy;
   /** Told at most once a second while refusing: the count refused since it was last told, the limit. */
   onRefusing(refused: number, limit: number): void;
 }
@@ -42,17 +43,6 @@ const REFUSAL_HEADERS = {
   'content-length': String(REFUSAL.length),
   ...unavailable(AT_CAPACITY).headers,
 };
-
-/** The CORS headers @fastify/cors would add to the refusal for this request's Origin. */
-function corsHeaders(origin: string | undefined, corsOrigins: string[]): Record<string, string> {
-  if (!origin || !(corsOrigins.includes('*') || corsOrigins.includes(origin))) return {};
-  return {
-    'access-control-allow-origin': origin,
-    'access-control-allow-credentials': 'true',
-    'access-control-expose-headers': 'Retry-After, X-Request-Id',
-    vary: 'Origin',
-  };
-}
 
 const exempt = (req: IncomingMessage) => req.method === 'OPTIONS' || req.url?.startsWith(HEALTH_PREFIX) === true;
 
@@ -101,7 +91,7 @@ function admitAtTheDoor(next: RequestListener, options: AdmissionOptions) {
       ...REFUSAL_HEADERS,
       ...(largeBody ? { connection: 'close' } : {}),
       'x-request-id': requestIdOf(req),
-      ...corsHeaders(req.headers.origin, options.corsOrigins),
+      ...corsHeaders(req.headers.origin, options.allowsOrigin),
     });
     res.end(REFUSAL);
     options.pool.countRefusal();

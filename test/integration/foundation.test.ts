@@ -104,6 +104,44 @@ describe('operations endpoints', () => {
     for (const method of ['PUT', 'PATCH', 'DELETE']) {
       expect(res.headers['access-control-allow-methods']).toContain(method);
     }
+    expect(res.body).toBe('');
+  });
+
+  it('gives a browser the CORS headers of its origin, and a client without Origin only Vary', async () => {
+    const browser = await t.request({ method: 'GET', url: '/api/health', headers: { origin: 'https://app.example' } });
+    expect(browser.headers).toMatchObject({
+      'access-control-allow-origin': 'https://app.example',
+      'access-control-allow-credentials': 'true',
+      'access-control-expose-headers': 'Content-Range, Preference-Applied, X-Request-Id, Retry-After',
+      vary: 'Origin',
+    });
+    const server = await t.request({ method: 'GET', url: '/api/health' });
+    expect(server.headers.vary).toBe('Origin');
+    expect(Object.keys(server.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
+  });
+
+  it('reflects the headers a preflight asks for', async () => {
+    const res = await t.request({
+      method: 'OPTIONS',
+      url: '/api/database/records/todos',
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'PATCH',
+        'access-control-request-headers': 'authorization, content-type, prefer',
+      },
+    });
+    expect(res.statusCode).toBe(204);
+    expect(res.headers['access-control-allow-headers']).toBe('authorization, content-type, prefer');
+    expect(res.headers.vary).toBe('Origin, Access-Control-Request-Headers');
+  });
+
+  it('answers an OPTIONS that is not a preflight with 400 and what a preflight needs', async () => {
+    const res = await t.request({ method: 'OPTIONS', url: '/api/auth/sessions' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json).toMatchObject({
+      error: 'VALIDATION_ERROR',
+      nextActions: expect.stringContaining('Access-Control-Request-Method'),
+    });
   });
 });
 

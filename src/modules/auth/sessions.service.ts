@@ -41,12 +41,16 @@ export function createSessionService(
   const tokens = createTokens(deps);
   const ttlSeconds = deps.config.refreshTokenTtlSeconds;
 
+  /** A session's tokens. The CSRF token (an HMAC) is made only when read: web clients' replies. */
   async function issue(sessionId: string, claims: Omit<AccessClaims, 'sid'>, refreshToken: string) {
+    const accessToken = await tokens.accessToken({ ...claims, sid: sessionId });
     return {
       sessionId,
-      accessToken: await tokens.accessToken({ ...claims, sid: sessionId }),
+      accessToken,
       refreshToken,
-      csrfToken: tokens.csrfFor(refreshToken),
+      get csrfToken() {
+        return tokens.csrfFor(refreshToken);
+      },
     };
   }
 

@@ -17,7 +17,8 @@ export interface IssuedTokens {
   sessionId: string;
   accessToken: string;
   refreshToken: string;
-  csrfToken: string;
+  /** Bound to the refresh token; web clients get it (made when read: an HMAC). */
+  readonly csrfToken: string;
 }
 
 export type Tokens = ReturnType<typeof createTokens>;

@@ -1,0 +1,66 @@
+// Browsers' cross-origin calls: which origins may call (CORS_ORIGINS; `*` allows any, reflected so
+// that cookies work), with credentials, and which answer headers their scripts may read. One place
+// for these headers: every answer (an onRequest hook), preflights, and the admission door's refusals.
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../core/errors.js';
+import { sendError } from './error-handler.js';
+
+const EXPOSED_HEADERS = 'Content-Range, Preference-Applied, X-Request-Id, Retry-After';
+const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+
+/** Whether a page of `origin` may call the API. */
+export type OriginPolicy = (origin: string) => boolean;
+
+export function originPolicy(corsOrigins: string[]): OriginPolicy {
+  if (corsOrigins.includes('*')) return () => true;
+  const allowed = new Set(corsOrigins);
+  return (origin) => allowed.has(origin);
+}
+
+/** The CORS headers of an answer to a request from `origin` (none without an allowed Origin). */
+export function corsHeaders(origin: string | undefined, allows: OriginPolicy): Record<string, string> {
+  if (origin === undefined || !allows(origin)) return {};
+  return {
+    'access-control-allow-origin': origin,
+    'access-control-allow-credentials': 'true',
+    'access-control-expose-headers': EXPOSED_HEADERS,
+    vary: 'Origin',
+  };
+}
+
+const notAPreflight = () =>
+  new AppError('VALIDATION_ERROR', 'An OPTIONS request here is a CORS preflight.', {
+    nextActions: 'Send Origin and Access-Control-Request-Method, as browsers do before a cross-origin call.',
+  });
+
+/**
+ * Adds the CORS headers to every answer and answers preflights (204, no body). Requests without an
+ * Origin (servers, mobile apps) get only `Vary: Origin`, so caches keep browsers' answers apart.
+ */
+export function registerCors(app: FastifyInstance, allows: OriginPolicy): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('vary', 'Origin');
+    const origin = request.headers.origin;
+    const allowed = origin !== undefined && allows(origin);
+    if (allowed) {
+      reply.header('access-control-allow-origin', origin);
+      reply.header('access-control-allow-credentials', 'true');
+      reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+    }
+    if (request.method !== 'OPTIONS') return done();
+    if (origin === undefined || request.headers['access-control-request-method'] === undefined) {
+      sendError(reply, notAPreflight());
+      return;
+    }
+    // A preflight from an origin not allowed gets no Allow-Origin: the browser stops there.
+    reply.header('access-control-allow-methods', ALLOWED_METHODS);
+    const requested = request.headers['access-control-request-headers'];
+    reply.header('vary', 'Origin, Access-Control-Request-Headers');
+    if (requested !== undefined) reply.header('access-control-allow-headers', requested);
+    reply.code(204).header('content-length', '0').send();
+  });
+  // Routes OPTIONS requests to the hook above (answered there, never here).
+  app.options('*', { schema: { hide: true } }, (_request, reply) => {
+    sendError(reply, notAPreflight());
+  });
+}
