@@ -1,0 +1,86 @@
+// `AB_A=/path/to/other/checkout npx tsx bench/ab-trees.ts`: the same scenario on two code trees at
+// once (this one is B), one process and one database, alternating runs (the order flips each
+// round, the database is vacuumed before each run). Prints each run and the medians: requests per
+// second and server CPU per request. For changes too small for `npm run bench`: on this VM the
+// same code drifts by ±20% over minutes, so only interleaved pairs compare.
+// AB_SCENARIO: refresh (default) or current-session; AB_ROUNDS (default 6); AB_SECONDS (default 4).
+// The other tree needs its own `npm ci`; both trees use one encryption key, as servers of one deployment.
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startBenchDatabase } from './environment.js';
+import { createRefreshTokens, registerUser } from './fixtures.js';
+import { runLoad, type LoadSpec } from './load.js';
+import { startPlinth as startB, type RunningPlinth } from './plinth.js';
+import { settleDatabase } from './settle.js';
+
+const treeA = process.env.AB_A;
+if (!treeA) throw new Error('AB_A must name the other checkout (e.g. a git worktree of the commit before)');
+const { startPlinth: startA } = (await import(path.resolve(treeA, 'bench/plinth.ts'))) as {
+  startPlinth: typeof startB;
+};
+const scenario = process.env.AB_SCENARIO ?? 'refresh';
+const rounds = Number(process.env.AB_ROUNDS ?? 6);
+const seconds = Number(process.env.AB_SECONDS ?? 4);
+/** Refresh tokens per second of a run: more than two cores rotate. */
+const TOKENS_PER_SECOND = 3_000;
+
+const db = await startBenchDatabase();
+const shared = { PLINTH_ENCRYPTION_KEY: 'ab'.repeat(32), ADMIN_PASSWORD: 'ab-admin-password-1' };
+const trees: [string, RunningPlinth][] = [
+  ['A', await startA(db.url, shared)],
+  ['B', await startB(db.url, shared)],
+];
+const user = await registerUser(trees[1]![1].url, 'ab@bench.local', 'bench-password-9');
+let files = 0;
+
+async function specFor(plinth: RunningPlinth, runSeconds: number): Promise<LoadSpec> {
+  if (scenario === 'current-session')
+    return {
+      url: plinth.url,
+      method: 'GET',
+      path: '/api/auth/sessions/current',
+      headers: { authorization: `Bearer ${user.accessToken}` },
+      connections: 32,
+      seconds: runSeconds,
+    };
+  const file = path.join(tmpdir(), `ab-tokens-${process.pid}-${++files}.txt`);
+  const { refreshTokenTtlSeconds } = plinth.deps.config;
+  await createRefreshTokens(db.url, [user.id], TOKENS_PER_SECOND * runSeconds + 1_000, refreshTokenTtlSeconds, file);
+  return {
+    url: plinth.url,
+    method: 'POST',
+    path: '/api/auth/refresh?client_type=mobile',
+    headers: { 'content-type': 'application/json' },
+    refreshTokensFile: file,
+    connections: 32,
+    seconds: runSeconds,
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? Number.NaN;
+const seen = new Map<string, { rps: number[]; cpuMs: number[] }>(trees.map(([name]) => [name, { rps: [], cpuMs: [] }]));
+try {
+  for (const [, plinth] of trees) await runLoad(await specFor(plinth, 2)); // warm-up: JIT, prepared statements
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, plinth] of round % 2 === 0 ? trees : [...trees].reverse()) {
+      const spec = await specFor(plinth, seconds);
+      await settleDatabase(db.url);
+      const before = process.cpuUsage();
+      const run = await runLoad(spec);
+      const cpu = process.cpuUsage(before);
+      const cpuMs = (cpu.user + cpu.system) / 1000 / run.ok;
+      seen.get(name)!.rps.push(run.rps);
+      seen.get(name)!.cpuMs.push(cpuMs);
+      console.log(
+        `round ${round} ${name}: ${run.rps.toFixed(0)} req/s, ${cpuMs.toFixed(3)} ms of server CPU per request, ${run.wrongStatus + run.errors} failures`,
+      );
+    }
+  }
+  for (const [name, { rps, cpuMs }] of seen)
+    console.log(
+      `${name}: median ${median(rps).toFixed(0)} req/s, ${median(cpuMs).toFixed(3)} ms of server CPU per request`,
+    );
+} finally {
+  for (const [, plinth] of trees) await plinth.close();
+  await db.stop();
+}
