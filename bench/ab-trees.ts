@@ -8,9 +8,10 @@
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startBenchDatabase } from './environment.js';
-import { createRefreshTokens, registerUser } from './fixtures.js';
+import { registerUser } from './fixtures.js';
 import { runLoad, type LoadSpec } from './load.js';
 import { startPlinth as startB, type RunningPlinth } from './plinth.js';
+import { currentSessionLoad, refreshLoad } from './session-loads.js';
 import { settleDatabase } from './settle.js';
 
 const treeA = process.env.AB_A;
@@ -31,31 +32,17 @@ const trees: [string, RunningPlinth][] = [
   ['B', await startB(db.url, shared)],
 ];
 const user = await registerUser(trees[1]![1].url, 'ab@bench.local', 'bench-password-9');
-let files = 0;
-
-async function specFor(plinth: RunningPlinth, runSeconds: number): Promise<LoadSpec> {
-  if (scenario === 'current-session')
-    return {
-      url: plinth.url,
-      method: 'GET',
-      path: '/api/auth/sessions/current',
-      headers: { authorization: `Bearer ${user.accessToken}` },
-      connections: 32,
-      seconds: runSeconds,
-    };
-  const file = path.join(tmpdir(), `ab-tokens-${process.pid}-${++files}.txt`);
-  const { refreshTokenTtlSeconds } = plinth.deps.config;
-  await createRefreshTokens(db.url, [user.id], TOKENS_PER_SECOND * runSeconds + 1_000, refreshTokenTtlSeconds, file);
-  return {
-    url: plinth.url,
-    method: 'POST',
-    path: '/api/auth/refresh?client_type=mobile',
-    headers: { 'content-type': 'application/json' },
-    refreshTokensFile: file,
-    connections: 32,
-    seconds: runSeconds,
-  };
-}
+const tokens = {
+  databaseUrl: db.url,
+  userIds: [user.id],
+  ttlSeconds: trees[1]![1].deps.config.refreshTokenTtlSeconds,
+  dir: tmpdir(),
+  perSecond: TOKENS_PER_SECOND,
+};
+const specFor = (plinth: RunningPlinth, runSeconds: number): Promise<LoadSpec> | LoadSpec =>
+  scenario === 'current-session'
+    ? currentSessionLoad(plinth.url, user.accessToken, runSeconds)
+    : refreshLoad(plinth.url, tokens, runSeconds);
 
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const seen = new Map<string, { rps: number[]; cpuMs: number[] }>(trees.map(([name]) => [name, { rps: [], cpuMs: [] }]));

@@ -15,8 +15,10 @@ import {
 import { promisify } from 'node:util';
 import Fastify, { type FastifyInstance } from 'fastify';
 import postgres from 'postgres';
+import { freePort } from '../test/harness/free-port.js';
 import { recordsRoutes, type UserClaims } from './limit-records.js';
 import { userViewRecordsRoutes } from './limit-user-view.js';
+import type { RunningPlinth } from './plinth.js';
 import type { RecordsStatements } from './records.js';
 
 const signAsync = promisify(sign);
@@ -139,4 +141,21 @@ export async function startLimitServer(o: LimitOptions): Promise<LimitServer> {
       await sql.end({ timeout: 5 });
     },
   };
+}
+
+/** The limit beside a running Plinth: its signing key, pool size and token settings, a free port. */
+export async function startLimitBeside(databaseUrl: string, plinth: RunningPlinth): Promise<LimitServer> {
+  const { signingKey } = plinth.keys;
+  const { config } = plinth.deps;
+  return startLimitServer({
+    databaseUrl,
+    port: await freePort(),
+    poolSize: config.dbPoolSize,
+    kid: signingKey.kid,
+    privateKey: signingKey.privateKey,
+    publicKey: signingKey.publicKey,
+    accessTtlSeconds: config.accessTokenTtlSeconds,
+    refreshTtlSeconds: config.refreshTokenTtlSeconds,
+    graceSeconds: config.refreshReuseGraceSeconds,
+  });
 }

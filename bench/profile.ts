@@ -12,15 +12,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { Session, type Profiler } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '../test/harness/free-port.js';
 import { startBenchDatabase } from './environment.js';
 import { runtimeCpuSeconds } from './cpu.js';
-import { createRefreshTokens, registerUser } from './fixtures.js';
+import { registerUser } from './fixtures.js';
 import { deployTrivialFunction, TRIVIAL_FUNCTION } from './functions.js';
 import { runLoad, type LoadSpec } from './load.js';
+import { currentSessionLoad, refreshLoad } from './session-loads.js';
 import { createRecordsTable } from './records.js';
-import { startLimitServer, type LimitServer } from './limit.js';
-import { startPlinth, type RunningPlinth } from './plinth.js';
+import { startLimitBeside } from './limit.js';
+import { startPlinth } from './plinth.js';
 import { RECORDS_SCENARIOS, recordsSpec, type BenchContext, type RecordsScenario } from './scenarios.js';
 
 const SCENARIO_NAMES = ['current-session', 'refresh', ...RECORDS_SCENARIOS, 'functions-invoke'] as const;
@@ -76,22 +76,6 @@ function socketCalls(): { reads: number; writes: number } {
   return { reads: Number(/syscr: (\d+)/.exec(io)?.[1]), writes: Number(/syscw: (\d+)/.exec(io)?.[1]) };
 }
 
-async function startLimitFor(databaseUrl: string, plinth: RunningPlinth): Promise<LimitServer> {
-  const { signingKey } = plinth.keys;
-  const { config } = plinth.deps;
-  return startLimitServer({
-    databaseUrl,
-    port: await freePort(),
-    poolSize: config.dbPoolSize,
-    kid: signingKey.kid,
-    privateKey: signingKey.privateKey,
-    publicKey: signingKey.publicKey,
-    accessTtlSeconds: config.accessTokenTtlSeconds,
-    refreshTtlSeconds: config.refreshTokenTtlSeconds,
-    graceSeconds: config.refreshReuseGraceSeconds,
-  });
-}
-
 async function main(): Promise<void> {
   const wanted = (process.argv.slice(2).length ? process.argv.slice(2) : SCENARIO_NAMES) as ProfiledScenario[];
   const seconds = Number(process.env.PROFILE_SECONDS ?? 5);
@@ -115,30 +99,16 @@ async function main(): Promise<void> {
     } as BenchContext;
     const dir = path.join(tmpdir(), 'plinth-profiles');
     await mkdir(dir, { recursive: true });
+    const tokens = {
+      databaseUrl: db.url,
+      userIds: [user.id],
+      ttlSeconds: plinth.deps.config.refreshTokenTtlSeconds,
+      dir,
+      perSecond: REFRESH_TOKENS_PER_SECOND,
+    };
     const specOf = async (name: ProfiledScenario, seconds: number): Promise<LoadSpec> => {
-      if (name === 'current-session')
-        return {
-          url: plinth.url,
-          method: 'GET',
-          path: '/api/auth/sessions/current',
-          headers: { authorization: `Bearer ${user.accessToken}` },
-          connections: 32,
-          seconds,
-        };
-      if (name === 'refresh') {
-        const file = path.join(dir, `refresh-tokens-${seconds}-${Date.now()}.txt`);
-        const { refreshTokenTtlSeconds } = plinth.deps.config;
-        await createRefreshTokens(db.url, [user.id], REFRESH_TOKENS_PER_SECOND * seconds, refreshTokenTtlSeconds, file);
-        return {
-          url: plinth.url,
-          method: 'POST',
-          path: '/api/auth/refresh?client_type=mobile',
-          headers: { 'content-type': 'application/json' },
-          refreshTokensFile: file,
-          connections: 32,
-          seconds,
-        };
-      }
+      if (name === 'current-session') return currentSessionLoad(plinth.url, user.accessToken, seconds);
+      if (name === 'refresh') return refreshLoad(plinth.url, tokens, seconds);
       if (name === 'functions-invoke') {
         await deployTrivialFunction(ctx);
         return {
@@ -175,7 +145,7 @@ async function main(): Promise<void> {
       );
       return { ...times, ok: run.ok, perRequest };
     };
-    const limit = process.env.PROFILE_AGAINST_LIMIT === '1' ? await startLimitFor(db.url, plinth) : undefined;
+    const limit = process.env.PROFILE_AGAINST_LIMIT === '1' ? await startLimitBeside(db.url, plinth) : undefined;
     try {
       for (const name of wanted) {
         const ours = await profiled(name, (s) => specOf(name, s));

@@ -5,11 +5,10 @@
 // BENCH_ENVELOPES=1: afterwards, the records scenarios on every transaction envelope the limit
 // knows (bench/limit-records.ts), to see where the time between Plinth and its limit goes.
 import { availableParallelism } from 'node:os';
-import { freePort } from '../test/harness/free-port.js';
 import { startBenchDatabase, type BenchDatabase } from './environment.js';
 import { registerUser, storedPasswordHash } from './fixtures.js';
 import { compareEnvelopes, type EnvelopeComparison } from './envelopes.js';
-import { startLimitServer, type LimitServer } from './limit.js';
+import { startLimitBeside, type LimitServer } from './limit.js';
 import { scopeClaims } from './limit-records.js';
 import { startPlinth, type RunningPlinth } from './plinth.js';
 import { captureRecordsStatements, createRecordsTable } from './records.js';
@@ -99,19 +98,7 @@ async function main(): Promise<number> {
     stack.push(db.stop);
     const plinth = await startPlinth(db.url);
     stack.push(plinth.close);
-    const { signingKey } = plinth.keys;
-    const { config } = plinth.deps;
-    const limit: LimitServer = await startLimitServer({
-      databaseUrl: db.url,
-      port: await freePort(),
-      poolSize: config.dbPoolSize,
-      kid: signingKey.kid,
-      privateKey: signingKey.privateKey,
-      publicKey: signingKey.publicKey,
-      accessTtlSeconds: config.accessTokenTtlSeconds,
-      refreshTtlSeconds: config.refreshTokenTtlSeconds,
-      graceSeconds: config.refreshReuseGraceSeconds,
-    });
+    const limit: LimitServer = await startLimitBeside(db.url, plinth);
     stack.push(limit.close);
     const ctx = await prepare(db, plinth, limit, seconds);
 

@@ -1,17 +1,17 @@
 // The scenarios, each measured on Plinth and on its limit: current-session (a bearer-token
 // read), refresh (token rotation, a write), sign-in (argon2-bound), and the records API under
 // row-level security: read one row by id, list 20 rows, insert one row.
-import path from 'node:path';
 import { measureArgon2Rate } from './argon2-rate.js';
 import { functionsInvoke, functionsLatency } from './functions.js';
 import { paymentsSubscriptions } from './payments.js';
-import { createRefreshTokens, type BenchUser } from './fixtures.js';
+import type { BenchUser } from './fixtures.js';
 import { LIMIT_JWT_CHECK } from './limit.js';
 import { ENVELOPE_TEXT, LIMIT_ENVELOPE } from './limit-records.js';
 import { USER_VIEW_DOES, USER_VIEW_PREFIX } from './limit-user-view.js';
 import type { LoadSpec } from './load.js';
 import { cpuShare, measureLoad, withCpu, type Measurement, type MeasureSettings, type SpecFor } from './measure.js';
 import { INSERT_BODY, LIST_QUERY, RECORDS_PATH, RECORDS_TABLE } from './records.js';
+import { LOAD_CONNECTIONS, refreshLoad } from './session-loads.js';
 
 export interface BenchContext extends MeasureSettings {
   plinthUrl: string;
@@ -98,42 +98,32 @@ const withUserViewOfLimit = async (plinth: Measurement, limit: Measurement) => (
   },
 });
 
-const REFRESH_CONNECTIONS = 32;
 /** Refresh tokens for a warm-up, per second of it: more than any machine of this kind refreshes. */
 const WARMUP_TOKENS_PER_SECOND = 15_000;
 
 const refresh: Scenario = {
   name: 'refresh',
   async run(ctx) {
-    let files = 0;
     // Sessions are made per run: the warm-up gets a generous fixed pool, the measured run twice
     // the warm-up's rate (plus slack), so a run never wraps around to a spent token.
     const spec =
       (url: string): SpecFor =>
-      async (seconds, phase, warmup) => {
-        const perSecond = phase === 'warmup' ? WARMUP_TOKENS_PER_SECOND : Math.max(2 * (warmup?.rps ?? 0), 3_000);
-        const file = path.join(ctx.dir, `refresh-tokens-${++files}.txt`);
-        await createRefreshTokens(
-          ctx.databaseUrl,
-          ctx.userIds,
-          Math.ceil(perSecond * seconds) + 2_000,
-          ctx.refreshTtlSeconds,
-          file,
-        );
-        return {
+      (seconds, phase, warmup) =>
+        refreshLoad(
           url,
-          method: 'POST',
-          path: '/api/auth/refresh?client_type=mobile',
-          headers: { 'content-type': 'application/json' },
-          refreshTokensFile: file,
-          connections: REFRESH_CONNECTIONS,
+          {
+            databaseUrl: ctx.databaseUrl,
+            userIds: ctx.userIds,
+            ttlSeconds: ctx.refreshTtlSeconds,
+            dir: ctx.dir,
+            perSecond: phase === 'warmup' ? WARMUP_TOKENS_PER_SECOND : Math.max(2 * (warmup?.rps ?? 0), 3_000),
+          },
           seconds,
-        };
-      };
+        );
     return {
       name: this.name,
       request: 'POST /api/auth/refresh?client_type=mobile {refreshToken} (a fresh token each request)',
-      connections: REFRESH_CONNECTIONS,
+      connections: LOAD_CONNECTIONS,
       ...(await withUserViewOfLimit(
         await measureLoad(spec(ctx.plinthUrl), ctx),
         await measureLoad(spec(ctx.limitUrl), ctx),

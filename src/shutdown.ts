@@ -44,6 +44,8 @@ export async function drainHttp(app: FastifyInstance, graceMs: number): Promise<
   try {
     closed = await settlesWithin(closing, graceMs + Math.max(graceMs, MODULES_CLOSING_MIN_MS));
     if (closed) await closing;
+    // Given up on: it may still fail once the pool closes under it, and that is no longer news.
+    else closing.catch(() => {});
   } finally {
     clearInterval(sweep);
     clearTimeout(grace);
