@@ -1,4 +1,4 @@
-// A loopback TCP relay in front of a real server (PostgreSQL here) that can withhold the
+// A loopback TCP relay in front of a real server (PostgreSQL here) that can withhold or delay the
 // server's replies, reset the client's connections, refuse new ones and accept them again: a
 // connection lost mid-round-trip, or a database away and back, on demand, for the races a
 // terminated backend only hits by chance.
@@ -10,6 +10,8 @@ export interface TcpRelay {
   nextClientWrite(): Promise<void>;
   /** From now on the server's replies are dropped instead of forwarded. */
   withholdReplies(): void;
+  /** From now on the server's replies reach the client `ms` later, in order (a slow network). */
+  delayReplies(ms: number): void;
   /** Resets every client connection (RST) and resolves when each has closed. */
   resetClients(): Promise<void>;
   /** The database goes away: new connections are refused and open ones reset. */
@@ -22,6 +24,7 @@ export interface TcpRelay {
 export async function startTcpRelay(target: { host: string; port: number }): Promise<TcpRelay> {
   const clients = new Set<Socket>();
   let withholding = false;
+  let replyDelayMs = 0;
   let onClientWrite: (() => void) | undefined;
   const server = createServer((client) => {
     const upstream = connect(target.port, target.host);
@@ -31,7 +34,10 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
       onClientWrite?.();
     });
     upstream.on('data', (chunk) => {
-      if (!withholding) client.write(chunk);
+      if (withholding) return;
+      // Every chunk waits the same time, so the replies keep their order.
+      if (replyDelayMs > 0) setTimeout(() => client.writable && client.write(chunk), replyDelayMs);
+      else client.write(chunk);
     });
     const end = () => {
       clients.delete(client);
@@ -60,6 +66,9 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
       }),
     withholdReplies: () => {
       withholding = true;
+    },
+    delayReplies: (ms) => {
+      replyDelayMs = ms;
     },
     resetClients,
     async refuse() {

@@ -134,6 +134,17 @@ export function createBackupsService(
     }
   }
 
+  /**
+   * A job whose row is already final is only letting go of its lock and connection: a client that
+   * saw it completed (or failed) must not be told another backup is running, so this waits for those.
+   */
+  async function settleFinishedJobs(): Promise<void> {
+    for (const [id, job] of running) {
+      const row = await repo.findBackup(deps.sql, id);
+      if (row?.status !== 'running') await job;
+    }
+  }
+
   async function existing(id: string): Promise<repo.BackupRow> {
     const row = await repo.findBackup(deps.sql, id);
     if (!row) throw notFound();
@@ -153,6 +164,7 @@ export function createBackupsService(
       triggerSource: 'manual' | 'scheduled' = 'manual',
     ): Promise<Backup> {
       if (restoring) throw busy('A restore is in progress.');
+      await settleFinishedJobs();
       if (running.size > 0) throw busy('Another backup is running.');
       const id = randomUUID();
       // The lock comes first, so a running row always has its lock held (a list can tell stale ones).
@@ -251,6 +263,7 @@ export function createBackupsService(
     async restore(id: string): Promise<{ message: string }> {
       const row = await existing(id);
       if (row.status !== 'completed') throw notCompleted();
+      await settleFinishedJobs();
       if (restoring || running.size > 0) throw busy('Another backup or restore is in progress.');
       const blob = await deps.blobStore.read(row.blobId);
       if (!blob) throw notCompleted();
