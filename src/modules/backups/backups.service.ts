@@ -203,6 +203,7 @@ export function createBackupsService(
 
     async remove(id: string): Promise<{ message: string }> {
       const row = await existing(id);
+      await settleFinishedJobs();
       if (running.has(id)) throw busy('This backup is still running.');
       await repo.deleteBackup(deps.sql, id);
       await deps.blobStore.remove(row.blobId);

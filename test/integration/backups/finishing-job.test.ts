@@ -1,7 +1,7 @@
 // A backup whose row already says completed, while its job still lets go of its lock and
 // connection (the database's replies slowed by a loopback relay widen that moment): a client
-// that saw it completed can restore it, or start the next backup, at once. Before, both answered
-// 409 "another backup is running" (CI, under load).
+// that saw it completed can restore it, start the next backup or delete it at once. Before, each
+// answered 409 "another backup is running" (CI, under load).
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { createBackupsService } from '../../../src/modules/backups/backups.service.js';
@@ -35,7 +35,7 @@ const seenCompleted = (id: string) =>
     { timeout: 30_000, interval: 2 },
   );
 
-it('restores a backup the moment its row says completed, and starts the next one', async () => {
+it('restores, starts the next one and deletes the moment the row says completed', async () => {
   const through = new URL(t.databaseUrl);
   through.host = `127.0.0.1:${relay.port}`;
   const pool = postgres(through.toString(), { max: 4, onnotice: () => {} });
@@ -71,6 +71,13 @@ it('restores a backup the moment its row says completed, and starts the next one
     const third = await service.create(undefined, null);
     expect(third.status).toBe('running');
     await service.settled();
+
+    // Deleting one the moment it says completed.
+    relay.delayReplies(REPLY_DELAY_MS);
+    const fourth = await service.create(undefined, null);
+    await seenCompleted(fourth.id);
+    relay.delayReplies(0);
+    await expect(service.remove(fourth.id)).resolves.toEqual({ message: 'Backup deleted successfully' });
   } finally {
     await pool.end({ timeout: 5 });
   }
