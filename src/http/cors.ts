@@ -17,9 +17,11 @@ export function originPolicy(corsOrigins: string[]): OriginPolicy {
   return (origin) => allowed.has(origin);
 }
 
+const NONE: Readonly<Record<string, string>> = Object.freeze({});
+
 /** The CORS headers of an answer to a request from `origin` (none without an allowed Origin). */
-export function corsHeaders(origin: string | undefined, allows: OriginPolicy): Record<string, string> {
-  if (origin === undefined || !allows(origin)) return {};
+export function corsHeaders(origin: string | undefined, allows: OriginPolicy): Readonly<Record<string, string>> {
+  if (origin === undefined || !allows(origin)) return NONE;
   return {
     'access-control-allow-origin': origin,
     'access-control-allow-credentials': 'true',
@@ -39,14 +41,8 @@ const notAPreflight = () =>
  */
 export function registerCors(app: FastifyInstance, allows: OriginPolicy): void {
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('vary', 'Origin');
     const origin = request.headers.origin;
-    const allowed = origin !== undefined && allows(origin);
-    if (allowed) {
-      reply.header('access-control-allow-origin', origin);
-      reply.header('access-control-allow-credentials', 'true');
-      reply.header('access-control-expose-headers', EXPOSED_HEADERS);
-    }
+    reply.header('vary', 'Origin').headers(corsHeaders(origin, allows));
     if (request.method !== 'OPTIONS') return done();
     if (origin === undefined || request.headers['access-control-request-method'] === undefined) {
       sendError(reply, notAPreflight());

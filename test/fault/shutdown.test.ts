@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../harness/test-app.js';
 import { pollUntil, startServerProcess, type ServerProcess } from '../harness/server-process.js';
-import { startTcpRelay } from '../harness/tcp-relay.js';
+import { startDatabaseRelay } from '../harness/tcp-relay.js';
 import { FORMS } from './forms.js';
 import { sigtermDuringUploads } from './process-faults.js';
 import { BUCKET, DEADLINES, apiKeyHeaders, createFixtures, lostWrites } from './workload.js';
@@ -105,13 +105,10 @@ describe('Ctrl-C to the process group while a function call waits on its upstrea
 describe('SIGTERM while the database has stopped answering', () => {
   it('answers the request in flight with 503 and exits 1 within its bounds, saying why', async () => {
     const graceMs = 2_000;
-    const target = new URL(await createDatabase());
-    const relay = await startTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
-    const through = new URL(target);
-    through.host = `127.0.0.1:${relay.port}`;
+    const relay = await startDatabaseRelay(await createDatabase());
     try {
       const s = await startServerProcess({
-        databaseUrl: through.toString(),
+        databaseUrl: relay.databaseUrl,
         env: { ...DEADLINES, REQUEST_TIMEOUT_MS: '1000', SHUTDOWN_GRACE_MS: String(graceMs) },
       });
       started.push(s);

@@ -33,13 +33,28 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
       upstream.write(chunk);
       onClientWrite?.();
     });
-    upstream.on('data', (chunk) => {
+    // Delayed replies wait in order: one that comes after the delay is lifted still goes after them.
+    const delayed: { at: number; chunk: Buffer }[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    const deliverDue = () => {
+      timer = undefined;
+      while (delayed.length > 0 && delayed[0]!.at <= Date.now()) {
+        const { chunk } = delayed.shift()!;
+        if (client.writable) client.write(chunk);
+      }
+      if (delayed.length > 0) timer = setTimeout(deliverDue, delayed[0]!.at - Date.now());
+    };
+    upstream.on('data', (chunk: Buffer) => {
       if (withholding) return;
-      // Every chunk waits the same time, so the replies keep their order.
-      if (replyDelayMs > 0) setTimeout(() => client.writable && client.write(chunk), replyDelayMs);
-      else client.write(chunk);
+      if (replyDelayMs === 0 && delayed.length === 0) {
+        client.write(chunk);
+        return;
+      }
+      delayed.push({ at: Date.now() + replyDelayMs, chunk });
+      timer ??= setTimeout(deliverDue, delayed[0]!.at - Date.now());
     });
     const end = () => {
+      clearTimeout(timer);
       clients.delete(client);
       client.destroy();
       upstream.destroy();
@@ -83,4 +98,15 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
       await stopped;
     },
   };
+}
+
+/** A relay in front of a database, with the URL that reaches the database through it. */
+export type DatabaseRelay = TcpRelay & { databaseUrl: string };
+
+/** A relay in front of the PostgreSQL of `databaseUrl`. */
+export async function startDatabaseRelay(databaseUrl: string): Promise<DatabaseRelay> {
+  const target = new URL(databaseUrl);
+  const relay = await startTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
+  target.host = `127.0.0.1:${relay.port}`;
+  return Object.assign(relay, { databaseUrl: target.toString() });
 }

@@ -3,7 +3,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScoped, withRequestScope } from '../../src/core/db.js';
-import { startTcpRelay } from '../harness/tcp-relay.js';
+import { startDatabaseRelay } from '../harness/tcp-relay.js';
 import { startTestApp, type TestApp } from '../harness/test-app.js';
 import { oneLoopTurn, watchUnhandledRejections } from '../harness/unhandled-rejections.js';
 
@@ -109,15 +109,12 @@ describe('runScoped (one statement, one round trip)', () => {
 
 describe('a connection lost while the work is busy elsewhere', () => {
   it('fails that request with a retryable 503 and leaves the process nothing unhandled', async () => {
-    const target = new URL(t.databaseUrl);
-    const relay = await startTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
-    const through = new URL(t.databaseUrl);
-    through.host = `127.0.0.1:${relay.port}`;
+    const relay = await startDatabaseRelay(t.databaseUrl);
     let closed!: () => void;
     const connectionClosed = new Promise<void>((resolve) => {
       closed = resolve;
     });
-    const pool = postgres(through.toString(), { max: 1, onnotice: () => {}, onclose: () => closed() });
+    const pool = postgres(relay.databaseUrl, { max: 1, onnotice: () => {}, onclose: () => closed() });
     const unhandled = watchUnhandledRejections();
     try {
       await pool`select 1`;

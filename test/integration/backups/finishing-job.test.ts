@@ -5,20 +5,19 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { createBackupsService } from '../../../src/modules/backups/backups.service.js';
-import { startTcpRelay, type TcpRelay } from '../../harness/tcp-relay.js';
+import { type DatabaseRelay, startDatabaseRelay } from '../../harness/tcp-relay.js';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
 
 const REPLY_DELAY_MS = 25;
 let t: TestApp;
-let relay: TcpRelay;
+let relay: DatabaseRelay;
 
 beforeAll(async () => {
   t = await startTestApp();
   await t.deps.sql.unsafe(
     'create table public.notes (id int primary key, body text); insert into public.notes values (1, $$kept$$)',
   );
-  const target = new URL(t.databaseUrl);
-  relay = await startTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
+  relay = await startDatabaseRelay(t.databaseUrl);
 }, 60_000);
 afterAll(async () => {
   await relay?.close();
@@ -36,9 +35,7 @@ const seenCompleted = (id: string) =>
   );
 
 it('restores, starts the next one and deletes the moment the row says completed', async () => {
-  const through = new URL(t.databaseUrl);
-  through.host = `127.0.0.1:${relay.port}`;
-  const pool = postgres(through.toString(), { max: 4, onnotice: () => {} });
+  const pool = postgres(relay.databaseUrl, { max: 4, onnotice: () => {} });
   const service = createBackupsService(
     { ...t.deps, sql: pool },
     async () => {},

@@ -4,12 +4,12 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { createBackupsService } from '../../../src/modules/backups/backups.service.js';
-import { startTcpRelay, type TcpRelay } from '../../harness/tcp-relay.js';
+import { type DatabaseRelay, startDatabaseRelay } from '../../harness/tcp-relay.js';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
 import { watchUnhandledRejections } from '../../harness/unhandled-rejections.js';
 
 let t: TestApp;
-let relay: TcpRelay;
+let relay: DatabaseRelay;
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -17,15 +17,12 @@ beforeAll(async () => {
     create table public.filler (id int primary key, payload text);
     insert into public.filler select i, repeat(md5(i::text), 8) from generate_series(1, 50000) i;
   `);
-  const target = new URL(t.databaseUrl);
-  relay = await startTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
+  relay = await startDatabaseRelay(t.databaseUrl);
 }, 60_000);
 afterAll(() => t?.close());
 
 it('fails the backup, reports the loss, and leaves the process nothing unhandled', async () => {
-  const through = new URL(t.databaseUrl);
-  through.host = `127.0.0.1:${relay.port}`;
-  const pool = postgres(through.toString(), { max: 2, onnotice: () => {} });
+  const pool = postgres(relay.databaseUrl, { max: 2, onnotice: () => {} });
   const reported: unknown[] = [];
   const service = createBackupsService(
     { ...t.deps, sql: pool },

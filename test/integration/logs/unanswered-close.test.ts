@@ -6,16 +6,15 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { LogEntry } from '../../../src/modules/logs/log-entry.js';
 import { createLogsService } from '../../../src/modules/logs/logs.service.js';
-import { startTcpRelay, type TcpRelay } from '../../harness/tcp-relay.js';
+import { type DatabaseRelay, startDatabaseRelay } from '../../harness/tcp-relay.js';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
 
 let t: TestApp;
-let relay: TcpRelay;
+let relay: DatabaseRelay;
 
 beforeAll(async () => {
   t = await startTestApp();
-  const target = new URL(t.databaseUrl);
-  relay = await startTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
+  relay = await startDatabaseRelay(t.databaseUrl);
 }, 60_000);
 afterAll(async () => {
   await relay?.close();
@@ -41,9 +40,7 @@ const entry = (message: string): LogEntry => ({
 });
 
 it('ends the stop within the grace period and reports the entries it could not store', async () => {
-  const through = new URL(t.databaseUrl);
-  through.host = `127.0.0.1:${relay.port}`;
-  const pool = postgres(through.toString(), { max: 2, onnotice: () => {} });
+  const pool = postgres(relay.databaseUrl, { max: 2, onnotice: () => {} });
   const reported: unknown[] = [];
   const graceMs = 300;
   const service = createLogsService(

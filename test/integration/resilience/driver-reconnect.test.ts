@@ -6,20 +6,18 @@
 import postgres from 'postgres';
 import { expect, it } from 'vitest';
 import { reconnectBackoff } from '../../../src/core/db.js';
-import { startTcpRelay } from '../../harness/tcp-relay.js';
+import { startDatabaseRelay } from '../../harness/tcp-relay.js';
 import { createDatabase } from '../../harness/test-app.js';
 
 it('answers the query queued behind a reserve() that failed while the database was away', {
   timeout: 10_000,
 }, async () => {
-  const url = new URL(await createDatabase('empty'));
-  const relay = await startTcpRelay({ host: url.hostname, port: Number(url.port || 5432) });
-  url.host = `127.0.0.1:${relay.port}`;
+  const relay = await startDatabaseRelay(await createDatabase('empty'));
   let closed!: () => void;
   const connectionClosed = new Promise<void>((resolve) => {
     closed = resolve;
   });
-  const pool = postgres(url.toString(), {
+  const pool = postgres(relay.databaseUrl, {
     max: 1,
     onnotice: () => {},
     backoff: reconnectBackoff,

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guardOf } from '../../../src/core/db.js';
-import { startTcpRelay } from '../../harness/tcp-relay.js';
+import { startDatabaseRelay } from '../../harness/tcp-relay.js';
 import { startTestApp, testConfig, type TestApp } from '../../harness/test-app.js';
 import { createDeps } from '../../../src/deps.js';
 import { buildApp } from '../../../src/app.js';
@@ -102,11 +102,8 @@ describe('overload', () => {
 describe('readiness', () => {
   it('is 503 while the database is unreachable and 200 once it is back', async () => {
     // A TCP relay in front of the real database that the test can cut and restore.
-    const target = new URL(t.databaseUrl);
-    const relay = await startTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
-    const url = new URL(t.databaseUrl);
-    url.port = String(relay.port);
-    const deps = await createDeps(testConfig(url.toString(), { DB_POOL_SIZE: '2' }), { clock: new ManualClock() });
+    const relay = await startDatabaseRelay(t.databaseUrl);
+    const deps = await createDeps(testConfig(relay.databaseUrl, { DB_POOL_SIZE: '2' }), { clock: new ManualClock() });
     const app = await buildApp(deps, { logger: false });
     try {
       expect((await app.inject({ method: 'GET', url: '/api/health/ready' })).statusCode).toBe(200);
