@@ -9,8 +9,9 @@ export interface FunctionsApp extends TestApp {
   deploy(slug: string, code: string, extra?: Record<string, unknown>): Promise<Awaited<ReturnType<TestApp['request']>>>;
 }
 
-export async function startFunctionsApp(env: Record<string, string> = {}): Promise<FunctionsApp> {
-  const port = await freePort();
+/** `port`: where it listens (a balancer in front may need to know it first); a free one by default. */
+export async function startFunctionsApp(env: Record<string, string> = {}, port?: number): Promise<FunctionsApp> {
+  port ??= await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const t = await startTestApp({ env: { FUNCTIONS_RUNTIME_PORT: '0', API_BASE_URL: baseUrl, ...env } });
   await t.app.listen({ port, host: '127.0.0.1' });
