@@ -25,6 +25,12 @@ async function statOf(
   return { name, ppid: f[1]!, own: utime! + stime!, withChildren: utime! + stime! + cutime! + cstime! };
 }
 
+/** CPU seconds used so far by one process itself (its children apart; NaN once it is gone). */
+export async function pidCpuSeconds(pid: number): Promise<number> {
+  const stat = await statOf(String(pid));
+  return stat ? stat.own / TICKS_PER_SECOND : NaN;
+}
+
 /** CPU seconds used so far by the Deno runtimes this process started (0 when there are none). */
 export async function runtimeCpuSeconds(): Promise<number> {
   try {

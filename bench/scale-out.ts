@@ -1,11 +1,15 @@
 // `npx tsx bench/scale-out.ts`: one server against two, on one PostgreSQL, both behind the same
 // loopback round-robin balancer (test/harness/balancer.ts), driven with the records read
 // by id (user token, row-level security). Rounds alternate 1 and 2 servers; prints each round's
-// rate and the ratio 2 : 1 (median of the paired rounds). SCALE_BENCH_ROUNDS (default 3 pairs),
+// rate and the ratio 2 : 1 (median of the paired rounds), and where each round's CPU went: how many
+// of the machine's cores were busy, and CPU ms per request of the servers, the balancer (this
+// process), PostgreSQL and the load generator. SCALE_BENCH_ROUNDS (default 3 pairs),
 // SCALE_BENCH_SECONDS (default 5 per round).
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { startBalancer } from '../test/harness/balancer.js';
 import { startServerProcess, type ServerProcess } from '../test/harness/server-process.js';
+import { machineBusySeconds, pidCpuSeconds, postgresCpuSeconds, processCpuSeconds } from './cpu.js';
 import { startBenchDatabase } from './environment.js';
 import { registerUser } from './fixtures.js';
 import { runLoad } from './load.js';
@@ -42,10 +46,26 @@ async function main(): Promise<void> {
           connections: CONNECTIONS,
         };
         await runLoad({ ...spec, seconds: 1 }); // warm-up: pools, prepared statements, schema cache
+        const cpu = async () => ({
+          machine: await machineBusySeconds(),
+          servers: (await Promise.all(servers.map((s) => pidCpuSeconds(s.pid)))).reduce((a, b) => a + b, 0),
+          balancer: processCpuSeconds(),
+          postgres: await postgresCpuSeconds(db.pgDataDir),
+        });
+        const before = await cpu();
         const run = await runLoad({ ...spec, seconds });
+        const after = await cpu();
         const failures = run.wrongStatus + run.errors;
         if (failures)
           throw new Error(`${count} server(s): ${failures} failed requests (${JSON.stringify(run.statusCodes)})`);
+        const perRequest = (seconds: number) => ((seconds * 1000) / run.ok).toFixed(3);
+        console.log(
+          `round ${rates[1].length + rates[2].length + 1}, ${count} server(s): ${run.rps.toFixed(0)} req/s; ` +
+            `cores busy ${((after.machine - before.machine) / run.seconds).toFixed(2)} of ${availableParallelism()}; ` +
+            `CPU ms per request: servers ${perRequest(after.servers - before.servers)}, ` +
+            `balancer ${perRequest(after.balancer - before.balancer)}, ` +
+            `postgres ${perRequest(after.postgres - before.postgres)}, load ${perRequest(run.cpuSeconds)}`,
+        );
         return run.rps;
       } finally {
         await proxy.close();
@@ -57,7 +77,6 @@ async function main(): Promise<void> {
       const order: (1 | 2)[] = i % 2 === 0 ? [1, 2] : [2, 1];
       for (const count of order) {
         rates[count].push(await roundOn(count));
-        console.log(`round ${i + 1}, ${count} server(s): ${rates[count].at(-1)!.toFixed(0)} req/s`);
       }
     }
     const paired = median(rates[2].map((r, i) => r / rates[1][i]!));
