@@ -2,11 +2,12 @@
 // verified against the provider's JWKS, issuer, audience (clientId or a nativeClientId) and
 // expiry; for Apple, the SHA-256 of the raw nonce must be the token's nonce claim.
 import { createHash } from 'node:crypto';
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import { AppError } from '../../core/errors.js';
 import { createRateLimiter } from '../../core/rate-limiter.js';
 import type { Deps } from '../../deps.js';
 import { authLimits, findUserById, type SessionService } from '../auth/index.js';
+import { jose } from './libraries.js';
 import { findOAuthConfig } from './oauth-config.repo.js';
 import { resolveAccount } from './oauth-accounts.js';
 import { profileFromClaims } from './profiles.js';
@@ -26,11 +27,12 @@ const unverified = (reason: string) =>
 
 export function createIdTokenService(deps: Pick<Deps, 'sql' | 'clock'>, sessions: SessionService) {
   const limiter = createRateLimiter(deps.sql, deps.clock);
-  const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
-  const keySetAt = (url: string) => {
+  const keySets = new Map<string, Awaited<ReturnType<typeof keySetOf>>>();
+  const keySetOf = async (url: string) => (await jose()).createRemoteJWKSet(new URL(url), { timeoutDuration: 10_000 });
+  const keySetAt = async (url: string) => {
     let keySet = keySets.get(url);
     if (!keySet) {
-      keySet = createRemoteJWKSet(new URL(url), { timeoutDuration: 10_000 });
+      keySet = await keySetOf(url);
       keySets.set(url, keySet);
     }
     return keySet;
@@ -46,7 +48,8 @@ export function createIdTokenService(deps: Pick<Deps, 'sql' | 'clock'>, sessions
     const spec = PROVIDER_SPECS[input.provider];
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(input.token, keySetAt(config.jwksUrl ?? spec.jwksUrl!), {
+      const { jwtVerify } = await jose();
+      ({ payload } = await jwtVerify(input.token, await keySetAt(config.jwksUrl ?? spec.jwksUrl!), {
         issuer: config.issuer ? [config.issuer] : spec.issuers,
         audience: [config.clientId, ...config.nativeClientIds],
         currentDate: deps.clock.now(),

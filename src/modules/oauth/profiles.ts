@@ -1,7 +1,7 @@
 // Reads the signed-in account from a provider: standard OIDC userinfo, the ID token the token
 // endpoint returned, or a provider's own user API.
-import { decodeIdToken } from 'arctic';
 import { AppError } from '../../core/errors.js';
+import { arctic } from './libraries.js';
 import type { ProfileSource, ProviderProfile } from './providers.js';
 
 const TIMEOUT_MS = 10_000;
@@ -46,6 +46,7 @@ const readers: Record<ProfileSource, Reader> = {
   'id-token': async (t) => {
     if (!t.idToken) throw new AppError('UPSTREAM_FAILURE', 'The provider returned no ID token.');
     // Received straight from the token endpoint over TLS, so the issuer is the one we called.
+    const { decodeIdToken } = await arctic();
     return profileFromClaims(decodeIdToken(t.idToken) as Record<string, unknown>);
   },
   github: async (t, url) => {

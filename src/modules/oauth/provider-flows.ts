@@ -2,9 +2,10 @@
 // against each provider's endpoints, or the project's overrides) and custom OpenID Connect
 // providers (openid-client with discovery). Each builds the authorization URL and turns a
 // callback into the provider's profile of the account.
-import { CodeChallengeMethod, OAuth2Client, OAuth2Tokens } from 'arctic';
-import * as oidc from 'openid-client';
+import type { OAuth2Tokens } from 'arctic';
+import type * as Oidc from 'openid-client';
 import { AppError } from '../../core/errors.js';
+import { arctic, openidClient } from './libraries.js';
 import { profileFromClaims, readProfile } from './profiles.js';
 import { PROVIDER_SPECS, type BuiltInProvider, type ProviderProfile } from './providers.js';
 
@@ -55,7 +56,7 @@ async function exchangeWithSecretInBody(tokenUrl: string, form: Record<string, s
         : body.error;
     throw new Error(`token endpoint answered ${res.status} ${String(error ?? '')}`.trim());
   }
-  return new OAuth2Tokens(body);
+  return new (await arctic()).OAuth2Tokens(body);
 }
 
 function appleName(postedUser: string | undefined): string | undefined {
@@ -74,10 +75,12 @@ export function builtInFlow(provider: BuiltInProvider, s: BuiltInSettings): Prov
   const tokenUrl = s.tokenUrl ?? spec.tokenUrl;
   const userinfoUrl = s.userinfoUrl ?? spec.userinfoUrl ?? '';
   const scopes = s.scopes ?? spec.scopes;
-  const client = new OAuth2Client(s.clientId, s.clientSecret, s.callbackUrl);
+  const clientOf = async () => new (await arctic()).OAuth2Client(s.clientId, s.clientSecret, s.callbackUrl);
 
   return {
     async authorizationUrl(state, verifier, nonce) {
+      const { CodeChallengeMethod } = await arctic();
+      const client = await clientOf();
       const url = spec.pkce
         ? client.createAuthorizationURLWithPKCE(authorizationUrl, state, CodeChallengeMethod.S256, verifier, scopes)
         : client.createAuthorizationURL(authorizationUrl, state, scopes);
@@ -90,7 +93,11 @@ export function builtInFlow(provider: BuiltInProvider, s: BuiltInSettings): Prov
       try {
         tokens =
           spec.tokenAuth === 'basic'
-            ? await client.validateAuthorizationCode(tokenUrl, callback.code, spec.pkce ? checks.verifier : null)
+            ? await (await clientOf()).validateAuthorizationCode(
+                tokenUrl,
+                callback.code,
+                spec.pkce ? checks.verifier : null,
+              )
             : await exchangeWithSecretInBody(tokenUrl, {
                 grant_type: 'authorization_code',
                 code: callback.code,
@@ -136,16 +143,18 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
  * kept (a failed discovery is tried again next time).
  */
 export function createCustomFlows() {
-  const discovered = new Map<string, Promise<oidc.Configuration>>();
+  const discovered = new Map<string, Promise<Oidc.Configuration>>();
 
-  function discover(s: CustomSettings): Promise<oidc.Configuration> {
+  function discover(s: CustomSettings): Promise<Oidc.Configuration> {
     const key = JSON.stringify([s.discoveryEndpoint, s.clientId, s.clientSecret]);
     let configuration = discovered.get(key);
     if (!configuration) {
       const url = new URL(s.discoveryEndpoint);
-      // Plain http only for identity providers on this machine (development and tests).
-      const execute = url.protocol === 'http:' && LOOPBACK.has(url.hostname) ? [oidc.allowInsecureRequests] : [];
-      configuration = oidc.discovery(url, s.clientId, s.clientSecret, undefined, { execute, timeout: 10 });
+      configuration = openidClient().then((oidc) => {
+        // Plain http only for identity providers on this machine (development and tests).
+        const execute = url.protocol === 'http:' && LOOPBACK.has(url.hostname) ? [oidc.allowInsecureRequests] : [];
+        return oidc.discovery(url, s.clientId, s.clientSecret, undefined, { execute, timeout: 10 });
+      });
       configuration.catch(() => discovered.delete(key));
       discovered.set(key, configuration);
     }
@@ -158,7 +167,7 @@ export function createCustomFlows() {
 function customFlow(
   key: string,
   s: CustomSettings,
-  discover: (s: CustomSettings) => Promise<oidc.Configuration>,
+  discover: (s: CustomSettings) => Promise<Oidc.Configuration>,
 ): ProviderFlow {
   const scopes = (s.scopes ?? ['openid', 'email', 'profile']).join(' ');
   return {
@@ -166,6 +175,7 @@ function customFlow(
       const configuration = await discover(s).catch((err) => {
         throw upstream(`Discovery of ${key} failed`, err);
       });
+      const oidc = await openidClient();
       return oidc.buildAuthorizationUrl(configuration, {
         redirect_uri: s.callbackUrl,
         scope: scopes,
@@ -178,6 +188,7 @@ function customFlow(
     async profile(callback, checks) {
       try {
         const configuration = await discover(s);
+        const oidc = await openidClient();
         const tokens = await oidc.authorizationCodeGrant(configuration, callback.url, {
           pkceCodeVerifier: checks.verifier,
           expectedState: checks.state,

@@ -1,5 +1,6 @@
 // S3's error vocabulary and its XML body, plus the small XML writer and reader the gateway uses.
-import { XMLBuilder, XMLParser } from 'fast-xml-parser';
+import { createRequire } from 'node:module';
+import type { XMLBuilder, XMLParser } from 'fast-xml-parser';
 
 const statusOf = {
   AccessDenied: 403,
@@ -47,34 +48,53 @@ export class S3Error extends Error {
   }
 }
 
-const builder = new XMLBuilder({ ignoreAttributes: false, suppressEmptyNode: false, processEntities: true });
+/**
+ * The XML writer and reader, made by the gateway's first request that needs one rather than when
+ * the server starts: a server whose S3 gateway is never called never holds the library.
+ */
+let codec: { builder: XMLBuilder; parser: XMLParser } | null = null;
+function xml(): { builder: XMLBuilder; parser: XMLParser } {
+  if (codec) return codec;
+  const library = createRequire(import.meta.url)('fast-xml-parser') as typeof import('fast-xml-parser');
+  codec = {
+    builder: new library.XMLBuilder({ ignoreAttributes: false, suppressEmptyNode: false, processEntities: true }),
+    parser: new library.XMLParser({
+      ignoreAttributes: true,
+      parseTagValue: false,
+      trimValues: true,
+      processEntities: true,
+      isArray: (name) =>
+        [
+          'Object',
+          'Part',
+          'CORSRule',
+          'Tag',
+          'AllowedMethod',
+          'AllowedOrigin',
+          'AllowedHeader',
+          'ExposeHeader',
+        ].includes(name),
+    }),
+  };
+  return codec;
+}
 
 /** `{Root: {...}}` as an XML document in S3's namespace. */
 export function toXml(root: string, body: Record<string, unknown>): string {
-  const content = builder.build({ [root]: { '@_xmlns': 'http://s3.amazonaws.com/doc/2006-03-01/', ...body } });
+  const content = xml().builder.build({ [root]: { '@_xmlns': 'http://s3.amazonaws.com/doc/2006-03-01/', ...body } });
   return `<?xml version="1.0" encoding="UTF-8"?>\n${content}`;
 }
 
 export function errorXml(err: S3Error, resource: string, requestId: string): string {
-  const body = builder.build({
+  const body = xml().builder.build({
     Error: { Code: err.code, Message: err.message, ...err.extra, Resource: resource, RequestId: requestId },
   });
   return `<?xml version="1.0" encoding="UTF-8"?>\n${body}`;
 }
 
-const parser = new XMLParser({
-  ignoreAttributes: true,
-  parseTagValue: false,
-  trimValues: true,
-  processEntities: true,
-  isArray: (name) =>
-    ['Object', 'Part', 'CORSRule', 'Tag', 'AllowedMethod', 'AllowedOrigin', 'AllowedHeader', 'ExposeHeader'].includes(
-      name,
-    ),
-});
-
 /** Parses a request document; anything unreadable or without `root` is MalformedXML. */
 export function parseXml(text: string, root: string): Record<string, unknown> {
+  const { parser } = xml();
   try {
     const doc = parser.parse(text, true) as Record<string, unknown>;
     const value = doc[root];
