@@ -27,8 +27,8 @@ const unverified = (reason: string) =>
 
 export function createIdTokenService(deps: Pick<Deps, 'sql' | 'clock'>, sessions: SessionService) {
   const limiter = createRateLimiter(deps.sql, deps.clock);
-  const keySets = new Map<string, Awaited<ReturnType<typeof keySetOf>>>();
   const keySetOf = async (url: string) => (await jose()).createRemoteJWKSet(new URL(url), { timeoutDuration: 10_000 });
+  const keySets = new Map<string, Awaited<ReturnType<typeof keySetOf>>>();
   const keySetAt = async (url: string) => {
     let keySet = keySets.get(url);
     if (!keySet) {

@@ -48,6 +48,18 @@ export class S3Error extends Error {
   }
 }
 
+/** Elements read as lists even when a document holds one of them. */
+const REPEATED_ELEMENTS = new Set([
+  'Object',
+  'Part',
+  'CORSRule',
+  'Tag',
+  'AllowedMethod',
+  'AllowedOrigin',
+  'AllowedHeader',
+  'ExposeHeader',
+]);
+
 /**
  * The XML writer and reader, made by the gateway's first request that needs one rather than when
  * the server starts: a server whose S3 gateway is never called never holds the library.
@@ -63,17 +75,7 @@ function xml(): { builder: XMLBuilder; parser: XMLParser } {
       parseTagValue: false,
       trimValues: true,
       processEntities: true,
-      isArray: (name) =>
-        [
-          'Object',
-          'Part',
-          'CORSRule',
-          'Tag',
-          'AllowedMethod',
-          'AllowedOrigin',
-          'AllowedHeader',
-          'ExposeHeader',
-        ].includes(name),
+      isArray: (name) => REPEATED_ELEMENTS.has(name),
     }),
   };
   return codec;
