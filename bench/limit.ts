@@ -38,6 +38,8 @@ export interface LimitOptions {
 
 export interface LimitServer {
   url: string;
+  /** The Fastify instance (inject() measures its JavaScript alone: bench/frame-cost.ts). */
+  app: FastifyInstance;
   /** Hands the records routes their statements (captured once the bench has made the table). */
   useRecords(statements: RecordsStatements): void;
   close(): Promise<void>;
@@ -133,6 +135,7 @@ export async function startLimitServer(o: LimitOptions): Promise<LimitServer> {
   }
   return {
     url: `http://127.0.0.1:${o.port}`,
+    app,
     useRecords(statements) {
       records = statements;
     },

@@ -59,16 +59,35 @@ export function signingKeyFromPem(kid: string, privatePem: string): SigningKey {
 
 const encodeJson = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 
+/** What signing with one key needs every time, worked out once: its algorithm, header segment and key input. */
+interface Signer {
+  algorithm: JwtAlgorithm;
+  header: string;
+  input: SignKeyObjectInput;
+}
+
+const signers = new WeakMap<SigningKey, Signer>();
+
+function signerOf(key: SigningKey): Signer {
+  let signer = signers.get(key);
+  if (!signer) {
+    const algorithm = algorithmOf(key.privateKey);
+    const header = encodeJson({ alg: algorithm, typ: 'JWT', kid: key.kid });
+    signer = { algorithm, header, input: withEncoding(key.privateKey, algorithm) };
+    signers.set(key, signer);
+  }
+  return signer;
+}
+
 /**
  * ES256 signs on the event loop: 33 µs of CPU, where the same signature through the thread pool
  * costs 61 µs (bench/token-cost.ts), and under load the main thread also waits for the pool's
  * hand-off (refresh: 71% of the limit before, a median of 83% after). RS256 (335 µs) stays on the pool.
  */
 export async function signJwt(key: SigningKey, claims: JwtClaims): Promise<string> {
-  const algorithm = algorithmOf(key.privateKey);
-  const input = `${encodeJson({ alg: algorithm, typ: 'JWT', kid: key.kid })}.${encodeJson(claims)}`;
+  const { algorithm, header, input: signingKey } = signerOf(key);
+  const input = `${header}.${encodeJson(claims)}`;
   const data = Buffer.from(input);
-  const signingKey = withEncoding(key.privateKey, algorithm);
   const signature =
     algorithm === 'ES256' ? sign('sha256', data, signingKey) : await signAsync('sha256', data, signingKey);
   return `${input}.${signature.toString('base64url')}`;

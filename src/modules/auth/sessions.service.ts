@@ -41,17 +41,9 @@ export function createSessionService(
   const tokens = createTokens(deps);
   const ttlSeconds = deps.config.refreshTokenTtlSeconds;
 
-  /** A session's tokens. The CSRF token (an HMAC) is made only when read: web clients' replies. */
+  /** A session's tokens: a new access token with the refresh token. */
   async function issue(sessionId: string, claims: Omit<AccessClaims, 'sid'>, refreshToken: string) {
-    const accessToken = await tokens.accessToken({ ...claims, sid: sessionId });
-    return {
-      sessionId,
-      accessToken,
-      refreshToken,
-      get csrfToken() {
-        return tokens.csrfFor(refreshToken);
-      },
-    };
+    return tokens.issued(sessionId, await tokens.accessToken({ ...claims, sid: sessionId }), refreshToken);
   }
 
   const claimsFor = (owner: { user: User } | { adminSubject: string }): Omit<AccessClaims, 'sid'> =>
