@@ -11,8 +11,11 @@ export interface Failed {
   error: string;
 }
 
-/** What became of each scenario, in the order they ran. */
-export type Entry = { outcome: ScenarioOutcome } | { failed: Failed };
+/**
+ * What became of each scenario, in the order they ran. With BENCH_RUNS > 1 the outcome is the run
+ * whose target ratio is the median, and `ratios` holds every run's (in the order they ran).
+ */
+export type Entry = { outcome: ScenarioOutcome; ratios?: number[] } | { failed: Failed };
 
 const outcomesOf = (entries: Entry[]) => entries.flatMap((e) => ('outcome' in e ? [e.outcome] : []));
 
@@ -31,7 +34,7 @@ const ratioOf = (o: ScenarioOutcome) => (o.limit.rps > 0 ? o.plinth.rps / o.limi
 const userViewRps = (o: ScenarioOutcome) => o.userView?.measurement.rps ?? NaN;
 const userViewRatioOf = (o: ScenarioOutcome) => (userViewRps(o) > 0 ? o.plinth.rps / userViewRps(o) : NaN);
 /** The ratio a target judges: to the user-view limit where the scenario has one. */
-const targetRatioOf = (o: ScenarioOutcome) => (o.userView ? userViewRatioOf(o) : ratioOf(o));
+export const targetRatioOf = (o: ScenarioOutcome) => (o.userView ? userViewRatioOf(o) : ratioOf(o));
 /** The limit measurements of a scenario with their names (the user view only when measured apart). */
 const limitSides = (o: ScenarioOutcome): [string, Measurement][] =>
   o.userView && o.userView.measurement !== o.limit
@@ -217,6 +220,14 @@ function envelopeRows(c: EnvelopeComparison): string[][] {
   });
 }
 
+/** One line per scenario that ran more than once: every run's target ratio, and the median shown above. */
+const repeatedRuns = (entries: Entry[]): string[] =>
+  entries.flatMap((e) =>
+    'outcome' in e && e.ratios && e.ratios.length > 1
+      ? [`${e.outcome.name}: ${e.ratios.map(pct).join(', ')} (median ${pct(targetRatioOf(e.outcome))}, the run shown)`]
+      : [],
+  );
+
 const envelopeNotes = (c: EnvelopeComparison) => Object.entries(c.text).map(([name, text]) => `${name}: ${text}`);
 
 export function printReport(info: RunInfo, entries: Entry[], envelopes?: EnvelopeComparison): void {
@@ -225,6 +236,9 @@ export function printReport(info: RunInfo, entries: Entry[], envelopes?: Envelop
     `${info.seconds} s per run after a ${info.warmupSeconds} s warm-up; req/s counts correct responses only (2xx, or the one status a scenario expects)\n`,
   );
   printTable([HEADER, ...entries.map(row)], [0, 10, 11]);
+  const repeated = repeatedRuns(entries);
+  if (repeated.length)
+    console.log(`\nTarget ratio of each run (BENCH_RUNS):\n${repeated.map((l) => `  ${l}`).join('\n')}`);
   console.log(
     `\nCPU ms per successful request (all ${availableParallelism()} cores busy = ${availableParallelism() * 1000} ms of CPU per second):\n`,
   );
@@ -265,6 +279,9 @@ export async function writeResults(info: RunInfo, entries: Entry[], envelopes?: 
     md(HEADER.map(() => '---')),
     ...entries.map(row).map(md),
     '',
+    ...(repeatedRuns(entries).length
+      ? ['Target ratio of each run (`BENCH_RUNS`):', '', ...repeatedRuns(entries).map((l) => `- ${l}`), '']
+      : []),
     ...(alarm.length ? ['**Problems:**', '', ...alarm.map((a) => `- **${a}**`), ''] : []),
     `CPU ms per successful request (all ${availableParallelism()} cores busy = ${availableParallelism() * 1000} ms of CPU per second; "server" is the process under test with its thread pool, "deno" the function runtime it started):`,
     '',
