@@ -10,7 +10,8 @@
 // - refresh: POST /api/auth/refresh?client_type=mobile with a fresh refresh token each request,
 //   against the limit's hand-written refresh route (bench/limit.ts), same database, same key.
 // Rounds alternate the sides (the order flips each round); medians of FRAME_ROUNDS (default 7)
-// rounds of FRAME_REQUESTS (default 10,000) requests. FRAME_PROBES: frame,refresh (default both).
+// rounds of FRAME_REQUESTS (default 10,000) requests, and the median of each round's ratio to the
+// first side (many short rounds, e.g. 60 of 1,000, resolve more on a VM whose speed drifts). FRAME_PROBES: frame,refresh (default both).
 // FRAME_A=/path/to/other/checkout: that tree's Plinth is one more side of each probe ("plinth A"),
 // for A/B of a change (the other tree needs its own `npm ci`).
 // FRAME_PROFILE=1: one more run of each side under the V8 sampling profiler, written to
@@ -82,7 +83,11 @@ async function compare(title: string, sides: Side[], request: () => InjectOption
     const values = runs.get(name)!;
     const value = median(values);
     const spread = `${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}`;
-    const beyond = name === baseName ? '' : `, ${(value - base).toFixed(1)} beyond ${baseName}`;
+    // Each round's own ratio to the base side: the VM's speed drifts over seconds, and a ratio of
+    // two runs made back to back cancels most of it.
+    const ratio = median(values.map((v, round) => v / runs.get(baseName)![round]!));
+    const beyond =
+      name === baseName ? '' : `, ${(value - base).toFixed(1)} beyond ${baseName}; per-round ratio ${ratio.toFixed(3)}`;
     console.log(`  ${name.padEnd(14)} ${value.toFixed(1).padStart(6)} (${spread})${beyond}`);
   }
   if (profiling) for (const [name, app] of sides) await profile(`${title.split(' ')[0]}-${name}`, app, request);
@@ -144,7 +149,9 @@ try {
     closing.push(() => limit.close());
     const user = await registerUser(plinth.url, 'frame@bench.local', 'bench-password-9');
     const file = path.join(tmpdir(), `frame-refresh-tokens-${process.pid}.txt`);
-    const count = (plinthA ? 3 : 2) * (rounds + (profiling ? 2 : 1)) * requests;
+    // Every run sends whole batches; the warm-up a quarter of a run.
+    const perRun = Math.ceil(requests / BATCH) * BATCH;
+    const count = (plinthA ? 3 : 2) * (rounds + (profiling ? 2 : 1)) * perRun;
     await createRefreshTokens(db.url, [user.id], count, plinth.deps.config.refreshTokenTtlSeconds, file);
     const tokens = (await readFile(file, 'utf8')).split('\n');
     let next = 0;
