@@ -6,19 +6,17 @@
 // AB_SCENARIO: refresh (default) or current-session; AB_ROUNDS (default 6); AB_SECONDS (default 4).
 // The other tree needs its own `npm ci`; both trees use one encryption key, as servers of one deployment.
 import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { startBenchDatabase } from './environment.js';
 import { registerUser } from './fixtures.js';
 import { runLoad, type LoadSpec } from './load.js';
-import { startPlinth as startB, type RunningPlinth } from './plinth.js';
+import { plinthStarterOf, startPlinth as startB, type RunningPlinth } from './plinth.js';
 import { currentSessionLoad, refreshLoad } from './session-loads.js';
 import { settleDatabase } from './settle.js';
+import { median } from './median.js';
 
 const treeA = process.env.AB_A;
 if (!treeA) throw new Error('AB_A must name the other checkout (e.g. a git worktree of the commit before)');
-const { startPlinth: startA } = (await import(path.resolve(treeA, 'bench/plinth.ts'))) as {
-  startPlinth: typeof startB;
-};
+const startA = await plinthStarterOf(treeA);
 const scenario = process.env.AB_SCENARIO ?? 'refresh';
 const rounds = Number(process.env.AB_ROUNDS ?? 6);
 const seconds = Number(process.env.AB_SECONDS ?? 4);
@@ -44,7 +42,6 @@ const specFor = (plinth: RunningPlinth, runSeconds: number): Promise<LoadSpec> |
     ? currentSessionLoad(plinth.url, user.accessToken, runSeconds)
     : refreshLoad(plinth.url, tokens, runSeconds);
 
-const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const seen = new Map<string, { rps: number[]; cpuMs: number[] }>(trees.map(([name]) => [name, { rps: [], cpuMs: [] }]));
 try {
   for (const [, plinth] of trees) await runLoad(await specFor(plinth, 2)); // warm-up: JIT, prepared statements

@@ -4,6 +4,7 @@
 // Usage: npm run bench:cli [runs]   (default 10 runs after one warm-up of each).
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { median } from './median.js';
 
 const BIN = fileURLToPath(new URL('../cli/bin/plinth.js', import.meta.url));
 const RUNS = Number(process.argv[2] ?? 10);
@@ -20,8 +21,6 @@ function timed(args: string[]): { wallMs: number; cpuMs: number } {
   const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
   return { wallMs, cpuMs: (seconds[0]! + seconds[1]!) * 1000 };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 timed([BIN, '--help']);
 timed(['-e', '0']);

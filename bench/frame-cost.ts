@@ -11,12 +11,13 @@
 //   against the limit's hand-written refresh route (bench/limit.ts), same database, same key.
 // Rounds alternate the sides (the order flips each round); medians of FRAME_ROUNDS (default 7)
 // rounds of FRAME_REQUESTS (default 10,000) requests, and the median of each round's ratio to the
-// first side (many short rounds, e.g. 60 of 1,000, resolve more on a VM whose speed drifts). FRAME_PROBES: frame,refresh (default both).
+// first side (many short rounds, e.g. 41 of 1,000, resolve more on a VM whose speed drifts; the
+// ratio cancels the most for the side run next to the first). FRAME_PROBES: frame,refresh (default both).
 // FRAME_A=/path/to/other/checkout: that tree's Plinth is one more side of each probe ("plinth A"),
 // for A/B of a change (the other tree needs its own `npm ci`).
 // FRAME_PROFILE=1: one more run of each side under the V8 sampling profiler, written to
 // <tmpdir>/plinth-profiles/frame-<probe>-<side>.cpuprofile (bench/profile.ts reads such files).
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,7 +25,8 @@ import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify';
 import { startBenchDatabase } from './environment.js';
 import { createRefreshTokens, registerUser } from './fixtures.js';
 import { startLimitBeside } from './limit.js';
-import { startPlinth } from './plinth.js';
+import { plinthStarterOf, startPlinth } from './plinth.js';
+import { median } from './median.js';
 
 const rounds = Number(process.env.FRAME_ROUNDS ?? 7);
 const requests = Number(process.env.FRAME_REQUESTS ?? 10_000);
@@ -48,7 +50,7 @@ async function bareApp(): Promise<FastifyInstance> {
 
 type Side = [name: string, app: FastifyInstance];
 
-/** CPU µs per request of `count` requests made by `request(i)`, 32 at a time; each must answer 200. */
+/** CPU µs per request of `count` requests made by `request()`, 32 at a time; each must answer 200. */
 async function cpuPerRequest(app: FastifyInstance, count: number, request: () => InjectOptions): Promise<number> {
   const before = process.cpuUsage();
   for (let sent = 0; sent < count; sent += BATCH) {
@@ -62,8 +64,6 @@ async function cpuPerRequest(app: FastifyInstance, count: number, request: () =>
   const used = process.cpuUsage(before);
   return (used.user + used.system) / count;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Alternating rounds of every side; prints each round and the medians against the first side. */
 async function compare(title: string, sides: Side[], request: () => InjectOptions): Promise<void> {
@@ -84,7 +84,7 @@ async function compare(title: string, sides: Side[], request: () => InjectOption
     const value = median(values);
     const spread = `${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}`;
     // Each round's own ratio to the base side: the VM's speed drifts over seconds, and a ratio of
-    // two runs made back to back cancels most of it.
+    // two runs made in the same round cancels most of it.
     const ratio = median(values.map((v, round) => v / runs.get(baseName)![round]!));
     const beyond =
       name === baseName ? '' : `, ${(value - base).toFixed(1)} beyond ${baseName}; per-round ratio ${ratio.toFixed(3)}`;
@@ -115,12 +115,7 @@ const shared = { PLINTH_ENCRYPTION_KEY: 'fc'.repeat(32), ADMIN_PASSWORD: 'frame-
 const plinth = await startPlinth(db.url, shared);
 const closing: (() => Promise<unknown>)[] = [() => plinth.close()];
 const treeA = process.env.FRAME_A;
-const plinthA = treeA
-  ? await ((await import(path.resolve(treeA, 'bench/plinth.ts'))) as { startPlinth: typeof startPlinth }).startPlinth(
-      db.url,
-      shared,
-    )
-  : undefined;
+const plinthA = treeA ? await (await plinthStarterOf(treeA))(db.url, shared) : undefined;
 if (plinthA) closing.push(() => plinthA.close());
 /** The other tree's Plinth as a side, when FRAME_A names one. */
 const sideA = (): Side[] => (plinthA ? [['plinth A', plinthA.app]] : []);
@@ -154,6 +149,7 @@ try {
     const count = (plinthA ? 3 : 2) * (rounds + (profiling ? 2 : 1)) * perRun;
     await createRefreshTokens(db.url, [user.id], count, plinth.deps.config.refreshTokenTtlSeconds, file);
     const tokens = (await readFile(file, 'utf8')).split('\n');
+    await rm(file);
     let next = 0;
     const sides: Side[] = [['limit', limit.app], ['plinth', plinth.app], ...sideA()];
     await compare('refresh (POST /api/auth/refresh, mobile)', sides, () => ({

@@ -17,6 +17,7 @@ import { deployTrivialFunction, TRIVIAL_FUNCTION } from './functions.js';
 import { failuresOf, runLoad, startLoadGenerator, type LoadSpec } from './load.js';
 import type { RuntimeSupervisor } from '../src/core/runtime-supervisor.js';
 import { startPlinth } from './plinth.js';
+import { median } from './median.js';
 
 const ROUNDS = Number(process.env.FN_COST_ROUNDS ?? 5);
 const SECONDS = Number(process.env.FN_COST_SECONDS ?? 3);
@@ -42,8 +43,6 @@ async function benchDatabase(): Promise<{ url: string; pgDataDir: string; stop()
     },
   };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** CPU seconds (user, system) of a process: this one, or another from /proc/<pid>/stat. */
 async function cpuOf(pid: number | 'self'): Promise<{ user: number; sys: number }> {

@@ -7,6 +7,7 @@ import type { LogEntry } from '../src/modules/logs/log-entry.js';
 import { postgresCpuSeconds, processCpuSeconds } from './cpu.js';
 import { startBenchDatabase } from './environment.js';
 import { startPlinth } from './plinth.js';
+import { median } from './median.js';
 
 const numberFrom = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -15,8 +16,6 @@ const numberFrom = (name: string, fallback: number) => {
 };
 
 let sink: unknown;
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
 async function main() {
   const entries = numberFrom('BENCH_ENTRIES', 100_000);

@@ -1,6 +1,7 @@
 // Starts Plinth in this process exactly as main.ts does (config → deps → app → listen), on the
 // benchmark's database and a free loopback port.
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadPlatformKeys, type PlatformKeys } from '../src/modules/secrets/index.js';
@@ -52,4 +53,10 @@ export async function startPlinth(databaseUrl: string, env: Record<string, strin
     await deps.close();
     throw err;
   }
+}
+
+/** startPlinth of another checkout (A/B of two trees in one process; that tree needs its own `npm ci`). */
+export async function plinthStarterOf(tree: string): Promise<typeof startPlinth> {
+  const other = (await import(path.resolve(tree, 'bench/plinth.ts'))) as { startPlinth: typeof startPlinth };
+  return other.startPlinth;
 }

@@ -6,6 +6,7 @@
 import postgres from 'postgres';
 import { createPool, runScoped, type RequestScope } from '../src/core/db.js';
 import { startBenchDatabase } from './environment.js';
+import { median } from './median.js';
 
 const CONCURRENCY = 32;
 const ROWS = 10_000;
@@ -44,8 +45,6 @@ async function round(sql: postgres.Sql, scope: RequestScope, seconds: number): P
   await Promise.all(Array.from({ length: CONCURRENCY }, loop));
   return done / seconds;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
   const rounds = Number(process.env.SCOPE_BENCH_ROUNDS ?? 6);

@@ -7,6 +7,7 @@
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { createJwtVerifier, signJwt, signingKeyFromPem, verifyJwt, type SigningKey } from '../src/core/jwt.js';
+import { median } from './median.js';
 
 const OPS = Number(process.env.TOKEN_BENCH_OPS ?? 2000);
 const ROUNDS = Number(process.env.TOKEN_BENCH_ROUNDS ?? 5);
@@ -28,8 +29,6 @@ async function cpuMicros(op: () => unknown): Promise<number> {
 }
 
 const signOnPool = promisify(sign);
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
   const keys = { RS256: keyOf('kid_rsa', 'rsa'), ES256: keyOf('kid_ec', 'ec') };
