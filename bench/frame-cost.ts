@@ -8,14 +8,15 @@
 //   stored log entry, the request metrics. Variants switch the optional parts off (LOGS_STORE=false,
 //   METRICS_ACCESS=off), so their shares are measured too.
 // - refresh: POST /api/auth/refresh?client_type=mobile with a fresh refresh token each request,
-//   against the limit's hand-written refresh route (bench/limit.ts), same database, same key.
+//   against the limit's hand-written refresh route (bench/limit.ts), same database, same key, and
+//   Plinth with LOGS_STORE=false beside it.
 // Rounds alternate the sides (the order flips each round); medians of FRAME_ROUNDS (default 7)
 // rounds of FRAME_REQUESTS (default 10,000) requests, and the median of each round's ratio to the
 // first side (many short rounds, e.g. 41 of 1,000, resolve more on a VM whose speed drifts; the
 // ratio cancels the most for the side run next to the first). FRAME_PROBES: frame,refresh (default both).
 // FRAME_A=/path/to/other/checkout: that tree's Plinth is one more side of each probe ("plinth A"),
 // for A/B of a change (the other tree needs its own `npm ci`).
-// FRAME_PROFILE=1: one more run of each side under the V8 sampling profiler, written to
+// FRAME_PROFILE=1: one more run of each side under the V8 sampling profiler (a sample every 50 µs), written to
 // <tmpdir>/plinth-profiles/frame-<probe>-<side>.cpuprofile (bench/profile.ts reads such files).
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
@@ -98,6 +99,8 @@ async function profile(label: string, app: FastifyInstance, request: () => Injec
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
+  // A sample every 50 µs (V8's default is 1 ms, coarser than the differences looked for here).
+  await session.post('Profiler.setSamplingInterval', { interval: 50 });
   await session.post('Profiler.start');
   await cpuPerRequest(app, requests, request);
   const { profile: taken } = await session.post('Profiler.stop');
@@ -146,12 +149,15 @@ try {
     const file = path.join(tmpdir(), `frame-refresh-tokens-${process.pid}.txt`);
     // Every run sends whole batches; the warm-up a quarter of a run.
     const perRun = Math.ceil(requests / BATCH) * BATCH;
-    const count = (plinthA ? 3 : 2) * (rounds + (profiling ? 2 : 1)) * perRun;
+    // The stored request log is the largest optional part of the frame: a side without it too.
+    const noLogStore = await startPlinth(db.url, { ...shared, LOGS_STORE: 'false' });
+    closing.push(() => noLogStore.close());
+    const sides: Side[] = [['limit', limit.app], ['plinth', plinth.app], ...sideA(), ['no log store', noLogStore.app]];
+    const count = sides.length * (rounds + (profiling ? 2 : 1)) * perRun;
     await createRefreshTokens(db.url, [user.id], count, plinth.deps.config.refreshTokenTtlSeconds, file);
     const tokens = (await readFile(file, 'utf8')).split('\n');
     await rm(file);
     let next = 0;
-    const sides: Side[] = [['limit', limit.app], ['plinth', plinth.app], ...sideA()];
     await compare('refresh (POST /api/auth/refresh, mobile)', sides, () => ({
       method: 'POST',
       url: '/api/auth/refresh?client_type=mobile',
