@@ -4,10 +4,13 @@
 // second and server CPU per request. For changes too small for `npm run bench`: on this VM the
 // same code drifts by ±20% over minutes, so only interleaved pairs compare.
 // AB_SCENARIO: refresh (default) or current-session; AB_ROUNDS (default 6); AB_SECONDS (default 4).
+// AB_LIMIT=1: the limit's hand-written route (bench/limit.ts) is a third side, in the same
+// alternation: the server CPU of Plinth against the limit with sockets, rounds interleaved.
 // The other tree needs its own `npm ci`; both trees use one encryption key, as servers of one deployment.
 import { tmpdir } from 'node:os';
 import { startBenchDatabase } from './environment.js';
 import { registerUser } from './fixtures.js';
+import { startLimitBeside } from './limit.js';
 import { runLoad, type LoadSpec } from './load.js';
 import { plinthStarterOf, startPlinth as startB, type RunningPlinth } from './plinth.js';
 import { currentSessionLoad, refreshLoad } from './session-loads.js';
@@ -20,8 +23,8 @@ const startA = await plinthStarterOf(treeA);
 const scenario = process.env.AB_SCENARIO ?? 'refresh';
 const rounds = Number(process.env.AB_ROUNDS ?? 6);
 const seconds = Number(process.env.AB_SECONDS ?? 4);
-/** Refresh tokens per second of a run: more than two cores rotate. */
-const TOKENS_PER_SECOND = 3_000;
+/** Refresh tokens per second of a run: more than two cores rotate (the limit reached 4,700/s). */
+const TOKENS_PER_SECOND = 6_000;
 
 const db = await startBenchDatabase();
 const shared = { PLINTH_ENCRYPTION_KEY: 'ab'.repeat(32), ADMIN_PASSWORD: 'ab-admin-password-1' };
@@ -29,6 +32,9 @@ const trees: [string, RunningPlinth][] = [
   ['A', await startA(db.url, shared)],
   ['B', await startB(db.url, shared)],
 ];
+const limit = process.env.AB_LIMIT === '1' ? await startLimitBeside(db.url, trees[1]![1]) : undefined;
+/** Every side of the alternation, by the URL its load goes to. */
+const sides: [string, { url: string }][] = [...trees, ...(limit ? [['limit', limit] as [string, { url: string }]] : [])];
 const user = await registerUser(trees[1]![1].url, 'ab@bench.local', 'bench-password-9');
 const tokens = {
   databaseUrl: db.url,
@@ -37,17 +43,17 @@ const tokens = {
   dir: tmpdir(),
   perSecond: TOKENS_PER_SECOND,
 };
-const specFor = (plinth: RunningPlinth, runSeconds: number): Promise<LoadSpec> | LoadSpec =>
+const specFor = (server: { url: string }, runSeconds: number): Promise<LoadSpec> | LoadSpec =>
   scenario === 'current-session'
-    ? currentSessionLoad(plinth.url, user.accessToken, runSeconds)
-    : refreshLoad(plinth.url, tokens, runSeconds);
+    ? currentSessionLoad(server.url, user.accessToken, runSeconds)
+    : refreshLoad(server.url, tokens, runSeconds);
 
-const seen = new Map<string, { rps: number[]; cpuMs: number[] }>(trees.map(([name]) => [name, { rps: [], cpuMs: [] }]));
+const seen = new Map<string, { rps: number[]; cpuMs: number[] }>(sides.map(([name]) => [name, { rps: [], cpuMs: [] }]));
 try {
-  for (const [, plinth] of trees) await runLoad(await specFor(plinth, 2)); // warm-up: JIT, prepared statements
+  for (const [, server] of sides) await runLoad(await specFor(server, 2)); // warm-up: JIT, prepared statements
   for (let round = 0; round < rounds; round++) {
-    for (const [name, plinth] of round % 2 === 0 ? trees : [...trees].reverse()) {
-      const spec = await specFor(plinth, seconds);
+    for (const [name, server] of round % 2 === 0 ? sides : [...sides].reverse()) {
+      const spec = await specFor(server, seconds);
       await settleDatabase(db.url);
       const before = process.cpuUsage();
       const run = await runLoad(spec);
@@ -65,6 +71,7 @@ try {
       `${name}: median ${median(rps).toFixed(0)} req/s, ${median(cpuMs).toFixed(3)} ms of server CPU per request`,
     );
 } finally {
+  await limit?.close();
   for (const [, plinth] of trees) await plinth.close();
   await db.stop();
 }
