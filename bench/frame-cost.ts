@@ -122,13 +122,14 @@ const plinthA = treeA ? await (await plinthStarterOf(treeA))(db.url, shared) : u
 if (plinthA) closing.push(() => plinthA.close());
 /** The other tree's Plinth as a side, when FRAME_A names one. */
 const sideA = (): Side[] => (plinthA ? [['plinth A', plinthA.app]] : []);
+// Plinth without its stored request log (LOGS_STORE=false): a side of both probes.
+const noLogStore = await startPlinth(db.url, { ...shared, LOGS_STORE: 'false' });
+closing.push(() => noLogStore.close());
 try {
   if (probes.includes('frame')) {
-    const noLogStore = await startPlinth(db.url, { ...shared, LOGS_STORE: 'false' });
     const noMetrics = await startPlinth(db.url, { ...shared, METRICS_ACCESS: 'off' });
     const neither = await startPlinth(db.url, { ...shared, LOGS_STORE: 'false', METRICS_ACCESS: 'off' });
     closing.push(
-      () => noLogStore.close(),
       () => noMetrics.close(),
       () => neither.close(),
     );
@@ -149,9 +150,6 @@ try {
     const file = path.join(tmpdir(), `frame-refresh-tokens-${process.pid}.txt`);
     // Every run sends whole batches; the warm-up a quarter of a run.
     const perRun = Math.ceil(requests / BATCH) * BATCH;
-    // The stored request log is the largest optional part of the frame: a side without it too.
-    const noLogStore = await startPlinth(db.url, { ...shared, LOGS_STORE: 'false' });
-    closing.push(() => noLogStore.close());
     const sides: Side[] = [['limit', limit.app], ['plinth', plinth.app], ...sideA(), ['no log store', noLogStore.app]];
     const count = sides.length * (rounds + (profiling ? 2 : 1)) * perRun;
     await createRefreshTokens(db.url, [user.id], count, plinth.deps.config.refreshTokenTtlSeconds, file);
