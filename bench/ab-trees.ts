@@ -34,10 +34,7 @@ const trees: [string, RunningPlinth][] = [
 ];
 const limit = process.env.AB_LIMIT === '1' ? await startLimitBeside(db.url, trees[1]![1]) : undefined;
 /** Every side of the alternation, by the URL its load goes to. */
-const sides: [string, { url: string }][] = [
-  ...trees,
-  ...(limit ? [['limit', limit] as [string, { url: string }]] : []),
-];
+const sides: [string, { url: string }][] = limit ? [...trees, ['limit', limit]] : trees;
 const user = await registerUser(trees[1]![1].url, 'ab@bench.local', 'bench-password-9');
 const tokens = {
   databaseUrl: db.url,
