@@ -2,6 +2,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { parseAllowedOrigins } from './core/address-policy.js';
 
 /** The door's adaptive limit never shrinks below this many requests in flight (ADMISSION_MIN_CONCURRENCY). */
 const DEFAULT_ADMISSION_FLOOR = 2;
@@ -101,6 +102,23 @@ const envSchema = z
     FUNCTIONS_MEMORY_MB: z.coerce.number().int().min(16).default(256),
     FUNCTIONS_HEALTH_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
     FUNCTIONS_DENO_PATH: z.string().min(1).optional(),
+    // Outbound calls (functions, webhooks) never reach loopback, private, link-local or reserved
+    // addresses; these origins (comma-separated scheme://host[:port]) are the exceptions.
+    OUTBOUND_ALLOWED_ORIGINS: z
+      .string()
+      .optional()
+      .refine(
+        (list) => {
+          try {
+            parseAllowedOrigins(list);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        { message: 'must be comma-separated http(s) origins, such as http://127.0.0.1:9000' },
+      )
+      .transform(parseAllowedOrigins),
     // Schedules: how often this server looks for due runs (0: this server never runs schedules),
     // a run's default timeout, how late a due time may be before it counts as missed (downtime),
     // and how many runs this server executes at once.
@@ -258,6 +276,7 @@ const envSchema = z
       healthIntervalMs: env.FUNCTIONS_HEALTH_INTERVAL_MS,
       denoPath: env.FUNCTIONS_DENO_PATH,
     },
+    outboundAllowedOrigins: env.OUTBOUND_ALLOWED_ORIGINS,
     schedules: {
       pollMs: env.SCHEDULES_POLL_MS,
       runTimeoutMs: env.SCHEDULES_RUN_TIMEOUT_MS,

@@ -112,6 +112,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
       healthIntervalMs: config.functions.healthIntervalMs,
       denoPath: config.functions.denoPath,
       cacheDir: path.join(config.dataDir, 'deno'),
+      relayOrigins: [...new Set([new URL(config.apiBaseUrl).origin, ...config.outboundAllowedOrigins])],
     });
     const blobStore = await createBlobStore(config.storage);
     return {
