@@ -8,10 +8,23 @@ import type { PoolGuard } from '../../core/pool-guard.js';
 /** Seconds; from a cached read to a long function call or admin SQL statement. */
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
+/** Methods Plinth serves; any other (PROPFIND, MKCOL, …) is counted as 'other'. */
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/**
+ * Label values a client cannot multiply: an unknown method folds into 'other', and the status of
+ * an answer a function chose (any of 100-599) into its class ('2xx'); Plinth's own routes answer
+ * a bounded set of codes, kept exact.
+ */
+export function requestLabels(route: string, method: string, status: number, chosenByFunction: boolean) {
+  const statusLabel = chosenByFunction ? `${Math.trunc(status / 100)}xx` : String(status);
+  return { route, method: KNOWN_METHODS.has(method) ? method : 'other', status_code: statusLabel };
+}
+
 export interface Metrics {
   registry: Registry;
   /** One answered request; `route` is the route pattern ('unmatched' for no route). */
-  observeRequest(route: string, method: string, status: number, seconds: number): void;
+  observeRequest(route: string, method: string, status: number, seconds: number, chosenByFunction?: boolean): void;
   /** One function invocation and its answer's status. */
   observeInvocation(status: number): void;
 }
@@ -81,8 +94,8 @@ export function createMetrics(pool: PoolGuard, logDropped: () => number): Metric
 
   return {
     registry,
-    observeRequest(route, method, status, seconds) {
-      requests.observe({ route, method, status_code: String(status) }, seconds);
+    observeRequest(route, method, status, seconds, chosenByFunction = false) {
+      requests.observe(requestLabels(route, method, status, chosenByFunction), seconds);
     },
     observeInvocation(status) {
       invocations.inc();

@@ -23,8 +23,9 @@ export function instrumentRequests(
   // replies too, so invocations (answered by the runtime straight to the socket) are counted.
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    metrics.observeRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
-    if (route === FUNCTION_ROUTE) metrics.observeInvocation(reply.statusCode);
+    const fromFunction = route === FUNCTION_ROUTE;
+    metrics.observeRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000, fromFunction);
+    if (fromFunction) metrics.observeInvocation(reply.statusCode);
     done();
   });
   return metricsRoutes(metrics, access === 'public' ? 'public' : 'admin');
