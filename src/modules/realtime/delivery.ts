@@ -17,6 +17,7 @@ import {
   messageIdsSince,
   readAnnouncement,
 } from './delivery.repo.js';
+import { createReadableColumns } from './readable-columns.js';
 import { deliverRowChange, type RowChange } from './row-changes.js';
 
 export const roomOf = (channel: string) => `realtime:${channel}`;
@@ -92,6 +93,7 @@ export function createDelivery(
   /** The newest creation time delivered, or when listening began: where a read-back starts. */
   let seenUntil: Date | undefined;
   const audience = createAudienceCounter(deps.sql, onError);
+  const readable = createReadableColumns(deps.sql);
 
   /** The announced messages in order, those announced by id only read back (one query). */
   const readBack = async (announced: Announcement[]): Promise<DeliverableMessage[]> => {
@@ -116,6 +118,7 @@ export function createDelivery(
       if (message.rowTable !== null && message.rowKey !== null) {
         const reached = await deliverRowChange(
           deps.sql,
+          readable,
           io,
           room,
           {
