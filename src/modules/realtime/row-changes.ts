@@ -1,8 +1,10 @@
 // Delivery of one row-change message (from a watched table) on this server: the sockets in the
 // channel's room are grouped by role and claims, and each group receives the change only when it
-// may SELECT the row as the event's image shows it (INSERT/UPDATE: the new row, DELETE: the
-// deleted row), judged at delivery time; an UPDATE carries `old` only to those who could also
-// see the old row. Each group receives only the columns its role may SELECT.
+// may SELECT the row as the event's image shows it, judged at delivery time (INSERT/UPDATE: the
+// new row, and the row as it is now too; DELETE: the deleted row), so an image the row had only
+// for a moment reaches no one it was hidden from; an UPDATE carries `old` only to those who could
+// also see the old row. Each group receives only the columns its role may SELECT, and no UPDATE
+// that changed none of them.
 import type { Server, Socket } from 'socket.io';
 import type { RequestScope, Sql } from '../../core/db.js';
 import { onlyColumns, type ReadableColumns } from './readable-columns.js';
@@ -50,7 +52,7 @@ export async function deliverRowChange(
     { table: change.table, key: change.key },
     groups.map((g) => g.scope),
     images,
-    change.eventName !== 'DELETE',
+    { now: change.eventName !== 'DELETE' },
   );
   const reaching = groups.filter((_, i) => seen[0]?.[i]);
   if (reaching.length === 0) return 0;
@@ -62,12 +64,14 @@ export async function deliverRowChange(
   let reached = 0;
   for (const group of reaching) {
     const readableByRole = columns.get(group.scope.role) ?? new Set<string>();
-    const oldSeen = seen[1]?.[groups.indexOf(group)] === true;
-    const payload = {
-      ...change.payload,
+    const oldSeen = change.eventName === 'DELETE' || seen[1]?.[groups.indexOf(group)] === true;
+    const shown = {
       new: onlyColumns(newImage, readableByRole),
-      old: oldSeen || change.eventName === 'DELETE' ? onlyColumns(oldImage, readableByRole) : null,
+      old: oldSeen ? onlyColumns(oldImage, readableByRole) : null,
     };
+    // A change to columns this role cannot read is no news to it (and would tell it they changed).
+    if (change.eventName === 'UPDATE' && shown.old && JSON.stringify(shown.new) === JSON.stringify(shown.old)) continue;
+    const payload = { ...change.payload, ...shown };
     io.local.to(group.sockets).emit(change.eventName, body(payload));
     reached += group.sockets.length;
   }

@@ -2,9 +2,9 @@
 // it (the image the event carries, never the row as it is by delivery time). One transaction as
 // the server's role, always rolled back: for each scope (one per group of subscribers with the
 // same role and claims) one query runs under that role and claims, as the records API's request
-// scope sets them, all scopes pipelined together. When the image is the row as it is now (the
-// common case) the row is checked in place, in one round trip; otherwise the image is put in the
-// row's place first (triggers and foreign keys off where the server may do that), so the table's
+// scope sets them, all scopes pipelined together. The row is checked in place (one round trip;
+// when the image is the row as it is now, the common case, that is all); an image that differs
+// (a deleted row, the old side of an update, a row changed again since) is put in the row's place first (triggers and foreign keys off where the server may do that), so the table's
 // own policies judge it. The schema version is read on the way (readable-columns.ts caches by it).
 import type postgres from 'postgres';
 import { type Queryable, type RequestScope, runRolledBack, type Sql } from '../../core/db.js';
@@ -19,7 +19,7 @@ export interface RowCheck {
 export type RowImage = Record<string, unknown>;
 
 export interface ImagesVisibility {
-  /** Per image, per scope: may the scope SELECT the row as that image shows it. */
+  /** Per image, per scope: may the scope SELECT the row as that image shows it (and, when asked, as it is now). */
   seen: boolean[][];
   /** system.schema_version, or null when DDL does not move it (no event trigger: nothing may be cached). */
   schemaVersion: string | null;
@@ -117,38 +117,48 @@ async function replay(tx: postgres.TransactionSql, check: RowCheck, image: RowIm
 }
 
 /**
- * For each image and each scope: may the scope see the row as the image shows it? The first
- * image is checked in place, in one round trip, when it is still the row as it is now
- * (`firstMayBeNow`: the new image of an INSERT or UPDATE); any other image is put in the row's
- * place in one rolled-back transaction and checked there.
+ * For each image and each scope: may the scope see the row as the image shows it, and with
+ * `now` also as the row is now (an INSERT's or UPDATE's row must still be visible at delivery)?
+ * With `now`, the first image (the new row) is compared with the row as it is now in the same
+ * round trip as the check of the row in place, and when they are the same that check answers
+ * for it; any other image is put in the row's place in one rolled-back transaction and checked
+ * there, for the scopes that see the row now.
  */
 export async function imagesVisibility(
   sql: Sql,
   check: RowCheck,
   scopes: RequestScope[],
   images: RowImage[],
-  firstMayBeNow: boolean,
+  wanted: { now: boolean },
 ): Promise<ImagesVisibility> {
+  const none = scopes.map(() => false);
   const seen: (boolean[] | undefined)[] = images.map(() => undefined);
+  let now: boolean[] | undefined;
   let schemaVersion: string | null = null;
   const first = images[0];
-  if (firstMayBeNow && first) {
+  if (wanted.now && first) {
     const settled = await runRolledBack(sql, (conn) => [
       conn.unsafe(VERSION_SQL, [], { prepare: true }),
       sameAsNow(conn, check, first),
       ...visibilitySteps(conn, check, scopes),
     ]);
     schemaVersion = versionOf(settled[0]?.status === 'fulfilled' ? settled[0].value : undefined);
-    const same = settled[1]?.status === 'fulfilled' && settled[1].value[0]?.same === true;
-    if (same) seen[0] = seeing(settled.slice(2), scopes);
-    if (seen.every(Boolean)) return { seen: seen as boolean[][], schemaVersion };
+    now = seeing(settled.slice(2), scopes);
+    if (settled[1]?.status === 'fulfilled' && settled[1].value[0]?.same === true) seen[0] = now;
+    // Nobody sees the row now: no image of it is sent, nothing to put back.
+    if (seen.every(Boolean) || !now.includes(true)) return { seen: seen.map((s) => s ?? none), schemaVersion };
   }
-  const none = scopes.map(() => false);
+  const candidates = now ? scopes.filter((_, i) => now?.[i]) : scopes;
+  const spread = (answers: boolean[]) => {
+    let next = 0;
+    return scopes.map((_, i) => (now && !now[i] ? false : (answers[next++] ?? false)));
+  };
   await sql
     .begin(async (tx) => {
-      if (!firstMayBeNow) schemaVersion = versionOf(await tx.unsafe(VERSION_SQL));
+      if (!wanted.now) schemaVersion = versionOf(await tx.unsafe(VERSION_SQL));
       for (const [i, image] of images.entries()) {
-        seen[i] ??= (await replay(tx, check, image)) ? await scopesSeeing(tx, check, scopes) : none;
+        if (seen[i]) continue;
+        seen[i] = (await replay(tx, check, image)) ? spread(await scopesSeeing(tx, check, candidates)) : none;
       }
       throw ROLLBACK;
     })
