@@ -4,7 +4,7 @@
 // by id (in batches); the audience it reached is added to the message's row, off the delivery path.
 // After a lost LISTEN connection the messages since the last one seen are read back (each id is
 // delivered once: recent ids are remembered). A row change of a watched table reaches only the
-// sockets that may SELECT the row (row-changes.ts). A socket that does not read (its unsent backlog past a bound for longer than a grace period,
+// sockets that may SELECT the row, with only the columns they may read (row-changes.ts). A socket that does not read (its unsent backlog past a bound for longer than a grace period,
 // on the injected clock) is cut, so it holds up no one and its buffer stays bounded.
 import type { Server, Socket } from 'socket.io';
 import type { Deps } from '../../deps.js';
