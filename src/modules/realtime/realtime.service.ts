@@ -56,8 +56,9 @@ export function createRealtimeAdminService(deps: Pick<Deps, 'sql' | 'config'>) {
   const { sql } = deps;
   /** Webhook URLs are called by this server: the outbound address policy applies when saved. */
   const allowedOrigins = allowedOutboundOrigins(deps.config);
-  const checkWebhookUrls = (urls: string[] | undefined) =>
-    urls?.forEach((url, i) => assertOutboundUrl(url, `webhookUrls[${i}]`, allowedOrigins));
+  const checkWebhookUrls = (urls: string[] | undefined) => {
+    for (const [i, url] of (urls ?? []).entries()) assertOutboundUrl(url, `webhookUrls[${i}]`, allowedOrigins);
+  };
   return {
     async listChannels(): Promise<Channel[]> {
       return (await repo.listChannels(sql)).map(toChannel);
