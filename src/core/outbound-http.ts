@@ -1,7 +1,7 @@
 // Calls to URLs an admin configures (channel webhooks, schedule targets) under the address policy
 // (address-policy.ts): checked when saved (a clear 400) and again when called, where the name is
 // resolved by the policy's lookup so the connection goes to exactly the address that was checked.
-import { Agent, fetch, type RequestInit, type Response } from 'undici';
+import { Agent } from 'undici';
 import { assertHttpUrl, assertPublicLiteral, OutboundRefused, policyLookup } from './address-policy.js';
 import type { Config } from '../config.js';
 import { AppError } from './errors.js';
@@ -58,11 +58,12 @@ export function assertOutboundUrl(raw: string, field: string, allowedOrigins: re
  * the URL or an address its name resolves to is refused; other failures are fetch's own.
  */
 export function outboundFetcher(allowedOrigins: readonly string[]) {
-  return async (raw: string, init: Omit<RequestInit, 'dispatcher'>): Promise<Response> => {
+  return async (raw: string, init: RequestInit): Promise<Response> => {
     const url = checkUrl(raw, allowedOrigins);
     const dispatcher = allowedOrigins.includes(url.origin) ? trusted : guarded;
     try {
-      return await fetch(url, { ...init, dispatcher });
+      // Node's fetch takes an undici dispatcher (not in the DOM's RequestInit type).
+      return await fetch(url, { ...init, dispatcher } as RequestInit);
     } catch (err) {
       // undici wraps a refused lookup in "fetch failed": answer the policy's own reason.
       const cause = (err as { cause?: unknown }).cause;
