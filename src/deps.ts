@@ -12,6 +12,7 @@ import { systemClock, type Clock } from './core/clock.js';
 import { createPool, type Sql } from './core/db.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './core/embedded-postgres.js';
 import { randomHex } from './core/ids.js';
+import { allowedOutboundOrigins } from './core/outbound-http.js';
 import { createKeyring, type Keyring } from './core/keyring.js';
 import { migrate, readMigrationFiles, type MigrationFile } from './core/migrator.js';
 import { createPasswordHasher, type PasswordHasher } from './core/password-hasher.js';
@@ -112,7 +113,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
       healthIntervalMs: config.functions.healthIntervalMs,
       denoPath: config.functions.denoPath,
       cacheDir: path.join(config.dataDir, 'deno'),
-      relayOrigins: [...new Set([new URL(config.apiBaseUrl).origin, ...config.outboundAllowedOrigins])],
+      relayOrigins: allowedOutboundOrigins(config),
     });
     const blobStore = await createBlobStore(config.storage);
     return {

@@ -83,6 +83,7 @@ export function parseAllowedOrigins(list: string | undefined): string[] {
 export type OutboundRefusal = 'scheme' | 'address' | 'unresolvable';
 
 export class OutboundRefused extends Error {
+  override name = 'OutboundRefused';
   constructor(
     readonly reason: OutboundRefusal,
     message: string,
@@ -117,7 +118,11 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
  * a name that changes its answer between check and connect (DNS rebinding) gains nothing.
  */
 export function policyLookup(allowedOrigin: boolean) {
-  return (hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback) => {
+  return (
+    hostname: string,
+    options: { all?: boolean; family?: number | 'IPv4' | 'IPv6' },
+    callback: LookupCallback,
+  ) => {
     dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
       if (err) return callback(err, []);
       const refused = addresses.find((a) => isBlockedAddress(a.address));

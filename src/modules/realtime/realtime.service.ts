@@ -1,6 +1,7 @@
 // The realtime admin service: channel patterns (validated, duplicates refused), stored messages,
 // their statistics and the retention setting.
 import { AppError } from '../../core/errors.js';
+import { allowedOutboundOrigins, assertOutboundUrl } from '../../core/outbound-http.js';
 import { fromPgError } from '../../core/pg-errors.js';
 import type { Deps } from '../../deps.js';
 import * as repo from './realtime.repo.js';
@@ -51,8 +52,13 @@ async function writing<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createRealtimeAdminService(deps: Pick<Deps, 'sql'>) {
+export function createRealtimeAdminService(deps: Pick<Deps, 'sql' | 'config'>) {
   const { sql } = deps;
+  /** Webhook URLs are called by this server: the outbound address policy applies when saved. */
+  const allowedOrigins = allowedOutboundOrigins(deps.config);
+  const checkWebhookUrls = (urls: string[] | undefined) => {
+    for (const [i, url] of (urls ?? []).entries()) assertOutboundUrl(url, `webhookUrls[${i}]`, allowedOrigins);
+  };
   return {
     async listChannels(): Promise<Channel[]> {
       return (await repo.listChannels(sql)).map(toChannel);
@@ -64,10 +70,12 @@ export function createRealtimeAdminService(deps: Pick<Deps, 'sql'>) {
     },
     async createChannel(input: CreateChannel): Promise<Channel> {
       checkPattern(input.pattern);
+      checkWebhookUrls(input.webhookUrls);
       return toChannel(await writing(() => repo.insertChannel(sql, input)));
     },
     async updateChannel(id: string, input: UpdateChannel): Promise<Channel> {
       checkPattern(input.pattern);
+      checkWebhookUrls(input.webhookUrls);
       const row = await writing(() => repo.updateChannel(sql, id, input));
       if (!row) throw channelNotFound();
       return toChannel(row);

@@ -5,7 +5,9 @@
 // is in PostgreSQL, so a restart loses nothing: an attempt cut short is retried once its lease ends.
 // Queuing a delivery sends NOTIFY realtime_webhook, which wakes the loop at once; the poll remains
 // for retries that come due and for signals missed while the LISTEN connection was down.
+import { OutboundRefused } from '../../core/address-policy.js';
 import { epochSeconds } from '../../core/clock.js';
+import { allowedOutboundOrigins, outboundFetcher } from '../../core/outbound-http.js';
 import type { Deps } from '../../deps.js';
 import * as repo from './webhook-deliveries.repo.js';
 import { signatureHeaders, signingSecret } from './webhook-signature.js';
@@ -39,12 +41,14 @@ export interface WebhookWorker {
 }
 
 export function createWebhookWorker(
-  deps: Pick<Deps, 'sql' | 'clock' | 'keyring'>,
+  deps: Pick<Deps, 'sql' | 'clock' | 'keyring' | 'config'>,
   onError: (err: unknown) => void = () => {},
 ): WebhookWorker {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> = Promise.resolve();
   let queued = false;
+  /** Receivers are reached under the outbound address policy (no private addresses unless allowed). */
+  const fetchOutbound = outboundFetcher(allowedOutboundOrigins(deps.config));
   let wakeSubscription: { unlisten(): Promise<void> } | null = null;
 
   /** Runs one more tick after the current one; wakes that arrive meanwhile share it. */
@@ -62,8 +66,9 @@ export function createWebhookWorker(
     const sentAt = deps.clock.now();
     let status: number | null = null;
     let error: string;
+    let refused = false;
     try {
-      const res = await fetch(claim.url, {
+      const res = await fetchOutbound(claim.url, {
         method: 'POST',
         redirect: 'manual',
         signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
@@ -83,13 +88,15 @@ export function createWebhookWorker(
       error = `HTTP ${res.status}`;
     } catch (err) {
       error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      // The address policy refused the URL (nothing was sent): trying again would not change that.
+      refused = err instanceof OutboundRefused;
     }
     const now = deps.clock.now();
     await repo.recordFailure(deps.sql, claim, {
       status,
       error: error.slice(0, 1000),
       nextAttemptAt: new Date(now.getTime() + backoffMs(claim.attempts)),
-      final: claim.attempts >= MAX_ATTEMPTS,
+      final: refused || claim.attempts >= MAX_ATTEMPTS,
     });
     return false;
   }

@@ -2,7 +2,7 @@
 // is POSTed signed (HMAC-SHA256 over `<timestamp>.<body>`, verified here with the signing secret
 // read through the secrets API), retried with backoff after a receiver outage (the test's clock
 // is moved past the backoff; no sleeps), delivered once when two servers tick at the same time,
-// logged, and retried on an admin's request.
+// logged, and retried on an admin's request. The receivers' origins are in OUTBOUND_ALLOWED_ORIGINS.
 import { createHmac } from 'node:crypto';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +20,7 @@ let t: TestApp;
 let other: Server;
 let receiver: HttpServer;
 let receiverUrl: string;
+let deadUrl: string;
 let worker: WebhookWorker;
 let otherWorker: WebhookWorker;
 const received: Received[] = [];
@@ -27,8 +28,6 @@ const received: Received[] = [];
 const answers: number[] = [];
 
 beforeAll(async () => {
-  t = await startTestApp({ env: { REALTIME_WEBHOOK_POLL_MS: '0' } });
-  other = await t.startAnotherServer();
   receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -40,6 +39,19 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  // A port nothing listens on, for the unreachable receiver.
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/gone`;
+  await new Promise((resolve) => closed.close(resolve));
+  // Loopback receivers are private addresses: the operator allows their origins.
+  t = await startTestApp({
+    env: {
+      REALTIME_WEBHOOK_POLL_MS: '0',
+      OUTBOUND_ALLOWED_ORIGINS: `${new URL(receiverUrl).origin},${new URL(deadUrl).origin}`,
+    },
+  });
+  other = await t.startAnotherServer();
   const res = await admin({
     method: 'POST',
     url: '/api/realtime/channels',
@@ -126,10 +138,6 @@ describe('channel webhooks', () => {
   });
 
   it('records an unreachable receiver as a failed attempt', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/gone`;
-    await new Promise((resolve) => closed.close(resolve));
     const channel = await admin({
       method: 'POST',
       url: '/api/realtime/channels',
