@@ -3,6 +3,7 @@
 import { AppError } from '../../core/errors.js';
 import { fromPgError } from '../../core/pg-errors.js';
 import type { Deps } from '../../deps.js';
+import { defaultRetentionDays } from './retention.js';
 import * as repo from './realtime.repo.js';
 import {
   CHANNEL_PATTERN,
@@ -51,7 +52,8 @@ async function writing<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createRealtimeAdminService(deps: Pick<Deps, 'sql'>) {
+export function createRealtimeAdminService(deps: Pick<Deps, 'sql' | 'config'>) {
+  const defaultDays = defaultRetentionDays(deps.config);
   const { sql } = deps;
   return {
     async listChannels(): Promise<Channel[]> {
@@ -82,7 +84,7 @@ export function createRealtimeAdminService(deps: Pick<Deps, 'sql'>) {
     async stats(query: StatsQuery) {
       const [{ totals, topEvents }, retentionDays] = await Promise.all([
         repo.messageStats(sql, query),
-        repo.readRetentionDays(sql),
+        repo.readRetentionDays(sql, defaultDays),
       ]);
       return {
         totalMessages: totals.total,
@@ -92,7 +94,7 @@ export function createRealtimeAdminService(deps: Pick<Deps, 'sql'>) {
       };
     },
     async config() {
-      return { retentionDays: await repo.readRetentionDays(sql) };
+      return { retentionDays: await repo.readRetentionDays(sql, defaultDays) };
     },
     setRetentionDays: (days: number | null) => repo.writeRetentionDays(sql, days),
     /** Who may subscribe (policies on channels) and publish (policies on messages). */
