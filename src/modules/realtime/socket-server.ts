@@ -14,9 +14,10 @@ import { asPgError, connectionFailure } from '../../core/pg-errors.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import { scopeOf } from '../../http/request-scope.js';
-import { channelVisible, insertMessage } from './access.repo.js';
+import { insertMessage, visibleChannel } from './access.repo.js';
 import { createDelivery, roomOf } from './delivery.js';
 import { MESSAGE_CHANNEL } from './delivery.repo.js';
+import { createMemberMask } from './presence-privacy.js';
 import { PRESENCE_CHANNEL } from './presence.repo.js';
 import { createPresence, type PresenceEvent } from './presence.service.js';
 import { measurePayload, refusePublish } from './publish-rules.js';
@@ -59,6 +60,8 @@ export interface SocketServerOptions {
 }
 
 const sessionRoom = (sessionId: string) => `session:${sessionId}`;
+/** The sockets of a channel that see its signed-in members under pseudonyms. */
+const maskedRoomOf = (channel: string) => `presence-masked:${channel}`;
 const INTERNAL_SUBSCRIBE = { code: 'INTERNAL_ERROR', message: 'Failed to subscribe to channel' };
 
 const memberOf = (principal: Principal, socketId: string): SocketData['member'] =>
@@ -133,6 +136,7 @@ export async function startSocketServer(
     refusals,
   );
   const pool = guardOf(deps.sql);
+  const mask = createMemberMask();
   let closing = false;
   /** After being taken for dead, this server's sockets join their channels again (joins announced). */
   const rejoinAll = async () => {
@@ -235,9 +239,9 @@ export async function startSocketServer(
     if (typeof channel !== 'string' || channel.length === 0 || channel.length > MAX_CHANNEL_LENGTH) return denied;
     const spent = spendEvent(socket);
     if (spent) return { ok: false, channel, error: spent };
-    let allowed: boolean;
+    let allowed: { presenceUserIds: boolean } | null;
     try {
-      allowed = await channelVisible(deps.sql, socket.data.scope, channel);
+      allowed = await visibleChannel(deps.sql, socket.data.scope, channel);
     } catch (err) {
       if (!isCapacityFailure(err)) options.onError(err, 'checking a subscription');
       else refusals.count('database_busy');
@@ -245,16 +249,19 @@ export async function startSocketServer(
     }
     if (!allowed) return denied;
     if (socket.disconnected) return denied;
+    // Anon-key sockets see signed-in members under pseudonyms unless the channel opts in.
+    const masked = socket.data.principal.kind === 'anon' && !allowed.presenceUserIds;
     try {
       await presence.fresh();
-      socket.join(roomOf(channel));
+      socket.join(masked ? [roomOf(channel), maskedRoomOf(channel)] : roomOf(channel));
       socket.data.channels.add(channel);
       const { members } = await presence.join(channel, socket.id, socket.data.member);
-      return { ok: true, channel, presence: { members } };
+      return { ok: true, channel, presence: { members: masked ? members.map((m) => mask(channel, m)) : members } };
     } catch (err) {
       if (isCapacityFailure(err)) refusals.count('database_busy');
       else options.onError(err, 'subscribing a socket');
       socket.leave(roomOf(channel));
+      socket.leave(maskedRoomOf(channel));
       socket.data.channels.delete(channel);
       return { ok: false, channel, error: isCapacityFailure(err) ? BUSY : INTERNAL_SUBSCRIBE };
     }
@@ -331,6 +338,7 @@ export async function startSocketServer(
       if (typeof channel !== 'string' || !socket.data.channels.has(channel)) return;
       socket.data.channels.delete(channel);
       socket.leave(roomOf(channel));
+      socket.leave(maskedRoomOf(channel));
       void leave(socket, channel, socket.id);
     });
     socket.on('realtime:publish', (body: Record<string, unknown> | undefined) => void publish(socket, body ?? {}));
@@ -342,10 +350,19 @@ export async function startSocketServer(
 
   const onPresence = (text: string) => {
     const event = JSON.parse(text) as PresenceEvent;
-    const target = io.local.to(roomOf(event.channel));
-    (event.except ? target.except(event.except) : target).emit(`presence:${event.kind}`, {
-      member: event.member,
-      meta: { channel: event.channel, messageId: event.messageId, senderType: 'system', timestamp: event.timestamp },
+    const meta = {
+      channel: event.channel,
+      messageId: event.messageId,
+      senderType: 'system',
+      timestamp: event.timestamp,
+    };
+    const masked = maskedRoomOf(event.channel);
+    const except = event.except ? [masked, event.except] : [masked];
+    io.local.to(roomOf(event.channel)).except(except).emit(`presence:${event.kind}`, { member: event.member, meta });
+    const hidden = io.local.to(masked);
+    (event.except ? hidden.except(event.except) : hidden).emit(`presence:${event.kind}`, {
+      member: mask(event.channel, event.member),
+      meta,
     });
   };
 

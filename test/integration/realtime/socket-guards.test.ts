@@ -1,8 +1,9 @@
 // What a client may and may not do on a socket, through the official client against a real port:
 // it cannot forge the server's events (row changes on table channels, presence, notification,
 // realtime:error: refused with a realtime:error, never delivered), cannot publish past the payload
-// limit or its bytes-per-second budget, stored messages expire by default, and a socket is closed
-// once its credential ends (token expiry, an anon key rotated out) on the injected clock.
+// limit or its bytes-per-second budget, stored messages expire by default, anon sockets see
+// signed-in members under pseudonyms, and a socket is closed once its credential ends (token
+// expiry, an anon key rotated out) on the injected clock.
 import type { InsForgeClient } from '@insforge/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../../harness/test-app.js';
@@ -197,6 +198,44 @@ describe('message size, byte budget and retention', () => {
     expect(await stored('recent')).toBe(1);
     const config = await s.t.request({ method: 'GET', url: '/api/realtime/config', headers: bearer(s.t.apiKey) });
     expect(config.json).toEqual({ retentionDays: 30 });
+  });
+});
+
+describe('presence privacy', () => {
+  it("shows anon sockets a pseudonym instead of a member's user id, unless the channel opts in", async () => {
+    await s.t.deps.sql`insert into realtime.channels (pattern, presence_user_ids) values ('team:%', true)`;
+    const alice = await s.t.signUp();
+    const bob = await s.t.signUp();
+    const aliceClient = track(s.client({ accessToken: alice.accessToken }));
+    const bobClient = track(s.client({ accessToken: bob.accessToken }));
+    const watcher = track(s.client());
+    await aliceClient.realtime.subscribe('room:people');
+    const seen = await watcher.realtime.subscribe('room:people');
+    const aliceSeen = seen.ok && seen.presence.members.find((m) => m.type === 'user');
+    expect(aliceSeen).toMatchObject({ type: 'user', presenceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(JSON.stringify(seen)).not.toContain(alice.user.id);
+
+    // A join reaches the anon socket with a pseudonym and a signed-in one with the id.
+    const anonSawJoin = next(watcher, 'presence:join');
+    const aliceSawJoin = new Promise<any>((resolve) =>
+      aliceClient.realtime.on('presence:join', (event: any) => {
+        if (event.member.type === 'user') resolve(event); // (the watcher's own join is anonymous)
+      }),
+    );
+    await bobClient.realtime.subscribe('room:people');
+    const anonJoin = await anonSawJoin;
+    expect(anonJoin.member.presenceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(JSON.stringify(anonJoin)).not.toContain(bob.user.id);
+    expect((await aliceSawJoin).member.presenceId).toBe(bob.user.id);
+    // The pseudonym is the same member's each time: the leave matches the join.
+    const anonSawLeave = next(watcher, 'presence:leave');
+    bobClient.realtime.unsubscribe('room:people');
+    expect((await anonSawLeave).member.presenceId).toBe(anonJoin.member.presenceId);
+
+    // A channel that opts in shows anon sockets the ids.
+    await aliceClient.realtime.subscribe('team:open');
+    const open = await watcher.realtime.subscribe('team:open');
+    expect(open.ok && open.presence.members.map((m) => m.presenceId)).toContain(alice.user.id);
   });
 });
 
