@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import { type DefaultEventsMap, Server, type Socket } from 'socket.io';
 import { guardOf, type RequestScope } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
-import { asPgError, connectionFailure } from '../../core/pg-errors.js';
+import { asPgError } from '../../core/pg-errors.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import { scopeOf } from '../../http/request-scope.js';
@@ -21,8 +21,19 @@ import { createMemberMask } from './presence-privacy.js';
 import { PRESENCE_CHANNEL } from './presence.repo.js';
 import { createPresence, type PresenceEvent } from './presence.service.js';
 import { measurePayload, refusePublish } from './publish-rules.js';
-import type { RealtimeRefusals, RefusalReason } from './realtime-refusals.js';
+import type { RealtimeRefusals } from './realtime-refusals.js';
 import { createSocketAdmission, type SocketTicket } from './socket-admission.js';
+import {
+  BUSY,
+  BUSY_HANDSHAKE,
+  BYTES_LIMITED,
+  clientIp,
+  INTERNAL_SUBSCRIBE,
+  isCapacityFailure,
+  RATE_LIMITED,
+  refusal,
+  userOf,
+} from './socket-replies.js';
 import { authenticateHandshake, type CredentialResolver } from './socket-auth.js';
 import { createEventBudget, type EventBudget } from './socket-event-budget.js';
 
@@ -62,7 +73,6 @@ export interface SocketServerOptions {
 const sessionRoom = (sessionId: string) => `session:${sessionId}`;
 /** The sockets of a channel that see its signed-in members under pseudonyms. */
 const maskedRoomOf = (channel: string) => `presence-masked:${channel}`;
-const INTERNAL_SUBSCRIBE = { code: 'INTERNAL_ERROR', message: 'Failed to subscribe to channel' };
 
 const memberOf = (principal: Principal, socketId: string): SocketData['member'] =>
   principal.kind === 'user'
@@ -71,46 +81,9 @@ const memberOf = (principal: Principal, socketId: string): SocketData['member'] 
       ? { type: 'user', presenceId: principal.subject }
       : { type: 'anonymous', presenceId: socketId };
 
-const refusal = (channel: unknown, code: string, message: string) => ({ channel, code, message });
-const RATE_LIMITED = {
-  code: 'REALTIME_RATE_LIMITED',
-  message: 'Too many realtime events from this connection; slow down and retry in a second',
-};
-const BYTES_LIMITED = {
-  code: 'REALTIME_RATE_LIMITED',
-  message: 'Too many payload bytes from this connection; slow down and retry in a second',
-};
-/** Capacity refusals: retryable, and never mistaken for a permission answer. */
-const BUSY = { code: 'REALTIME_BUSY', message: 'The realtime server is busy; retry in a moment' };
-const BUSY_HANDSHAKE: Partial<Record<RefusalReason, string>> = {
-  sockets_per_ip: 'Server busy: too many connections from this address; retry later',
-  sockets_per_user: 'Server busy: too many connections for this user; retry later',
-};
 /** Socket.IO's own frame bound stays at its default (1 MB) unless the payload limit needs more. */
 const DEFAULT_MAX_FRAME_BYTES = 1_000_000;
 const FRAME_OVERHEAD_BYTES = 64 * 1024;
-
-/** A database failure that says "too much load" (pool full, timeout, lost connection), not "no". */
-function isCapacityFailure(err: unknown): boolean {
-  if (err instanceof AppError) return err.statusCode === 503;
-  if (connectionFailure(err)) return true;
-  const code = asPgError(err)?.code;
-  return code === '57014' || code === '53300' || code === '53000';
-}
-
-/** The client's address: the socket's peer, or the first X-Forwarded-For hop behind a trusted proxy. */
-function clientIp(socket: Socket, trustProxy: boolean): string {
-  const forwarded = socket.handshake.headers['x-forwarded-for'];
-  const first = typeof forwarded === 'string' ? forwarded.split(',')[0]?.trim() : undefined;
-  return trustProxy && first ? first : socket.handshake.address;
-}
-
-const userOf = (principal: Principal): string | null =>
-  principal.kind === 'user'
-    ? principal.userId
-    : principal.kind === 'admin' && principal.via === 'token'
-      ? principal.subject
-      : null;
 
 export async function startSocketServer(
   deps: Pick<Deps, 'sql' | 'clock' | 'config'>,
