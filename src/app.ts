@@ -30,7 +30,7 @@ import { migrationsPlugin } from './modules/migrations/index.js';
 import { backupsPlugin } from './modules/backups/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
-import { realtimePlugin } from './modules/realtime/index.js';
+import { createRealtimeRefusals, realtimePlugin } from './modules/realtime/index.js';
 import { createSchemaCache, recordsPlugin } from './modules/records/index.js';
 import { typesPlugin } from './modules/types/index.js';
 import { docsPlugin } from './modules/docs/index.js';
@@ -123,7 +123,13 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   registerErrorHandling(app);
   registerRequestDeadline(app, deps.config);
   const logging = installLogging(app, deps);
-  const metricsPlugin = instrumentRequests(app, deps, () => logging.service?.droppedCount() ?? 0);
+  const realtimeRefusals = createRealtimeRefusals();
+  const metricsPlugin = instrumentRequests(
+    app,
+    deps,
+    () => logging.service?.droppedCount() ?? 0,
+    () => realtimeRefusals.counts(),
+  );
   const revokedSessions = await startRevokedSessions(deps, (err) =>
     app.log.error({ err }, 'reloading revoked sessions failed'),
   );
@@ -188,7 +194,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   await app.register(schedulesPlugin(deps));
   if (logging.plugin) await app.register(logging.plugin);
   if (metricsPlugin) await app.register(metricsPlugin);
-  await app.register(realtimePlugin(deps, revokedSessions, SESSION_REVOKED_CHANNEL));
+  await app.register(realtimePlugin(deps, revokedSessions, SESSION_REVOKED_CHANNEL, realtimeRefusals));
   await app.register(dashboardPlugin());
 
   return app;

@@ -85,6 +85,19 @@ const envSchema = z
     REALTIME_WEBHOOK_POLL_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
     // Realtime: subscribe/publish events one socket may send per second (bursts up to as many).
     REALTIME_SOCKET_EVENTS_PER_SECOND: z.coerce.number().int().min(1).max(100_000).default(100),
+    // Realtime guards: the largest publish payload (JSON bytes), the payload bytes one socket may
+    // publish per second, sockets one client IP / one signed-in user may hold on a server, the
+    // subscribe/publish events all sockets of one IP and of the whole server may send per second,
+    // how often open sockets' credentials are checked again (expiry, rotated keys), and how many
+    // days stored messages are kept when realtime.config sets none (0: kept forever).
+    REALTIME_MAX_PAYLOAD_BYTES: z.coerce.number().int().min(256).max(16_777_216).default(65_536),
+    REALTIME_SOCKET_BYTES_PER_SECOND: z.coerce.number().int().min(256).max(1_073_741_824).default(1_048_576),
+    REALTIME_MAX_SOCKETS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(100),
+    REALTIME_MAX_SOCKETS_PER_USER: z.coerce.number().int().min(1).max(1_000_000).default(20),
+    REALTIME_IP_EVENTS_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(500),
+    REALTIME_SERVER_EVENTS_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(2_000),
+    REALTIME_CREDENTIAL_CHECK_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+    REALTIME_MESSAGE_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
     MAX_CONNECTIONS: z.coerce.number().int().min(1).optional(),
     HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(15_000),
     HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(300_000),
@@ -242,6 +255,14 @@ const envSchema = z
     realtimeHeartbeatMs: env.REALTIME_HEARTBEAT_MS,
     realtimeWebhookPollMs: env.REALTIME_WEBHOOK_POLL_MS,
     realtimeSocketEventsPerSecond: env.REALTIME_SOCKET_EVENTS_PER_SECOND,
+    realtimeMaxPayloadBytes: env.REALTIME_MAX_PAYLOAD_BYTES,
+    realtimeSocketBytesPerSecond: env.REALTIME_SOCKET_BYTES_PER_SECOND,
+    realtimeMaxSocketsPerIp: env.REALTIME_MAX_SOCKETS_PER_IP,
+    realtimeMaxSocketsPerUser: env.REALTIME_MAX_SOCKETS_PER_USER,
+    realtimeIpEventsPerSecond: env.REALTIME_IP_EVENTS_PER_SECOND,
+    realtimeServerEventsPerSecond: env.REALTIME_SERVER_EVENTS_PER_SECOND,
+    realtimeCredentialCheckMs: env.REALTIME_CREDENTIAL_CHECK_MS,
+    realtimeMessageRetentionDays: env.REALTIME_MESSAGE_RETENTION_DAYS,
     http: {
       // Unset: derived from the open-file limit when the server starts (see core/fd-limit.ts).
       maxConnections: env.MAX_CONNECTIONS,

@@ -1,7 +1,7 @@
 // The metrics one app instance reports, in a prom-client registry of its own (never the
 // library's global one): request latency by route pattern, method and status (its count is the
 // request rate), function invocations and their errors, the database pool's connections in use
-// and waiting, the log writer's drops, and the library's process metrics (event-loop lag, memory, CPU, handles).
+// and waiting, the log writer's drops, realtime's refusals, and the library's process metrics (event-loop lag, memory, CPU, handles).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolGuard } from '../../core/pool-guard.js';
 
@@ -29,7 +29,11 @@ export interface Metrics {
   observeInvocation(status: number): void;
 }
 
-export function createMetrics(pool: PoolGuard, logDropped: () => number): Metrics {
+export function createMetrics(
+  pool: PoolGuard,
+  logDropped: () => number,
+  realtimeRefused: () => ReadonlyMap<string, number> = () => new Map(),
+): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'plinth_' });
 
@@ -89,6 +93,16 @@ export function createMetrics(pool: PoolGuard, logDropped: () => number): Metric
     registers: [registry],
     collect() {
       this.set(logDropped());
+    },
+  });
+
+  new Gauge({
+    name: 'plinth_realtime_refused_total',
+    help: 'Realtime connections and events refused for capacity or abuse (socket caps, budgets, a busy database, oversized or reserved publishes), by reason, since start',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+    collect() {
+      for (const [reason, count] of realtimeRefused()) this.set({ reason }, count);
     },
   });
 

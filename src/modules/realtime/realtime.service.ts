@@ -4,6 +4,7 @@ import { AppError } from '../../core/errors.js';
 import { allowedOutboundOrigins, assertOutboundUrl } from '../../core/outbound-http.js';
 import { fromPgError } from '../../core/pg-errors.js';
 import type { Deps } from '../../deps.js';
+import { defaultRetentionDays } from './retention.js';
 import * as repo from './realtime.repo.js';
 import {
   CHANNEL_PATTERN,
@@ -53,6 +54,10 @@ async function writing<T>(work: () => Promise<T>): Promise<T> {
 }
 
 export function createRealtimeAdminService(deps: Pick<Deps, 'sql' | 'config'>) {
+<<<<<<< HEAD
+=======
+  const defaultDays = defaultRetentionDays(deps.config);
+>>>>>>> sec-rtsockets
   const { sql } = deps;
   /** Webhook URLs are called by this server: the outbound address policy applies when saved. */
   const allowedOrigins = allowedOutboundOrigins(deps.config);
@@ -90,7 +95,7 @@ export function createRealtimeAdminService(deps: Pick<Deps, 'sql' | 'config'>) {
     async stats(query: StatsQuery) {
       const [{ totals, topEvents }, retentionDays] = await Promise.all([
         repo.messageStats(sql, query),
-        repo.readRetentionDays(sql),
+        repo.readRetentionDays(sql, defaultDays),
       ]);
       return {
         totalMessages: totals.total,
@@ -100,7 +105,7 @@ export function createRealtimeAdminService(deps: Pick<Deps, 'sql' | 'config'>) {
       };
     },
     async config() {
-      return { retentionDays: await repo.readRetentionDays(sql) };
+      return { retentionDays: await repo.readRetentionDays(sql, defaultDays) };
     },
     setRetentionDays: (days: number | null) => repo.writeRetentionDays(sql, days),
     /** Who may subscribe (policies on channels) and publish (policies on messages). */

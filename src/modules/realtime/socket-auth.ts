@@ -5,11 +5,11 @@ import type { Principal } from '../../http/principal.js';
 
 export type CredentialResolver = (credential: string) => Principal;
 
-export type HandshakeResult = { ok: true; principal: Principal } | { ok: false; message: string };
+export type HandshakeResult = { ok: true; principal: Principal; credential: string } | { ok: false; message: string };
 
 const attempt = (resolve: CredentialResolver, credential: string, refusal: string): HandshakeResult => {
   try {
-    return { ok: true, principal: resolve(credential) };
+    return { ok: true, principal: resolve(credential), credential };
   } catch {
     return { ok: false, message: refusal };
   }

@@ -1,6 +1,6 @@
 // The webhook delivery loop of one server. Each tick claims the deliveries due at the injected
 // clock's time (a lease, so no other server attempts them meanwhile), POSTs each message payload
-// signed to its URL, and records the outcome: 2xx is delivered; anything else is tried again
+// to its URL with its channel, event, sender and timestamp signed with it (webhook-signature.ts), and records the outcome: 2xx is delivered; anything else is tried again
 // after an exponential backoff (1 s, 2 s, 4 s, … capped at an hour) until MAX_ATTEMPTS. The queue
 // is in PostgreSQL, so a restart loses nothing: an attempt cut short is retried once its lease ends.
 // Queuing a delivery sends NOTIFY realtime_webhook, which wakes the loop at once; the poll remains
@@ -10,7 +10,7 @@ import { epochSeconds } from '../../core/clock.js';
 import { allowedOutboundOrigins, outboundFetcher } from '../../core/outbound-http.js';
 import type { Deps } from '../../deps.js';
 import * as repo from './webhook-deliveries.repo.js';
-import { signatureHeaders, signingSecret } from './webhook-signature.js';
+import { signedHeaders, signingSecret } from './webhook-signature.js';
 
 /** Attempts in all before a delivery is given up (an admin may retry it). */
 export const MAX_ATTEMPTS = 8;
@@ -74,11 +74,15 @@ export function createWebhookWorker(
         signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
         headers: {
           'content-type': 'application/json',
-          'x-svc-event': claim.eventName,
-          'x-svc-channel': claim.channelName,
-          'x-svc-message-id': claim.messageId,
           'x-svc-delivery-id': claim.id,
-          ...signatureHeaders(secret, epochSeconds(sentAt), body),
+          ...signedHeaders(secret, epochSeconds(sentAt), {
+            messageId: claim.messageId,
+            channel: claim.channelName,
+            event: claim.eventName,
+            senderType: claim.senderType,
+            senderId: claim.senderId,
+            body,
+          }),
         },
         body,
       });
