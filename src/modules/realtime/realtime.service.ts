@@ -54,10 +54,7 @@ async function writing<T>(work: () => Promise<T>): Promise<T> {
 }
 
 export function createRealtimeAdminService(deps: Pick<Deps, 'sql' | 'config'>) {
-<<<<<<< HEAD
-=======
   const defaultDays = defaultRetentionDays(deps.config);
->>>>>>> sec-rtsockets
   const { sql } = deps;
   /** Webhook URLs are called by this server: the outbound address policy applies when saved. */
   const allowedOrigins = allowedOutboundOrigins(deps.config);
