@@ -5,7 +5,7 @@
 // is moved past the backoff; no sleeps), delivered once when two servers tick at the same time,
 // logged, and retried on an admin's request. The receivers' origins are in OUTBOUND_ALLOWED_ORIGINS.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type Server as HttpServer } from 'node:http';
+import { createServer, type Server as HttpServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createWebhookWorker, type WebhookWorker } from '../../../src/modules/realtime/index.js';
@@ -22,6 +22,10 @@ let other: Server;
 let receiver: HttpServer;
 let receiverUrl: string;
 let deadUrl: string;
+/** A receiver as an app writes it (the signature tests set how it answers). */
+let verifying: HttpServer;
+let verifyingUrl: string;
+let onVerifying: RequestListener = (_req, res) => res.end();
 let worker: WebhookWorker;
 let otherWorker: WebhookWorker;
 const received: Received[] = [];
@@ -45,12 +49,14 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
   deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/gone`;
   await new Promise((resolve) => closed.close(resolve));
+  // The verifying receiver of the signature tests listens from the start, so its origin is known.
+  verifying = createServer((req, res) => onVerifying(req, res));
+  await new Promise<void>((resolve) => verifying.listen(0, '127.0.0.1', resolve));
+  verifyingUrl = `http://127.0.0.1:${(verifying.address() as AddressInfo).port}/verified`;
   // Loopback receivers are private addresses: the operator allows their origins.
+  const origins = [receiverUrl, deadUrl, verifyingUrl].map((url) => new URL(url).origin);
   t = await startTestApp({
-    env: {
-      REALTIME_WEBHOOK_POLL_MS: '0',
-      OUTBOUND_ALLOWED_ORIGINS: `${new URL(receiverUrl).origin},${new URL(deadUrl).origin}`,
-    },
+    env: { REALTIME_WEBHOOK_POLL_MS: '0', OUTBOUND_ALLOWED_ORIGINS: origins.join(',') },
   });
   other = await t.startAnotherServer();
   const res = await admin({
@@ -66,6 +72,7 @@ afterAll(async () => {
   await other?.close();
   await t?.close();
   await new Promise((resolve) => receiver?.close(resolve));
+  await new Promise((resolve) => verifying?.close(resolve));
 });
 beforeEach(() => {
   received.length = 0;
@@ -214,12 +221,10 @@ describe('channel webhooks', () => {
 
 describe('webhook signatures', () => {
   /** A receiver as an app writes it: verifies the signature and a 5-minute timestamp tolerance. */
-  let verifying: HttpServer;
-  let verifyingUrl: string;
   const outcomes: { status: number; hit: Received }[] = [];
   beforeAll(async () => {
     const secret = await signingSecretValue();
-    verifying = createServer((req, res) => {
+    onVerifying = (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -229,9 +234,7 @@ describe('webhook signatures', () => {
         outcomes.push({ status: res.statusCode, hit });
         res.end();
       });
-    });
-    await new Promise<void>((resolve) => verifying.listen(0, '127.0.0.1', resolve));
-    verifyingUrl = `http://127.0.0.1:${(verifying.address() as AddressInfo).port}/verified`;
+    };
     const res = await admin({
       method: 'POST',
       url: '/api/realtime/channels',
@@ -239,7 +242,6 @@ describe('webhook signatures', () => {
     });
     expect(res.statusCode).toBe(201);
   });
-  afterAll(() => new Promise((resolve) => verifying?.close(resolve)));
 
   /** Sends a captured delivery again with some headers changed, as an attacker replaying it would. */
   async function replay(hit: Received, changes: Record<string, string>): Promise<number> {
