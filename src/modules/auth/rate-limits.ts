@@ -77,6 +77,26 @@ export const authLimits = {
     message: 'Too many failed sign-ins from this address. Try again in {seconds} seconds.',
     description: 'Failed password sign-ins from one IP, across accounts (successes are not counted).',
   },
+  /**
+   * The admin's password opens everything: few guesses per IP, and a lock of the admin account
+   * (which has no emailed code to lift it) short enough that an attacker cannot keep the admin out
+   * for long; the API key still works meanwhile.
+   */
+  failedAdminSignInsPerIp: {
+    name: 'failed-admin-sign-in:ip',
+    max: 10,
+    windowSeconds: FIFTEEN_MINUTES,
+    message: 'Too many failed admin sign-ins from this address. Try again in {seconds} seconds.',
+    description: 'Failed admin sign-ins from one IP (successes are not counted).',
+  },
+  failedAdminSignInsPerAccount: {
+    name: 'failed-admin-sign-in:account',
+    max: 50,
+    windowSeconds: FIFTEEN_MINUTES,
+    lockout: true,
+    message: 'Too many failed admin sign-ins. Try again in {seconds} seconds.',
+    description: 'Failed admin sign-ins from every IP together; when full, admin sign-in is locked for one window.',
+  },
   registrationsPerIp: {
     name: 'register:ip',
     max: 100,

@@ -15,7 +15,8 @@ export async function assertUserMaySend(
   recipients: string[],
 ): Promise<void> {
   if (!settings.usersMaySend) {
-    throw new AppError('FORBIDDEN', 'Sending emails is turned off for users of this project.', {
+    // The user's credential lacks this permission (as the authorization matrix names a 403).
+    throw new AppError('INSUFFICIENT_PERMISSIONS', 'Sending emails is turned off for users of this project.', {
       nextActions: `Send from your server with the API key, or ask the admin to turn user sending on (${SETTINGS_ROUTE} {"usersMaySend": true}).`,
     });
   }

@@ -47,7 +47,7 @@ describe('user sending', () => {
     const refused = await send(token, message(to));
     expect(refused.statusCode).toBe(403);
     expect(refused.json).toMatchObject({
-      error: 'FORBIDDEN',
+      error: 'INSUFFICIENT_PERMISSIONS',
       message: 'Sending emails is turned off for users of this project.',
       nextActions: expect.stringContaining('usersMaySend'),
     });
