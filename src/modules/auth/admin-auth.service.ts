@@ -25,6 +25,8 @@ export function createAdminAuthService(
   const attempts = createSignInAttempts(deps.sql, deps.clock, {
     perIp: authLimits.failedAdminSignInsPerIp,
     perAccount: authLimits.failedAdminSignInsPerAccount,
+    lockedAccountHint:
+      'Meanwhile the API key still works (the admin may also lower the limit: PUT /api/auth/rate-limits).',
   });
   // One counter for the admin account, whatever email a guess names.
   const ADMIN_ACCOUNT = 'admin';

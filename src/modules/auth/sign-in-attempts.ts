@@ -3,11 +3,14 @@
 // and a success gives its count back.
 import type { Clock } from '../../core/clock.js';
 import type { Queryable } from '../../core/db.js';
+import { AppError } from '../../core/errors.js';
 import { createRateLimiter, type Limit } from '../../core/rate-limiter.js';
 
 export interface SignInLimits {
   perIp: Limit;
   perAccount: Limit;
+  /** What the owner of a locked account can do besides waiting (added to the 429's nextActions). */
+  lockedAccountHint: string;
 }
 
 export function createSignInAttempts(db: Queryable, clock: Clock, limits: SignInLimits) {
@@ -20,7 +23,15 @@ export function createSignInAttempts(db: Queryable, clock: Clock, limits: SignIn
      */
     async count(account: string, ip: string): Promise<void> {
       await limiter.hit(limits.perIp, ip);
-      await limiter.hit(limits.perAccount, account);
+      try {
+        await limiter.hit(limits.perAccount, account);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        throw new AppError('TOO_MANY_REQUESTS', err.message, {
+          headers: err.headers,
+          nextActions: `${err.nextActions} ${limits.lockedAccountHint}`,
+        });
+      }
     },
 
     /** A success is not a failure: the account's counter is cleared and the IP's hit taken back. */

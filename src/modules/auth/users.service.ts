@@ -5,7 +5,7 @@ import type { Deps } from '../../deps.js';
 import type { User } from './auth.schemas.js';
 import { readAuthConfig } from './config.repo.js';
 import { assertPasswordMeetsPolicy } from './password-policy.js';
-import { authLimits } from './rate-limits.js';
+import { authLimits, LOCKED_ACCOUNT_HINT } from './rate-limits.js';
 import { createSignInAttempts } from './sign-in-attempts.js';
 import type { EmailAuthService } from './email-auth.service.js';
 import type { SessionService } from './sessions.service.js';
@@ -38,6 +38,7 @@ export function createUserService(
   const attempts = createSignInAttempts(deps.sql, deps.clock, {
     perIp: authLimits.failedSignInsPerIp,
     perAccount: authLimits.failedSignInsPerAccount,
+    lockedAccountHint: LOCKED_ACCOUNT_HINT,
   });
 
   async function getUser(userId: string): Promise<User> {
