@@ -61,6 +61,8 @@ const envSchema = z
     ANON_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(3_000),
     AUTHENTICATED_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(8_000),
     PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).default(availableParallelism()),
+    // Password checks waiting for a hashing slot before more are refused with 503 + Retry-After.
+    PASSWORD_HASH_QUEUE_MAX: z.coerce.number().int().min(0).default(64),
     DB_POOL_SIZE: z.coerce.number().int().min(1).default(20),
     // Requests waiting for a database connection before new ones get 503 (default: 2 × the pool).
     DB_POOL_QUEUE_MAX: z.coerce.number().int().min(0).optional(),
@@ -238,6 +240,7 @@ const envSchema = z
       projectAdmin: env.RAW_SQL_TIMEOUT_MS,
     },
     passwordHashConcurrency: env.PASSWORD_HASH_CONCURRENCY,
+    passwordHashQueueMax: env.PASSWORD_HASH_QUEUE_MAX,
     dbPoolSize: env.DB_POOL_SIZE,
     dbPoolQueueMax: env.DB_POOL_QUEUE_MAX ?? 2 * env.DB_POOL_SIZE,
     admission: {

@@ -105,7 +105,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     );
     const migrations = await readMigrationFiles();
     await migrate(sql, migrations);
-    const hasher = await createPasswordHasher(config.passwordHashConcurrency);
+    const hasher = await createPasswordHasher(config.passwordHashConcurrency, config.passwordHashQueueMax);
     const runtime = createRuntimeSupervisor({
       port: config.functions.runtimePort,
       timeoutMs: config.functions.timeoutMs,

@@ -590,7 +590,7 @@ const routes: Row[] = [
     route: 'POST /api/email/send-raw',
     access: 'client',
     ok: 503,
-    overrides: { 'anon key': 401 },
+    overrides: { 'anon key': 401, 'user access token': 403 }, // users' sending is off by default
     request: () => ({
       method: 'POST',
       url: '/api/email/send-raw',

@@ -38,7 +38,7 @@ export function adminSessionRoutes(deps: Deps, auth: AuthServices): FastifyPlugi
       },
       handler: async (request, reply) => {
         const email = (request.body.email ?? request.body.username)!;
-        const tokens = await auth.admin.signIn(email, request.body.password);
+        const tokens = await auth.admin.signIn(email, request.body.password, request.ip);
         const delivered = deliverTokens(reply, deps.config, ADMIN_REFRESH_COOKIE, request.query.client_type, tokens);
         return { projectAdmin: projectAdmin(auth.admin.subject), ...delivered };
       },
