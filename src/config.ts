@@ -101,6 +101,11 @@ const envSchema = z
     FUNCTIONS_MEMORY_MB: z.coerce.number().int().min(16).default(256),
     FUNCTIONS_HEALTH_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
     FUNCTIONS_DENO_PATH: z.string().min(1).optional(),
+    // Function answers are sandboxed documents (CSP sandbox + nosniff) unless switched off here.
+    FUNCTIONS_SANDBOX: flag.default(true),
+    // A separate origin for function answers (e.g. https://fn.example.com): when set, /functions/*
+    // is served only on its host, and that host serves nothing else.
+    FUNCTIONS_ORIGIN: z.url().optional(),
     // Schedules: how often this server looks for due runs (0: this server never runs schedules),
     // a run's default timeout, how late a due time may be before it counts as missed (downtime),
     // and how many runs this server executes at once.
@@ -257,6 +262,8 @@ const envSchema = z
       memoryMb: env.FUNCTIONS_MEMORY_MB,
       healthIntervalMs: env.FUNCTIONS_HEALTH_INTERVAL_MS,
       denoPath: env.FUNCTIONS_DENO_PATH,
+      sandbox: env.FUNCTIONS_SANDBOX,
+      origin: env.FUNCTIONS_ORIGIN ? new URL(env.FUNCTIONS_ORIGIN).origin : undefined,
     },
     schedules: {
       pollMs: env.SCHEDULES_POLL_MS,
