@@ -4,6 +4,8 @@
 // that cannot reach the admin's session; another origin cannot frame the dashboard; and the
 // dashboard keeps no token where script can read it, yet survives a reload.
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Page } from 'playwright-core';
@@ -173,12 +175,14 @@ describe('a function that echoes a query parameter into HTML', () => {
 
 describe('the dashboard', () => {
   it('cannot be framed by a page of another origin', async () => {
+    // The attacker's site: another origin on loopback (*.localhost resolves there in Chromium).
+    const site = createServer((_request, response) => {
+      response.setHeader('content-type', 'text/html');
+      response.end(`<iframe src="${t.baseUrl}/dashboard/"></iframe>`);
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const attacker = `http://attacker.localhost:${(site.address() as AddressInfo).port}/`;
     const page = await browser.page.context().newPage();
-    const attacker = 'http://attacker.localhost:9/';
-    // The attacker's page, answered by Chromium itself: the dashboard is what is under test.
-    await page.route(attacker, (route) =>
-      route.fulfill({ contentType: 'text/html', body: `<iframe src="${t.baseUrl}/dashboard/"></iframe>` }),
-    );
     await page.goto(attacker);
     const frame = await (await page.locator('iframe').elementHandle())!.contentFrame();
     await frame!.waitForLoadState('load');
@@ -186,6 +190,8 @@ describe('the dashboard', () => {
     expect(frame!.url()).toBe('chrome-error://chromewebdata/');
     expect(await frame!.locator('#root').count()).toBe(0);
     await page.close();
+    site.closeAllConnections();
+    await new Promise((resolve) => site.close(resolve));
   });
 
   it('keeps no token where script can read it, and a reload still resumes the session', async () => {
