@@ -163,6 +163,21 @@ const envSchema = z
         message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
       });
     }
+    if (!env.FUNCTIONS_SANDBOX && !env.FUNCTIONS_ORIGIN) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['FUNCTIONS_SANDBOX'],
+        message:
+          "can be false only with FUNCTIONS_ORIGIN set: an unsandboxed function page on the API's origin could take the dashboard's session",
+      });
+    }
+    if (
+      env.FUNCTIONS_ORIGIN &&
+      env.API_BASE_URL &&
+      new URL(env.FUNCTIONS_ORIGIN).host === new URL(env.API_BASE_URL).host
+    ) {
+      ctx.addIssue({ code: 'custom', path: ['FUNCTIONS_ORIGIN'], message: 'must be another host than API_BASE_URL' });
+    }
     if (env.STORAGE_BACKEND === 's3' && !env.STORAGE_S3_BUCKET) {
       ctx.addIssue({ code: 'custom', path: ['STORAGE_S3_BUCKET'], message: 'is required when STORAGE_BACKEND is s3' });
     }
@@ -264,6 +279,10 @@ const envSchema = z
       denoPath: env.FUNCTIONS_DENO_PATH,
       sandbox: env.FUNCTIONS_SANDBOX,
       origin: env.FUNCTIONS_ORIGIN ? new URL(env.FUNCTIONS_ORIGIN).origin : undefined,
+      // Where clients invoke functions: the functions origin when set, else the API's.
+      baseUrl: env.FUNCTIONS_ORIGIN
+        ? new URL(env.FUNCTIONS_ORIGIN).origin
+        : (env.API_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
     },
     schedules: {
       pollMs: env.SCHEDULES_POLL_MS,

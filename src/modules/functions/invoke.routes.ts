@@ -64,7 +64,7 @@ export function invokeRoutes(
       'x-plinth-runtime-token',
       host.runtime.token,
       'x-plinth-url',
-      `${deps.config.apiBaseUrl}/functions/${slug}${query}`,
+      `${deps.config.functions.baseUrl}/functions/${slug}${query}`,
       // Tags what the function prints with this request (the logs' source=functions entries).
       'x-plinth-request-id',
       request.id,
