@@ -10,6 +10,10 @@ const port = z.coerce.number().int().min(1).max(65535);
 const seconds = z.coerce.number().int().positive();
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
+/** API_BASE_URL without trailing slashes, or this server's own address. */
+const apiBaseUrlOf = (env: { API_BASE_URL?: string; PORT: number }) =>
+  (env.API_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+
 const envSchema = z
   .object({
     PORT: port.default(7130),
@@ -171,11 +175,7 @@ const envSchema = z
           "can be false only with FUNCTIONS_ORIGIN set: an unsandboxed function page on the API's origin could take the dashboard's session",
       });
     }
-    if (
-      env.FUNCTIONS_ORIGIN &&
-      env.API_BASE_URL &&
-      new URL(env.FUNCTIONS_ORIGIN).host === new URL(env.API_BASE_URL).host
-    ) {
+    if (env.FUNCTIONS_ORIGIN && new URL(env.FUNCTIONS_ORIGIN).host === new URL(apiBaseUrlOf(env)).host) {
       ctx.addIssue({ code: 'custom', path: ['FUNCTIONS_ORIGIN'], message: 'must be another host than API_BASE_URL' });
     }
     if (env.STORAGE_BACKEND === 's3' && !env.STORAGE_S3_BUCKET) {
@@ -185,7 +185,7 @@ const envSchema = z
   .transform((env) => ({
     port: env.PORT,
     host: env.HOST,
-    apiBaseUrl: (env.API_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    apiBaseUrl: apiBaseUrlOf(env),
     databaseUrl: env.DATABASE_URL,
     dataDir: path.resolve(env.PLINTH_DATA_DIR),
     embeddedPgPort: env.EMBEDDED_PG_PORT,
@@ -280,9 +280,7 @@ const envSchema = z
       sandbox: env.FUNCTIONS_SANDBOX,
       origin: env.FUNCTIONS_ORIGIN ? new URL(env.FUNCTIONS_ORIGIN).origin : undefined,
       // Where clients invoke functions: the functions origin when set, else the API's.
-      baseUrl: env.FUNCTIONS_ORIGIN
-        ? new URL(env.FUNCTIONS_ORIGIN).origin
-        : (env.API_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+      baseUrl: env.FUNCTIONS_ORIGIN ? new URL(env.FUNCTIONS_ORIGIN).origin : apiBaseUrlOf(env),
     },
     schedules: {
       pollMs: env.SCHEDULES_POLL_MS,
