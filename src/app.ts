@@ -10,6 +10,7 @@ import type { Deps } from './deps.js';
 import { installAdmission } from './http/admission.js';
 import { createConcurrencyLimit } from './http/concurrency-limit.js';
 import { originPolicy, registerCors } from './http/cors.js';
+import { registerFunctionsOrigin } from './http/functions-origin.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { parseJsonBodies } from './http/json-body.js';
 import { registerAccessControl } from './http/principal.js';
@@ -137,6 +138,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   registerAccessControl(app, deps, revokedSessions);
 
   registerCors(app, allowsOrigin);
+  registerFunctionsOrigin(app, deps.config.functions.origin);
   await app.register(cookie);
 
   await app.register(swagger, {

@@ -11,6 +11,10 @@ const port = z.coerce.number().int().min(1).max(65535);
 const seconds = z.coerce.number().int().positive();
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
+/** API_BASE_URL without trailing slashes, or this server's own address. */
+const apiBaseUrlOf = (env: { API_BASE_URL?: string; PORT: number }) =>
+  (env.API_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+
 const envSchema = z
   .object({
     PORT: port.default(7130),
@@ -134,6 +138,11 @@ const envSchema = z
         { message: 'must be comma-separated http(s) origins, such as http://127.0.0.1:9000' },
       )
       .transform(parseAllowedOrigins),
+    // Function answers are sandboxed documents (CSP sandbox + nosniff) unless switched off here.
+    FUNCTIONS_SANDBOX: flag.default(true),
+    // A separate origin for function answers (e.g. https://fn.example.com): when set, /functions/*
+    // is served only on its host, and that host serves nothing else.
+    FUNCTIONS_ORIGIN: z.url().optional(),
     // Schedules: how often this server looks for due runs (0: this server never runs schedules),
     // a run's default timeout, how late a due time may be before it counts as missed (downtime),
     // and how many runs this server executes at once.
@@ -191,6 +200,17 @@ const envSchema = z
         message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
       });
     }
+    if (!env.FUNCTIONS_SANDBOX && !env.FUNCTIONS_ORIGIN) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['FUNCTIONS_SANDBOX'],
+        message:
+          "can be false only with FUNCTIONS_ORIGIN set: an unsandboxed function page on the API's origin could take the dashboard's session",
+      });
+    }
+    if (env.FUNCTIONS_ORIGIN && new URL(env.FUNCTIONS_ORIGIN).host === new URL(apiBaseUrlOf(env)).host) {
+      ctx.addIssue({ code: 'custom', path: ['FUNCTIONS_ORIGIN'], message: 'must be another host than API_BASE_URL' });
+    }
     if (env.STORAGE_BACKEND === 's3' && !env.STORAGE_S3_BUCKET) {
       ctx.addIssue({ code: 'custom', path: ['STORAGE_S3_BUCKET'], message: 'is required when STORAGE_BACKEND is s3' });
     }
@@ -198,7 +218,7 @@ const envSchema = z
   .transform((env) => ({
     port: env.PORT,
     host: env.HOST,
-    apiBaseUrl: (env.API_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    apiBaseUrl: apiBaseUrlOf(env),
     databaseUrl: env.DATABASE_URL,
     dataDir: path.resolve(env.PLINTH_DATA_DIR),
     embeddedPgPort: env.EMBEDDED_PG_PORT,
@@ -299,6 +319,10 @@ const envSchema = z
       memoryMb: env.FUNCTIONS_MEMORY_MB,
       healthIntervalMs: env.FUNCTIONS_HEALTH_INTERVAL_MS,
       denoPath: env.FUNCTIONS_DENO_PATH,
+      sandbox: env.FUNCTIONS_SANDBOX,
+      origin: env.FUNCTIONS_ORIGIN ? new URL(env.FUNCTIONS_ORIGIN).origin : undefined,
+      // Where clients invoke functions: the functions origin when set, else the API's.
+      baseUrl: env.FUNCTIONS_ORIGIN ? new URL(env.FUNCTIONS_ORIGIN).origin : apiBaseUrlOf(env),
     },
     outboundAllowedOrigins: env.OUTBOUND_ALLOWED_ORIGINS,
     schedules: {
