@@ -75,9 +75,11 @@ export async function restoreDatabase(
           targets.forget();
           if (record.phase === 'user-post') {
             // New tables in public got an admin policy and default grants on creation: clear them,
-            // so the backup's own policies and grants are the only ones.
-            for (const s of await dropPoliciesDdl(tx, first.header.userSchemas)) await tx.unsafe(s);
-            for (const s of await revokeAllDdl(tx, first.header.userSchemas)) await tx.unsafe(s);
+            // so the backup's own policies and grants are the only ones. Only user schemas: a header
+            // naming a platform schema must not strip the platform's own policies.
+            const own = first.header.userSchemas.filter((name) => !scope.platformSchemas.includes(name));
+            for (const s of await dropPoliciesDdl(tx, own)) await tx.unsafe(s);
+            for (const s of await revokeAllDdl(tx, own)) await tx.unsafe(s);
           }
           continue;
         }

@@ -162,6 +162,23 @@ describe('the restore of an archive imported with allowUnsigned=true is guarded'
     expect(await snapshot()).toEqual(before);
   });
 
+  it("a header that names platform schemas as its own: the platform's policies survive the restore", async () => {
+    const platformPolicies = () =>
+      t.deps
+        .sql`select schemaname, tablename, policyname from pg_policies where schemaname in ('storage', 'payments') order by 1, 2, 3`;
+    const before = await platformPolicies();
+    expect(before.length).toBeGreaterThan(0);
+    const body = lines().slice(0, -2);
+    const header = JSON.parse(body[1] as string);
+    header.header.userSchemas.push('storage', 'payments');
+    body[1] = JSON.stringify(header);
+    const id = await importedUnsigned(sealed(body, null));
+    const res = await asAdmin('POST', `/api/database/backups/${id}/restore`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await platformPolicies()).toEqual(before);
+    await t.deps.sql.unsafe(`insert into public.notes values (3, 'after the backup')`);
+  });
+
   it('a record PostgreSQL refuses: 409 naming it with PostgreSQL message, the database unchanged', async () => {
     const record = { sql: 'create table public.broken (id int references public.nowhere (id))' };
     const id = await importedUnsigned(sealed(withRecord(record), null));
