@@ -27,7 +27,10 @@ export interface Deps {
   clock: Clock;
   keyring: Keyring;
   /** HMAC keys derived from the master key for values that must match across servers. */
-  hmacKeys: { csrf: Buffer; refreshSuccessor: Buffer; emailSecrets: Buffer; storageUrls: Buffer };
+  hmacKeys: { csrf: Buffer; refreshSuccessor: Buffer; emailSecrets: Buffer; storageUrls: Buffer } & {
+    /** Backup archive signatures: the primary key's first (it signs), then the previous keys' (they verify). */
+    backupArchives: Buffer[];
+  };
   hasher: PasswordHasher;
   migrations: MigrationFile[];
   /** The supervised Deno function runtime (started by main.ts, stopped by close()). */
@@ -99,10 +102,8 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
   });
   try {
     const masterKey = await resolveMasterKey(config);
-    const keyring = createKeyring(
-      masterKey,
-      config.previousEncryptionKeysHex.map((hex) => Buffer.from(hex, 'hex')),
-    );
+    const previousKeys = config.previousEncryptionKeysHex.map((hex) => Buffer.from(hex, 'hex'));
+    const keyring = createKeyring(masterKey, previousKeys);
     const migrations = await readMigrationFiles();
     await migrate(sql, migrations);
     const hasher = await createPasswordHasher(config.passwordHashConcurrency, config.passwordHashQueueMax);
@@ -126,6 +127,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
         refreshSuccessor: derive(masterKey, 'refresh-successor'),
         emailSecrets: derive(masterKey, 'email-secrets'),
         storageUrls: derive(masterKey, 'storage-urls'),
+        backupArchives: [masterKey, ...previousKeys].map((key) => derive(key, 'backup-archives')),
       },
       hasher,
       migrations,
