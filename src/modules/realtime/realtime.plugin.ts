@@ -2,7 +2,7 @@
 // HTTP server drains, so WebSockets never hold up a stop), message retention, the webhook
 // delivery loop and the /api/realtime admin routes (channels, watched tables, deliveries).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { createCredentialResolver, type EndedSessions } from '../../http/principal.js';
+import { type AdminSessions, createCredentialResolver, type EndedSessions } from '../../http/principal.js';
 import type { KeyedDeps } from '../secrets/index.js';
 import { realtimeRoutes } from './realtime.routes.js';
 import { startRetention } from './retention.js';
@@ -18,10 +18,11 @@ export function realtimePlugin(
   deps: KeyedDeps,
   ended: EndedSessions,
   sessionRevokedChannel: string,
+  adminSessions?: AdminSessions,
 ): FastifyPluginAsyncZod {
   return async (app) => {
     const sockets = await startSocketServer(deps, app.server, {
-      resolveCredential: createCredentialResolver(deps, ended),
+      resolveCredential: createCredentialResolver(deps, ended, adminSessions),
       sessionRevokedChannel,
       onError: (err, what) => app.log.error({ err }, `realtime: ${what} failed`),
       onSlowClient: (socketId) => app.log.warn({ socketId }, 'realtime: a client too far behind was disconnected'),

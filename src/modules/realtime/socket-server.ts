@@ -94,10 +94,11 @@ export async function startSocketServer(
   };
   httpServer.on('upgrade', onUpgrade);
 
-  io.use((socket, next) => {
+  io.use(async (socket, next) => {
     if (closing) return next(new Error('Server is shutting down'));
-    const result = authenticateHandshake(socket.handshake.auth, options.resolveCredential);
+    const result = await authenticateHandshake(socket.handshake.auth, options.resolveCredential);
     if (!result.ok) return next(new Error(result.message));
+    if (closing) return next(new Error('Server is shutting down'));
     const data = socket.data as SocketData;
     data.principal = result.principal;
     data.scope = scopeOf(result.principal, deps.config.statementTimeouts);

@@ -4,10 +4,11 @@
 // API/anon keys (after a rotation) stay accepted until their grace period ends.
 import type { KeyObject } from 'node:crypto';
 import { randomHex, randomToken, sha256 } from '../../core/ids.js';
-import { generateSigningKey, signingKeyFromPem, type SigningKey } from '../../core/jwt.js';
+import { generateSigningKey, type SigningKey } from '../../core/jwt.js';
 import type { Keyring } from '../../core/keyring.js';
 import type { Deps } from '../../deps.js';
 import { resealWithPrimaryKey } from './master-key.js';
+import { readSigningKeys } from './signing-keys.js';
 import {
   insertReservedSecrets,
   lockPlatformKeys,
@@ -25,12 +26,26 @@ export const RESERVED = {
   adminPassword: 'ADMIN_PASSWORD',
 } as const;
 
+/** Retired signing keys: only their public half, kept until their grace period ends. */
+export const RETIRED_PUBLIC_KEY_PREFIX = 'JWT_PUBLIC_KEY_OLD_';
+
+/**
+ * Platform secrets whose value is power over the platform (signing keys, the admin password,
+ * retired API keys still in their grace period): no route ever answers their value. The current
+ * API and anon keys are shown by /api/metadata to admins, so they gain nothing here.
+ */
+export function isWriteOnlySecret(key: string): boolean {
+  return key === RESERVED.jwtPrivateKey || key === RESERVED.adminPassword || key.startsWith(`${RESERVED.apiKey}_OLD_`);
+}
+
 export interface PlatformKeys {
   apiKey: string;
   anonKey: string;
   signingKey: SigningKey;
   /** Public keys that verify access tokens, by key id. */
   publicKeys: Map<string, KeyObject>;
+  /** Key id → when a retired signing key stops verifying (epoch ms). */
+  publicKeyExpiry: Map<string, number>;
   /** SHA-256 (hex) of every accepted API key → when it stops working (epoch ms; null: never). */
   apiKeyHashes: Map<string, number | null>;
   anonKeyHashes: Map<string, number | null>;
@@ -79,11 +94,9 @@ export async function loadPlatformKeys(deps: Pick<Deps, 'sql' | 'keyring' | 'clo
     if (!row) throw new Error(`Reserved secret ${key} is missing`);
     return keyring.open(row.valueCiphertext);
   };
-  const signingKey = signingKeyFromPem(value(RESERVED.jwtKeyId), value(RESERVED.jwtPrivateKey));
   return {
     ...accessKeysFrom(await readAccessKeyRows(sql), keyring),
-    signingKey,
-    publicKeys: new Map([[signingKey.kid, signingKey.publicKey]]),
+    ...(await readSigningKeys(sql, keyring, now)),
     storedAdminPassword: value(RESERVED.adminPassword),
     created,
   };
