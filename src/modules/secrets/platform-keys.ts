@@ -2,13 +2,13 @@
 // access-token signing key and (when not given by the environment) the admin password. Created on
 // the first start, in one locked transaction so two servers starting together agree. Retired
 // API/anon keys (after a rotation) stay accepted until their grace period ends.
-import type { KeyObject } from 'node:crypto';
 import { randomHex, randomToken, sha256 } from '../../core/ids.js';
-import { generateSigningKey, type SigningKey } from '../../core/jwt.js';
+import { generateSigningKey } from '../../core/jwt.js';
 import type { Keyring } from '../../core/keyring.js';
 import type { Deps } from '../../deps.js';
 import { resealWithPrimaryKey } from './master-key.js';
-import { readSigningKeys } from './signing-keys.js';
+import { RESERVED } from './reserved-names.js';
+import { readSigningKeys, type SigningKeys } from './signing-keys.js';
 import {
   insertReservedSecrets,
   lockPlatformKeys,
@@ -18,34 +18,11 @@ import {
   type SecretRow,
 } from './secrets.repo.js';
 
-export const RESERVED = {
-  apiKey: 'API_KEY',
-  anonKey: 'ANON_KEY',
-  jwtPrivateKey: 'JWT_PRIVATE_KEY',
-  jwtKeyId: 'JWT_KEY_ID',
-  adminPassword: 'ADMIN_PASSWORD',
-} as const;
+export { isWriteOnlySecret, RESERVED, RETIRED_PUBLIC_KEY_PREFIX } from './reserved-names.js';
 
-/** Retired signing keys: only their public half, kept until their grace period ends. */
-export const RETIRED_PUBLIC_KEY_PREFIX = 'JWT_PUBLIC_KEY_OLD_';
-
-/**
- * Platform secrets whose value is power over the platform (signing keys, the admin password,
- * retired API keys still in their grace period): no route ever answers their value. The current
- * API and anon keys are shown by /api/metadata to admins, so they gain nothing here.
- */
-export function isWriteOnlySecret(key: string): boolean {
-  return key === RESERVED.jwtPrivateKey || key === RESERVED.adminPassword || key.startsWith(`${RESERVED.apiKey}_OLD_`);
-}
-
-export interface PlatformKeys {
+export interface PlatformKeys extends SigningKeys {
   apiKey: string;
   anonKey: string;
-  signingKey: SigningKey;
-  /** Public keys that verify access tokens, by key id. */
-  publicKeys: Map<string, KeyObject>;
-  /** Key id → when a retired signing key stops verifying (epoch ms). */
-  publicKeyExpiry: Map<string, number>;
   /** SHA-256 (hex) of every accepted API key → when it stops working (epoch ms; null: never). */
   apiKeyHashes: Map<string, number | null>;
   anonKeyHashes: Map<string, number | null>;

@@ -3,7 +3,7 @@
 // sees, and the `plinth_secrets` signal every write sends on commit.
 import type { Queryable, Sql } from '../../core/db.js';
 import type { Keyring } from '../../core/keyring.js';
-import { RESERVED } from './platform-keys.js';
+import { RESERVED } from './reserved-names.js';
 import * as repo from './secrets.repo.js';
 
 /** The sealed value of an active, unexpired secret; undefined when there is none. */

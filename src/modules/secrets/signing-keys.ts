@@ -3,9 +3,10 @@
 // others on the `plinth_secrets` notification. A retired key keeps only its public half.
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { type Queryable, withTx } from '../../core/db.js';
-import { generateSigningKey, signingKeyFromPem } from '../../core/jwt.js';
+import { generateSigningKey, type SigningKey, signingKeyFromPem } from '../../core/jwt.js';
 import type { Keyring } from '../../core/keyring.js';
-import { type KeyedDeps, RESERVED, RETIRED_PUBLIC_KEY_PREFIX, type PlatformKeys } from './platform-keys.js';
+import type { Deps } from '../../deps.js';
+import { RESERVED, RETIRED_PUBLIC_KEY_PREFIX } from './reserved-names.js';
 import { followSecretChanges } from './reserved-secrets.service.js';
 import {
   insertRetiredSecret,
@@ -18,7 +19,13 @@ import {
   upsertReservedSecret,
 } from './secrets.repo.js';
 
-export type SigningKeys = Pick<PlatformKeys, 'signingKey' | 'publicKeys' | 'publicKeyExpiry'>;
+export interface SigningKeys {
+  signingKey: SigningKey;
+  /** Public keys that verify access tokens, by key id. */
+  publicKeys: Map<string, KeyObject>;
+  /** Key id → when a retired signing key stops verifying (epoch ms). */
+  publicKeyExpiry: Map<string, number>;
+}
 
 /** What a retired key's row holds (sealed): its key id and public key. */
 interface RetiredPublicKey {
@@ -65,7 +72,7 @@ export interface SigningKeyService {
 }
 
 export function createSigningKeyService(
-  deps: Pick<KeyedDeps, 'sql' | 'keyring' | 'keys' | 'clock'>,
+  deps: Pick<Deps, 'sql' | 'keyring' | 'clock'> & { keys: SigningKeys },
 ): SigningKeyService {
   let started = 0;
   let applied = 0;
