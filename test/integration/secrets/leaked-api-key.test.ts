@@ -62,7 +62,11 @@ function handshake(auth: Record<string, string>): Promise<string> {
 
 describe('a leaked API key', () => {
   it.each(['JWT_PRIVATE_KEY', 'ADMIN_PASSWORD'])('cannot read %s: 403 in the error shape, no value', async (key) => {
-    const res = await t.request({ method: 'GET', url: `/api/secrets/${key}`, headers: { 'x-api-key': leakedApiKey() } });
+    const res = await t.request({
+      method: 'GET',
+      url: `/api/secrets/${key}`,
+      headers: { 'x-api-key': leakedApiKey() },
+    });
     expect(res.statusCode).toBe(403);
     expect(res.json).toEqual({
       error: 'FORBIDDEN',
