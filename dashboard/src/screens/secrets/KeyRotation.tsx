@@ -55,8 +55,7 @@ function NewSigningKey({ rotation }: { rotation: Rotation }) {
       <Stack gap="xs">
         <Text size="sm">Key id: {rotation.key}</Text>
         <Text size="sm">
-          Access tokens signed by the old key are accepted until {new Date(rotation.oldKeyExpiresAt).toLocaleString()};
-          clients then refresh their session.
+          {`Access tokens signed by the old key are accepted until ${new Date(rotation.oldKeyExpiresAt).toLocaleString()}; clients then refresh their session.`}
         </Text>
       </Stack>
     </Alert>
