@@ -77,6 +77,26 @@ describe('a leaked API key', () => {
     expect(res.body).not.toMatch(/BEGIN|"value"/);
   });
 
+  it.each(['JWT_PRIVATE_KEY', 'ADMIN_PASSWORD'])(
+    'cannot send %s out in a schedule header: 404 SECRET_NOT_FOUND',
+    async (key) => {
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/schedules',
+        headers: { 'x-api-key': leakedApiKey() },
+        payload: {
+          name: 'exfiltrate',
+          cronSchedule: '* * * * *',
+          functionSlug: 'collector',
+          httpMethod: 'POST',
+          headers: { 'X-Loot': `\${{secrets.${key}}}` },
+        },
+      });
+      expect(res.statusCode, res.body).toBe(404);
+      expect(res.json).toMatchObject({ error: 'SECRET_NOT_FOUND', statusCode: 404 });
+    },
+  );
+
   it('sees in the list that the platform secrets exist, never their values', async () => {
     const res = await t.request({ method: 'GET', url: '/api/secrets', headers: { 'x-api-key': leakedApiKey() } });
     const keys = (res.json.secrets as { key: string }[]).map((s) => s.key);
