@@ -9,8 +9,11 @@ import { isWriteOnlySecret } from './platform-keys.js';
 import * as repo from './secrets.repo.js';
 import type { SigningKeyService } from './signing-keys.js';
 
-/** Names the platform gives retired keys; nobody else may create them. */
-const RETIRED_KEY = /^(API_KEY|ANON_KEY)_OLD_/;
+/**
+ * Names the platform gives retired keys; nobody else may create them (a planted
+ * JWT_PUBLIC_KEY_OLD_… would make the servers trust a signing key of the creator's choosing).
+ */
+const RETIRED_KEY = /^(API_KEY|ANON_KEY)_OLD_|^JWT_PUBLIC_KEY_OLD_/;
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 const viewOf = (m: repo.SecretMeta) => ({

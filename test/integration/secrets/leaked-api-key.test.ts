@@ -97,6 +97,19 @@ describe('a leaked API key', () => {
     },
   );
 
+  it('cannot plant a verification key of its own as a retired signing key', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/secrets',
+      headers: { 'x-api-key': leakedApiKey() },
+      payload: { key: 'JWT_PUBLIC_KEY_OLD_1', value: '{"kid":"kid_mine","publicPem":"…"}', isReserved: true },
+    });
+    expect(res.statusCode).toBe(403);
+    expect(res.json).toMatchObject({ error: 'FORBIDDEN', nextActions: expect.any(String) });
+    const [row] = await t.deps.sql`select 1 from system.secrets where key = 'JWT_PUBLIC_KEY_OLD_1'`;
+    expect(row).toBeUndefined();
+  });
+
   it('sees in the list that the platform secrets exist, never their values', async () => {
     const res = await t.request({ method: 'GET', url: '/api/secrets', headers: { 'x-api-key': leakedApiKey() } });
     const keys = (res.json.secrets as { key: string }[]).map((s) => s.key);
@@ -226,5 +239,6 @@ describe('the admin rotates everything', () => {
     // And the admin carries on, on both servers.
     await vi.waitFor(async () => expect((await adminRoute(newAdmin, other.app)).statusCode).toBe(200));
     expect((await adminRoute({ 'x-api-key': apiRotation.json.apiKey })).statusCode).toBe(200);
+    expect(await handshake({ token: again.json.accessToken })).toBe('connected');
   });
 });
