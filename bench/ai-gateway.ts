@@ -74,6 +74,13 @@ async function main() {
     });
     const { accessToken } = (await signUp.json()) as { accessToken: string };
     const json = { 'content-type': 'application/json' };
+    // Users are off until the admin allows models and sets a budget (the reservation path is measured too).
+    const configured = await fetch(`${plinth.url}/api/ai/settings`, {
+      method: 'PUT',
+      headers: { ...json, 'x-api-key': plinth.keys.apiKey },
+      body: JSON.stringify({ allowedModels: ['bench/model'], userDailyTokenBudget: 1_000_000_000 }),
+    });
+    if (!configured.ok) throw new Error(`AI settings: ${configured.status} ${await configured.text()}`);
     const direct: Target = {
       url: `${peer.baseUrl}/chat/completions`,
       headers: { ...json, authorization: `Bearer ${peer.apiKey}` },
@@ -118,7 +125,8 @@ async function main() {
     console.log(row('JSON chat completion', samples.jsonDirect, samples.jsonGateway));
     console.log(row('time to first streamed token', samples.ttftDirect, samples.ttftGateway));
     // The floor of any Plinth route that reads PostgreSQL once, on this machine in this run: the
-    // gateway reads once before calling the provider (settings and today's usage in one statement).
+    // gateway reads the settings and reserves the call's worst case (one transaction) before calling
+    // the provider, and settles the reservation after answering (off the answer's path).
     console.log(
       `| reference: GET /api/auth/sessions/current (one query) | – | ${p50(samples.oneQuery).toFixed(2)} | – |`,
     );

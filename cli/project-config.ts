@@ -1,8 +1,9 @@
 // Where the tool finds its server, first found wins: the --url/--api-key flags, PLINTH_URL and
 // PLINTH_API_KEY from the environment, then from the app folder's .env file, then the project file
-// (.plinth/project.json, written by `plinth login`, readable by its owner only).
+// (.plinth/project.json, written by `plinth login`, readable by its owner only, beside a .gitignore
+// that keeps the folder out of git).
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CliError } from './cli-error.js';
 
@@ -82,8 +83,13 @@ export async function resolveServer(
 
 export async function saveProjectFile(dir: string, config: { url: string; apiKey: string }): Promise<string> {
   const file = projectFile(dir);
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  const folder = path.dirname(file);
+  await mkdir(folder, { recursive: true, mode: 0o700 });
+  // The key must never be committed: git ignores everything in the folder, the .gitignore included.
+  await writeFile(path.join(folder, '.gitignore'), '# Written by plinth: holds an API key.\n*\n');
   await writeFile(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  // writeFile's mode applies only when it creates the file: an existing one keeps its own otherwise.
+  await chmod(file, 0o600);
   return file;
 }
 

@@ -2,8 +2,9 @@
 // invocation to it with a deadline, and takes deployments and secrets from the Plinth server
 // that started it. It never reads the database; it listens on loopback only.
 //
-// Started by src/core/runtime-supervisor.ts with network permission only (and read/write on its
-// Unix socket's path, revoked once the socket is bound). Its configuration (port, Unix socket,
+// Started by src/core/runtime-supervisor.ts with network permission only, private addresses
+// denied (and read/write on its Unix socket's path, revoked once the socket is bound, and on the
+// relay's socket, through which functions reach Plinth's API). Its configuration (port, Unix socket,
 // control token, timeout, the worker's source, the bundled reference scope) arrives as the first
 // line of stdin; stdin then stays open, and its end (the server went away) ends the runtime.
 
@@ -16,6 +17,8 @@ interface RuntimeConfig {
   workerSource: string;
   /** runtime/generated/function-scope.js: the official client and base64 helpers, or null. */
   scopeSource: string | null;
+  /** The Plinth server's relay to its API and allowed origins (private addresses are denied). */
+  relay: { socketPath: string; origins: string[] } | null;
 }
 
 type Env = Record<string, string>;
@@ -107,7 +110,7 @@ class FunctionWorker {
     });
     // A worker whose code failed to load is of no use: the next start makes a fresh one.
     this.ready.catch(() => this.terminate());
-    worker.postMessage({ type: 'load', code: this.code, env, scopeUrl });
+    worker.postMessage({ type: 'load', code: this.code, env, scopeUrl, relay: config.relay });
     return this.ready;
   }
 
@@ -355,14 +358,25 @@ function listenOnSocket(path: string | null): string | null {
 }
 
 const socketPath = listenOnSocket(config.socketPath);
-// Functions' workers inherit this process's permissions: none to files from here on.
-await Deno.permissions.revoke({ name: 'read' });
-await Deno.permissions.revoke({ name: 'write' });
-Deno.serve(
-  {
-    hostname: '127.0.0.1',
-    port: config.port,
-    onListen: ({ port }) => console.log(JSON.stringify({ ready: true, port, socketPath })),
-  },
-  route,
-);
+// Functions' workers inherit this process's permissions: no files from here on but the relay's
+// socket (connecting to it needs both).
+if (config.socketPath !== null) {
+  await Deno.permissions.revoke({ name: 'read', path: config.socketPath });
+  await Deno.permissions.revoke({ name: 'write', path: config.socketPath });
+}
+// Given a socket, loopback is denied to this process (functions must not reach local services),
+// listening included: the Plinth server serves the port and pipes it to the socket.
+if (socketPath !== null) console.log(JSON.stringify({ ready: true, port: null, socketPath }));
+else if (config.socketPath !== null) {
+  console.error('the Unix socket could not be bound and loopback is denied: the runtime cannot listen');
+  Deno.exit(1);
+} else {
+  Deno.serve(
+    {
+      hostname: '127.0.0.1',
+      port: config.port,
+      onListen: ({ port }) => console.log(JSON.stringify({ ready: true, port, socketPath })),
+    },
+    route,
+  );
+}

@@ -41,6 +41,35 @@ for (const name of ['serve', 'listen', 'listenTls', 'listenDatagram']) {
   });
 }
 
+interface Relay {
+  socketPath: string;
+  origins: string[];
+}
+
+// Private addresses are denied to this process (runtime-supervisor.ts), Plinth's own API among
+// them when it listens on loopback: fetches to the API and to the origins the operator allows go
+// through the Plinth server's relay instead, naming the origin by its place in the list.
+let relay: Relay | null = null;
+let relayClient: Deno.HttpClient | null = null;
+const directFetch = globalThis.fetch;
+function fetchThroughRelay(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const href = input instanceof Request ? input.url : String(input);
+  let url: URL;
+  try {
+    url = new URL(href);
+  } catch {
+    return directFetch(input, init);
+  }
+  const n = relay?.origins.indexOf(url.origin) ?? -1;
+  if (n < 0 || relay === null) return directFetch(input, init);
+  relayClient ??= Deno.createHttpClient({ proxy: { transport: 'unix', path: relay.socketPath } });
+  const request = new Request(input, init);
+  return directFetch(new Request(`http://${n}.relay.invalid${url.pathname}${url.search}`, request), {
+    client: relayClient,
+  });
+}
+Object.defineProperty(globalThis, 'fetch', { value: fetchThroughRelay, configurable: true, writable: true });
+
 /** The request id of the invocation the running code belongs to (follows awaits and timers). */
 const invocation = new AsyncLocalStorage<string | null>();
 /** A printed line is cut here: a function printing megabytes must not flood the logs. */
@@ -233,6 +262,7 @@ self.onmessage = (event: MessageEvent) => {
   switch (msg.type) {
     case 'load':
       env = msg.env;
+      relay = msg.relay ?? null;
       void load(msg.code, msg.scopeUrl);
       break;
     case 'env':

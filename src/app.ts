@@ -10,6 +10,7 @@ import type { Deps } from './deps.js';
 import { installAdmission } from './http/admission.js';
 import { createConcurrencyLimit } from './http/concurrency-limit.js';
 import { originPolicy, registerCors } from './http/cors.js';
+import { registerFunctionsOrigin } from './http/functions-origin.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { parseJsonBodies } from './http/json-body.js';
 import { registerAccessControl } from './http/principal.js';
@@ -36,7 +37,7 @@ import { migrationsPlugin } from './modules/migrations/index.js';
 import { backupsPlugin } from './modules/backups/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
-import { realtimePlugin } from './modules/realtime/index.js';
+import { createRealtimeRefusals, realtimePlugin } from './modules/realtime/index.js';
 import { createSchemaCache, recordsPlugin } from './modules/records/index.js';
 import { typesPlugin } from './modules/types/index.js';
 import { docsPlugin } from './modules/docs/index.js';
@@ -129,7 +130,13 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   registerErrorHandling(app);
   registerRequestDeadline(app, deps.config);
   const logging = installLogging(app, deps);
-  const metricsPlugin = instrumentRequests(app, deps, () => logging.service?.droppedCount() ?? 0);
+  const realtimeRefusals = createRealtimeRefusals();
+  const metricsPlugin = instrumentRequests(
+    app,
+    deps,
+    () => logging.service?.droppedCount() ?? 0,
+    () => realtimeRefusals.counts(),
+  );
   const revokedSessions = await startRevokedSessions(deps, (err) =>
     app.log.error({ err }, 'reloading revoked sessions failed'),
   );
@@ -139,6 +146,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   registerAccessControl(app, deps, revokedSessions, adminSessions);
 
   registerCors(app, allowsOrigin);
+  registerFunctionsOrigin(app, deps.config.functions.origin);
   await app.register(cookie);
 
   await app.register(swagger, {
@@ -196,7 +204,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   await app.register(schedulesPlugin(deps));
   if (logging.plugin) await app.register(logging.plugin);
   if (metricsPlugin) await app.register(metricsPlugin);
-  await app.register(realtimePlugin(deps, revokedSessions, SESSION_REVOKED_CHANNEL, adminSessions));
+  await app.register(realtimePlugin(deps, revokedSessions, SESSION_REVOKED_CHANNEL, realtimeRefusals, adminSessions));
   await app.register(dashboardPlugin());
 
   return app;

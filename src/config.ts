@@ -2,6 +2,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { parseAllowedOrigins } from './core/address-policy.js';
 
 /** The door's adaptive limit never shrinks below this many requests in flight (ADMISSION_MIN_CONCURRENCY). */
 const DEFAULT_ADMISSION_FLOOR = 2;
@@ -9,6 +10,10 @@ const DEFAULT_ADMISSION_FLOOR = 2;
 const port = z.coerce.number().int().min(1).max(65535);
 const seconds = z.coerce.number().int().positive();
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+/** API_BASE_URL without trailing slashes, or this server's own address. */
+const apiBaseUrlOf = (env: { API_BASE_URL?: string; PORT: number }) =>
+  (env.API_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
 
 const envSchema = z
   .object({
@@ -63,6 +68,8 @@ const envSchema = z
     ANON_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(3_000),
     AUTHENTICATED_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(8_000),
     PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).default(availableParallelism()),
+    // Password checks waiting for a hashing slot before more are refused with 503 + Retry-After.
+    PASSWORD_HASH_QUEUE_MAX: z.coerce.number().int().min(0).default(64),
     DB_POOL_SIZE: z.coerce.number().int().min(1).default(20),
     // Requests waiting for a database connection before new ones get 503 (default: 2 × the pool).
     DB_POOL_QUEUE_MAX: z.coerce.number().int().min(0).optional(),
@@ -87,6 +94,19 @@ const envSchema = z
     REALTIME_WEBHOOK_POLL_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
     // Realtime: subscribe/publish events one socket may send per second (bursts up to as many).
     REALTIME_SOCKET_EVENTS_PER_SECOND: z.coerce.number().int().min(1).max(100_000).default(100),
+    // Realtime guards: the largest publish payload (JSON bytes), the payload bytes one socket may
+    // publish per second, sockets one client IP / one signed-in user may hold on a server, the
+    // subscribe/publish events all sockets of one IP and of the whole server may send per second,
+    // how often open sockets' credentials are checked again (expiry, rotated keys), and how many
+    // days stored messages are kept when realtime.config sets none (0: kept forever).
+    REALTIME_MAX_PAYLOAD_BYTES: z.coerce.number().int().min(256).max(16_777_216).default(65_536),
+    REALTIME_SOCKET_BYTES_PER_SECOND: z.coerce.number().int().min(256).max(1_073_741_824).default(1_048_576),
+    REALTIME_MAX_SOCKETS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(100),
+    REALTIME_MAX_SOCKETS_PER_USER: z.coerce.number().int().min(1).max(1_000_000).default(20),
+    REALTIME_IP_EVENTS_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(500),
+    REALTIME_SERVER_EVENTS_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(2_000),
+    REALTIME_CREDENTIAL_CHECK_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+    REALTIME_MESSAGE_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
     MAX_CONNECTIONS: z.coerce.number().int().min(1).optional(),
     HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(15_000),
     HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(300_000),
@@ -104,6 +124,28 @@ const envSchema = z
     FUNCTIONS_MEMORY_MB: z.coerce.number().int().min(16).default(256),
     FUNCTIONS_HEALTH_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
     FUNCTIONS_DENO_PATH: z.string().min(1).optional(),
+    // Outbound calls (functions, webhooks) never reach loopback, private, link-local or reserved
+    // addresses; these origins (comma-separated scheme://host[:port]) are the exceptions.
+    OUTBOUND_ALLOWED_ORIGINS: z
+      .string()
+      .optional()
+      .refine(
+        (list) => {
+          try {
+            parseAllowedOrigins(list);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        { message: 'must be comma-separated http(s) origins, such as http://127.0.0.1:9000' },
+      )
+      .transform(parseAllowedOrigins),
+    // Function answers are sandboxed documents (CSP sandbox + nosniff) unless switched off here.
+    FUNCTIONS_SANDBOX: flag.default(true),
+    // A separate origin for function answers (e.g. https://fn.example.com): when set, /functions/*
+    // is served only on its host, and that host serves nothing else.
+    FUNCTIONS_ORIGIN: z.url().optional(),
     // Schedules: how often this server looks for due runs (0: this server never runs schedules),
     // a run's default timeout, how late a due time may be before it counts as missed (downtime),
     // and how many runs this server executes at once.
@@ -171,6 +213,17 @@ const envSchema = z
         message: 'must not be below ACCESS_TOKEN_TTL_SECONDS',
       });
     }
+    if (!env.FUNCTIONS_SANDBOX && !env.FUNCTIONS_ORIGIN) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['FUNCTIONS_SANDBOX'],
+        message:
+          "can be false only with FUNCTIONS_ORIGIN set: an unsandboxed function page on the API's origin could take the dashboard's session",
+      });
+    }
+    if (env.FUNCTIONS_ORIGIN && new URL(env.FUNCTIONS_ORIGIN).host === new URL(apiBaseUrlOf(env)).host) {
+      ctx.addIssue({ code: 'custom', path: ['FUNCTIONS_ORIGIN'], message: 'must be another host than API_BASE_URL' });
+    }
     if (env.STORAGE_BACKEND === 's3' && !env.STORAGE_S3_BUCKET) {
       ctx.addIssue({ code: 'custom', path: ['STORAGE_S3_BUCKET'], message: 'is required when STORAGE_BACKEND is s3' });
     }
@@ -178,7 +231,7 @@ const envSchema = z
   .transform((env) => ({
     port: env.PORT,
     host: env.HOST,
-    apiBaseUrl: (env.API_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    apiBaseUrl: apiBaseUrlOf(env),
     databaseUrl: env.DATABASE_URL,
     dataDir: path.resolve(env.PLINTH_DATA_DIR),
     embeddedPgPort: env.EMBEDDED_PG_PORT,
@@ -222,6 +275,7 @@ const envSchema = z
       projectAdmin: env.RAW_SQL_TIMEOUT_MS,
     },
     passwordHashConcurrency: env.PASSWORD_HASH_CONCURRENCY,
+    passwordHashQueueMax: env.PASSWORD_HASH_QUEUE_MAX,
     dbPoolSize: env.DB_POOL_SIZE,
     dbPoolQueueMax: env.DB_POOL_QUEUE_MAX ?? 2 * env.DB_POOL_SIZE,
     admission: {
@@ -239,6 +293,14 @@ const envSchema = z
     realtimeHeartbeatMs: env.REALTIME_HEARTBEAT_MS,
     realtimeWebhookPollMs: env.REALTIME_WEBHOOK_POLL_MS,
     realtimeSocketEventsPerSecond: env.REALTIME_SOCKET_EVENTS_PER_SECOND,
+    realtimeMaxPayloadBytes: env.REALTIME_MAX_PAYLOAD_BYTES,
+    realtimeSocketBytesPerSecond: env.REALTIME_SOCKET_BYTES_PER_SECOND,
+    realtimeMaxSocketsPerIp: env.REALTIME_MAX_SOCKETS_PER_IP,
+    realtimeMaxSocketsPerUser: env.REALTIME_MAX_SOCKETS_PER_USER,
+    realtimeIpEventsPerSecond: env.REALTIME_IP_EVENTS_PER_SECOND,
+    realtimeServerEventsPerSecond: env.REALTIME_SERVER_EVENTS_PER_SECOND,
+    realtimeCredentialCheckMs: env.REALTIME_CREDENTIAL_CHECK_MS,
+    realtimeMessageRetentionDays: env.REALTIME_MESSAGE_RETENTION_DAYS,
     http: {
       // Unset: derived from the open-file limit when the server starts (see core/fd-limit.ts).
       maxConnections: env.MAX_CONNECTIONS,
@@ -272,7 +334,12 @@ const envSchema = z
       memoryMb: env.FUNCTIONS_MEMORY_MB,
       healthIntervalMs: env.FUNCTIONS_HEALTH_INTERVAL_MS,
       denoPath: env.FUNCTIONS_DENO_PATH,
+      sandbox: env.FUNCTIONS_SANDBOX,
+      origin: env.FUNCTIONS_ORIGIN ? new URL(env.FUNCTIONS_ORIGIN).origin : undefined,
+      // Where clients invoke functions: the functions origin when set, else the API's.
+      baseUrl: env.FUNCTIONS_ORIGIN ? new URL(env.FUNCTIONS_ORIGIN).origin : apiBaseUrlOf(env),
     },
+    outboundAllowedOrigins: env.OUTBOUND_ALLOWED_ORIGINS,
     schedules: {
       pollMs: env.SCHEDULES_POLL_MS,
       runTimeoutMs: env.SCHEDULES_RUN_TIMEOUT_MS,

@@ -12,6 +12,7 @@ import { systemClock, type Clock } from './core/clock.js';
 import { createPool, type Sql } from './core/db.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './core/embedded-postgres.js';
 import { randomHex } from './core/ids.js';
+import { allowedOutboundOrigins } from './core/outbound-http.js';
 import { createKeyring, type Keyring } from './core/keyring.js';
 import { migrate, readMigrationFiles, type MigrationFile } from './core/migrator.js';
 import { createPasswordHasher, type PasswordHasher } from './core/password-hasher.js';
@@ -26,7 +27,10 @@ export interface Deps {
   clock: Clock;
   keyring: Keyring;
   /** HMAC keys derived from the master key for values that must match across servers. */
-  hmacKeys: { csrf: Buffer; refreshSuccessor: Buffer; emailSecrets: Buffer; storageUrls: Buffer };
+  hmacKeys: { csrf: Buffer; refreshSuccessor: Buffer; emailSecrets: Buffer; storageUrls: Buffer } & {
+    /** Backup archive signatures: the primary key's first (it signs), then the previous keys' (they verify). */
+    backupArchives: Buffer[];
+  };
   hasher: PasswordHasher;
   migrations: MigrationFile[];
   /** The supervised Deno function runtime (started by main.ts, stopped by close()). */
@@ -98,13 +102,11 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
   });
   try {
     const masterKey = await resolveMasterKey(config);
-    const keyring = createKeyring(
-      masterKey,
-      config.previousEncryptionKeysHex.map((hex) => Buffer.from(hex, 'hex')),
-    );
+    const previousKeys = config.previousEncryptionKeysHex.map((hex) => Buffer.from(hex, 'hex'));
+    const keyring = createKeyring(masterKey, previousKeys);
     const migrations = await readMigrationFiles();
     await migrate(sql, migrations);
-    const hasher = await createPasswordHasher(config.passwordHashConcurrency);
+    const hasher = await createPasswordHasher(config.passwordHashConcurrency, config.passwordHashQueueMax);
     const runtime = createRuntimeSupervisor({
       port: config.functions.runtimePort,
       timeoutMs: config.functions.timeoutMs,
@@ -112,6 +114,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
       healthIntervalMs: config.functions.healthIntervalMs,
       denoPath: config.functions.denoPath,
       cacheDir: path.join(config.dataDir, 'deno'),
+      relayOrigins: allowedOutboundOrigins(config),
     });
     const blobStore = await createBlobStore(config.storage);
     return {
@@ -124,6 +127,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
         refreshSuccessor: derive(masterKey, 'refresh-successor'),
         emailSecrets: derive(masterKey, 'email-secrets'),
         storageUrls: derive(masterKey, 'storage-urls'),
+        backupArchives: [masterKey, ...previousKeys].map((key) => derive(key, 'backup-archives')),
       },
       hasher,
       migrations,

@@ -95,13 +95,17 @@ export function registerBackup(program: Command, ctx: CommandContext): void {
     .description('upload a backup archive (e.g. downloaded from another server); restore it with `backup restore`')
     .argument('<file>', 'the archive, as `plinth backup download` saved it')
     .option('--name <name>', 'a name for the backup')
-    .action(async (file: string, options: { name?: string }) => {
+    .option(
+      '--allow-unsigned',
+      "store an archive without this project's signature; its restore then runs only what admin SQL may run",
+    )
+    .action(async (file: string, options: { name?: string; allowUnsigned?: boolean }) => {
       const { answer: item, size } = await sendFile<Backup>(ctx, await ctx.api(), {
         method: 'POST',
         path: '/api/database/backups/import',
         name: file,
         contentType: 'application/gzip',
-        query: { name: options.name },
+        query: { name: options.name, allowUnsigned: options.allowUnsigned ? 'true' : undefined },
       });
       emit(ctx, item, () => [
         `Uploaded ${file} as backup ${item.id} (${size} bytes). Restore it with \`plinth backup restore ${item.id}\`.`,

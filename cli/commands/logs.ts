@@ -2,6 +2,7 @@
 // of /api/logs/stream) and prints each entry until interrupted; --json prints one JSON per line.
 import type { Command } from 'commander';
 import type { CommandContext } from '../main.js';
+import { printable, printableJson } from '../../src/core/printable.js';
 
 interface LogLine {
   timestamp: string;
@@ -45,7 +46,9 @@ export function registerLogs(program: Command, ctx: CommandContext): void {
         buffer = rest;
         for (const data of events) {
           const line = JSON.parse(data) as LogLine;
-          ctx.out(ctx.flags.json ? JSON.stringify(line) : `${line.timestamp} [${line.source}] ${line.eventMessage}`);
+          ctx.out(
+            ctx.flags.json ? printableJson(line) : printable(`${line.timestamp} [${line.source}] ${line.eventMessage}`),
+          );
         }
       }
     });

@@ -46,6 +46,8 @@ function removeLeftovers(): void {
 export interface RuntimeSocketPlace {
   /** The socket for the next runtime process (the previous one's is removed), or null: the port. */
   next(): string | null;
+  /** Where the relay to the API and allowed origins listens (one per server), or null: none. */
+  relay(): string | null;
   /** Removes the directory and what is in it. */
   remove(): void;
 }
@@ -81,6 +83,14 @@ export function runtimeSocketPlace(
       if (at === null || path.join(at, `r${count}.sock`).length > MAX_SOCKET_PATH) return null;
       current = path.join(at, `r${count}.sock`);
       return current;
+    },
+    relay() {
+      if (!enabled) return null;
+      const at = ensureDir();
+      const place = at === null ? null : path.join(at, 'relay.sock');
+      if (place === null || place.length > MAX_SOCKET_PATH) return null;
+      removeQuietly(place);
+      return place;
     },
     remove() {
       if (dir) removeQuietly(dir);

@@ -4,14 +4,18 @@
 // Besides its loopback port the runtime listens on a Unix socket in a private directory, which
 // invocations use (cheaper per request than loopback TCP); without one they use the port.
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Server } from 'node:net';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { denoDeniedNet } from './address-policy.js';
 import { readFunctionScope } from './function-scope.js';
 import { randomHex } from './ids.js';
+import { listenRuntimePort } from './runtime-port.js';
+import { startRuntimeRelay, type RuntimeRelay } from './runtime-relay.js';
 import { runtimeSocketPlace } from './runtime-socket.js';
 
 export type RuntimeStatus = 'stopped' | 'starting' | 'running' | 'unavailable';
@@ -26,6 +30,11 @@ export interface RuntimeOptions {
   cacheDir: string;
   /** Where the supervisor reports (also set later with setLogger, once the app's logger exists). */
   log?: RuntimeLog;
+  /**
+   * The origins functions reach through the relay although private addresses are denied to them:
+   * Plinth's own API first, then those the operator allows. Empty: no relay.
+   */
+  relayOrigins?: readonly string[];
 }
 
 /** A line a function printed (console.*), tagged by the runtime with its invocation's request id. */
@@ -96,6 +105,12 @@ export function denoBinary(): string {
   }
 }
 
+/** Deno's read and write permission on exactly these paths (none when there are none). */
+function fileAccess(paths: Array<string | null>): string[] {
+  const list = paths.filter((p): p is string => p !== null).join(',');
+  return list === '' ? [] : [`--allow-read=${list}`, `--allow-write=${list}`];
+}
+
 export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervisor {
   const token = randomHex(32);
   let log: RuntimeLog = options.log ?? (() => {});
@@ -120,6 +135,23 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
   let lastExit: string | null = null;
   let nextAttemptAt: number | null = null;
   let healthTimer: NodeJS.Timeout | null = null;
+  let relay: RuntimeRelay | null = null;
+  /** The loopback port this process serves for a runtime that listens on its socket only. */
+  let portServer: Server | null = null;
+  let relaySocket: string | null = null;
+  const relayOrigins = options.relayOrigins ?? [];
+
+  /** Starts the relay once per server; without a socket functions reach public addresses only. */
+  async function startRelay() {
+    const place = relayOrigins.length === 0 ? null : sockets.relay();
+    if (place === null) return;
+    try {
+      relay = await startRuntimeRelay(place, relayOrigins);
+      relaySocket = place;
+    } catch (err) {
+      log('warn', 'no relay for functions to reach the API; they reach public addresses only', { err });
+    }
+  }
 
   const setRunning = () => {
     status = 'running';
@@ -180,8 +212,12 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
         [
           'run',
           '--allow-net',
-          // Only to bind the socket: the runtime revokes both before it loads any function.
-          ...(socketFile === null ? [] : [`--allow-read=${socketFile}`, `--allow-write=${socketFile}`]),
+          // Loopback, private, link-local and reserved addresses: also when a name resolves to one.
+          // (Deny also forbids listening there: such a runtime listens on its socket only.)
+          ...(socketFile === null ? [] : [`--deny-net=${denoDeniedNet()}`]),
+          // The invocation socket only to bind it (revoked before any function loads); the relay's
+          // to connect to it (functions reach the API and allowed origins through it).
+          ...fileAccess([socketFile, relaySocket]),
           '--no-prompt',
           `--v8-flags=--max-old-space-size=${options.memoryMb}`,
           path.join(RUNTIME_DIR, 'server.ts'),
@@ -212,7 +248,7 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
     if (!proc.stdin || !proc.stdout || !proc.stderr) return;
     proc.stdin.on('error', () => {});
     proc.stdin.write(
-      `${JSON.stringify({ port: options.port, socketPath: socketFile, token, timeoutMs: options.timeoutMs, workerSource, scopeSource })}\n`,
+      `${JSON.stringify({ port: options.port, socketPath: socketFile, token, timeoutMs: options.timeoutMs, workerSource, scopeSource, relay: relaySocket === null ? null : { socketPath: relaySocket, origins: relayOrigins } })}\n`,
     );
     createInterface({ input: proc.stdout }).on('line', (line) => {
       let msg: { ready?: boolean; port?: number; socketPath?: string | null; output?: FunctionOutput } | undefined;
@@ -225,11 +261,37 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
         port = msg.port;
         socketPath = typeof msg.socketPath === 'string' ? msg.socketPath : null;
         void onListening(proc);
+      } else if (msg?.ready && typeof msg.socketPath === 'string') {
+        void servePort(proc, msg.socketPath);
       } else if (msg?.output && outputListeners.size > 0) {
         for (const listener of outputListeners) listener(msg.output);
       } else log('info', `function runtime: ${line}`);
     });
     createInterface({ input: proc.stderr }).on('line', (line) => log('warn', `function runtime: ${line}`));
+  }
+
+  /** Serves the runtime's port for a runtime on its socket only; a taken port is a failed start. */
+  async function servePort(proc: ChildProcess, socket: string) {
+    try {
+      const server = await listenRuntimePort(options.port, socket);
+      if (child !== proc) {
+        server.close();
+        return;
+      }
+      portServer = server;
+      const address = server.address();
+      port = typeof address === 'object' && address !== null ? address.port : null;
+      socketPath = socket;
+      void onListening(proc);
+    } catch (err) {
+      log('error', `the function runtime's port ${options.port} could not be served`, { err });
+      proc.kill('SIGKILL');
+    }
+  }
+
+  function closePort() {
+    portServer?.close();
+    portServer = null;
   }
 
   /** The runtime process ended (or never started): restart it with backoff unless stopping. */
@@ -238,6 +300,7 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
     child = null;
     port = null;
     socketPath = null;
+    closePort();
     if (healthTimer) clearInterval(healthTimer);
     for (const listener of exitListeners) {
       try {
@@ -299,7 +362,11 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
       return child?.pid;
     },
     async start() {
-      if (status === 'stopped') launch();
+      if (status === 'stopped') {
+        status = 'starting';
+        if (relay === null) await startRelay();
+        launch();
+      }
       await supervisor.untilRunning();
     },
     untilRunning() {
@@ -321,6 +388,10 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
           proc.kill('SIGTERM');
         });
       }
+      closePort();
+      await relay?.close();
+      relay = null;
+      relaySocket = null;
       sockets.remove();
     },
     onReady(hook) {

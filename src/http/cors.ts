@@ -1,6 +1,7 @@
-// Browsers' cross-origin calls: which origins may call (CORS_ORIGINS; `*` allows any, reflected so
-// that cookies work), with credentials, and which answer headers their scripts may read. One place
-// for these headers: every answer (an onRequest hook), preflights, and the admission door's refusals.
+// Browsers' cross-origin calls: which origins may call (CORS_ORIGINS), which of them with credentials
+// (cookies: only origins listed by name; `*` lets any page call with a token it holds, never with
+// the visitor's cookies), and which answer headers their scripts may read. One place for these
+// headers: every answer (an onRequest hook), preflights, and the admission door's refusals.
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../core/errors.js';
 import { sendError } from './error-handler.js';
@@ -8,23 +9,30 @@ import { sendError } from './error-handler.js';
 const EXPOSED_HEADERS = 'Content-Range, Preference-Applied, X-Request-Id, Retry-After';
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 
-/** Whether a page of `origin` may call the API. */
-export type OriginPolicy = (origin: string) => boolean;
+/**
+ * What a page of an origin may do: call with credentials (its cookies ride along, so the page acts
+ * as the signed-in visitor), call without them (its own bearer token or key), or nothing.
+ */
+export type CorsGrant = 'credentials' | 'anonymous' | 'none';
+
+export type OriginPolicy = (origin: string) => CorsGrant;
 
 export function originPolicy(corsOrigins: string[]): OriginPolicy {
-  if (corsOrigins.includes('*')) return () => true;
-  const allowed = new Set(corsOrigins);
-  return (origin) => allowed.has(origin);
+  const anyOrigin = corsOrigins.includes('*');
+  // `null` is the origin of sandboxed documents and local files: anyone's, never trusted by name.
+  const named = new Set(corsOrigins.filter((o) => o !== '*' && o !== 'null'));
+  return (origin) => (named.has(origin) ? 'credentials' : anyOrigin ? 'anonymous' : 'none');
 }
 
 const NONE: Readonly<Record<string, string>> = Object.freeze({});
 
 /** The CORS headers of an answer to a request from `origin` (none without an allowed Origin). */
 export function corsHeaders(origin: string | undefined, allows: OriginPolicy): Readonly<Record<string, string>> {
-  if (origin === undefined || !allows(origin)) return NONE;
+  const grant = origin === undefined ? 'none' : allows(origin);
+  if (grant === 'none') return NONE;
   return {
-    'access-control-allow-origin': origin,
-    'access-control-allow-credentials': 'true',
+    'access-control-allow-origin': origin!,
+    ...(grant === 'credentials' ? { 'access-control-allow-credentials': 'true' } : {}),
     'access-control-expose-headers': EXPOSED_HEADERS,
     vary: 'Origin',
   };

@@ -46,6 +46,8 @@ describe('the AI and payments screens in Chromium', { timeout: 60_000 }, () => {
     await page.getByText('Allowed: zeta/free-model').waitFor();
     expect((await live.api('GET', '/api/ai/settings')).json.allowedModels).toEqual(['zeta/free-model']);
 
+    // Users are off until the admin sets a budget too.
+    expect((await live.api('PUT', '/api/ai/settings', { userDailyTokenBudget: 100_000 })).statusCode).toBe(200);
     const user = await live.t.signUp();
     const chat = await live.t.request({
       method: 'POST',

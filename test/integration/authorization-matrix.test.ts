@@ -22,7 +22,10 @@ const decodePart = (part: string) => JSON.parse(Buffer.from(part, 'base64url').t
 
 beforeAll(async () => {
   // The AI provider at a closed loopback port: the model catalogue row never leaves the machine.
-  t = await startTestApp({ env: { OPENROUTER_BASE_URL: 'http://127.0.0.1:9' } });
+  // Webhook and schedule URLs point there too (a private address, so the operator allows it).
+  t = await startTestApp({
+    env: { OPENROUTER_BASE_URL: 'http://127.0.0.1:9', OUTBOUND_ALLOWED_ORIGINS: 'http://127.0.0.1:9' },
+  });
   const user = await t.signUp();
   shared.user = { id: user.user.id, email: user.email, password: user.password, accessToken: user.accessToken };
   shared.adminToken = await t.adminToken();
@@ -587,7 +590,7 @@ const routes: Row[] = [
     route: 'POST /api/email/send-raw',
     access: 'client',
     ok: 503,
-    overrides: { 'anon key': 401 },
+    overrides: { 'anon key': 401, 'user access token': 403 }, // users' sending is off by default
     request: () => ({
       method: 'POST',
       url: '/api/email/send-raw',

@@ -71,6 +71,25 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ADMISSION_LATENCY_TOLERANCE: '0.5' })).toThrow(/ADMISSION_LATENCY_TOLERANCE/);
   });
 
+  it('sandboxes function answers by default; FUNCTIONS_SANDBOX=false only with a FUNCTIONS_ORIGIN of another host', () => {
+    expect(loadConfig({}).functions).toMatchObject({
+      sandbox: true,
+      origin: undefined,
+      baseUrl: 'http://localhost:7130',
+    });
+    expect(() => loadConfig({ FUNCTIONS_SANDBOX: 'false' })).toThrow(/FUNCTIONS_SANDBOX.*FUNCTIONS_ORIGIN/);
+    expect(
+      loadConfig({
+        FUNCTIONS_SANDBOX: 'false',
+        FUNCTIONS_ORIGIN: 'https://fn.example.com/',
+        API_BASE_URL: 'https://api.example.com',
+      }).functions,
+    ).toMatchObject({ sandbox: false, origin: 'https://fn.example.com', baseUrl: 'https://fn.example.com' });
+    expect(() =>
+      loadConfig({ FUNCTIONS_ORIGIN: 'https://api.example.com/fn', API_BASE_URL: 'https://api.example.com' }),
+    ).toThrow(/FUNCTIONS_ORIGIN: must be another host/);
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', PORT: '' }).port).toBe(7130);
   });

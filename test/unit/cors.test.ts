@@ -3,16 +3,28 @@ import { describe, expect, it } from 'vitest';
 import { corsHeaders, originPolicy } from '../../src/http/cors.js';
 
 describe('originPolicy', () => {
-  it('allows any origin for *', () => {
-    expect(originPolicy(['*'])('https://anything.example')).toBe(true);
+  it('lets any origin call for *, never with credentials (the visitor’s cookies)', () => {
+    const allows = originPolicy(['*']);
+    expect(allows('https://anything.example')).toBe('anonymous');
+    expect(allows('null')).toBe('anonymous');
   });
 
-  it('allows exactly the listed origins otherwise', () => {
+  it('gives credentials to exactly the listed origins', () => {
     const allows = originPolicy(['https://a.example', 'https://b.example']);
-    expect(allows('https://a.example')).toBe(true);
-    expect(allows('https://b.example')).toBe(true);
-    expect(allows('https://a.example.evil')).toBe(false);
-    expect(allows('http://a.example')).toBe(false);
+    expect(allows('https://a.example')).toBe('credentials');
+    expect(allows('https://b.example')).toBe('credentials');
+    expect(allows('https://a.example.evil')).toBe('none');
+    expect(allows('http://a.example')).toBe('none');
+  });
+
+  it('with * and listed origins: credentials for the listed, none for the rest', () => {
+    const allows = originPolicy(['*', 'https://a.example']);
+    expect(allows('https://a.example')).toBe('credentials');
+    expect(allows('https://evil.example')).toBe('anonymous');
+  });
+
+  it('never trusts the opaque origin null by name (sandboxed documents, files)', () => {
+    expect(originPolicy(['null'])('null')).toBe('none');
   });
 });
 
@@ -23,6 +35,14 @@ describe('corsHeaders', () => {
     expect(corsHeaders('https://a.example', allows)).toEqual({
       'access-control-allow-origin': 'https://a.example',
       'access-control-allow-credentials': 'true',
+      'access-control-expose-headers': 'Content-Range, Preference-Applied, X-Request-Id, Retry-After',
+      vary: 'Origin',
+    });
+  });
+
+  it('reflects any origin under *, without credentials', () => {
+    expect(corsHeaders('https://evil.example', originPolicy(['*']))).toEqual({
+      'access-control-allow-origin': 'https://evil.example',
       'access-control-expose-headers': 'Content-Range, Preference-Applied, X-Request-Id, Retry-After',
       vary: 'Origin',
     });

@@ -1,6 +1,6 @@
-// The dashboard's only way to the server: the admin session (access token in memory, refresh
-// token in the httpOnly cookie, CSRF token in localStorage, as web clients do) and JSON requests
-// that refresh the session once when the access token has expired.
+// The dashboard's only way to the server: the admin session (access and CSRF tokens in memory
+// only, so no script can read them from storage; refresh token in the httpOnly cookie) and JSON
+// requests that refresh the session once when the access token has expired.
 
 export interface ProjectAdmin {
   subject: string;
@@ -26,8 +26,6 @@ interface SessionAnswer {
   csrfToken?: string | null;
 }
 
-const CSRF_KEY = 'plinth.dashboard.csrf';
-
 async function errorOf(res: Response): Promise<ApiError> {
   const body = (await res.json().catch(() => null)) as {
     message?: string;
@@ -47,13 +45,22 @@ function jsonOrEmpty(text: string): Record<string, unknown> {
   }
 }
 
+/**
+ * Only whether this browser may hold a session cookie (never a token): a first visit asks for no
+ * refresh, which would fail with a 401 the console reports.
+ */
+const SIGNED_IN_KEY = 'plinth.dashboard.signed-in';
+
 export class ApiClient {
   private accessToken: string | null = null;
+  /** None after a reload: the server then takes the browser's word that this origin asks (Sec-Fetch-Site). */
+  private csrfToken: string | null = null;
   private resuming: Promise<ProjectAdmin | null> | null = null;
 
   private accept(answer: SessionAnswer): ProjectAdmin {
     this.accessToken = answer.accessToken;
-    if (answer.csrfToken) localStorage.setItem(CSRF_KEY, answer.csrfToken);
+    if (answer.csrfToken) this.csrfToken = answer.csrfToken;
+    localStorage.setItem(SIGNED_IN_KEY, '1');
     return answer.projectAdmin;
   }
 
@@ -77,32 +84,38 @@ export class ApiClient {
   }
 
   private async refresh(): Promise<ProjectAdmin | null> {
-    const csrf = localStorage.getItem(CSRF_KEY);
-    if (!csrf) return null;
+    if (!localStorage.getItem(SIGNED_IN_KEY)) return null;
     const res = await fetch('/api/auth/admin/refresh?client_type=web', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+      headers: { 'content-type': 'application/json', ...this.csrfHeader() },
       credentials: 'same-origin',
       body: '{}',
     });
     if (!res.ok) {
-      localStorage.removeItem(CSRF_KEY);
-      this.accessToken = null;
+      this.forget();
       return null;
     }
     return this.accept((await res.json()) as SessionAnswer);
   }
 
   async signOut(): Promise<void> {
-    const csrf = localStorage.getItem(CSRF_KEY) ?? '';
     await fetch('/api/auth/admin/logout', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-csrf-token': csrf, ...this.authorization() },
+      headers: { 'content-type': 'application/json', ...this.csrfHeader(), ...this.authorization() },
       credentials: 'same-origin',
       body: '{}',
     }).catch(() => undefined);
-    localStorage.removeItem(CSRF_KEY);
+    this.forget();
+  }
+
+  private forget(): void {
+    localStorage.removeItem(SIGNED_IN_KEY);
+    this.csrfToken = null;
     this.accessToken = null;
+  }
+
+  private csrfHeader(): Record<string, string> {
+    return this.csrfToken ? { 'x-csrf-token': this.csrfToken } : {};
   }
 
   private authorization(): Record<string, string> {

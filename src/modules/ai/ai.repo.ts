@@ -1,6 +1,6 @@
 // SQL of the AI gateway's guards: the settings row (system.ai_settings) and the daily usage
-// counters (system.ai_usage).
-import type { Queryable } from '../../core/db.js';
+// counters (system.ai_usage), and the token spend reserved against the budgets (system.ai_spend).
+import { type Queryable, type Sql, withTx } from '../../core/db.js';
 import type { AiSettings, AiSettingsUpdate, UsageRow } from './ai.schemas.js';
 
 export type SubjectKind = UsageRow['subjectKind'];
@@ -21,9 +21,14 @@ const toSettings = (row: SettingsRow): AiSettings => ({
   updatedAt: row.updatedAt?.toISOString() ?? null,
 });
 
-/** The settings alone: the guard statement on a day without usage. */
+/** The settings row. */
 export async function readSettings(db: Queryable): Promise<AiSettings> {
-  return (await readGuardState(db, '', '1970-01-01')).settings;
+  const [row] = await db<SettingsRow[]>`
+    select allow_anon as "allowAnon", user_daily_token_budget as "userDailyTokenBudget",
+      project_daily_token_budget as "projectDailyTokenBudget", allowed_models as "allowedModels",
+      updated_at as "updatedAt"
+    from system.ai_settings`;
+  return toSettings(row!);
 }
 
 /** Changes the given settings; keys left out keep their value. */
@@ -40,31 +45,6 @@ export async function updateSettings(db: Queryable, update: AiSettingsUpdate, no
         then ${update.allowedModels ?? []}::text[] else allowed_models end,
       updated_at = ${now}`;
   return readSettings(db);
-}
-
-export interface GuardState {
-  settings: AiSettings;
-  /** Tokens (in + out) used today by the subject, and by the whole project. */
-  subjectTokens: number;
-  projectTokens: number;
-}
-
-/** The settings and today's token totals, in one statement. */
-export async function readGuardState(db: Queryable, subject: string, day: string): Promise<GuardState> {
-  const [row] = await db<(SettingsRow & { subjectTokens: string; projectTokens: string })[]>`
-    select s.allow_anon as "allowAnon", s.user_daily_token_budget as "userDailyTokenBudget",
-      s.project_daily_token_budget as "projectDailyTokenBudget", s.allowed_models as "allowedModels",
-      s.updated_at as "updatedAt",
-      coalesce(sum(u.input_tokens + u.output_tokens) filter (where u.subject = ${subject}), 0) as "subjectTokens",
-      coalesce(sum(u.input_tokens + u.output_tokens), 0) as "projectTokens"
-    from system.ai_settings s
-    left join system.ai_usage u on u.day = ${day}::date
-    group by s.id`;
-  return {
-    settings: toSettings(row!),
-    subjectTokens: Number(row!.subjectTokens),
-    projectTokens: Number(row!.projectTokens),
-  };
 }
 
 export interface UsageIncrement {
@@ -110,4 +90,63 @@ export async function listUsage(db: Queryable, from: string, to: string, subject
     inputTokens: Number(r.inputTokens),
     outputTokens: Number(r.outputTokens),
   }));
+}
+
+/** One budget a reservation counts against: the caller's or the project's, null when unlimited. */
+export interface SpendScope {
+  scope: string;
+  budget: number | null;
+}
+
+/**
+ * Adds `tokens` to the day's spend of every scope in one transaction, or to none: answers the
+ * first scope whose budget it would pass and that scope's spend, or undefined when reserved. The
+ * conditional upsert locks the row, so concurrent reservations see each other's tokens and the
+ * spend never passes a budget (scopes are taken in the caller's order: no deadlock).
+ */
+export async function reserveSpend(
+  sql: Sql,
+  day: string,
+  scopes: SpendScope[],
+  tokens: number,
+): Promise<{ refusedBy: SpendScope; spent: number } | undefined> {
+  try {
+    await withTx(sql, async (tx) => {
+      for (const s of scopes) {
+        const [row] = await tx`
+          insert into system.ai_spend (day, scope, tokens)
+          select ${day}::date, ${s.scope}, ${tokens}
+          where ${s.budget}::bigint is null or ${tokens} <= ${s.budget}::bigint
+          on conflict (day, scope) do update set tokens = system.ai_spend.tokens + excluded.tokens
+          where ${s.budget}::bigint is null or system.ai_spend.tokens + excluded.tokens <= ${s.budget}::bigint
+          returning tokens`;
+        if (!row) throw new SpendRefused(s);
+      }
+    });
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof SpendRefused)) throw err;
+    const [row] = await sql<{ tokens: string }[]>`
+      select tokens from system.ai_spend where day = ${day}::date and scope = ${err.scope.scope}`;
+    return { refusedBy: err.scope, spent: Number(row?.tokens ?? 0) };
+  }
+}
+
+class SpendRefused extends Error {
+  constructor(readonly scope: SpendScope) {
+    super('spend refused');
+  }
+}
+
+/**
+ * Gives back the part of a reservation the call did not use. One statement per scope, each its own
+ * transaction: holding one row while waiting for another could deadlock with a reservation.
+ */
+export async function refundSpend(db: Queryable, day: string, scopes: string[], tokens: number): Promise<void> {
+  if (tokens === 0) return; // negative: the call cost more than reserved, counted too
+  for (const scope of scopes) {
+    await db`
+      update system.ai_spend set tokens = greatest(0, tokens - ${tokens})
+      where day = ${day}::date and scope = ${scope}`;
+  }
 }

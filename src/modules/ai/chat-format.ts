@@ -2,6 +2,7 @@
 // OpenAI-compatible chat completion: the upstream body, the JSON answer, and the pieces a stream
 // collects (tool-call deltas grouped by index, citations, usage).
 import type OpenAI from 'openai';
+import { DEFAULT_MAX_TOKENS } from './spend-estimate.js';
 import type { Annotation, ChatMessage, ChatRequest, ChatResponse, ToolCall, Usage } from './ai.schemas.js';
 
 type UpstreamMessage = OpenAI.Chat.ChatCompletionMessageParam;
@@ -52,7 +53,7 @@ export function toUpstreamChat(req: ChatRequest): OpenAI.Chat.ChatCompletionCrea
     model: upstreamModel(req),
     messages: req.messages.map(toUpstreamMessage),
     temperature: req.temperature ?? 0.7,
-    max_tokens: req.maxTokens ?? 4096,
+    max_tokens: req.maxTokens ?? DEFAULT_MAX_TOKENS,
     ...(req.topP !== undefined ? { top_p: req.topP } : {}),
     ...(extra.length > 0 ? { plugins: extra } : {}),
     ...(req.tools ? { tools: req.tools } : {}),
@@ -112,13 +113,11 @@ export function createStreamCollector() {
   const toolCalls = new Map<number, ToolCall>();
   const annotations: Annotation[] = [];
   let usage: Usage | undefined;
-  let deltas = 0;
   return {
     /** Takes one upstream chunk; answers the text delta to forward and the running usage, if any. */
     take(chunk: OpenAI.Chat.ChatCompletionChunk): { text?: string; usage?: Usage } {
       const delta = chunk.choices[0]?.delta;
       for (const d of delta?.tool_calls ?? []) {
-        deltas++;
         const known = toolCalls.get(d.index);
         if (known) known.function.arguments += d.function?.arguments ?? '';
         else {
@@ -141,15 +140,12 @@ export function createStreamCollector() {
           : reported;
       }
       const text = delta?.content || undefined;
-      if (text) deltas++;
       return { text, usage: reported ? usage : undefined };
     },
     toolCalls: (): ToolCall[] => [...toolCalls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c),
     annotations: () => annotations,
-    /** Tokens as reported, else (a stream cut short) the deltas received as the completion tokens. */
-    tokens: () => ({
-      inputTokens: usage?.promptTokens ?? 0,
-      outputTokens: usage?.completionTokens ?? deltas,
-    }),
+    /** Tokens as the provider reported them; undefined when it did not (a stream cut short). */
+    reportedTokens: () =>
+      usage ? { inputTokens: usage.promptTokens, outputTokens: usage.completionTokens } : undefined,
   };
 }

@@ -1,5 +1,6 @@
 // The AI gateway: chat (JSON or a stream of SSE events), image generation and embeddings on the
-// provider's OpenAI-compatible API, each call admitted by the guards first and counted after.
+// provider's OpenAI-compatible API, each call admitted by the guards first (its worst case reserved)
+// and settled after with what the provider reports.
 import type OpenAI from 'openai';
 import type {
   ChatRequest,
@@ -10,7 +11,8 @@ import type {
   ImageResponse,
 } from './ai.schemas.js';
 import { createStreamCollector, fromUpstreamChat, toUpstreamChat, toUsage, upstreamModel } from './chat-format.js';
-import type { Caller, Guards } from './guards.service.js';
+import type { Caller, Guards, Reservation, TokenEstimate } from './guards.service.js';
+import { DEFAULT_MAX_TOKENS, worstCase } from './spend-estimate.js';
 import { isAbort, toAiError, type UpstreamClients } from './upstream.js';
 
 /** One server-sent event as the client parses it: `data: ` + compact JSON + a blank line. */
@@ -21,37 +23,57 @@ interface ImageMessage {
   images?: { type?: string; image_url?: { url: string } }[];
 }
 
-/** Runs an upstream call, with its failures in the client's vocabulary. */
-async function upstream<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    throw await toAiError(err);
-  }
-}
+/** A chat's worst case: its messages and tools, and the output cap sent upstream. */
+const chatWorstCase = (body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming): TokenEstimate =>
+  worstCase([body.messages, body.tools ?? null], body.max_tokens ?? DEFAULT_MAX_TOKENS);
+
+/** What the provider says a call cost; undefined (the worst case is charged) when it says nothing. */
+const reportedCost = (usage: OpenAI.Completions.CompletionUsage | undefined): TokenEstimate | undefined =>
+  usage ? { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens } : undefined;
 
 export function createGatewayService(
   clients: UpstreamClients,
   guards: Guards,
   onError: (err: unknown, what: string) => void,
 ) {
-  /** The upstream client once the guards admit the call (the key is read meanwhile). */
-  async function admitted(caller: Caller, model: string): Promise<OpenAI> {
+  /** The upstream client and the call's reservation once the guards admit it (the key is read meanwhile). */
+  async function admitted(caller: Caller, model: string, cost: TokenEstimate) {
     const client = clients.get();
     client.catch(() => {}); // a refusal by the guards wins over a missing key
-    await guards.admit(caller, model);
-    return client;
+    const reservation = await guards.admit(caller, model, cost);
+    try {
+      return { client: await client, reservation };
+    } catch (err) {
+      cancel(reservation);
+      throw err;
+    }
   }
 
-  /** Counts the call without holding the answer back (the guards wait for it before the next check). */
-  const record = (caller: Caller, model: string, tokens: { inputTokens: number; outputTokens: number }) => {
-    guards.record(caller, model, tokens).catch((err) => onError(err, 'recording AI usage'));
+  /** Settles the call without holding the answer back (the guards wait for it before the next check). */
+  const settle = (r: Reservation, cost?: TokenEstimate) => {
+    guards.settle(r, cost).catch((err) => onError(err, 'recording AI usage'));
   };
+  const cancel = (r: Reservation) => {
+    guards.cancel(r).catch((err) => onError(err, 'releasing an AI reservation'));
+  };
+
+  /**
+   * Runs an upstream call, with its failures in the client's vocabulary. A call the caller left is
+   * charged its reservation (the provider may have worked on it); one the provider refused, nothing.
+   */
+  async function upstream<T>(r: Reservation, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (await isAbort(err)) settle(r);
+      else cancel(r);
+      throw await toAiError(err);
+    }
+  }
 
   /** The events of a started stream; ends without `done` after a failure or when the caller left. */
   async function* streamEvents(
-    caller: Caller,
-    model: string,
+    reservation: Reservation,
     stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>,
     signal: AbortSignal,
   ): AsyncGenerator<string> {
@@ -74,20 +96,18 @@ export function createGatewayService(
       onError(failure, 'AI stream');
       yield sseEvent({ error: true, message: failure instanceof Error ? failure.message : 'The AI stream failed.' });
     } finally {
-      record(caller, model, collected.tokens());
+      // A cut stream without the provider's count is charged its whole reservation.
+      settle(reservation, collected.reportedTokens());
     }
   }
 
   return {
     async chat(caller: Caller, req: ChatRequest, signal: AbortSignal): Promise<ChatResponse> {
-      const client = await admitted(caller, req.model);
-      const completion = await upstream(() => client.chat.completions.create(toUpstreamChat(req), { signal }));
-      const answer = fromUpstreamChat(completion, upstreamModel(req));
-      record(caller, req.model, {
-        inputTokens: completion.usage?.prompt_tokens ?? 0,
-        outputTokens: completion.usage?.completion_tokens ?? 0,
-      });
-      return answer;
+      const body = toUpstreamChat(req);
+      const { client, reservation } = await admitted(caller, req.model, chatWorstCase(body));
+      const completion = await upstream(reservation, () => client.chat.completions.create(body, { signal }));
+      settle(reservation, reportedCost(completion.usage));
+      return fromUpstreamChat(completion, upstreamModel(req));
     },
 
     /**
@@ -95,26 +115,29 @@ export function createGatewayService(
      * after that, failures become the stream's error event.
      */
     async chatStream(caller: Caller, req: ChatRequest, signal: AbortSignal): Promise<AsyncGenerator<string>> {
-      const client = await admitted(caller, req.model);
-      const stream = await upstream(() =>
-        client.chat.completions.create(
-          { ...toUpstreamChat(req), stream: true, stream_options: { include_usage: true } },
-          { signal },
-        ),
+      const body = toUpstreamChat(req);
+      const { client, reservation } = await admitted(caller, req.model, chatWorstCase(body));
+      const stream = await upstream(reservation, () =>
+        client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal }),
       );
-      return streamEvents(caller, req.model, stream, signal);
+      return streamEvents(reservation, stream, signal);
     },
 
     async generateImage(caller: Caller, req: ImageRequest, signal: AbortSignal): Promise<ImageResponse> {
-      const client = await admitted(caller, req.model);
       const content = req.images?.length
         ? [
             { type: 'text' as const, text: req.prompt },
             ...req.images.map((i) => ({ type: 'image_url' as const, image_url: { url: i.url } })),
           ]
         : req.prompt;
-      const body = { model: req.model, messages: [{ role: 'user' as const, content }], stream: false as const };
-      const completion = await upstream(() =>
+      const body = {
+        model: req.model,
+        messages: [{ role: 'user' as const, content }],
+        max_tokens: DEFAULT_MAX_TOKENS,
+        stream: false as const,
+      };
+      const { client, reservation } = await admitted(caller, req.model, worstCase(body.messages, DEFAULT_MAX_TOKENS));
+      const completion = await upstream(reservation, () =>
         client.chat.completions.create({ ...body, modalities: ['text', 'image'] } as typeof body, { signal }),
       );
       const messages = completion.choices.map((c) => c.message as ImageMessage);
@@ -125,10 +148,7 @@ export function createGatewayService(
       );
       const text = messages.map((m) => m.content).findLast((c): c is string => typeof c === 'string' && c !== '');
       const usage = toUsage(completion.usage);
-      record(caller, req.model, {
-        inputTokens: usage?.promptTokens ?? 0,
-        outputTokens: usage?.completionTokens ?? 0,
-      });
+      settle(reservation, reportedCost(completion.usage));
       return {
         ...(text !== undefined ? { text } : {}),
         images,
@@ -137,8 +157,8 @@ export function createGatewayService(
     },
 
     async embed(caller: Caller, req: EmbeddingsRequest, signal: AbortSignal): Promise<EmbeddingsResponse> {
-      const client = await admitted(caller, req.model);
-      const result = await upstream(() =>
+      const { client, reservation } = await admitted(caller, req.model, worstCase(req.input, 0));
+      const result = await upstream(reservation, () =>
         client.embeddings.create(
           {
             model: req.model,
@@ -149,7 +169,7 @@ export function createGatewayService(
           { signal },
         ),
       );
-      record(caller, req.model, { inputTokens: result.usage?.prompt_tokens ?? 0, outputTokens: 0 });
+      settle(reservation, result.usage ? { inputTokens: result.usage.prompt_tokens, outputTokens: 0 } : undefined);
       return {
         object: 'list',
         data: result.data.map((d) => ({ object: 'embedding' as const, embedding: d.embedding, index: d.index })),

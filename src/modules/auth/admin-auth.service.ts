@@ -1,8 +1,10 @@
 // The project admin's credentials (from the environment, or generated on first start) and the
-// admin's sign-in.
+// admin's sign-in, its failed attempts limited per IP and per account like a user's.
 import { AppError } from '../../core/errors.js';
 import { safeEqual } from '../../core/ids.js';
 import type { KeyedDeps } from '../secrets/index.js';
+import { authLimits } from './rate-limits.js';
+import { createSignInAttempts } from './sign-in-attempts.js';
 import { adminSubjectOf, type SessionService } from './sessions.service.js';
 import type { IssuedTokens } from './tokens.js';
 
@@ -15,8 +17,19 @@ export function adminCredentials(deps: Pick<KeyedDeps, 'config' | 'keys'>): { em
   };
 }
 
-export function createAdminAuthService(deps: Pick<KeyedDeps, 'config' | 'keys' | 'hasher'>, sessions: SessionService) {
+export function createAdminAuthService(
+  deps: Pick<KeyedDeps, 'config' | 'keys' | 'hasher' | 'sql' | 'clock'>,
+  sessions: SessionService,
+) {
   const credentials = adminCredentials(deps);
+  const attempts = createSignInAttempts(deps.sql, deps.clock, {
+    perIp: authLimits.failedAdminSignInsPerIp,
+    perAccount: authLimits.failedAdminSignInsPerAccount,
+    lockedAccountHint:
+      'Meanwhile the API key still works (the admin may also lower the limit: PUT /api/auth/rate-limits).',
+  });
+  // One counter for the admin account, whatever email a guess names.
+  const ADMIN_ACCOUNT = 'admin';
   const subject = adminSubjectOf(credentials.email);
   // Hashed once, so a sign-in costs one argon2 verification like a user's.
   const passwordHash = deps.hasher.hash(credentials.password);
@@ -24,13 +37,15 @@ export function createAdminAuthService(deps: Pick<KeyedDeps, 'config' | 'keys' |
   return {
     subject,
     username: credentials.email,
-    async signIn(email: string, password: string): Promise<IssuedTokens> {
+    async signIn(email: string, password: string, ip: string): Promise<IssuedTokens> {
+      await attempts.count(ADMIN_ACCOUNT, ip);
       const passwordOk = await deps.hasher.verify(await passwordHash, password);
       if (!(safeEqual(email, credentials.email) && passwordOk)) {
         throw new AppError('UNAUTHORIZED', 'Invalid admin credentials.', {
           nextActions: 'Use ADMIN_EMAIL and ADMIN_PASSWORD from the server configuration.',
         });
       }
+      await attempts.forgive(ADMIN_ACCOUNT, ip);
       return sessions.open({ adminSubject: subject });
     },
     /** Admin sessions of a former admin email stop refreshing when the email changes. */

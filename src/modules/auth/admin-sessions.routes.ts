@@ -11,6 +11,7 @@ import {
   successSchema,
 } from './auth.schemas.js';
 import type { AuthServices } from './auth.services.js';
+import { sentByThisOrigin } from './csrf-proof.js';
 import { refreshFromRequest } from './refresh-request.js';
 import {
   ADMIN_REFRESH_COOKIE,
@@ -38,7 +39,7 @@ export function adminSessionRoutes(deps: Deps, auth: AuthServices): FastifyPlugi
       },
       handler: async (request, reply) => {
         const email = (request.body.email ?? request.body.username)!;
-        const tokens = await auth.admin.signIn(email, request.body.password);
+        const tokens = await auth.admin.signIn(email, request.body.password, request.ip);
         const delivered = deliverTokens(reply, deps.config, ADMIN_REFRESH_COOKIE, request.query.client_type, tokens);
         return { projectAdmin: projectAdmin(auth.admin.subject), ...delivered };
       },
@@ -62,7 +63,8 @@ export function adminSessionRoutes(deps: Deps, auth: AuthServices): FastifyPlugi
     app.post('/api/auth/admin/refresh', {
       schema: {
         tags,
-        summary: 'Refresh the admin session (svc_admin_refresh_token cookie + X-CSRF-Token)',
+        summary:
+          'Refresh the admin session (svc_admin_refresh_token cookie + X-CSRF-Token, or a browser request from this origin)',
         querystring: clientTypeSchema,
         body: refreshBodySchema,
         response: { 200: adminSessionResponseSchema },
@@ -73,6 +75,7 @@ export function adminSessionRoutes(deps: Deps, auth: AuthServices): FastifyPlugi
           sessions: auth.sessions,
           kind: 'admin',
           cookie: ADMIN_REFRESH_COOKIE,
+          sameOriginProvesIntent: true,
           accept: ({ adminSubject }) => {
             if (!adminSubject || !auth.admin.isCurrentSubject(adminSubject)) {
               throw new AppError('UNAUTHORIZED', 'The admin account of this session no longer exists.');
@@ -90,6 +93,7 @@ export function adminSessionRoutes(deps: Deps, auth: AuthServices): FastifyPlugi
         await auth.sessions.logout({
           cookie: readRefreshCookie(request, ADMIN_REFRESH_COOKIE),
           csrfToken: readCsrfHeader(request),
+          sameOrigin: sentByThisOrigin(request),
           bodyToken: bodyRefreshToken(request.body),
           sessionId: principal?.kind === 'admin' && principal.via === 'token' ? principal.sessionId : undefined,
         });

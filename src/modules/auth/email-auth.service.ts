@@ -201,6 +201,8 @@ export function createEmailAuthService(
           nextActions: 'Ask the project admin to create the account.',
         });
       }
+      // The inbox's owner proved it: a lock a stranger's wrong passwords put on the account ends.
+      await limiter.release(authLimits.failedSignInsPerAccount, email);
       return openSessionFor(outcome.userId);
     },
 
@@ -287,7 +289,7 @@ export function createEmailAuthService(
       // The password is checked first, so a weak choice does not spend the token.
       assertPasswordMeetsPolicy(newPassword, await readAuthConfig(deps.sql));
       const passwordHash = await deps.hasher.hash(newPassword);
-      await checked(
+      const email = await checked(
         { ip },
         () =>
           deps.sql.begin(async (tx) => {
@@ -302,13 +304,15 @@ export function createEmailAuthService(
               await claimUnverifiedAccount(tx, { id: account.id, email: consumed.email! }, now, 'password_reset');
             await users.setPasswordHash(tx, consumed.email!, passwordHash, now);
             await revokeUserSessions(tx, account.id, now, 'password_reset');
-            return account.id;
+            return consumed.email!;
           }),
         () =>
           new AppError('VALIDATION_ERROR', 'Invalid or expired reset token.', {
             nextActions: 'Request a new password reset.',
           }),
       );
+      // The owner chose a new password from the inbox: a stranger's lock on the old one ends.
+      await limiter.release(authLimits.failedSignInsPerAccount, email);
     },
   };
 

@@ -58,9 +58,9 @@ export const authLimits = {
   },
   /**
    * ASVS 2.2.1: at most 100 failed password sign-ins per hour per account. The attempt that fills
-   * the window locks the account for a whole window; afterwards the owner's correct password
-   * clears the counter. The lock always ends by itself, so nobody can lock an account for good
-   * without spending the whole budget again every hour.
+   * the window locks the password sign-in for a whole window; afterwards the owner's correct
+   * password clears the counter. A stranger's flood never keeps the owner out: signing in with a
+   * code emailed to the address, or resetting the password, lifts the lock at once.
    */
   failedSignInsPerAccount: {
     name: 'failed-sign-in:account',
@@ -77,6 +77,26 @@ export const authLimits = {
     message: 'Too many failed sign-ins from this address. Try again in {seconds} seconds.',
     description: 'Failed password sign-ins from one IP, across accounts (successes are not counted).',
   },
+  /**
+   * The admin's password opens everything: few guesses per IP, and a lock of the admin account
+   * (which has no emailed code to lift it) short enough that an attacker cannot keep the admin out
+   * for long; the API key still works meanwhile.
+   */
+  failedAdminSignInsPerIp: {
+    name: 'failed-admin-sign-in:ip',
+    max: 10,
+    windowSeconds: FIFTEEN_MINUTES,
+    message: 'Too many failed admin sign-ins from this address. Try again in {seconds} seconds.',
+    description: 'Failed admin sign-ins from one IP (successes are not counted).',
+  },
+  failedAdminSignInsPerAccount: {
+    name: 'failed-admin-sign-in:account',
+    max: 50,
+    windowSeconds: FIFTEEN_MINUTES,
+    lockout: true,
+    message: 'Too many failed admin sign-ins. Try again in {seconds} seconds.',
+    description: 'Failed admin sign-ins from every IP together; when full, admin sign-in is locked for one window.',
+  },
   registrationsPerIp: {
     name: 'register:ip',
     max: 100,
@@ -92,5 +112,9 @@ export const authLimits = {
     description: 'Native ID-token sign-ins (Google, Apple) from one IP.',
   },
 } satisfies Record<string, CataloguedLimit>;
+
+/** How the owner of a locked account gets in at once (signing in by code lifts the lock). */
+export const LOCKED_ACCOUNT_HINT =
+  'If this is your account, sign in with a code emailed to you (POST /api/auth/email/send-otp, then POST /api/auth/sessions with the otp) or reset the password: either lifts the lock at once.';
 
 export const LIMIT_NAMES = Object.values(authLimits).map((l) => l.name) as [string, ...string[]];

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import { AppError } from '../../core/errors.js';
 import type { ClientType } from './auth.schemas.js';
+import { sentByThisOrigin } from './csrf-proof.js';
 import {
   bodyRefreshToken,
   clearRefreshCookie,
@@ -29,6 +30,11 @@ export async function refreshFromRequest(
     cookie: RefreshCookie;
     /** Throws to refuse a rotated session (e.g. an admin account that no longer exists). */
     accept?: (refreshed: RefreshedSession) => void;
+    /**
+     * Whether a browser's same-origin request needs no X-CSRF-Token (the dashboard's: see
+     * csrf-proof.ts).
+     */
+    sameOriginProvesIntent?: boolean;
   },
 ) {
   const clientType = request.query.client_type;
@@ -48,7 +54,7 @@ export async function refreshFromRequest(
     const refreshed = await options.sessions.refresh(
       token,
       options.kind,
-      web ? (readCsrfHeader(request) ?? '') : undefined,
+      web ? csrfToCheck(request, options.sameOriginProvesIntent === true) : undefined,
     );
     options.accept?.(refreshed);
     return { refreshed, delivered: deliverTokens(reply, options.config, options.cookie, clientType, refreshed.tokens) };
@@ -57,4 +63,10 @@ export async function refreshFromRequest(
       clearRefreshCookie(reply, options.config, options.cookie);
     throw err;
   }
+}
+
+/** The CSRF token a web refresh must match, or undefined when none is needed. */
+function csrfToCheck(request: FastifyRequest, sameOriginProvesIntent: boolean): string | undefined {
+  if (sameOriginProvesIntent && sentByThisOrigin(request)) return undefined;
+  return readCsrfHeader(request) ?? '';
 }

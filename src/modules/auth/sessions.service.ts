@@ -124,10 +124,17 @@ export function createSessionService(
 
     /**
      * Ends the sessions a logout names. A web cookie needs its CSRF token while its session is
-     * live, so a forged cross-site request cannot end it; a dead cookie is simply cleared.
+     * live, so a forged cross-site request cannot end it (`sameOrigin`: the browser vouches that a
+     * page of this origin sent it, see csrf-proof.ts); a dead cookie is simply cleared.
      */
-    async logout(by: { cookie?: string; csrfToken?: string; bodyToken?: string; sessionId?: string }) {
-      if (by.cookie && !csrfMatches(by.cookie, by.csrfToken) && (await isLive(by.cookie))) {
+    async logout(by: {
+      cookie?: string;
+      csrfToken?: string;
+      sameOrigin?: boolean;
+      bodyToken?: string;
+      sessionId?: string;
+    }) {
+      if (by.cookie && !by.sameOrigin && !csrfMatches(by.cookie, by.csrfToken) && (await isLive(by.cookie))) {
         throw new AppError('FORBIDDEN', 'Invalid CSRF token.');
       }
       const refreshTokens = [by.cookie, by.bodyToken].filter((t): t is string => !!t);

@@ -5,7 +5,8 @@ import type { Deps } from '../../deps.js';
 import type { User } from './auth.schemas.js';
 import { readAuthConfig } from './config.repo.js';
 import { assertPasswordMeetsPolicy } from './password-policy.js';
-import { authLimits } from './rate-limits.js';
+import { authLimits, LOCKED_ACCOUNT_HINT } from './rate-limits.js';
+import { createSignInAttempts } from './sign-in-attempts.js';
 import type { EmailAuthService } from './email-auth.service.js';
 import type { SessionService } from './sessions.service.js';
 import type { IssuedTokens } from './tokens.js';
@@ -34,23 +35,11 @@ export function createUserService(
   emailAuth: Pick<EmailAuthService, 'checkVerificationRedirect' | 'sendSignUpVerification'>,
 ) {
   const limiter = createRateLimiter(deps.sql, deps.clock);
-
-  /**
-   * Counts the attempt before the password is checked (so parallel guesses cannot overshoot):
-   * per IP, and per account (unknown addresses too, so a 429 says nothing about registration).
-   * A locked account is refused without checking the password, so the lock is no oracle.
-   */
-  async function countSignInAttempt(email: string, ip: string) {
-    await limiter.hit(authLimits.failedSignInsPerIp, ip);
-    await limiter.hit(authLimits.failedSignInsPerAccount, email);
-  }
-
-  /** A success is not a failure: the account's counter is cleared and the IP's hit taken back. */
-  const forgiveSignIn = (email: string, ip: string) =>
-    Promise.all([
-      limiter.release(authLimits.failedSignInsPerAccount, email),
-      limiter.refund(authLimits.failedSignInsPerIp, ip),
-    ]);
+  const attempts = createSignInAttempts(deps.sql, deps.clock, {
+    perIp: authLimits.failedSignInsPerIp,
+    perAccount: authLimits.failedSignInsPerAccount,
+    lockedAccountHint: LOCKED_ACCOUNT_HINT,
+  });
 
   async function getUser(userId: string): Promise<User> {
     const user = await users.findUserById(deps.sql, userId);
@@ -100,12 +89,12 @@ export function createUserService(
       password: string,
       ip: string,
     ): Promise<{ user: User; tokens: IssuedTokens }> {
-      await countSignInAttempt(email, ip);
+      await attempts.count(email, ip);
       const { account, requireEmailVerification } = await users.findSignInCandidate(deps.sql, email);
       // Unknown emails still pay for a hash, so the answer takes as long as a wrong password.
       const ok = await deps.hasher.verify(account?.passwordHash ?? null, password);
       if (!account || !ok) throw invalidCredentials();
-      await forgiveSignIn(email, ip);
+      await attempts.forgive(email, ip);
       const { passwordHash: _hash, ...user } = account;
       if (requireEmailVerification && !user.emailVerified) {
         throw new AppError('FORBIDDEN', 'Email verification required.', {

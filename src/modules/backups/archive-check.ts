@@ -1,8 +1,10 @@
 // Checks an archive as its gzip bytes stream by (an upload on its way to the blob store): the
 // first line, the header (handed to `accept`, which may refuse it), every record and block in
-// order, and the `{"end":true}` trailer with nothing after it. Nothing is kept but the header.
+// order, the `{"end":true}` trailer with nothing after it, and its signature (handed to
+// `acceptSignature`, which may refuse it). Nothing is kept but the header and the verdict.
 import { Transform, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { archiveMacCheck, type MacVerdict } from './archive-mac.js';
 import { archiveReader, ArchiveFormatError, type ArchiveHeader } from './archive.js';
 
 /** Blob ids name files in the blob store: no path separators, no leading dot. */
@@ -52,14 +54,26 @@ export async function verifyArchive(
  * side); it fails with the reason as soon as the archive is found wrong, and ends only once the
  * whole archive checked out. `header` settles with the verdict.
  */
-export function archiveCheck(accept: (header: ArchiveHeader) => void | Promise<void>): {
+export function archiveCheck(options: {
+  keys: Buffer[];
+  accept: (header: ArchiveHeader) => void | Promise<void>;
+  acceptSignature: (verdict: MacVerdict) => void;
+}): {
   tap: Transform;
-  header: Promise<ArchiveHeader>;
+  header: Promise<ArchiveHeader & { signed: boolean }>;
 } {
   const gunzip = createGunzip();
+  const mac = archiveMacCheck(options.keys, { require: false });
   // The reader surfaces gzip's errors (a damaged or truncated file) as ArchiveFormatError.
-  gunzip.on('error', () => {});
-  const header = verifyArchive(gunzip, accept);
+  gunzip.on('error', (err) => mac.tap.destroy(err));
+  mac.tap.on('error', () => {});
+  gunzip.pipe(mac.tap);
+  // The reader meets the end record only after the mac check has its verdict (it holds the tail back).
+  const header = verifyArchive(mac.tap, options.accept).then(async (h) => {
+    const verdict = await mac.verdict;
+    options.acceptSignature(verdict);
+    return { ...h, signed: verdict === 'valid' };
+  });
   const tap = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       if (!gunzip.writable || gunzip.write(chunk)) return done(null, chunk);
@@ -80,6 +94,7 @@ export function archiveCheck(accept: (header: ArchiveHeader) => void | Promise<v
   header.catch((err: Error) => {
     tap.destroy(err);
     gunzip.destroy();
+    mac.tap.destroy();
   });
   return { tap, header };
 }

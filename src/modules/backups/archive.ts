@@ -2,9 +2,11 @@
 // JSON line: {"header": {...}}, {"sql": "..."}, {"phase": "..."}, or {"copy": table, "columns": [...]}
 // followed by the table's rows in COPY text format and a `\.` line (COPY escapes backslashes, so
 // no row is ever `\.`), or {"blob": id, "size": n} followed by the n bytes of a stored file and a
-// newline; the last record is {"end": true}, so a truncated archive is detected.
+// newline; the last record is {"end": true, "mac": "…"}, so a truncated archive is detected and a
+// changed or foreign one is told apart (archive-mac.ts).
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
+import { archiveSigner } from './archive-mac.js';
 
 export const MAGIC = 'PLINTH-BACKUP 1';
 const TERMINATOR = Buffer.from('\\.\n');
@@ -26,16 +28,23 @@ export type ArchiveRecord =
   | { phase: 'system-data' | 'files' | 'user-schema' | 'user-data' | 'user-post' }
   | { blob: string; size: number }
   | { copy: string; columns: string[] }
-  | { end: true };
+  | { end: true; mac?: string };
 
-/** Writes records to `out`, waiting whenever it is full. */
-export function archiveWriter(out: Writable) {
-  const write = async (chunk: Buffer | string) => {
+/** Writes records to `out`, waiting whenever it is full, signing every byte under `macKey`. */
+export function archiveWriter(out: Writable, macKey: Buffer) {
+  const signer = archiveSigner(macKey);
+  const send = async (chunk: Buffer | string) => {
     if (!out.write(chunk)) await once(out, 'drain');
+  };
+  const write = (chunk: Buffer | string) => {
+    signer.update(chunk);
+    return send(chunk);
   };
   return {
     start: () => write(`${MAGIC}\n`),
-    record: (r: ArchiveRecord) => write(`${JSON.stringify(r)}\n`),
+    record: (r: Exclude<ArchiveRecord, { end: true }>) => write(`${JSON.stringify(r)}\n`),
+    /** The last record, carrying the signature of everything before it. */
+    end: () => send(`${JSON.stringify({ end: true, mac: signer.mac() })}\n`),
     /** Copies a table's COPY output (already newline-terminated rows) and closes the block. */
     async copyRows(rows: AsyncIterable<Buffer>) {
       for await (const chunk of rows) await write(chunk);

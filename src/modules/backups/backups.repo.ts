@@ -14,12 +14,14 @@ export interface BackupRow {
   completedAt: Date | null;
   expiresAt: Date | null;
   importedAt: Date | null;
+  /** The archive carries this project's signature: its SQL runs as made, unguarded, at restore. */
+  signed: boolean;
 }
 
 const COLUMNS = `id, name, trigger_source as "triggerSource", status, blob_id as "blobId",
   size_bytes::text as "sizeBytes", error_message as "errorMessage", created_by as "createdBy",
   created_at as "createdAt", completed_at as "completedAt", expires_at as "expiresAt",
-  imported_at as "importedAt"`;
+  imported_at as "importedAt", signed`;
 
 export async function listBackups(db: Queryable): Promise<BackupRow[]> {
   return db.unsafe(`select ${COLUMNS} from system.database_backups order by created_at desc, id`);
@@ -35,8 +37,8 @@ export async function insertBackup(
   b: Pick<BackupRow, 'id' | 'name' | 'triggerSource' | 'blobId' | 'createdBy' | 'createdAt'>,
 ): Promise<BackupRow> {
   const [row] = await db.unsafe<BackupRow[]>(
-    `insert into system.database_backups (id, name, trigger_source, status, blob_id, created_by, created_at)
-     values ($1, $2, $3, 'running', $4, $5, $6) returning ${COLUMNS}`,
+    `insert into system.database_backups (id, name, trigger_source, status, blob_id, created_by, created_at, signed)
+     values ($1, $2, $3, 'running', $4, $5, $6, true) returning ${COLUMNS}`,
     [b.id, b.name, b.triggerSource, b.blobId, b.createdBy, b.createdAt],
   );
   return row as BackupRow;
@@ -45,13 +47,15 @@ export async function insertBackup(
 /** A completed backup from an uploaded archive (its bytes already in the blob store). */
 export async function insertImportedBackup(
   db: Queryable,
-  b: Pick<BackupRow, 'id' | 'name' | 'blobId' | 'createdBy' | 'createdAt' | 'importedAt'> & { sizeBytes: number },
+  b: Pick<BackupRow, 'id' | 'name' | 'blobId' | 'createdBy' | 'createdAt' | 'importedAt' | 'signed'> & {
+    sizeBytes: number;
+  },
 ): Promise<BackupRow> {
   const [row] = await db.unsafe<BackupRow[]>(
     `insert into system.database_backups
-       (id, name, trigger_source, status, blob_id, size_bytes, created_by, created_at, completed_at, imported_at)
-     values ($1, $2, 'manual', 'completed', $3, $4, $5, $6, $7, $7) returning ${COLUMNS}`,
-    [b.id, b.name, b.blobId, b.sizeBytes, b.createdBy, b.createdAt, b.importedAt],
+       (id, name, trigger_source, status, blob_id, size_bytes, created_by, created_at, completed_at, imported_at, signed)
+     values ($1, $2, 'manual', 'completed', $3, $4, $5, $6, $7, $7, $8) returning ${COLUMNS}`,
+    [b.id, b.name, b.blobId, b.sizeBytes, b.createdBy, b.createdAt, b.importedAt, b.signed],
   );
   return row as BackupRow;
 }

@@ -140,17 +140,19 @@ function importRoute(backups: BackupsService): FastifyPluginAsyncZod {
         tags,
         summary: 'Upload an archive (the raw application/gzip body of a download) as a completed backup',
         description:
-          'The archive is checked as it streams in; a damaged, truncated or foreign file (400) or one made ' +
-          'by other platform migrations (409) is refused and nothing is stored. Restore it with ' +
-          'POST /api/database/backups/{id}/restore. An archive holds SQL that a restore runs: import only ' +
-          'archives you trust.',
+          'The archive is checked as it streams in; a damaged, truncated or foreign file (400), one without ' +
+          "this project's valid signature (400, unless allowUnsigned=true) or one made by other platform " +
+          'migrations (409) is refused and nothing is stored. Restore it with ' +
+          'POST /api/database/backups/{id}/restore. The restore of an unsigned archive runs only the SQL ' +
+          'admin SQL would run, and copies rows only into tables it created.',
         security,
         querystring: importBackupQuery,
         response: { 201: backupSchema },
       },
       handler: async (request, reply) => {
         const body = (request.body as Readable | undefined) ?? Readable.from([]);
-        const created = await backups.importArchive(body, request.query.name, creatorOf(request));
+        const { name, allowUnsigned } = request.query;
+        const created = await backups.importArchive(body, { name, allowUnsigned }, creatorOf(request));
         return reply.code(201).send(created);
       },
     });

@@ -10,7 +10,14 @@ const backupName = z
 
 export const createBackupBody = z.strictObject({ name: backupName.optional() }).nullish();
 export const renameBackupBody = z.strictObject({ name: backupName.nullable() });
-export const importBackupQuery = z.strictObject({ name: backupName.optional() });
+export const importBackupQuery = z.strictObject({
+  name: backupName.optional(),
+  /** "true" stores an archive without this project's valid signature; its restore is then guarded. */
+  allowUnsigned: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+});
 export const backupIdParams = z.object({ id: z.uuid({ error: 'Invalid backup ID' }) });
 
 export const backupSchema = z.object({
@@ -26,6 +33,11 @@ export const backupSchema = z.object({
   expiresAt: z.string().nullable(),
   /** When the archive was uploaded to this server (POST /api/database/backups/import); null for its own. */
   importedAt: z.string().nullable(),
+  /**
+   * The archive carries this project's signature (made here, or imported and verified). An unsigned
+   * one's restore runs only the SQL admin SQL would run, and copies only into tables it created.
+   */
+  signed: z.boolean(),
 });
 export type Backup = z.infer<typeof backupSchema>;
 

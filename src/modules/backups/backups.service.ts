@@ -15,6 +15,7 @@ import type { Backup, BackupConfigUpdate } from './backups.schemas.js';
 import { dumpDatabase, type DumpScope } from './dump.service.js';
 import { archiveCheck } from './archive-check.js';
 import { ArchiveFormatError } from './archive.js';
+import type { MacVerdict } from './archive-mac.js';
 import { platformMigrationNames } from './platform.repo.js';
 import { checkCompatible, restoreDatabase } from './restore.service.js';
 
@@ -48,6 +49,19 @@ const notAnArchive = (reason: string) =>
     nextActions:
       'Nothing was stored. Upload the file exactly as GET /api/database/backups/{id}/download gave it (gzip, unchanged).',
   });
+const notSigned = (verdict: MacVerdict) =>
+  new AppError(
+    'VALIDATION_ERROR',
+    verdict === 'unsigned'
+      ? 'The archive carries no signature of this project, so what it holds cannot be trusted.'
+      : 'The archive was changed since it was made, or made by a server of another project (its signature does not match).',
+    {
+      nextActions:
+        'Nothing was stored. Upload an archive downloaded, unchanged, from a server of this project (same ' +
+        'PLINTH_ENCRYPTION_KEY). To import an archive you trust anyway, add ?allowUnsigned=true: its restore ' +
+        'then runs only SQL that admin SQL would run and copies only into tables the archive created.',
+    },
+  );
 const notFound = () =>
   new AppError('DATABASE_NOT_FOUND', 'Backup not found.', {
     nextActions: 'List backups with GET /api/database/backups.',
@@ -72,6 +86,7 @@ function toBackup(row: repo.BackupRow): Backup {
     createdBy: row.createdBy,
     expiresAt: row.expiresAt?.toISOString() ?? null,
     importedAt: row.importedAt?.toISOString() ?? null,
+    signed: row.signed,
   };
 }
 
@@ -85,7 +100,7 @@ const uniqueName = async <T>(work: () => Promise<T>): Promise<T> => {
 };
 
 export function createBackupsService(
-  deps: Pick<Deps, 'sql' | 'clock' | 'blobStore' | 'migrations' | 'config'>,
+  deps: Pick<Deps, 'sql' | 'clock' | 'blobStore' | 'migrations' | 'config' | 'hmacKeys'>,
   refreshSchema: () => Promise<unknown>,
   /** Where a dump that failed and could not even be recorded as failed (the database gone) is reported. */
   reportLostJob: (err: unknown) => void = () => {},
@@ -93,6 +108,7 @@ export function createBackupsService(
   const scope: DumpScope = {
     platformSchemas: platformSchemas(deps.migrations),
     excludedTables: EXCLUDED_TABLES,
+    archiveKeys: deps.hmacKeys.backupArchives,
     files: deps.config.backups.includeFiles ? deps.blobStore : undefined,
   };
   const running = new Map<string, Promise<void>>();
@@ -212,13 +228,25 @@ export function createBackupsService(
 
     /**
      * Stores an uploaded archive (e.g. downloaded from another server) as a completed backup,
-     * checked while it streams to the blob store: a damaged, truncated or foreign file, or one
-     * from other platform migrations, is refused and nothing is kept.
+     * checked while it streams to the blob store: a damaged, truncated or foreign file, one from
+     * other platform migrations, or one without this project's valid signature (unless
+     * `allowUnsigned`: then its restore is guarded) is refused and nothing is kept.
      */
-    async importArchive(body: Readable, name: string | undefined, createdBy: string | null): Promise<Backup> {
+    async importArchive(
+      body: Readable,
+      options: { name?: string; allowUnsigned: boolean },
+      createdBy: string | null,
+    ): Promise<Backup> {
+      const { name } = options;
       if (name !== undefined && (await repo.backupNamed(deps.sql, name))) throw duplicate();
       const here = await platformMigrationNames(deps.sql);
-      const check = archiveCheck((header) => checkCompatible(header, here));
+      const check = archiveCheck({
+        keys: deps.hmacKeys.backupArchives,
+        accept: (header) => checkCompatible(header, here),
+        acceptSignature: (verdict) => {
+          if (verdict !== 'valid' && !options.allowUnsigned) throw notSigned(verdict);
+        },
+      });
       // Piped, not pipelined: a refusal must not tear the request down before the answer is sent.
       body.pipe(check.tap);
       finished(body, (err) => err && check.tap.destroy(err));
@@ -243,6 +271,7 @@ export function createBackupsService(
             createdBy,
             createdAt: new Date(header.createdAt),
             importedAt: deps.clock.now(),
+            signed: header.signed,
           }),
         );
         return toBackup(row);
@@ -275,7 +304,7 @@ export function createBackupsService(
         // The archive reader surfaces a damaged archive (it reads the stream's stored error); this
         // keeps an error raised before the reader starts from being an uncaught one.
         gunzip.on('error', () => {});
-        await restoreDatabase(deps.sql, scope, blob.pipe(gunzip));
+        await restoreDatabase(deps.sql, scope, blob.pipe(gunzip), { signed: row.signed });
       } finally {
         restoring = false;
         blob.destroy();

@@ -19,6 +19,8 @@ export interface DumpScope {
   platformSchemas: string[];
   /** Platform tables that are not part of a backup ("schema.table"). */
   excludedTables: string[];
+  /** The keys of archive signatures: the first signs, every one verifies (previous master keys'). */
+  archiveKeys: Buffer[];
 }
 
 /** `sql` is the connection that holds the backup lock (see backups.service.ts). */
@@ -26,7 +28,7 @@ export async function dumpDatabase(sql: ReservedSql, scope: DumpScope, out: Writ
   await inSnapshot(sql, async (tx) => {
     await tx`select set_config('search_path', 'pg_catalog', true), set_config('statement_timeout', '0', true)`;
     const schemas = await userSchemas(tx, scope.platformSchemas);
-    const writer = archiveWriter(out);
+    const writer = archiveWriter(out, scope.archiveKeys[0] as Buffer);
     const header: ArchiveHeader = {
       format: 1,
       createdAt: now.toISOString(),
@@ -101,7 +103,7 @@ export async function dumpDatabase(sql: ReservedSql, scope: DumpScope, out: Writ
       post.sequencePositions,
     ])
       await sqlRecords(await part(tx, schemas));
-    await writer.record({ end: true });
+    await writer.end();
   });
 }
 

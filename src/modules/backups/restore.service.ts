@@ -1,13 +1,15 @@
 // Brings a project back from an archive in ONE transaction: the user schemas are dropped and
 // rebuilt, the platform tables emptied and reloaded, the data copied in, the sequences set. Any
 // failure (a corrupt or truncated archive included) rolls everything back, so the project is
-// left as it was. Objects created after the backup do not survive.
+// left as it was. Objects created after the backup do not survive. A signed archive's signature
+// is checked again as it is read (before its end record); an unsigned one's SQL is guarded.
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Sql } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import { asPgError } from '../../core/pg-errors.js';
 import { archiveReader, ArchiveFormatError, type ArchiveHeader } from './archive.js';
+import { archiveMacCheck } from './archive-mac.js';
+import { copyRows, copyTargets, guardRecordSql, type RecordPlace, recordFailed } from './restore-records.js';
 import { revokeAllDdl } from './catalog-acl-ddl.repo.js';
 import { dropUserObjectsDdl } from './catalog-drop.repo.js';
 import { dropPoliciesDdl } from './catalog-post-ddl.repo.js';
@@ -36,13 +38,20 @@ export const corruptArchive = (reason: string) =>
     nextActions: 'Nothing was changed. Restore another backup, or download this one to inspect it.',
   });
 
-export async function restoreDatabase(sql: Sql, scope: DumpScope, archive: Readable): Promise<void> {
+export async function restoreDatabase(
+  sql: Sql,
+  scope: DumpScope,
+  archive: Readable,
+  options: { signed: boolean },
+): Promise<void> {
+  // Its end record reaches the reader only once the signature checked out (else the read fails).
+  const input = options.signed ? verified(archive, scope.archiveKeys) : archive;
   try {
     await sql.begin(async (tx) => {
       if (!(await tryOperationLock(tx))) throw busy();
       await tx`select set_config('statement_timeout', '0', true), set_config('lock_timeout', '30s', true),
                       set_config('check_function_bodies', 'off', true), set_config('search_path', 'pg_catalog', true)`;
-      const reader = archiveReader(archive);
+      const reader = archiveReader(input);
       await reader.start();
       const first = await reader.next();
       if (!('header' in first)) throw new ArchiveFormatError('the archive has no header.');
@@ -58,20 +67,26 @@ export async function restoreDatabase(sql: Sql, scope: DumpScope, archive: Reada
       await truncateTables(tx, systemTables);
       await setUserTriggers(tx, systemTables, false);
 
-      for (;;) {
+      const targets = copyTargets(tx, scope);
+      for (let index = 2; ; index++) {
         const record = await reader.next();
         if ('end' in record) break;
         if ('phase' in record) {
+          targets.forget();
           if (record.phase === 'user-post') {
             // New tables in public got an admin policy and default grants on creation: clear them,
-            // so the backup's own policies and grants are the only ones.
-            for (const s of await dropPoliciesDdl(tx, first.header.userSchemas)) await tx.unsafe(s);
-            for (const s of await revokeAllDdl(tx, first.header.userSchemas)) await tx.unsafe(s);
+            // so the backup's own policies and grants are the only ones. Only user schemas: a header
+            // naming a platform schema must not strip the platform's own policies.
+            const own = first.header.userSchemas.filter((name) => !scope.platformSchemas.includes(name));
+            for (const s of await dropPoliciesDdl(tx, own)) await tx.unsafe(s);
+            for (const s of await revokeAllDdl(tx, own)) await tx.unsafe(s);
           }
           continue;
         }
         if ('sql' in record) {
-          await tx.unsafe(record.sql).simple();
+          const at: RecordPlace = { index, kind: 'sql', sql: String(record.sql) };
+          if (!options.signed) await guardRecordSql(at, String(record.sql));
+          await named(at, () => tx.unsafe(record.sql).simple());
           continue;
         }
         if ('blob' in record) {
@@ -79,8 +94,9 @@ export async function restoreDatabase(sql: Sql, scope: DumpScope, archive: Reada
           continue;
         }
         if ('copy' in record) {
-          const target = await tx.unsafe(`copy ${record.copy} (${record.columns.join(', ')}) from stdin`).writable();
-          await pipeline(reader.rows(), target);
+          const at: RecordPlace = { index, kind: 'copy', table: String(record.copy) };
+          const statement = await targets.statement(at, record.copy, record.columns);
+          await named(at, () => copyRows(tx, statement, reader.rows()));
           continue;
         }
         throw new ArchiveFormatError('the archive holds an unknown record.');
@@ -99,6 +115,24 @@ export async function restoreDatabase(sql: Sql, scope: DumpScope, archive: Reada
       });
     throw err;
   }
+}
+
+/** Runs one record's work; PostgreSQL's refusal comes out naming the record. */
+async function named(at: RecordPlace, work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    throw recordFailed(at, err) ?? err;
+  }
+}
+
+/** The gunzipped archive through the signature check (required). */
+function verified(archive: Readable, keys: Buffer[]): Readable {
+  const mac = archiveMacCheck(keys, { require: true });
+  archive.on('error', (err) => mac.tap.destroy(err));
+  // The reader surfaces the refusal (it reads the stream's stored error); no uncaught one here.
+  mac.tap.on('error', () => {});
+  return archive.pipe(mac.tap);
 }
 
 /** Refuses an archive whose format or platform migrations this server does not have. */

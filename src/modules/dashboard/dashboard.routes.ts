@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '../../core/errors.js';
 import { cacheControlFor, fileFor, isBuilt } from './dashboard.files.js';
+import { DASHBOARD_HEADERS } from './dashboard.headers.js';
 
 const notBuilt = () =>
   new AppError('SERVICE_UNAVAILABLE', 'The dashboard has not been built in this checkout.', {
@@ -13,6 +14,10 @@ const notBuilt = () =>
 export function dashboardRoutes(root: string): FastifyPluginAsyncZod {
   return async (app) => {
     const schema = { hide: true };
+    // Every answer of this plugin (files, the redirect, a 503), before anything else may fail.
+    app.addHook('onRequest', async (_request, reply) => {
+      reply.headers(DASHBOARD_HEADERS);
+    });
 
     app.get('/', { schema }, async (_request, reply) => reply.redirect('/dashboard/', 302));
 

@@ -80,7 +80,8 @@ export function sendRoutes(sends: SendService): FastifyPluginAsyncZod {
       config: admin,
       schema: {
         tags,
-        summary: 'Change any of maxRecipients, maxBodyBytes, maxPerHour; applies at once on every server',
+        summary:
+          'Change any of the send limits and user-sending rules (usersMaySend, usersMaxPerHour, userRecipients, recipientAllowList); applies at once on every server',
         security,
         body: sendSettingsUpdateSchema,
         response: { 200: sendSettingsSchema },

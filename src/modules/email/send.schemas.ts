@@ -35,6 +35,17 @@ export type SendEmailRequest = z.output<typeof sendEmailRequestSchema>;
 
 export const sendEmailResponseSchema = z.object({});
 
+export const USER_RECIPIENTS = ['any', 'self', 'allow-list'] as const;
+
+/** An allow-list entry: an address, or `@domain` for every address of that domain. */
+const allowListEntry = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => z.email().safeParse(v).success || /^@[a-z0-9.-]+\.[a-z]{2,}$/.test(v), {
+    error: 'is neither an email address nor @domain',
+  });
+
 export const sendSettingsSchema = z.object({
   /** Addresses in to, cc and bcc together. */
   maxRecipients: z.number().int(),
@@ -42,6 +53,14 @@ export const sendSettingsSchema = z.object({
   maxBodyBytes: z.number().int(),
   /** Messages one sender may send in an hour (fixed one-hour windows). */
   maxPerHour: z.number().int(),
+  /** Whether signed-in users may send at all (the API key and admins always may). */
+  usersMaySend: z.boolean(),
+  /** Messages all users together may send in an hour. */
+  usersMaxPerHour: z.number().int(),
+  /** Whom users may send to: anyone, only their own address, or the allow-list. */
+  userRecipients: z.enum(USER_RECIPIENTS),
+  /** Addresses (or `@domain`s) users may send to when userRecipients is 'allow-list'. */
+  recipientAllowList: z.array(z.string()),
   /** False while the defaults apply. */
   custom: z.boolean(),
   updatedAt: z.string().nullable(),
@@ -53,6 +72,10 @@ export const sendSettingsUpdateSchema = z
     maxRecipients: z.number().int().min(1).max(CEILINGS.recipients),
     maxBodyBytes: z.number().int().min(1).max(CEILINGS.bodyBytes),
     maxPerHour: z.number().int().min(1).max(CEILINGS.perHour),
+    usersMaySend: z.boolean(),
+    usersMaxPerHour: z.number().int().min(1).max(CEILINGS.perHour),
+    userRecipients: z.enum(USER_RECIPIENTS),
+    recipientAllowList: z.array(allowListEntry).max(CEILINGS.recipients),
   })
   .partial();
 export type SendSettingsUpdate = z.infer<typeof sendSettingsUpdateSchema>;

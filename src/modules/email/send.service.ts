@@ -1,5 +1,6 @@
-// Custom emails (POST /api/email/send-raw): checks the message against the admin's limits,
-// counts the sender's hourly sends, hands the HTML to SMTP as given and records the outcome.
+// Custom emails (POST /api/email/send-raw): checks the message against the admin's limits (and a
+// user against the user-sending rules), counts the sender's and all users' hourly sends, hands the
+// HTML to SMTP as given and records the outcome.
 // Also the admin's view and change of the limits, and the send log.
 import { withTx } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
@@ -7,6 +8,7 @@ import { createRateLimiter, type Limit } from '../../core/rate-limiter.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import { notConfigured, smtpRefused } from './delivery-errors.js';
+import { assertUserMaySend } from './user-sending.js';
 import type { Mailer } from './mailer.js';
 import * as repo from './send.repo.js';
 import type {
@@ -17,7 +19,15 @@ import type {
   SendSettingsView,
 } from './send.schemas.js';
 
-export const SEND_DEFAULTS = { maxRecipients: 50, maxBodyBytes: 256 * 1024, maxPerHour: 100 } as const;
+export const SEND_DEFAULTS = {
+  maxRecipients: 50,
+  maxBodyBytes: 256 * 1024,
+  maxPerHour: 100,
+  usersMaySend: false,
+  usersMaxPerHour: 100,
+  userRecipients: 'any',
+  recipientAllowList: [] as string[],
+} as const;
 
 /** The hourly count per sender, a rate limit whose override the admin sets through the send settings. */
 export const hourlySendLimit: Limit = {
@@ -26,6 +36,15 @@ export const hourlySendLimit: Limit = {
   windowSeconds: 60 * 60,
   message: 'Too many emails sent in this hour. Try again in {seconds} seconds.',
 };
+
+/** The hourly count of all users' sends together: the project's sender reputation is shared. */
+export const usersHourlySendLimit: Limit = {
+  name: 'email-send-raw:users',
+  max: SEND_DEFAULTS.usersMaxPerHour,
+  windowSeconds: 60 * 60,
+  message: "This project's users together sent the most emails allowed in this hour. Try again in {seconds} seconds.",
+};
+const LIMIT_NAMES = { sender: hourlySendLimit.name, users: usersHourlySendLimit.name };
 
 const asList = (value: string | string[] | undefined): string[] =>
   value === undefined ? [] : Array.isArray(value) ? value : [value];
@@ -58,11 +77,15 @@ export function createSendService(deps: Pick<Deps, 'sql' | 'clock'>, mailer: Mai
   const limiter = createRateLimiter(deps.sql, deps.clock);
 
   async function settings(): Promise<SendSettingsView> {
-    const stored = await repo.readSendSettings(deps.sql, hourlySendLimit.name);
+    const stored = await repo.readSendSettings(deps.sql, LIMIT_NAMES);
     return {
       maxRecipients: stored.maxRecipients ?? SEND_DEFAULTS.maxRecipients,
       maxBodyBytes: stored.maxBodyBytes ?? SEND_DEFAULTS.maxBodyBytes,
       maxPerHour: stored.maxPerHour ?? SEND_DEFAULTS.maxPerHour,
+      usersMaySend: stored.usersMaySend ?? SEND_DEFAULTS.usersMaySend,
+      usersMaxPerHour: stored.usersMaxPerHour ?? SEND_DEFAULTS.usersMaxPerHour,
+      userRecipients: stored.userRecipients ?? SEND_DEFAULTS.userRecipients,
+      recipientAllowList: stored.recipientAllowList ?? [...SEND_DEFAULTS.recipientAllowList],
       custom: stored.updatedAt !== null,
       updatedAt: stored.updatedAt?.toISOString() ?? null,
     };
@@ -84,6 +107,20 @@ export function createSendService(deps: Pick<Deps, 'sql' | 'clock'>, mailer: Mai
     }
   }
 
+  /** Counts a user's send against all users' hourly cap; past it, the sender's hit is given back. */
+  async function countUserSend(senderKey: string): Promise<void> {
+    try {
+      await limiter.hit(usersHourlySendLimit, 'all');
+    } catch (err) {
+      await limiter.refund(hourlySendLimit, senderKey);
+      if (!(err instanceof AppError)) throw err;
+      throw new AppError('TOO_MANY_REQUESTS', err.message, {
+        headers: err.headers,
+        nextActions: `${err.nextActions} Or ask the admin to raise usersMaxPerHour (PUT /api/email/send-settings).`,
+      });
+    }
+  }
+
   return {
     settings,
 
@@ -92,11 +129,17 @@ export function createSendService(deps: Pick<Deps, 'sql' | 'clock'>, mailer: Mai
       await withTx(deps.sql, (tx) =>
         repo.writeSendSettings(
           tx,
-          hourlySendLimit.name,
+          LIMIT_NAMES,
           {
             maxRecipients: update.maxRecipients ?? current.maxRecipients,
             maxBodyBytes: update.maxBodyBytes ?? current.maxBodyBytes,
             maxPerHour: update.maxPerHour ?? current.maxPerHour,
+            usersMaySend: update.usersMaySend ?? current.usersMaySend,
+            usersMaxPerHour: update.usersMaxPerHour ?? current.usersMaxPerHour,
+            userRecipients: update.userRecipients ?? current.userRecipients,
+            recipientAllowList: update.recipientAllowList
+              ? [...new Set(update.recipientAllowList)]
+              : current.recipientAllowList,
           },
           deps.clock.now(),
         ),
@@ -116,10 +159,14 @@ export function createSendService(deps: Pick<Deps, 'sql' | 'clock'>, mailer: Mai
       const cc = asList(request.cc);
       const bcc = asList(request.bcc);
       const recipientCount = to.length + cc.length + bcc.length;
-      checkMessage(await settings(), recipientCount, request.html);
+      const limits = await settings();
+      if (principal.kind === 'user')
+        await assertUserMaySend(deps.sql, principal.userId, limits, [...to, ...cc, ...bcc]);
+      checkMessage(limits, recipientCount, request.html);
       if (!(await mailer.isConfigured())) throw notConfigured();
 
       await limiter.hit(hourlySendLimit, `${sender.kind}:${sender.id}`);
+      if (sender.kind === 'user') await countUserSend(`${sender.kind}:${sender.id}`);
       const delivery = await mailer.sendHtml({
         to,
         cc,
@@ -130,6 +177,7 @@ export function createSendService(deps: Pick<Deps, 'sql' | 'clock'>, mailer: Mai
       });
       if (delivery.outcome === 'not-configured') {
         await limiter.refund(hourlySendLimit, `${sender.kind}:${sender.id}`);
+        if (sender.kind === 'user') await limiter.refund(usersHourlySendLimit, 'all');
         throw notConfigured();
       }
       const refused = delivery.outcome === 'refused';

@@ -58,7 +58,7 @@ export function createFunctionsService(deps: Pick<Deps, 'sql' | 'config'>, host:
         nextActions: 'Fix the code and deploy again; nothing was stored.',
       });
     }
-    return { id, status: 'success', url: `${deps.config.apiBaseUrl}/functions/${row.slug}` };
+    return { id, status: 'success', url: `${deps.config.functions.baseUrl}/functions/${row.slug}` };
   }
 
   /**

@@ -15,6 +15,13 @@ const unauthorized = () =>
     nextActions: 'Send an access token, the anon key or the API key in the Authorization header.',
   });
 
+/**
+ * What a function's answer always carries (unless FUNCTIONS_SANDBOX=false): it is a sandboxed
+ * document of an opaque origin, so a page a function echoes user input into cannot run script as
+ * this origin (the dashboard's) nor reach its session. Never sniffed into a more active type.
+ */
+const SANDBOXED = ['content-security-policy', 'sandbox', 'x-content-type-options', 'nosniff'] as const;
+
 /** Set by Plinth from the connection, never taken from the client (who could claim anything). */
 const FORWARDING = new Set(['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto']);
 
@@ -25,6 +32,7 @@ export function invokeRoutes(
   const resolvePrincipal = createPrincipalResolver(deps);
   // A deadline of Plinth's own, a little after the runtime's, for a runtime that stops answering.
   const runtimeProxy = createRuntimeProxy(deps.config.functions.timeoutMs + 5_000);
+  const enforcedHeaders = deps.config.functions.sandbox ? SANDBOXED : [];
   // As app.ts does for other answers: while shutting down, answers close their connection.
   let closing = false;
   const isClosing = () => closing;
@@ -56,7 +64,7 @@ export function invokeRoutes(
       'x-plinth-runtime-token',
       host.runtime.token,
       'x-plinth-url',
-      `${deps.config.apiBaseUrl}/functions/${slug}${query}`,
+      `${deps.config.functions.baseUrl}/functions/${slug}${query}`,
       // Tags what the function prints with this request (the logs' source=functions entries).
       'x-plinth-request-id',
       request.id,
@@ -80,6 +88,7 @@ export function invokeRoutes(
           body: request.method === 'GET' || request.method === 'HEAD' ? null : request.raw,
           reply,
           closing: isClosing,
+          enforcedHeaders,
         },
       );
     } catch (err) {

@@ -36,6 +36,11 @@ export interface ProxyCall {
   reply: FastifyReply;
   /** Whether the server is shutting down: the answer then closes its connection. */
   closing: () => boolean;
+  /**
+   * Name, value pairs sent whatever the function set, beside its own (a browser enforces every
+   * Content-Security-Policy it gets, so the function cannot lift Plinth's sandbox).
+   */
+  enforcedHeaders: readonly string[];
 }
 
 export type ProxyFailure = { kind: 'timeout' | 'unreachable'; cause: Error };
@@ -118,6 +123,7 @@ class Invocation implements Dispatcher.DispatchHandlers {
       const value = own[name];
       if (value !== undefined && !setAmong(answer, fromFunction, name)) answer.push(name, value);
     }
+    answer.push(...call.enforcedHeaders);
     if (call.closing()) answer.push('connection', 'close');
     reply.hijack();
     reply.raw.writeHead(status, answer as string[]);

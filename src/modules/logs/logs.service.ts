@@ -13,6 +13,7 @@ import { COPY_HEADER, COPY_TRAILER, maxTupleBytes, prepareEntry, writeTuple } fr
 import { createLogWriter, type LogBatch, type LogWriter } from './log-writer.js';
 import { createTableFollower } from './table-follower.js';
 import { addDays, dayOf, dayOfPartition, partitionName } from './partitions.js';
+import { printable } from '../../core/printable.js';
 import {
   auditStats,
   copyEntries,
@@ -242,7 +243,8 @@ export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, 
         ip: null,
         requestId: output.requestId,
         slug: output.slug,
-        message: output.message,
+        // A function's output is anyone's text: stored escaped, so no reader's terminal obeys it.
+        message: printable(output.message),
         details: null,
       });
     },

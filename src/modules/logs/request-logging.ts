@@ -11,6 +11,12 @@ import { redactSecrets } from './redact.js';
 
 const FUNCTION_ROUTE = '/functions/*';
 
+/** The path of a request without its query string: queries carry tokens, emails, search text. */
+const pathOf = (url: string) => {
+  const at = url.indexOf('?');
+  return at === -1 ? url : url.slice(0, at);
+};
+
 /** The fields every entry of one request shares. */
 interface RequestFacts {
   ts: Date;
@@ -83,7 +89,8 @@ export function logRequests(app: FastifyInstance, logs: LogsService | null, cloc
     const durationMs = Math.round(reply.elapsedTime * 100) / 100;
     const routeOptions = request.routeOptions;
     const route = routeOptions.url ?? null;
-    const line = { method: request.method, url: request.url, statusCode: status, durationMs };
+    const path = pathOf(request.url);
+    const line = { method: request.method, url: path, statusCode: status, durationMs };
     if (status >= 500) request.log.error(line, 'request failed');
     else request.log.info(line, 'request');
     if (!logs) return done();
@@ -94,11 +101,11 @@ export function logRequests(app: FastifyInstance, logs: LogsService | null, cloc
       const slug = String((request.params as Record<string, string>)['*'] ?? '').replace(/\/$/, '');
       logs.record(entryOf(facts, 'functions', level, slug, `${request.method} /functions/${slug} ${status}`, null));
     } else {
-      logs.record(entryOf(facts, 'requests', level, null, `${request.method} ${route ?? request.url} ${status}`, null));
+      logs.record(entryOf(facts, 'requests', level, null, `${request.method} ${route ?? path} ${status}`, null));
     }
     if (status >= 500) {
       const error = failures.get(request);
-      const message = error?.message ?? `${request.method} ${request.url} answered ${status}`;
+      const message = error?.message ?? `${request.method} ${path} answered ${status}`;
       logs.record(
         entryOf(
           facts,

@@ -1,22 +1,39 @@
 // The metrics one app instance reports, in a prom-client registry of its own (never the
 // library's global one): request latency by route pattern, method and status (its count is the
 // request rate), function invocations and their errors, the database pool's connections in use
-// and waiting, the log writer's drops, and the library's process metrics (event-loop lag, memory, CPU, handles).
+// and waiting, the log writer's drops, realtime's refusals, and the library's process metrics (event-loop lag, memory, CPU, handles).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolGuard } from '../../core/pool-guard.js';
 
 /** Seconds; from a cached read to a long function call or admin SQL statement. */
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
+/** Methods Plinth serves; any other (PROPFIND, MKCOL, …) is counted as 'other'. */
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/**
+ * Label values a client cannot multiply: an unknown method folds into 'other', and the status of
+ * an answer a function chose (any of 100-599) into its class ('2xx'); Plinth's own routes answer
+ * a bounded set of codes, kept exact.
+ */
+export function requestLabels(route: string, method: string, status: number, chosenByFunction: boolean) {
+  const statusLabel = chosenByFunction ? `${Math.trunc(status / 100)}xx` : String(status);
+  return { route, method: KNOWN_METHODS.has(method) ? method : 'other', status_code: statusLabel };
+}
+
 export interface Metrics {
   registry: Registry;
   /** One answered request; `route` is the route pattern ('unmatched' for no route). */
-  observeRequest(route: string, method: string, status: number, seconds: number): void;
+  observeRequest(route: string, method: string, status: number, seconds: number, chosenByFunction?: boolean): void;
   /** One function invocation and its answer's status. */
   observeInvocation(status: number): void;
 }
 
-export function createMetrics(pool: PoolGuard, logDropped: () => number): Metrics {
+export function createMetrics(
+  pool: PoolGuard,
+  logDropped: () => number,
+  realtimeRefused: () => ReadonlyMap<string, number> = () => new Map(),
+): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'plinth_' });
 
@@ -79,10 +96,20 @@ export function createMetrics(pool: PoolGuard, logDropped: () => number): Metric
     },
   });
 
+  new Gauge({
+    name: 'plinth_realtime_refused_total',
+    help: 'Realtime connections and events refused for capacity or abuse (socket caps, budgets, a busy database, oversized or reserved publishes), by reason, since start',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+    collect() {
+      for (const [reason, count] of realtimeRefused()) this.set({ reason }, count);
+    },
+  });
+
   return {
     registry,
-    observeRequest(route, method, status, seconds) {
-      requests.observe({ route, method, status_code: String(status) }, seconds);
+    observeRequest(route, method, status, seconds, chosenByFunction = false) {
+      requests.observe(requestLabels(route, method, status, chosenByFunction), seconds);
     },
     observeInvocation(status) {
       invocations.inc();

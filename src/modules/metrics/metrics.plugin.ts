@@ -10,21 +10,23 @@ import { metricsRoutes } from './metrics.routes.js';
 
 const FUNCTION_ROUTE = '/functions/*';
 
-/** Starts measuring every request (`logDropped`: the log writer's drops); answers the plugin of GET /metrics (null when metrics are off). */
+/** Starts measuring every request (`logDropped`: the log writer's drops; `realtimeRefused`: realtime's refusals by reason); answers the plugin of GET /metrics (null when metrics are off). */
 export function instrumentRequests(
   app: FastifyInstance,
   deps: Deps,
   logDropped: () => number = () => 0,
+  realtimeRefused: () => ReadonlyMap<string, number> = () => new Map(),
 ): FastifyPluginAsyncZod | null {
   const access = deps.config.metricsAccess;
   if (access === 'off') return null;
-  const metrics = createMetrics(guardOf(deps.sql), logDropped);
+  const metrics = createMetrics(guardOf(deps.sql), logDropped, realtimeRefused);
   // Callback style: no promise on every request. Fastify runs onResponse hooks for hijacked
   // replies too, so invocations (answered by the runtime straight to the socket) are counted.
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    metrics.observeRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
-    if (route === FUNCTION_ROUTE) metrics.observeInvocation(reply.statusCode);
+    const fromFunction = route === FUNCTION_ROUTE;
+    metrics.observeRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000, fromFunction);
+    if (fromFunction) metrics.observeInvocation(reply.statusCode);
     done();
   });
   return metricsRoutes(metrics, access === 'public' ? 'public' : 'admin');

@@ -1,21 +1,31 @@
 // The two permission checks of a socket, each one transaction under the caller's own role and
 // claims (the records API's request scope) with `realtime.channel_name` set for policies:
-// subscribe = a visible enabled channel row (SELECT on realtime.channels), publish = an INSERT
+// subscribe = a visible enabled channel row (SELECT on realtime.channels; with its presence setting), publish = an INSERT
 // into realtime.messages that row-level security lets through.
 import { type RequestScope, runScoped, type Sql, withRequestScope } from '../../core/db.js';
 
 const SET_CHANNEL = `select set_config('realtime.channel_name', $1, true)`;
 
-/** True when an enabled pattern matching `channel` is visible to the caller. */
-export function channelVisible(sql: Sql, scope: RequestScope, channel: string): Promise<boolean> {
+/**
+ * The enabled channel row matching `channel` that the caller may see (an exact pattern first), as
+ * its presence setting; null when none is visible.
+ */
+export function visibleChannel(
+  sql: Sql,
+  scope: RequestScope,
+  channel: string,
+): Promise<{ presenceUserIds: boolean } | null> {
   return withRequestScope(sql, scope, async (tx) => {
     const [, rows] = await Promise.all([
       tx.unsafe(SET_CHANNEL, [channel]),
-      tx.unsafe(`select 1 from realtime.channels where enabled and (pattern = $1 or $1 like pattern) limit 1`, [
-        channel,
-      ]),
+      tx.unsafe(
+        `select presence_user_ids as "presenceUserIds" from realtime.channels
+         where enabled and (pattern = $1 or $1 like pattern) order by pattern = $1 desc limit 1`,
+        [channel],
+      ),
     ]);
-    return rows.length > 0;
+    const row = rows[0] as { presenceUserIds: boolean } | undefined;
+    return row ? { presenceUserIds: row.presenceUserIds } : null;
   });
 }
 

@@ -4,7 +4,7 @@
 // by id (in batches); the audience it reached is added to the message's row, off the delivery path.
 // After a lost LISTEN connection the messages since the last one seen are read back (each id is
 // delivered once: recent ids are remembered). A row change of a watched table reaches only the
-// sockets that may SELECT the row (row-changes.ts). A socket that does not read (its unsent backlog past a bound for longer than a grace period,
+// sockets that may SELECT the row, with only the columns they may read (row-changes.ts). A socket that does not read (its unsent backlog past a bound for longer than a grace period,
 // on the injected clock) is cut, so it holds up no one and its buffer stays bounded.
 import type { Server, Socket } from 'socket.io';
 import type { Deps } from '../../deps.js';
@@ -17,6 +17,7 @@ import {
   messageIdsSince,
   readAnnouncement,
 } from './delivery.repo.js';
+import { createReadableColumns } from './readable-columns.js';
 import { deliverRowChange, type RowChange } from './row-changes.js';
 
 export const roomOf = (channel: string) => `realtime:${channel}`;
@@ -92,6 +93,7 @@ export function createDelivery(
   /** The newest creation time delivered, or when listening began: where a read-back starts. */
   let seenUntil: Date | undefined;
   const audience = createAudienceCounter(deps.sql, onError);
+  const readable = createReadableColumns(deps.sql);
 
   /** The announced messages in order, those announced by id only read back (one query). */
   const readBack = async (announced: Announcement[]): Promise<DeliverableMessage[]> => {
@@ -116,6 +118,7 @@ export function createDelivery(
       if (message.rowTable !== null && message.rowKey !== null) {
         const reached = await deliverRowChange(
           deps.sql,
+          readable,
           io,
           room,
           {

@@ -4,6 +4,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type AdminSessions, createCredentialResolver, type EndedSessions } from '../../http/principal.js';
 import type { KeyedDeps } from '../secrets/index.js';
+import type { RealtimeRefusals } from './realtime-refusals.js';
 import { realtimeRoutes } from './realtime.routes.js';
 import { startRetention } from './retention.js';
 import { createRealtimeAdminService } from './realtime.service.js';
@@ -18,12 +19,14 @@ export function realtimePlugin(
   deps: KeyedDeps,
   ended: EndedSessions,
   sessionRevokedChannel: string,
+  refusals: RealtimeRefusals,
   adminSessions?: AdminSessions,
 ): FastifyPluginAsyncZod {
   return async (app) => {
     const sockets = await startSocketServer(deps, app.server, {
       resolveCredential: createCredentialResolver(deps, ended, adminSessions),
       sessionRevokedChannel,
+      refusals,
       onError: (err, what) => app.log.error({ err }, `realtime: ${what} failed`),
       onSlowClient: (socketId) => app.log.warn({ socketId }, 'realtime: a client too far behind was disconnected'),
     });

@@ -113,22 +113,34 @@ export async function messageStats(db: Queryable, query: StatsQuery) {
   return { totals: totals ?? { total: 0, audience: 0, delivered: 0 }, topEvents };
 }
 
-export async function readRetentionDays(db: Queryable): Promise<number | null> {
+/**
+ * The retention in days: the admin's setting (null: forever), or `defaultDays` while none was
+ * set (null: forever).
+ */
+export async function readRetentionDays(db: Queryable, defaultDays: number | null): Promise<number | null> {
   const [row] = await db<{ retentionDays: number | null }[]>`
-    select retention_days as "retentionDays" from realtime.config limit 1`;
-  return row?.retentionDays ?? null;
+    select case when retention_explicit then retention_days else ${defaultDays}::int end as "retentionDays"
+    from realtime.config limit 1`;
+  return row ? row.retentionDays : defaultDays;
 }
 
 export async function writeRetentionDays(db: Queryable, days: number | null): Promise<void> {
-  await db`update realtime.config set retention_days = ${days}`;
+  await db`update realtime.config set retention_days = ${days}, retention_explicit = true`;
 }
 
-/** Deletes up to `batch` messages older than the retention period at `now`; how many. */
-export async function purgeExpiredMessages(db: Queryable, now: Date, batch: number): Promise<number> {
+/** Deletes up to `batch` messages older than the retention (readRetentionDays) at `now`; how many. */
+export async function purgeExpiredMessages(
+  db: Queryable,
+  now: Date,
+  batch: number,
+  defaultDays: number | null,
+): Promise<number> {
   const result = await db`
     delete from realtime.messages where id in (
-      select m.id from realtime.messages m, realtime.config c
-      where c.retention_days is not null and m.created_at < ${now}::timestamptz - make_interval(days => c.retention_days)
+      select m.id from realtime.messages m,
+        (select case when retention_explicit then retention_days else ${defaultDays}::int end as days
+         from realtime.config limit 1) c
+      where c.days is not null and m.created_at < ${now}::timestamptz - make_interval(days => c.days)
       limit ${batch})`;
   return result.count;
 }

@@ -1,8 +1,10 @@
 // The realtime admin service: channel patterns (validated, duplicates refused), stored messages,
 // their statistics and the retention setting.
 import { AppError } from '../../core/errors.js';
+import { allowedOutboundOrigins, assertOutboundUrl } from '../../core/outbound-http.js';
 import { fromPgError } from '../../core/pg-errors.js';
 import type { Deps } from '../../deps.js';
+import { defaultRetentionDays } from './retention.js';
 import * as repo from './realtime.repo.js';
 import {
   CHANNEL_PATTERN,
@@ -51,8 +53,14 @@ async function writing<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createRealtimeAdminService(deps: Pick<Deps, 'sql'>) {
+export function createRealtimeAdminService(deps: Pick<Deps, 'sql' | 'config'>) {
+  const defaultDays = defaultRetentionDays(deps.config);
   const { sql } = deps;
+  /** Webhook URLs are called by this server: the outbound address policy applies when saved. */
+  const allowedOrigins = allowedOutboundOrigins(deps.config);
+  const checkWebhookUrls = (urls: string[] | undefined) => {
+    for (const [i, url] of (urls ?? []).entries()) assertOutboundUrl(url, `webhookUrls[${i}]`, allowedOrigins);
+  };
   return {
     async listChannels(): Promise<Channel[]> {
       return (await repo.listChannels(sql)).map(toChannel);
@@ -64,10 +72,12 @@ export function createRealtimeAdminService(deps: Pick<Deps, 'sql'>) {
     },
     async createChannel(input: CreateChannel): Promise<Channel> {
       checkPattern(input.pattern);
+      checkWebhookUrls(input.webhookUrls);
       return toChannel(await writing(() => repo.insertChannel(sql, input)));
     },
     async updateChannel(id: string, input: UpdateChannel): Promise<Channel> {
       checkPattern(input.pattern);
+      checkWebhookUrls(input.webhookUrls);
       const row = await writing(() => repo.updateChannel(sql, id, input));
       if (!row) throw channelNotFound();
       return toChannel(row);
@@ -82,7 +92,7 @@ export function createRealtimeAdminService(deps: Pick<Deps, 'sql'>) {
     async stats(query: StatsQuery) {
       const [{ totals, topEvents }, retentionDays] = await Promise.all([
         repo.messageStats(sql, query),
-        repo.readRetentionDays(sql),
+        repo.readRetentionDays(sql, defaultDays),
       ]);
       return {
         totalMessages: totals.total,
@@ -92,7 +102,7 @@ export function createRealtimeAdminService(deps: Pick<Deps, 'sql'>) {
       };
     },
     async config() {
-      return { retentionDays: await repo.readRetentionDays(sql) };
+      return { retentionDays: await repo.readRetentionDays(sql, defaultDays) };
     },
     setRetentionDays: (days: number | null) => repo.writeRetentionDays(sql, days),
     /** Who may subscribe (policies on channels) and publish (policies on messages). */

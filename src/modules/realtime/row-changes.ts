@@ -1,27 +1,24 @@
 // Delivery of one row-change message (from a watched table) on this server: the sockets in the
-// channel's room are grouped by role and claims, the row's visibility is checked once per group
-// at delivery time, and each group receives the change only when it may SELECT the row:
-// INSERT/UPDATE when it sees the row as it is now, DELETE when it saw the deleted row. An UPDATE
-// carries `old` only to those who could also see the old row.
+// channel's room are grouped by role and claims, and each group receives the change only when it
+// may SELECT the row as the event's image shows it, judged at delivery time (INSERT/UPDATE: the
+// new row, and the row as it is now too; DELETE: the deleted row), so an image the row had only
+// for a moment reaches no one it was hidden from; an UPDATE carries `old` only to those who could
+// also see the old row. Each group receives only the columns its role may SELECT, and no UPDATE
+// that changed none of them.
 import type { Server, Socket } from 'socket.io';
 import type { RequestScope, Sql } from '../../core/db.js';
-import { rowVisibility } from './row-visibility.repo.js';
+import { onlyColumns, type ReadableColumns } from './readable-columns.js';
+import { imagesVisibility, type RowImage } from './row-visibility.repo.js';
 
 export interface RowChange {
   table: string;
   key: Record<string, unknown>;
   eventName: string;
-  payload: { old?: Record<string, unknown> | null; [field: string]: unknown };
+  payload: { new?: RowImage | null; old?: RowImage | null; [field: string]: unknown };
 }
 
-/** Emits `change` to the sockets of `room` that may see it; returns how many it reached. */
-export async function deliverRowChange(
-  sql: Sql,
-  io: Server,
-  room: string,
-  change: RowChange,
-  body: (payload: Record<string, unknown>) => Record<string, unknown>,
-): Promise<number> {
+/** The sockets of `room` grouped by role and claims (the scope a visibility check runs in). */
+function groupsOf(io: Server, room: string): { scope: RequestScope; sockets: string[] }[] {
   const groups = new Map<string, { scope: RequestScope; sockets: string[] }>();
   for (const id of io.of('/').adapter.rooms.get(room) ?? []) {
     const socket = io.of('/').sockets.get(id) as Socket | undefined;
@@ -32,22 +29,51 @@ export async function deliverRowChange(
     group.sockets.push(id);
     groups.set(groupKey, group);
   }
-  if (groups.size === 0) return 0;
-  const list = [...groups.values()];
-  const old = change.payload.old ?? undefined;
-  const seen = await rowVisibility(
+  return [...groups.values()];
+}
+
+/** Emits `change` to the sockets of `room` that may see it; returns how many it reached. */
+export async function deliverRowChange(
+  sql: Sql,
+  readable: ReadableColumns,
+  io: Server,
+  room: string,
+  change: RowChange,
+  body: (payload: Record<string, unknown>) => Record<string, unknown>,
+): Promise<number> {
+  const groups = groupsOf(io, room);
+  const { new: newImage, old: oldImage } = change.payload;
+  // The image the event is about, then (an UPDATE's) the old one.
+  const carried = change.eventName === 'DELETE' ? oldImage : newImage;
+  if (groups.length === 0 || !carried) return 0;
+  const images = change.eventName === 'UPDATE' && oldImage ? [carried, oldImage] : [carried];
+  const { seen, schemaVersion } = await imagesVisibility(
     sql,
     { table: change.table, key: change.key },
-    list.map((g) => g.scope),
-    { current: change.eventName !== 'DELETE', image: change.eventName === 'INSERT' ? undefined : old },
+    groups.map((g) => g.scope),
+    images,
+    { now: change.eventName !== 'DELETE' },
+  );
+  const reaching = groups.filter((_, i) => seen[0]?.[i]);
+  if (reaching.length === 0) return 0;
+  const columns = await readable.of(
+    change.table,
+    reaching.map((g) => g.scope.role),
+    schemaVersion,
   );
   let reached = 0;
-  list.forEach((group, i) => {
-    const visible = change.eventName === 'DELETE' ? seen.image[i] : seen.current[i];
-    if (!visible) return;
-    const payload = change.eventName === 'UPDATE' && !seen.image[i] ? { ...change.payload, old: null } : change.payload;
+  for (const group of reaching) {
+    const readableByRole = columns.get(group.scope.role) ?? new Set<string>();
+    const oldSeen = change.eventName === 'DELETE' || seen[1]?.[groups.indexOf(group)] === true;
+    const shown = {
+      new: onlyColumns(newImage, readableByRole),
+      old: oldSeen ? onlyColumns(oldImage, readableByRole) : null,
+    };
+    // A change to columns this role cannot read is no news to it (and would tell it they changed).
+    if (change.eventName === 'UPDATE' && shown.old && JSON.stringify(shown.new) === JSON.stringify(shown.old)) continue;
+    const payload = { ...change.payload, ...shown };
     io.local.to(group.sockets).emit(change.eventName, body(payload));
     reached += group.sockets.length;
-  });
+  }
   return reached;
 }

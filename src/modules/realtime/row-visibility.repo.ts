@@ -1,9 +1,11 @@
-// SQL of row-change filtering: which subscriber scopes may SELECT a changed row under RLS at
-// delivery time. One transaction as the server's role, always rolled back: for each scope (one
-// per group of subscribers with the same role and claims) one query runs under that role and
-// claims, as the records API's request scope sets them, all scopes pipelined together. A row image that is no longer in the
-// table (a deleted row, the old side of an update) is put back in its place first (triggers and
-// foreign keys off where the server may do that), so the table's own policies judge it.
+// SQL of row-change filtering: which subscriber scopes may SELECT a row as a change's image shows
+// it (the image the event carries, never the row as it is by delivery time). One transaction as
+// the server's role, always rolled back: for each scope (one per group of subscribers with the
+// same role and claims) one query runs under that role and claims, as the records API's request
+// scope sets them, all scopes pipelined together. The row is checked in place (one round trip;
+// when the image is the row as it is now, the common case, that is all); an image that differs
+// (a deleted row, the old side of an update, a row changed again since) is put in the row's place first (triggers and foreign keys off where the server may do that), so the table's
+// own policies judge it. The schema version is read on the way (readable-columns.ts caches by it).
 import type postgres from 'postgres';
 import { type Queryable, type RequestScope, runRolledBack, type Sql } from '../../core/db.js';
 
@@ -14,13 +16,42 @@ export interface RowCheck {
   key: Record<string, unknown>;
 }
 
+export type RowImage = Record<string, unknown>;
+
+export interface ImagesVisibility {
+  /** Per image, per scope: may the scope SELECT the row as that image shows it (and, when asked, as it is now). */
+  seen: boolean[][];
+  /** system.schema_version, or null when DDL does not move it (no event trigger: nothing may be cached). */
+  schemaVersion: string | null;
+}
+
 const ROLLBACK = Symbol('rollback');
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-function keyMatch(columns: string[]): string {
+function keyMatch(check: RowCheck): string {
+  const columns = Object.keys(check.key);
   const own = columns.map((c) => `t.${quote(c)}`).join(', ');
   const given = columns.map((c) => `r.${quote(c)}`).join(', ');
-  return `(${own}) = (select ${given} from jsonb_populate_record(null::${'%T'}, $1::text::jsonb) r)`;
+  return `(${own}) = (select ${given} from jsonb_populate_record(null::${check.table}, $1::text::jsonb) r)`;
+}
+
+/** The schema version, when DDL moves it (the event trigger of the records migration is there). */
+const VERSION_SQL = `select v.version::text as version,
+  exists (select from pg_event_trigger where evtname = 'plinth_note_ddl' and evtenabled <> 'D') as tracked
+  from system.schema_version v`;
+
+function versionOf(rows: postgres.Row[] | undefined): string | null {
+  const row = rows?.[0];
+  return row?.tracked ? (row.version as string) : null;
+}
+
+/** Is the row as it is now exactly `image` (as the server's role)? */
+function sameAsNow(conn: Queryable, check: RowCheck, image: RowImage) {
+  return conn.unsafe(
+    `select to_jsonb(t) = $2::text::jsonb as same from ${check.table} t where ${keyMatch(check)} limit 1`,
+    [JSON.stringify(check.key), JSON.stringify(image)],
+    { prepare: true },
+  );
 }
 
 /** Statements per scope in the pipeline below; the third is the visibility query. */
@@ -33,8 +64,7 @@ const STEPS = 5;
  * costs it alone.
  */
 function visibilitySteps(conn: Queryable, check: RowCheck, scopes: RequestScope[]) {
-  const columns = Object.keys(check.key);
-  const select = `select 1 from ${check.table} t where ${keyMatch(columns).replace('%T', check.table)} limit 1`;
+  const select = `select 1 from ${check.table} t where ${keyMatch(check)} limit 1`;
   const key = JSON.stringify(check.key);
   return scopes.flatMap((scope) => [
     conn.unsafe('savepoint row_check'),
@@ -61,16 +91,8 @@ async function scopesSeeing(tx: postgres.TransactionSql, check: RowCheck, scopes
   return seeing(await Promise.allSettled(visibilitySteps(tx, check, scopes)), scopes);
 }
 
-/**
- * The row as it is now, for every scope (an INSERT's check): BEGIN, the checks and ROLLBACK
- * written together on one connection, one round trip where a `sql.begin` takes three.
- */
-async function scopesSeeingNow(sql: Sql, check: RowCheck, scopes: RequestScope[]): Promise<boolean[]> {
-  return seeing(await runRolledBack(sql, (conn) => visibilitySteps(conn, check, scopes)), scopes);
-}
-
 /** Puts `image` in the row's place (in the transaction); false when it cannot be put there. */
-async function replay(tx: postgres.TransactionSql, check: RowCheck, image: Record<string, unknown>): Promise<boolean> {
+async function replay(tx: postgres.TransactionSql, check: RowCheck, image: RowImage): Promise<boolean> {
   await tx.savepoint((sp) => sp.unsafe(`set local session_replication_role = replica`)).catch(() => {});
   const columns = (
     await tx.unsafe<{ name: string }[]>(
@@ -81,10 +103,7 @@ async function replay(tx: postgres.TransactionSql, check: RowCheck, image: Recor
   ).map((c) => quote(c.name));
   return tx
     .savepoint(async (sp) => {
-      await sp.unsafe(
-        `delete from ${check.table} t where ${keyMatch(Object.keys(check.key)).replace('%T', check.table)}`,
-        [JSON.stringify(check.key)],
-      );
+      await sp.unsafe(`delete from ${check.table} t where ${keyMatch(check)}`, [JSON.stringify(check.key)]);
       await sp.unsafe(
         `insert into ${check.table} (${columns.join(', ')}) overriding system value
          select ${columns.join(', ')} from jsonb_populate_record(null::${check.table}, $1::text::jsonb)`,
@@ -98,28 +117,53 @@ async function replay(tx: postgres.TransactionSql, check: RowCheck, image: Recor
 }
 
 /**
- * For each scope: may it see the row as it is now (`current`), and as `image` (when given)?
- * Both in one rolled-back transaction.
+ * For each image and each scope: may the scope see the row as the image shows it, and with
+ * `now` also as the row is now (an INSERT's or UPDATE's row must still be visible at delivery)?
+ * With `now`, the first image (the new row) is compared with the row as it is now in the same
+ * round trip as the check of the row in place, and when they are the same that check answers
+ * for it; any other image is put in the row's place in one rolled-back transaction and checked
+ * there, for the scopes that see the row now.
  */
-export async function rowVisibility(
+export async function imagesVisibility(
   sql: Sql,
   check: RowCheck,
   scopes: RequestScope[],
-  wanted: { current: boolean; image?: Record<string, unknown> },
-): Promise<{ current: boolean[]; image: boolean[] }> {
+  images: RowImage[],
+  wanted: { now: boolean },
+): Promise<ImagesVisibility> {
   const none = scopes.map(() => false);
-  if (!wanted.image) return { current: wanted.current ? await scopesSeeingNow(sql, check, scopes) : none, image: none };
-  let result = { current: none, image: none };
+  const seen: (boolean[] | undefined)[] = images.map(() => undefined);
+  let now: boolean[] | undefined;
+  let schemaVersion: string | null = null;
+  const first = images[0];
+  if (wanted.now && first) {
+    const settled = await runRolledBack(sql, (conn) => [
+      conn.unsafe(VERSION_SQL, [], { prepare: true }),
+      sameAsNow(conn, check, first),
+      ...visibilitySteps(conn, check, scopes),
+    ]);
+    schemaVersion = versionOf(settled[0]?.status === 'fulfilled' ? settled[0].value : undefined);
+    now = seeing(settled.slice(2), scopes);
+    if (settled[1]?.status === 'fulfilled' && settled[1].value[0]?.same === true) seen[0] = now;
+    // Nobody sees the row now: no image of it is sent, nothing to put back.
+    if (seen.every(Boolean) || !now.includes(true)) return { seen: seen.map((s) => s ?? none), schemaVersion };
+  }
+  const candidates = now ? scopes.filter((_, i) => now?.[i]) : scopes;
+  const spread = (answers: boolean[]) => {
+    let next = 0;
+    return scopes.map((_, i) => (now && !now[i] ? false : (answers[next++] ?? false)));
+  };
   await sql
     .begin(async (tx) => {
-      const current = wanted.current ? await scopesSeeing(tx, check, scopes) : result.current;
-      const image =
-        wanted.image && (await replay(tx, check, wanted.image)) ? await scopesSeeing(tx, check, scopes) : result.image;
-      result = { current, image };
+      if (!wanted.now) schemaVersion = versionOf(await tx.unsafe(VERSION_SQL));
+      for (const [i, image] of images.entries()) {
+        if (seen[i]) continue;
+        seen[i] = (await replay(tx, check, image)) ? spread(await scopesSeeing(tx, check, candidates)) : none;
+      }
       throw ROLLBACK;
     })
     .catch((err) => {
       if (err !== ROLLBACK) throw err;
     });
-  return result;
+  return { seen: seen.map((s) => s ?? none), schemaVersion };
 }

@@ -5,11 +5,11 @@ import type { MaybePrincipal, Principal } from '../../http/principal.js';
 
 export type CredentialResolver = (credential: string) => MaybePrincipal;
 
-export type HandshakeResult = { ok: true; principal: Principal } | { ok: false; message: string };
+export type HandshakeResult = { ok: true; principal: Principal; credential: string } | { ok: false; message: string };
 
 const attempt = async (resolve: CredentialResolver, credential: string, refusal: string): Promise<HandshakeResult> => {
   try {
-    return { ok: true, principal: await resolve(credential) };
+    return { ok: true, principal: await resolve(credential), credential };
   } catch {
     return { ok: false, message: refusal };
   }

@@ -1,21 +1,39 @@
 // The realtime socket server: Socket.IO on the API's own HTTP server (path /socket.io/), the
 // handshake tied to a principal, the subscribe/unsubscribe/publish events of the official
 // client, presence, delivery of NOTIFY-announced messages, closing the sockets of revoked
-// sessions, and a stop that lets clients reconnect to another server.
+// sessions and of credentials that expired or were rotated out, capacity guards (socket caps,
+// event and byte budgets: refusals are "busy", never "unauthorized"), and a stop that lets
+// clients reconnect to another server.
 import { randomUUID } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type DefaultEventsMap, Server, type Socket } from 'socket.io';
+import { guardOf, type RequestScope } from '../../core/db.js';
+import { AppError } from '../../core/errors.js';
 import { asPgError } from '../../core/pg-errors.js';
-import type { RequestScope } from '../../core/db.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import { scopeOf } from '../../http/request-scope.js';
-import { channelVisible, insertMessage } from './access.repo.js';
+import { insertMessage, visibleChannel } from './access.repo.js';
 import { createDelivery, roomOf } from './delivery.js';
 import { MESSAGE_CHANNEL } from './delivery.repo.js';
+import { createMemberMask } from './presence-privacy.js';
 import { PRESENCE_CHANNEL } from './presence.repo.js';
 import { createPresence, type PresenceEvent } from './presence.service.js';
+import { measurePayload, refusePublish } from './publish-rules.js';
+import type { RealtimeRefusals } from './realtime-refusals.js';
+import { createSocketAdmission, type SocketTicket } from './socket-admission.js';
+import {
+  BUSY,
+  BUSY_HANDSHAKE,
+  BYTES_LIMITED,
+  clientIp,
+  INTERNAL_SUBSCRIBE,
+  isCapacityFailure,
+  RATE_LIMITED,
+  refusal,
+  userOf,
+} from './socket-replies.js';
 import { authenticateHandshake, type CredentialResolver } from './socket-auth.js';
 import { createEventBudget, type EventBudget } from './socket-event-budget.js';
 
@@ -32,6 +50,12 @@ interface SocketData {
   channels: Set<string>;
   /** Subscribe and publish events it may still send. */
   budget: EventBudget;
+  /** Payload bytes it may still publish. */
+  bytes: EventBudget;
+  /** The credential of the handshake, checked again while the socket lives. */
+  credential: string;
+  /** Its place among the sockets of its IP and user, and their shared event budgets. */
+  ticket: SocketTicket;
 }
 
 type RealtimeSocket = Socket<DefaultEventsMap, DefaultEventsMap, DefaultEventsMap, SocketData>;
@@ -40,12 +64,15 @@ export interface SocketServerOptions {
   resolveCredential: CredentialResolver;
   /** NOTIFY channel on which ended sessions are announced. */
   sessionRevokedChannel: string;
+  refusals: RealtimeRefusals;
   onError(err: unknown, what: string): void;
   /** A socket was cut because it did not read its messages. */
   onSlowClient(socketId: string): void;
 }
 
 const sessionRoom = (sessionId: string) => `session:${sessionId}`;
+/** The sockets of a channel that see its signed-in members under pseudonyms. */
+const maskedRoomOf = (channel: string) => `presence-masked:${channel}`;
 
 const memberOf = (principal: Principal, socketId: string): SocketData['member'] =>
   principal.kind === 'user'
@@ -54,22 +81,35 @@ const memberOf = (principal: Principal, socketId: string): SocketData['member'] 
       ? { type: 'user', presenceId: principal.subject }
       : { type: 'anonymous', presenceId: socketId };
 
-const refusal = (channel: unknown, code: string, message: string) => ({ channel, code, message });
-const RATE_LIMITED = {
-  code: 'REALTIME_RATE_LIMITED',
-  message: 'Too many realtime events from this connection; slow down and retry in a second',
-};
+/** Socket.IO's own frame bound stays at its default (1 MB) unless the payload limit needs more. */
+const DEFAULT_MAX_FRAME_BYTES = 1_000_000;
+const FRAME_OVERHEAD_BYTES = 64 * 1024;
 
 export async function startSocketServer(
   deps: Pick<Deps, 'sql' | 'clock' | 'config'>,
   httpServer: HttpServer,
   options: SocketServerOptions,
 ) {
+  const { config } = deps;
   const io = new Server(httpServer, {
     transports: ['websocket'],
     serveClient: false,
     cors: { origin: true, credentials: true },
+    maxHttpBufferSize: Math.max(DEFAULT_MAX_FRAME_BYTES, config.realtimeMaxPayloadBytes + FRAME_OVERHEAD_BYTES),
   });
+  const { refusals } = options;
+  const admission = createSocketAdmission(
+    deps.clock,
+    {
+      maxSocketsPerIp: config.realtimeMaxSocketsPerIp,
+      maxSocketsPerUser: config.realtimeMaxSocketsPerUser,
+      ipEventsPerSecond: config.realtimeIpEventsPerSecond,
+      serverEventsPerSecond: config.realtimeServerEventsPerSecond,
+    },
+    refusals,
+  );
+  const pool = guardOf(deps.sql);
+  const mask = createMemberMask();
   let closing = false;
   /** After being taken for dead, this server's sockets join their channels again (joins announced). */
   const rejoinAll = async () => {
@@ -99,14 +139,74 @@ export async function startSocketServer(
     const result = await authenticateHandshake(socket.handshake.auth, options.resolveCredential);
     if (!result.ok) return next(new Error(result.message));
     if (closing) return next(new Error('Server is shutting down'));
+    const ticket = admission.admit(clientIp(socket, config.trustProxy), userOf(result.principal));
+    if ('refused' in ticket) {
+      const busy = new Error(BUSY_HANDSHAKE[ticket.refused] ?? BUSY.message) as Error & { data?: unknown };
+      busy.data = { code: BUSY.code, retryable: true };
+      return next(busy);
+    }
     const data = socket.data as SocketData;
     data.principal = result.principal;
-    data.scope = scopeOf(result.principal, deps.config.statementTimeouts);
+    data.credential = result.credential;
+    data.ticket = ticket;
+    data.scope = scopeOf(result.principal, config.statementTimeouts);
     data.member = memberOf(result.principal, socket.id);
     data.channels = new Set();
-    data.budget = createEventBudget(deps.clock, deps.config.realtimeSocketEventsPerSecond);
+    data.budget = createEventBudget(deps.clock, config.realtimeSocketEventsPerSecond);
+    data.bytes = createEventBudget(deps.clock, config.realtimeSocketBytesPerSecond);
+    // A handshake that never becomes a connection (or a socket that closes) gives its place back.
+    socket.conn.once('close', () => ticket.release());
     next();
   });
+
+  /**
+   * The socket's credential checked again at the clock's time (cached verifications: cheap). When
+   * it expired, was rotated out or its signing key retired, the client is told why and the socket
+   * is closed by the server (the client reconnects only with a new handshake). True when it closed.
+   */
+  const closeIfCredentialEnded = (socket: RealtimeSocket): boolean => {
+    const close = (err: unknown): true => {
+      const message = err instanceof AppError ? err.message : 'The credential of this connection is no longer valid.';
+      socket.emit(
+        'realtime:error',
+        refusal(null, 'REALTIME_CREDENTIAL_EXPIRED', `${message} Reconnect with a valid credential.`),
+      );
+      socket.disconnect(true);
+      return true;
+    };
+    try {
+      const principal = options.resolveCredential(socket.data.credential);
+      // An admin session not confirmed yet is looked up: the socket closes when that refuses.
+      if (principal instanceof Promise) principal.catch(close);
+      return false;
+    } catch (err) {
+      return close(err);
+    }
+  };
+  const checkAllCredentials = () => {
+    for (const [, socket] of io.of('/').sockets as Map<string, RealtimeSocket>) closeIfCredentialEnded(socket);
+  };
+
+  /**
+   * The budgets an event (carrying `bytes` of payload) spends: the socket's events and bytes, its
+   * IP's and the server's events, and a free database pool. The refusal the client sees when one is spent.
+   */
+  const spendEvent = (socket: RealtimeSocket, bytes = 0): { code: string; message: string } | null => {
+    if (!socket.data.budget.take()) {
+      refusals.count('socket_events');
+      return RATE_LIMITED;
+    }
+    if (bytes > 0 && !socket.data.bytes.take(bytes)) {
+      refusals.count('socket_bytes');
+      return BYTES_LIMITED;
+    }
+    if (socket.data.ticket.takeEvent()) return BUSY;
+    if (pool.full()) {
+      refusals.count('database_busy');
+      return BUSY;
+    }
+    return null;
+  };
 
   const subscribe = async (socket: RealtimeSocket, channel: unknown) => {
     const denied = {
@@ -114,26 +214,35 @@ export async function startSocketServer(
       channel,
       error: { code: 'REALTIME_UNAUTHORIZED', message: 'Not authorized to subscribe to this channel' },
     };
+    if (closeIfCredentialEnded(socket)) return denied;
     if (typeof channel !== 'string' || channel.length === 0 || channel.length > MAX_CHANNEL_LENGTH) return denied;
-    if (!socket.data.budget.take()) return { ok: false, channel, error: RATE_LIMITED };
-    const allowed = await channelVisible(deps.sql, socket.data.scope, channel).catch(() => false);
+    const spent = spendEvent(socket);
+    if (spent) return { ok: false, channel, error: spent };
+    let allowed: { presenceUserIds: boolean } | null;
+    try {
+      allowed = await visibleChannel(deps.sql, socket.data.scope, channel);
+    } catch (err) {
+      if (!isCapacityFailure(err)) options.onError(err, 'checking a subscription');
+      else refusals.count('database_busy');
+      return { ok: false, channel, error: isCapacityFailure(err) ? BUSY : INTERNAL_SUBSCRIBE };
+    }
     if (!allowed) return denied;
     if (socket.disconnected) return denied;
+    // Anon-key sockets see signed-in members under pseudonyms unless the channel opts in.
+    const masked = socket.data.principal.kind === 'anon' && !allowed.presenceUserIds;
     try {
       await presence.fresh();
-      socket.join(roomOf(channel));
+      socket.join(masked ? [roomOf(channel), maskedRoomOf(channel)] : roomOf(channel));
       socket.data.channels.add(channel);
       const { members } = await presence.join(channel, socket.id, socket.data.member);
-      return { ok: true, channel, presence: { members } };
+      return { ok: true, channel, presence: { members: masked ? members.map((m) => mask(channel, m)) : members } };
     } catch (err) {
-      options.onError(err, 'subscribing a socket');
+      if (isCapacityFailure(err)) refusals.count('database_busy');
+      else options.onError(err, 'subscribing a socket');
       socket.leave(roomOf(channel));
+      socket.leave(maskedRoomOf(channel));
       socket.data.channels.delete(channel);
-      return {
-        ok: false,
-        channel,
-        error: { code: 'INTERNAL_ERROR', message: 'Failed to subscribe to channel' },
-      };
+      return { ok: false, channel, error: isCapacityFailure(err) ? BUSY : INTERNAL_SUBSCRIBE };
     }
   };
 
@@ -143,16 +252,28 @@ export async function startSocketServer(
       .catch((err) => options.onError(err, 'removing a presence member'));
 
   const publish = async (socket: RealtimeSocket, body: { channel?: unknown; event?: unknown; payload?: unknown }) => {
+    if (closeIfCredentialEnded(socket)) return;
     const channel = body.channel;
+    const refuse = (code: string, message: string) => socket.emit('realtime:error', refusal(channel, code, message));
     if (typeof channel !== 'string' || !socket.data.channels.has(channel)) {
-      socket.emit(
-        'realtime:error',
-        refusal(channel, 'REALTIME_NOT_SUBSCRIBED', 'Must subscribe to channel before publishing messages'),
-      );
+      refuse('REALTIME_NOT_SUBSCRIBED', 'Must subscribe to channel before publishing messages');
       return;
     }
-    if (!socket.data.budget.take()) {
-      socket.emit('realtime:error', refusal(channel, RATE_LIMITED.code, RATE_LIMITED.message));
+    const forbidden = refusePublish(channel, body.event);
+    if (forbidden) {
+      refusals.count('reserved_event');
+      refuse(forbidden.code, forbidden.message);
+      return;
+    }
+    const measured = measurePayload(body.payload, config.realtimeMaxPayloadBytes);
+    if (!measured.ok) {
+      refusals.count('payload_too_large');
+      refuse(measured.refusal.code, measured.refusal.message);
+      return;
+    }
+    const spent = spendEvent(socket, measured.bytes);
+    if (spent) {
+      refuse(spent.code, spent.message);
       return;
     }
     const { principal, scope } = socket.data;
@@ -160,15 +281,20 @@ export async function startSocketServer(
       const inserted = await insertMessage(deps.sql, scope, {
         channel,
         event: body.event,
-        payloadJson: JSON.stringify(body.payload),
+        payloadJson: measured.json,
         senderType: principal.kind === 'admin' ? 'system' : 'user',
         senderId: principal.kind === 'user' ? principal.userId : null,
       });
       if (inserted) return;
     } catch (err) {
+      if (isCapacityFailure(err)) {
+        refusals.count('database_busy');
+        refuse(BUSY.code, BUSY.message);
+        return;
+      }
       if (!asPgError(err)) {
         options.onError(err, 'publishing a realtime message');
-        socket.emit('realtime:error', refusal(channel, 'INTERNAL_ERROR', 'Failed to publish message'));
+        refuse('INTERNAL_ERROR', 'Failed to publish message');
         return;
       }
     }
@@ -191,6 +317,7 @@ export async function startSocketServer(
       if (typeof channel !== 'string' || !socket.data.channels.has(channel)) return;
       socket.data.channels.delete(channel);
       socket.leave(roomOf(channel));
+      socket.leave(maskedRoomOf(channel));
       void leave(socket, channel, socket.id);
     });
     socket.on('realtime:publish', (body: Record<string, unknown> | undefined) => void publish(socket, body ?? {}));
@@ -202,10 +329,19 @@ export async function startSocketServer(
 
   const onPresence = (text: string) => {
     const event = JSON.parse(text) as PresenceEvent;
-    const target = io.local.to(roomOf(event.channel));
-    (event.except ? target.except(event.except) : target).emit(`presence:${event.kind}`, {
-      member: event.member,
-      meta: { channel: event.channel, messageId: event.messageId, senderType: 'system', timestamp: event.timestamp },
+    const meta = {
+      channel: event.channel,
+      messageId: event.messageId,
+      senderType: 'system',
+      timestamp: event.timestamp,
+    };
+    const masked = maskedRoomOf(event.channel);
+    const except = event.except ? [masked, event.except] : [masked];
+    io.local.to(roomOf(event.channel)).except(except).emit(`presence:${event.kind}`, { member: event.member, meta });
+    const hidden = io.local.to(masked);
+    (event.except ? hidden.except(event.except) : hidden).emit(`presence:${event.kind}`, {
+      member: mask(event.channel, event.member),
+      meta,
     });
   };
 
@@ -229,8 +365,13 @@ export async function startSocketServer(
     ),
   ]);
   await presence.beat();
-  const timer = setInterval(() => void beat(), deps.config.realtimeHeartbeatMs);
+  const timer = setInterval(() => void beat(), config.realtimeHeartbeatMs);
   timer.unref();
+  // One path for every way a credential ends without a signal to this socket (a token's expiry, a
+  // rotated key's grace period, a retired signing key, on any server): each socket's credential
+  // is verified again on this beat, at the injected clock's time, and on each event it sends.
+  const credentialTimer = setInterval(checkAllCredentials, config.realtimeCredentialCheckMs);
+  credentialTimer.unref();
 
   return {
     io,
@@ -243,6 +384,7 @@ export async function startSocketServer(
       if (closing) return;
       closing = true;
       clearInterval(timer);
+      clearInterval(credentialTimer);
       io.local.emit('notification', {
         level: 'warning',
         title: 'Server Shutdown',

@@ -10,6 +10,8 @@ export interface ClaimedDelivery {
   messageId: string;
   eventName: string;
   channelName: string;
+  senderType: 'system' | 'user';
+  senderId: string | null;
   payload: unknown;
 }
 
@@ -41,7 +43,7 @@ export function claimDue(db: Queryable, now: Date, leaseUntil: Date, limit: numb
       returning d.id, d.url, d.attempts, d.message_id
     )
     select c.id, c.url, c.attempts, c.message_id as "messageId", m.event_name as "eventName",
-      m.channel_name as "channelName", m.payload
+      m.channel_name as "channelName", m.sender_type as "senderType", m.sender_id as "senderId", m.payload
     from claimed c join realtime.messages m on m.id = c.message_id`;
 }
 

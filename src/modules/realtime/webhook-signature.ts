@@ -1,5 +1,10 @@
 // Webhook signatures: the signing secret (a reserved secret, made on first use) and the headers of
-// a signed POST. The signature is HMAC-SHA256, hex, over `<timestamp>.<body>` with the secret.
+// a signed POST. Everything a receiver routes on is signed with the body, so none of it can be
+// changed or replayed onto another channel: the signature (header x-plinth-signature, "v2=<hex>")
+// is HMAC-SHA256 with the secret over the lines
+//   <timestamp>\n<message id>\n<channel>\n<event>\n<sender type>\n<sender id>\n<body>
+// where each field is the value of its header exactly as sent (channel and event percent-encoded
+// as encodeURI does, so no field holds a newline; sender id empty for none).
 import { createHmac, randomBytes } from 'node:crypto';
 import { withTx } from '../../core/db.js';
 import type { Deps } from '../../deps.js';
@@ -21,8 +26,30 @@ export async function signingSecret(deps: Pick<Deps, 'sql' | 'keyring'>): Promis
   return deps.keyring.open(seeded);
 }
 
-/** The signature and timestamp headers of `body` sent at `timestampSeconds`. */
-export function signatureHeaders(secret: string, timestampSeconds: number, body: string): Record<string, string> {
-  const signature = createHmac('sha256', secret).update(`${timestampSeconds}.${body}`).digest('hex');
-  return { [TIMESTAMP_HEADER]: String(timestampSeconds), [SIGNATURE_HEADER]: `v1=${signature}` };
+export interface SignedMessage {
+  messageId: string;
+  channel: string;
+  event: string;
+  senderType: 'system' | 'user';
+  senderId: string | null;
+  body: string;
+}
+
+/** The headers of `message` sent at `timestampSeconds`: its routing fields, sender, timestamp and signature. */
+export function signedHeaders(
+  secret: string,
+  timestampSeconds: number,
+  message: SignedMessage,
+): Record<string, string> {
+  const fields = {
+    [TIMESTAMP_HEADER]: String(timestampSeconds),
+    'x-svc-message-id': message.messageId,
+    'x-svc-channel': encodeURI(message.channel),
+    'x-svc-event': encodeURI(message.event),
+    'x-svc-sender-type': message.senderType,
+    'x-svc-sender-id': message.senderId ?? '',
+  };
+  const signed = [...Object.values(fields), message.body].join('\n');
+  const signature = createHmac('sha256', secret).update(signed).digest('hex');
+  return { ...fields, [SIGNATURE_HEADER]: `v2=${signature}` };
 }

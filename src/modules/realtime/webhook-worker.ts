@@ -1,14 +1,16 @@
 // The webhook delivery loop of one server. Each tick claims the deliveries due at the injected
 // clock's time (a lease, so no other server attempts them meanwhile), POSTs each message payload
-// signed to its URL, and records the outcome: 2xx is delivered; anything else is tried again
+// to its URL with its channel, event, sender and timestamp signed with it (webhook-signature.ts), and records the outcome: 2xx is delivered; anything else is tried again
 // after an exponential backoff (1 s, 2 s, 4 s, … capped at an hour) until MAX_ATTEMPTS. The queue
 // is in PostgreSQL, so a restart loses nothing: an attempt cut short is retried once its lease ends.
 // Queuing a delivery sends NOTIFY realtime_webhook, which wakes the loop at once; the poll remains
 // for retries that come due and for signals missed while the LISTEN connection was down.
+import { OutboundRefused } from '../../core/address-policy.js';
 import { epochSeconds } from '../../core/clock.js';
+import { allowedOutboundOrigins, outboundFetcher } from '../../core/outbound-http.js';
 import type { Deps } from '../../deps.js';
 import * as repo from './webhook-deliveries.repo.js';
-import { signatureHeaders, signingSecret } from './webhook-signature.js';
+import { signedHeaders, signingSecret } from './webhook-signature.js';
 
 /** Attempts in all before a delivery is given up (an admin may retry it). */
 export const MAX_ATTEMPTS = 8;
@@ -39,12 +41,14 @@ export interface WebhookWorker {
 }
 
 export function createWebhookWorker(
-  deps: Pick<Deps, 'sql' | 'clock' | 'keyring'>,
+  deps: Pick<Deps, 'sql' | 'clock' | 'keyring' | 'config'>,
   onError: (err: unknown) => void = () => {},
 ): WebhookWorker {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> = Promise.resolve();
   let queued = false;
+  /** Receivers are reached under the outbound address policy (no private addresses unless allowed). */
+  const fetchOutbound = outboundFetcher(allowedOutboundOrigins(deps.config));
   let wakeSubscription: { unlisten(): Promise<void> } | null = null;
 
   /** Runs one more tick after the current one; wakes that arrive meanwhile share it. */
@@ -62,18 +66,23 @@ export function createWebhookWorker(
     const sentAt = deps.clock.now();
     let status: number | null = null;
     let error: string;
+    let refused = false;
     try {
-      const res = await fetch(claim.url, {
+      const res = await fetchOutbound(claim.url, {
         method: 'POST',
         redirect: 'manual',
         signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
         headers: {
           'content-type': 'application/json',
-          'x-svc-event': claim.eventName,
-          'x-svc-channel': claim.channelName,
-          'x-svc-message-id': claim.messageId,
           'x-svc-delivery-id': claim.id,
-          ...signatureHeaders(secret, epochSeconds(sentAt), body),
+          ...signedHeaders(secret, epochSeconds(sentAt), {
+            messageId: claim.messageId,
+            channel: claim.channelName,
+            event: claim.eventName,
+            senderType: claim.senderType,
+            senderId: claim.senderId,
+            body,
+          }),
         },
         body,
       });
@@ -83,13 +92,15 @@ export function createWebhookWorker(
       error = `HTTP ${res.status}`;
     } catch (err) {
       error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      // The address policy refused the URL (nothing was sent): trying again would not change that.
+      refused = err instanceof OutboundRefused;
     }
     const now = deps.clock.now();
     await repo.recordFailure(deps.sql, claim, {
       status,
       error: error.slice(0, 1000),
       nextAttemptAt: new Date(now.getTime() + backoffMs(claim.attempts)),
-      final: claim.attempts >= MAX_ATTEMPTS,
+      final: refused || claim.attempts >= MAX_ATTEMPTS,
     });
     return false;
   }

@@ -1,5 +1,6 @@
 // One run of a stored schedule, from its row to the outcome the history records: the header
 // secrets resolved, then the target called within the run's timeout. It never throws.
+import { allowedOutboundOrigins } from '../../core/outbound-http.js';
 import type { Deps } from '../../deps.js';
 import { resolveHeaders } from './header-secrets.js';
 import { runTarget } from './run-target.js';
@@ -25,7 +26,12 @@ export async function runScheduleOnce(
 ): Promise<RunOutcome> {
   try {
     return await runTarget(
-      { sql: deps.sql, runtime: deps.runtime, apiBaseUrl: deps.config.apiBaseUrl },
+      {
+        sql: deps.sql,
+        runtime: deps.runtime,
+        apiBaseUrl: deps.config.apiBaseUrl,
+        allowedOrigins: allowedOutboundOrigins(deps.config),
+      },
       {
         functionSlug: schedule.functionSlug,
         functionUrl: schedule.functionUrl,

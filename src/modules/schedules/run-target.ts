@@ -1,8 +1,11 @@
 // One run of a schedule: the HTTP request to its target — the function runtime directly for a
 // function (as the invocation route would forward it), or a URL of this API — with the stored
-// method, the resolved headers and the JSON body, bounded by the run's timeout. Answers the
-// outcome the history records; it never throws.
+// method, the resolved headers and the JSON body, bounded by the run's timeout. A URL goes
+// through the outbound address policy (a stored URL outside the allowed origins is refused, nothing
+// sent). Answers the outcome the history records; it never throws.
+import { OutboundRefused } from '../../core/address-policy.js';
 import type { Queryable } from '../../core/db.js';
+import { outboundFetcher } from '../../core/outbound-http.js';
 import type { RuntimeSupervisor } from '../../core/runtime-supervisor.js';
 import { isActiveFunction } from '../functions/index.js';
 import type { RunOutcome } from './schedules.repo.js';
@@ -25,6 +28,8 @@ export interface RunTargetContext {
   sql: Queryable;
   runtime: RuntimeSupervisor;
   apiBaseUrl: string;
+  /** Origins a URL target may reach on a private address (allowedOutboundOrigins). */
+  allowedOrigins: readonly string[];
 }
 
 /** The first characters of a body, without reading more of it than needed. */
@@ -49,14 +54,17 @@ async function excerptOf(res: Response): Promise<string | null> {
 async function destination(
   ctx: RunTargetContext,
   run: RunRequest,
-): Promise<{ url: string; extra: Record<string, string> } | string> {
-  if (run.functionUrl !== null) return { url: run.functionUrl, extra: {} };
+): Promise<
+  { url: string; extra: Record<string, string>; send: (url: string, init: RequestInit) => Promise<Response> } | string
+> {
+  if (run.functionUrl !== null) return { url: run.functionUrl, extra: {}, send: outboundFetcher(ctx.allowedOrigins) };
   const slug = run.functionSlug!;
   if (!(await isActiveFunction(ctx.sql, slug))) return `Function "${slug}" not found or not active`;
   const port = ctx.runtime.status === 'running' ? ctx.runtime.port : null;
   if (port === null) return 'The function runtime is not running';
   return {
     url: `http://127.0.0.1:${port}/${slug}`,
+    send: fetch,
     extra: {
       'x-plinth-runtime-token': ctx.runtime.token,
       'x-plinth-url': `${ctx.apiBaseUrl}/functions/${slug}`,
@@ -75,7 +83,7 @@ export async function runTarget(ctx: RunTargetContext, run: RunRequest): Promise
     if (!name.toLowerCase().startsWith('x-plinth-')) headers[name] = value;
   const timeout = AbortSignal.timeout(run.timeoutMs);
   try {
-    const res = await fetch(target.url, {
+    const res = await target.send(target.url, {
       method: run.method,
       headers: { ...headers, 'content-type': 'application/json', ...target.extra },
       // As the reference does: the JSON body (or {}) goes with every method but GET.
@@ -102,7 +110,9 @@ export async function runTarget(ctx: RunTargetContext, run: RunRequest): Promise
       };
     const message = run.stop.aborted
       ? 'Stopped: the server shut down during the run'
-      : `Request failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`;
+      : err instanceof OutboundRefused
+        ? `Refused by the outbound address policy: ${err.message}`
+        : `Request failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`;
     return { status: 'failed', statusCode: 500, durationMs: elapsed(), message, excerpt: null };
   }
 }

@@ -3,6 +3,7 @@
 // secrets must exist when saved and are resolved only when a run starts.
 import { withTx } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
+import { allowedOutboundOrigins, assertOutboundUrl } from '../../core/outbound-http.js';
 import type { Deps } from '../../deps.js';
 import { nextDueAfter, parseTiming } from './cron-expression.js';
 import { checkHeaderSecrets } from './header-secrets.js';
@@ -33,6 +34,7 @@ export function createSchedulesService(deps: RunOnceDeps & Pick<Deps, 'clock'>) 
   function target(input: { functionUrl?: string; functionSlug?: string }) {
     if (input.functionSlug !== undefined) return { functionSlug: input.functionSlug, functionUrl: null };
     const url = new URL(input.functionUrl!);
+    assertOutboundUrl(input.functionUrl!, 'functionUrl', allowedOutboundOrigins(deps.config));
     if (url.origin !== base.origin)
       throw new AppError('SCHEDULE_INVALID_TARGET', `functionUrl must be a URL of this API (${base.origin}).`, {
         nextActions: `Give functionSlug to invoke a function, or a functionUrl starting with ${deps.config.apiBaseUrl}.`,

@@ -29,6 +29,22 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
 
 const quoted = (etag: string) => `"${etag}"`;
 
+/**
+ * The headers that keep a stored object from acting as a page of this origin, for every path that
+ * serves one (REST download, signed URL, public bucket, the S3 gateway's GetObject and HEAD): never
+ * sniffed, and an active type (HTML, SVG, XML, script…) is a sandboxed attachment, so its script
+ * cannot run here and read the dashboard's session.
+ */
+export function objectSafetyHeaders(mimeType: string, key: string): Record<string, string> {
+  if (!isActiveContent(mimeType)) return { 'x-content-type-options': 'nosniff' };
+  const name = key.split('/').pop() || 'download';
+  return {
+    'x-content-type-options': 'nosniff',
+    'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}`,
+    'content-security-policy': "sandbox; default-src 'none'",
+  };
+}
+
 export async function sendObject(
   storage: StorageService,
   request: FastifyRequest,
@@ -52,12 +68,7 @@ export async function sendObject(
   const { row, body } =
     request.method === 'HEAD' ? { row: found, body: undefined } : await storage.open(found, principal, range);
   reply.header('etag', quoted(row.etag));
-  reply.header('content-type', row.mime_type);
-  if (isActiveContent(row.mime_type)) {
-    const name = row.key.split('/').pop() ?? 'download';
-    reply.header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}`);
-    reply.header('content-security-policy', "sandbox; default-src 'none'");
-  }
+  reply.header('content-type', row.mime_type).headers(objectSafetyHeaders(row.mime_type, row.key));
   if (range) {
     reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`);
     reply.header('content-length', range.end - range.start + 1);

@@ -24,6 +24,13 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${port}`;
   await t.app.listen({ port, host: '127.0.0.1' });
   ({ accessToken: token } = await t.signUp());
+  const configured = await t.request({
+    method: 'PUT',
+    url: '/api/ai/settings',
+    headers: { 'x-api-key': t.apiKey },
+    payload: { allowedModels: ['flood/m'], userDailyTokenBudget: 1_000_000 },
+  });
+  expect(configured.statusCode).toBe(200);
 });
 afterAll(async () => {
   await t.close();

@@ -24,7 +24,14 @@ afterAll(async () => {
   await peer.close();
 });
 
-const DEFAULTS = { allowAnon: false, userDailyTokenBudget: null, projectDailyTokenBudget: null, allowedModels: [] };
+// Users are off until the admin allows models and sets a budget: every test starts configured.
+const MODELS = ['openai/gpt-4o-mini', 'anthropic/claude', 'tools/m', 'broken/m', 'e/embed'];
+const DEFAULTS = {
+  allowAnon: false,
+  userDailyTokenBudget: 1_000_000,
+  projectDailyTokenBudget: null,
+  allowedModels: MODELS,
+};
 const admin = { 'x-api-key': '' };
 const settings = (payload: Record<string, unknown>) =>
   t.request({ method: 'PUT', url: '/api/ai/settings', headers: { 'x-api-key': t.apiKey }, payload });
@@ -97,7 +104,7 @@ describe('anon callers', () => {
 });
 
 describe('model allow-list', () => {
-  it('refuses other models with 400 and the allowed ones in nextActions; empty allows all', async () => {
+  it('refuses other models with 400 and the allowed ones in nextActions; empty refuses users, not the admin', async () => {
     await settings({ allowedModels: ['openai/gpt-4o-mini', 'e/embed'] });
     const refused = await chat(bearer(user.token), { model: 'anthropic/claude' });
     expect(refused.statusCode).toBe(400);
@@ -114,25 +121,30 @@ describe('model allow-list', () => {
     expect(embed.statusCode).toBe(400);
     expect((await chat(bearer(user.token))).statusCode).toBe(200);
     await settings({ allowedModels: [] });
-    expect((await chat(bearer(user.token), { model: 'anthropic/claude' })).statusCode).toBe(200);
+    expect((await chat(bearer(user.token), { model: 'anthropic/claude' })).statusCode).toBe(403);
+    expect((await chat(admin, { model: 'anthropic/claude' })).statusCode).toBe(200);
   });
 });
+
+// A call reserves its estimated prompt (13 tokens for 'hi') plus maxTokens (3): 16, settled to the
+// 12 the provider reports. A budget of 30 admits two calls (12 + 16 <= 30), not a third (24 + 16).
+const small = { maxTokens: 3 };
 
 describe('daily token budgets', () => {
   it('per user: 429 with Retry-After until the UTC day rolls, other users unaffected, the admin exempt', async () => {
     const spender = await t.signUp();
-    await settings({ userDailyTokenBudget: PEER_USAGE.total_tokens * 2 });
-    expect((await chat(bearer(spender.accessToken))).statusCode).toBe(200);
-    expect((await chat(bearer(spender.accessToken), { stream: true })).statusCode).toBe(200);
-    const over = await chat(bearer(spender.accessToken));
+    await settings({ userDailyTokenBudget: 30 });
+    expect((await chat(bearer(spender.accessToken), small)).statusCode).toBe(200);
+    expect((await chat(bearer(spender.accessToken), { ...small, stream: true })).statusCode).toBe(200);
+    const over = await chat(bearer(spender.accessToken), small);
     expect(over.statusCode).toBe(429);
     expect(over.json).toMatchObject({ error: 'TOO_MANY_REQUESTS', nextActions: expect.any(String) });
     expect(Number(over.headers['retry-after'])).toBe(toMidnight());
-    const overStream = await chat(bearer(spender.accessToken), { stream: true });
+    const overStream = await chat(bearer(spender.accessToken), { ...small, stream: true });
     expect(overStream.statusCode).toBe(429);
     expect(overStream.json.error).toBe('TOO_MANY_REQUESTS');
 
-    expect((await chat(bearer((await t.signUp()).accessToken))).statusCode).toBe(200);
+    expect((await chat(bearer((await t.signUp()).accessToken), small)).statusCode).toBe(200);
     expect((await chat({ 'x-api-key': t.apiKey })).statusCode).toBe(200);
 
     t.clock.advance(toMidnight() * 1000);
@@ -141,18 +153,18 @@ describe('daily token budgets', () => {
       url: '/api/auth/sessions?client_type=mobile',
       payload: { email: spender.email, password: spender.password },
     });
-    expect((await chat(bearer(signIn.json.accessToken))).statusCode).toBe(200);
+    expect((await chat(bearer(signIn.json.accessToken), small)).statusCode).toBe(200);
   });
 
-  it('per project: every caller is refused once the project total reaches the budget', async () => {
+  it('per project: every caller is refused once the project total cannot cover the call', async () => {
     const today = t.clock.now().toISOString().slice(0, 10);
     const before = (await usage(`?from=${today}&to=${today}`)).json.usage.reduce(
       (sum: number, r: any) => sum + r.inputTokens + r.outputTokens,
       0,
     );
-    await settings({ projectDailyTokenBudget: before + 1 });
-    expect((await chat(bearer((await t.signUp()).accessToken))).statusCode).toBe(200);
-    const over = await chat({ 'x-api-key': t.apiKey });
+    await settings({ projectDailyTokenBudget: before + 20 });
+    expect((await chat(bearer((await t.signUp()).accessToken), small)).statusCode).toBe(200);
+    const over = await chat({ 'x-api-key': t.apiKey }, small);
     expect(over.statusCode).toBe(429);
     expect(over.json.message).toContain("project's");
     expect(Number(over.headers['retry-after'])).toBe(toMidnight());

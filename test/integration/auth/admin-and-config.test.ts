@@ -683,6 +683,43 @@ describe('admin sessions', () => {
     expect((await adminRefresh(cookie, csrf)).statusCode).toBe(200);
   });
 
+  it('after a reload (no CSRF token in memory) a same-origin browser request refreshes; another site cannot', async () => {
+    const { cookie, csrf } = await webAdmin();
+    const refreshAs = (fetchSite: string | undefined, csrfToken?: string) =>
+      t.request({
+        method: 'POST',
+        url: '/api/auth/admin/refresh?client_type=web',
+        cookies: { svc_admin_refresh_token: cookie! },
+        headers: {
+          ...(fetchSite === undefined ? {} : { 'sec-fetch-site': fetchSite }),
+          ...(csrfToken === undefined ? {} : { 'x-csrf-token': csrfToken }),
+        },
+        payload: {},
+      });
+    for (const site of [undefined, 'cross-site', 'same-site', 'none']) {
+      const refused = await refreshAs(site);
+      expect(refused.statusCode, String(site)).toBe(403);
+      expect(refused.json).toMatchObject({ error: 'FORBIDDEN', statusCode: 403 });
+    }
+    // The browser's word is enough: a token another tab's refresh made stale does not matter.
+    const resumed = await refreshAs('same-origin', 'stale-token-of-another-tab');
+    expect(resumed.statusCode).toBe(200);
+    expect(resumed.json).toMatchObject({ projectAdmin: ADMIN_SUBJECT, accessToken: expect.any(String) });
+    expect(resumed.json.csrfToken).not.toBe(csrf);
+    const rotated = cookieFrom(resumed, 'svc_admin_refresh_token')!.value;
+    const logout = (fetchSite: string) =>
+      t.request({
+        method: 'POST',
+        url: '/api/auth/admin/logout',
+        cookies: { svc_admin_refresh_token: rotated },
+        headers: { 'sec-fetch-site': fetchSite },
+        payload: {},
+      });
+    expect((await logout('cross-site')).statusCode).toBe(403);
+    expect((await logout('same-origin')).statusCode).toBe(200);
+    expect((await adminRefresh(rotated, resumed.json.csrfToken)).statusCode).toBe(401);
+  });
+
   it('admin logout ends the session', async () => {
     const { cookie, csrf } = await webAdmin();
     const out = await webLogout(t, { cookie, csrf }, 'admin');

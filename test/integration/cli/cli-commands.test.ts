@@ -5,6 +5,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFunctionsApp, type FunctionsApp } from '../../harness/functions-app.js';
 import { projectDir, runCli, spawnCli } from './cli-runner.js';
@@ -309,8 +310,19 @@ describe('backup', () => {
         expect.stringMatching(/^Error: The file is not a complete Plinth backup archive: .*Nothing was stored\./),
       ]);
     }
+    // Without this project's signature: refused, unless --allow-unsigned (then stored as unsigned).
+    const text = gunzipSync(bytes)
+      .toString('latin1')
+      .replace(/\{"end":true,"mac":"[0-9a-f]+"\}\n$/, '{"end":true}\n');
+    await writeFile(path.join(dir, 'unsigned.gz'), gzipSync(Buffer.from(text, 'latin1')));
+    const unsigned = await plinth(dir, 'backup', 'upload', 'unsigned.gz');
+    expect(unsigned.code).toBe(1);
+    expect(unsigned.stderr).toMatch(/^Error: The archive carries no signature of this project.*allowUnsigned=true/m);
     const after = JSON.parse((await plinth(dir, '--json', 'backup', 'list')).stdout);
     expect(after).toHaveLength(list.length);
+    const forced = await plinth(dir, '--json', 'backup', 'upload', 'unsigned.gz', '--allow-unsigned');
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(JSON.parse(forced.stdout)).toMatchObject({ status: 'completed', signed: false });
     await t.deps.sql`drop table bulk`;
   });
 });

@@ -1,7 +1,8 @@
 // The real `plinth` binary against a listening Plinth: login and config (environment wins over
 // the project file), `new` and its refusals, unreachable servers, and that there is no rollback.
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -58,6 +59,23 @@ describe('login and config', () => {
     const wrongKey = await runCli(dir, ['db', 'migrations', 'list'], { PLINTH_API_KEY: `ik_${'1'.repeat(64)}` });
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stderr).toMatch(/refused the API key/);
+  });
+
+  it('login keeps the key out of git and readable by its owner only, also over a file that was readable', async () => {
+    const dir = await projectDir();
+    execFileSync('git', ['init', '-q'], { cwd: dir });
+    expect((await runCli(dir, ['login', '--url', url, '--api-key', t.apiKey])).code).toBe(0);
+    const file = path.join(dir, '.plinth', 'project.json');
+    // git ignores it: check-ignore exits 0 for an ignored path, and status lists nothing of the folder.
+    execFileSync('git', ['check-ignore', '-q', '.plinth/project.json'], { cwd: dir });
+    expect(
+      execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: dir }).toString(),
+    ).not.toMatch(/\.plinth/);
+
+    await chmod(file, 0o644);
+    const again = await runCli(dir, ['login', '--url', url, '--api-key', t.apiKey]);
+    expect(again.code, again.stderr).toBe(0);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
   });
 
   it('without any configuration, commands that need the server say how to configure one', async () => {

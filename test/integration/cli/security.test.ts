@@ -1,5 +1,6 @@
 // The CLI against a hostile or broken server: `fetch` writes only inside migrations/, whatever
-// names the server's migration history carries (a real HTTP peer on loopback answers them).
+// names the server's migration history carries (a real HTTP peer on loopback answers them); `logs
+// tail` prints the server's log lines with their control characters escaped.
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -24,11 +25,18 @@ const history = [
   },
   { version: '20260101000003', name: 'fine', statements: ['select 3'], createdAt: '2026-01-01T00:00:03.000Z' },
 ];
+/** ANSI (clear screen, set title, CSI in C1), a carriage return that would hide what came before, a tab and a newline. */
+const HOSTILE_LOG = 'info - \u001b[2J\u001b]0;owned\u0007hidden\rshown\u009b31m\tand\nnext';
 let server: Server;
 let url: string;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
+    if (req.url?.startsWith('/api/logs/stream')) {
+      res.setHeader('content-type', 'text/event-stream');
+      const line = { timestamp: '2026-01-01T00:00:00.000Z', source: 'functions', eventMessage: HOSTILE_LOG };
+      return res.end(`data: ${JSON.stringify(line)}\n\n`);
+    }
     res.setHeader('content-type', 'application/json');
     if (req.url?.startsWith('/api/database/migrations'))
       res.end(JSON.stringify({ migrations: [...history].reverse() }));
@@ -58,5 +66,20 @@ describe('fetch never writes outside migrations/', () => {
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
     expect(res.stdout).toContain('Skipped version "2026\\u001b[2J" ("clear\\u001b]0;owned\\u0007")');
+  });
+});
+
+describe('logs tail', () => {
+  it('prints control characters escaped (tabs and newlines kept), as text and as JSON', async () => {
+    const env = { PLINTH_URL: url, PLINTH_API_KEY: 'ik_whatever' };
+    const text = await runCli(await projectDir(), ['logs', 'tail'], env);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(text.stdout).toBe(
+      '2026-01-01T00:00:00.000Z [functions] info - \\u001b[2J\\u001b]0;owned\\u0007hidden\\u000dshown\\u009b31m\tand\nnext\n',
+    );
+    const json = await runCli(await projectDir(), ['--json', 'logs', 'tail'], env);
+    expect(json.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(JSON.parse(json.stdout).eventMessage).toBe(HOSTILE_LOG);
   });
 });

@@ -46,6 +46,34 @@ describe('the dashboard at /dashboard', () => {
   });
 });
 
+describe('the dashboard as a page no one else can use', () => {
+  it('answers with a strict CSP (no inline script), no framing, no sniffing, no referrer', async () => {
+    const script = readdirSync(built).find((name) => name.endsWith('.js'));
+    for (const url of ['/dashboard/', '/dashboard/storage', `/dashboard/assets/${script}`]) {
+      const res = await t.request({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+      const csp = String(res.headers['content-security-policy']);
+      expect(csp, url).toContain("script-src 'self';");
+      expect(csp, url).not.toMatch(/script-src[^;]*'unsafe-inline'/);
+      expect(csp, url).toContain("frame-ancestors 'none'");
+      expect(res.headers['x-frame-options'], url).toBe('DENY');
+      expect(res.headers['x-content-type-options'], url).toBe('nosniff');
+      expect(res.headers['referrer-policy'], url).toBe('no-referrer');
+    }
+  });
+
+  it('the built entry has no inline script (a strict CSP would block it)', async () => {
+    const res = await t.request({ method: 'GET', url: '/dashboard/' });
+    const scripts = [...res.body.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const [, attributes, body] of scripts) {
+      expect(attributes).toMatch(/\bsrc="\/dashboard\/assets\//);
+      expect(body!.trim()).toBe('');
+    }
+    expect(res.body).not.toMatch(/\son[a-z]+=/i);
+  });
+});
+
 describe('a checkout whose dashboard was not built', () => {
   it('answers 503 with what to run', async () => {
     const empty = await mkdtemp(path.join(tmpdir(), 'plinth-no-dashboard-'));

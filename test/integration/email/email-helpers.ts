@@ -2,11 +2,26 @@
 // per-IP limits of one test never touch another), unique addresses, and the auth configuration.
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { startSmtpPeer, type SmtpPeer } from '../../harness/smtp-peer.js';
+import { codeFrom, startSmtpPeer, type SmtpPeer } from '../../harness/smtp-peer.js';
 import { bearer, DEFAULT_AUTH_CONFIG, startTestApp, type TestApp } from '../../harness/test-app.js';
 import { currentSession, refreshMobile } from '../../harness/sessions.js';
 
 export const uniqueEmail = (tag = 'u') => `${tag}-${randomBytes(4).toString('hex')}@example.com`;
+
+/** A new user who proved their address with the emailed code: the verified session's token. */
+export async function verifiedUser(t: TestApp, peer: SmtpPeer) {
+  const { email, password } = await t.signUp(uniqueEmail('verified'));
+  const sent = await t.request({ method: 'POST', url: '/api/auth/email/send-verification', payload: { email } });
+  expect(sent.statusCode, sent.body).toBe(202);
+  const otp = codeFrom(await peer.nextMessageTo(email));
+  const verified = await t.request({
+    method: 'POST',
+    url: '/api/auth/email/verify?client_type=mobile',
+    payload: { email, otp },
+  });
+  expect(verified.statusCode, verified.body).toBe(200);
+  return { token: verified.json.accessToken as string, id: verified.json.user.id as string, email, password };
+}
 
 let ipCounter = 0;
 /** A client IP no other test of this file uses. */

@@ -36,7 +36,12 @@ const peer = (() => {
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => peer.server.listen(0, '127.0.0.1', resolve));
-  t = await startFunctionsApp({ FUNCTIONS_TIMEOUT_MS: String(TIMEOUT_MS), FUNCTIONS_MEMORY_MB: '64' });
+  // The peer is on loopback, which functions reach only when the operator allows its origin.
+  t = await startFunctionsApp({
+    FUNCTIONS_TIMEOUT_MS: String(TIMEOUT_MS),
+    FUNCTIONS_MEMORY_MB: '64',
+    OUTBOUND_ALLOWED_ORIGINS: peer.url(),
+  });
   await t.deploy('hello', 'export default () => new Response("hello");');
 });
 afterAll(async () => {

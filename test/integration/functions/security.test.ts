@@ -18,8 +18,12 @@ beforeAll(async () => {
     'prober',
     `export default async (req) => {
     const q = new URL(req.url).searchParams;
-    const res = await fetch('http://127.0.0.1:' + q.get('port') + '/_plinth/functions', { headers: { 'x-plinth-runtime-token': q.get('token') ?? '' } });
-    return new Response(String(res.status));
+    try {
+      const res = await fetch('http://127.0.0.1:' + q.get('port') + '/_plinth/functions', { headers: { 'x-plinth-runtime-token': q.get('token') ?? '' } });
+      return new Response(String(res.status));
+    } catch (err) {
+      return new Response(err.name);
+    }
   };`,
   );
   // Reflects ?n= into a response header, as functions do with a client's input.
@@ -29,6 +33,13 @@ beforeAll(async () => {
     const n = new URL(req.url).searchParams.get('n') ?? '';
     return new Response('ok', { headers: { 'x-name': String.fromCharCode(...new TextEncoder().encode(n)) } });
   };`,
+  );
+  // Echoes ?name= into HTML, and tries to lift any sandbox with a CSP of its own.
+  await t.deploy(
+    'hello-page',
+    `export default (req) => new Response('<h1>Hello ' + new URL(req.url).searchParams.get('name') + '</h1>', {
+    headers: { 'content-type': 'text/html', 'content-security-policy': "script-src 'unsafe-inline'" },
+  });`,
   );
 });
 afterAll(async () => {
@@ -79,7 +90,8 @@ describe('what a function can reach', () => {
     const port = t.deps.runtime.port;
     for (const token of ['', 'x', '0'.repeat(64)]) {
       const res = await invoke(`prober?port=${port}&token=${token}`);
-      expect(await res.text()).toBe('401');
+      // Loopback is denied to functions (network-policy.test.ts); the token would be checked too.
+      expect(await res.text()).toBe('NotCapable');
     }
   });
 });
@@ -114,5 +126,17 @@ describe('what a function sends back', () => {
     const fine = await invoke('reflect?n=caf%C3%A9%20ok', { signal: AbortSignal.timeout(5000) });
     expect(fine.status).toBe(200);
     expect(fine.headers.get('x-name')).toBe('cafÃ© ok');
+  });
+});
+
+describe('a function answer as a page', () => {
+  it('is a sandboxed document, never sniffed, whatever CSP the function sends', async () => {
+    const res = await invoke('hello-page?name=%3Cscript%3Ealert(1)%3C%2Fscript%3E');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('<h1>Hello <script>alert(1)</script></h1>');
+    // Both policies reach the browser, which enforces each: the function's cannot lift the sandbox.
+    const policies = res.headers.get('content-security-policy')?.split(', ');
+    expect(policies).toEqual(["script-src 'unsafe-inline'", 'sandbox']);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
   });
 });

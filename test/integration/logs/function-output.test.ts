@@ -1,7 +1,8 @@
 // What functions print, on the real Deno runtime: each console.* line (and an uncaught error with
 // its stack) arrives in the live tail and in search as a functions entry of its slug, tagged with
 // the request id of the invocation that printed it, even when invocations of one function overlap
-// and print after awaiting.
+// and print after awaiting. Control characters it prints (ANSI escapes, \r, other C0 and C1) are
+// stored escaped, so no terminal that shows the logs obeys them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FunctionsApp, startFunctionsApp } from '../../harness/functions-app.js';
 
@@ -57,6 +58,12 @@ export default async (req) => {
   return new Response(who);
 };`;
 
+const HOSTILE = `
+export default () => {
+  console.log('\\u001b[2J\\u001b]0;owned\\u0007hidden\\rshown\\u009b31m\\tkept');
+  return new Response('ok');
+};`;
+
 const THROWER = `
 export default async () => {
   await Promise.resolve();
@@ -107,6 +114,24 @@ describe('function console output', () => {
       'hello from a { n: 1 }',
     ]);
     expect(bodies.find((l: any) => l.method === 'GET')).toMatchObject({ status: 200, slug: 'chatty' });
+  });
+
+  it('stores control characters escaped, tabs kept', async () => {
+    expect((await t.deploy('hostile', HOSTILE, { verifyJwt: false })).statusCode).toBeLessThan(300);
+    const tail = tailUntil('source=functions&slug=hostile', (lines) =>
+      lines.some((l) => l.body.message.includes('shown')),
+    );
+    expect((await fetch(`${t.baseUrl}/functions/hostile`)).status).toBe(200);
+    const printed = (await tail).find((l) => l.body.message.includes('shown'))!;
+    expect(printed.body.message).toBe('\\u001b[2J\\u001b]0;owned\\u0007hidden\\u000dshown\\u009b31m\tkept');
+    await t.app.logs!.flush();
+    const res = await t.request({
+      method: 'GET',
+      url: '/api/logs/search?source=functions&slug=hostile',
+      headers: admin,
+    });
+    const stored = res.json.map((l: any) => l.body.message).find((m: string) => m.includes('shown'));
+    expect(stored).toBe(printed.body.message);
   });
 
   it('records an uncaught error with its stack', async () => {

@@ -11,6 +11,11 @@ beforeAll(async () => {
   t = await startFunctionsApp();
   await t.deploy('metrics-ok', 'export default () => new Response("ok");', { verifyJwt: false });
   await t.deploy('metrics-fail', 'export default () => { throw new Error("no"); };', { verifyJwt: false });
+  await t.deploy(
+    'metrics-status',
+    'export default (req) => new Response(null, { status: Number(new URL(req.url).searchParams.get("s")) });',
+    { verifyJwt: false },
+  );
 }, 60_000);
 afterAll(() => t?.close());
 
@@ -90,6 +95,31 @@ describe('what a scrape reports', () => {
     expect(sample(text, 'plinth_function_invocation_errors_total')).toBe(
       base('plinth_function_invocation_errors_total') + 1,
     );
+  });
+
+  it('labels a client cannot multiply: function statuses by class, unknown methods as other', async () => {
+    const statuses = [201, 250, 299, 418, 499, 555];
+    for (const s of statuses) {
+      await fetch(`${t.baseUrl}/functions/metrics-status?s=${s}`);
+    }
+    await fetch(`${t.baseUrl}/functions/metrics-status?s=200`, { method: 'PROPFIND' });
+    await fetch(`${t.baseUrl}/nowhere`, { method: 'MKCOL' });
+    const { text } = await scrape();
+    const labels = text.split('\n').filter((l) => l.startsWith('plinth_http_request_duration_seconds_count'));
+    const ofFunctions = labels.filter((l) => l.includes('route="/functions/*"'));
+    for (const s of statuses)
+      expect(
+        ofFunctions.some((l) => l.includes(`status_code="${s}"`)),
+        String(s),
+      ).toBe(false);
+    for (const cls of ['2xx', '4xx', '5xx']) {
+      expect(
+        ofFunctions.some((l) => l.includes(`status_code="${cls}"`)),
+        cls,
+      ).toBe(true);
+    }
+    expect(labels.some((l) => /method="(PROPFIND|MKCOL)"/.test(l))).toBe(false);
+    expect(labels.some((l) => l.includes('method="other"'))).toBe(true);
   });
 
   it('the database pool, event-loop lag and process memory', async () => {

@@ -108,7 +108,7 @@ describe('messages and retention', () => {
         { eventName: 'created', count: 2 },
         { eventName: 'removed', count: 1 },
       ],
-      retentionDays: null,
+      retentionDays: 30, // the default until an admin sets one
     });
 
     await admin('DELETE', `/api/realtime/channels/${channel.json.id}`);
@@ -120,8 +120,8 @@ describe('messages and retention', () => {
     expect((await admin('GET', '/api/realtime/messages')).json).toEqual([]);
   });
 
-  it('reads and sets the retention period', async () => {
-    expect((await admin('GET', '/api/realtime/config')).json).toEqual({ retentionDays: null });
+  it('reads and sets the retention period (30 days until set; null set by an admin keeps messages forever)', async () => {
+    expect((await admin('GET', '/api/realtime/config')).json).toEqual({ retentionDays: 30 });
     const set = await admin('PATCH', '/api/realtime/config', { retentionDays: 7 });
     expect(set.json).toEqual({ message: 'Retention config updated successfully' });
     expect((await admin('GET', '/api/realtime/config')).json).toEqual({ retentionDays: 7 });

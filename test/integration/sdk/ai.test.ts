@@ -16,6 +16,29 @@ beforeAll(async () => {
     env: { OPENROUTER_API_KEY: peer.apiKey, OPENROUTER_BASE_URL: peer.baseUrl, OPENROUTER_MAX_RETRIES: '0' },
   });
   ({ accessToken } = await s.t.signUp());
+  // Users are off until the admin allows models and sets a budget.
+  const models = ['openai/gpt-4o-mini', 'openai/text-embedding-3-small', 'openai/text-embedding-3-small-v1'];
+  const configured = await s.t.request({
+    method: 'PUT',
+    url: '/api/ai/settings',
+    headers: { 'x-api-key': s.t.apiKey },
+    payload: {
+      allowedModels: [
+        ...models,
+        'broken/m',
+        'cited/m',
+        'e',
+        ...['400', '401', '402', '403', '429', '503'].map((s) => `error-${s}/m`),
+        'image/m',
+        'm',
+        'slow/m',
+        'tools/m',
+        'tools/m:thinking',
+      ],
+      userDailyTokenBudget: 10_000_000,
+    },
+  });
+  expect(configured.statusCode).toBe(200);
 });
 afterAll(async () => {
   await s.close();

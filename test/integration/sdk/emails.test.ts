@@ -5,21 +5,36 @@
 import { randomBytes } from 'node:crypto';
 import { createAdminClient, type InsForgeClient } from '@insforge/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeFrom } from '../../harness/smtp-peer.js';
 import { startSdkApp, type SdkApp } from './sdk-app.js';
 
 let s: SdkApp;
 const unique = (tag: string) => `${tag}-${randomBytes(4).toString('hex')}@example.com`;
 
-/** A client signed in as a new user (server mode: the access token rides in the header). */
+/**
+ * A client signed in as a new user who verified their address with the emailed code (users need
+ * one to send); server mode: the access token rides in the header.
+ */
 async function signedIn(): Promise<InsForgeClient> {
   const client = s.client({ isServerMode: true });
-  const { error } = await client.auth.signUp({ email: unique('sdk-mail'), password: 'sdk-password-1' });
-  expect(error).toBeNull();
+  const email = unique('sdk-mail');
+  expect((await client.auth.signUp({ email, password: 'sdk-password-1' })).error).toBeNull();
+  expect((await client.auth.resendVerificationEmail({ email })).error).toBeNull();
+  const otp = codeFrom(await s.smtp!.nextMessageTo(email));
+  expect((await client.auth.verifyEmail({ email, otp })).error).toBeNull();
   return client;
 }
 
 beforeAll(async () => {
   s = await startSdkApp({ smtp: true });
+  // Users' sending is off until the admin turns it on.
+  const on = await s.t.request({
+    method: 'PUT',
+    url: '/api/email/send-settings',
+    headers: { 'x-api-key': s.t.apiKey },
+    payload: { usersMaySend: true },
+  });
+  expect(on.statusCode).toBe(200);
 });
 afterAll(() => s.close());
 

@@ -417,6 +417,40 @@ describe('presigned URLs', () => {
     expect(await tampered.text()).toContain('<Code>SignatureDoesNotMatch</Code>');
   });
 
+  it('an HTML object uploaded by a presigned PUT is served sandboxed, as an attachment, never sniffed', async () => {
+    await s3.send(new CreateBucketCommand({ Bucket: 'avatars' }));
+    const presigner = client({ requestChecksumCalculation: 'WHEN_REQUIRED' });
+    const putUrl = await getSignedUrl(
+      presigner,
+      new PutObjectCommand({ Bucket: 'avatars', Key: 'me/avatar.html', ContentType: 'text/html' }),
+      { expiresIn: 300 },
+    );
+    presigner.destroy();
+    const html = '<script>parent.stolen = localStorage.length</script>';
+    const put = await fetch(putUrl, { method: 'PUT', body: html, headers: { 'content-type': 'text/html' } });
+    expect(put.status, await put.clone().text()).toBe(200);
+    const getUrl = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'avatars', Key: 'me/avatar.html' }), {
+      expiresIn: 300,
+    });
+    const res = await fetch(getUrl);
+    expect(res.headers.get('content-security-policy')).toMatch(/^sandbox\b/);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('content-disposition')).toBe("attachment; filename*=UTF-8''avatar.html");
+    expect(await res.text()).toBe(html);
+    const head = await s3.send(new HeadObjectCommand({ Bucket: 'avatars', Key: 'me/avatar.html' }));
+    expect(head.ContentDisposition).toBe("attachment; filename*=UTF-8''avatar.html");
+    const got = await s3.send(new GetObjectCommand({ Bucket: 'avatars', Key: 'me/avatar.html' }));
+    expect(got.ContentType).toBe('text/html');
+    expect(got.ContentDisposition).toBe("attachment; filename*=UTF-8''avatar.html");
+    await got.Body?.transformToString();
+    // A passive type is shown inline, but never sniffed into something else.
+    await s3.send(new PutObjectCommand({ Bucket: 'avatars', Key: 'plain.txt', Body: html, ContentType: 'text/plain' }));
+    const plainUrl = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'avatars', Key: 'plain.txt' }));
+    const plain = await fetch(plainUrl);
+    expect(plain.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(plain.headers.get('content-disposition')).toBeNull();
+  });
+
   it('an expired presigned URL is refused', async () => {
     const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'signed', Key: 'up.txt' }), { expiresIn: 60 });
     await withServerTime(59_000, async () => expect((await fetch(url)).status).toBe(200));

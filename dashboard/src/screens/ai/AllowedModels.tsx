@@ -1,5 +1,5 @@
-// The model allow-list: callers may use only these models (none listed: every model). The
-// provider's catalogue is offered as suggestions when it can be read.
+// The model allow-list: users may call only these models (none listed: AI is off for users; the
+// admin may call any). The provider's catalogue is offered as suggestions when it can be read.
 import { Button, Group, Stack, TagsInput, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -40,12 +40,12 @@ export function AllowedModels() {
         <Stack gap="xs">
           <Text size="sm">
             {settings.data.allowedModels.length === 0
-              ? 'Every model is allowed.'
+              ? 'AI is off for users: no model is allowed yet (the admin may call any model).'
               : `Allowed: ${settings.data.allowedModels.join(', ')}`}
           </Text>
           <TagsInput
             label="Allowed models"
-            description="Type a model id and press Enter; leave empty to allow every model"
+            description="Type a model id and press Enter; users may call only these, within their daily token budget"
             data={catalogue.data?.map((m) => m.id) ?? []}
             value={models}
             onChange={setModels}

@@ -1,6 +1,6 @@
 // Object-level S3 operations: put (and copy), get and head with Range, delete, and tagging.
 import { Readable } from 'node:stream';
-import { parseRange } from '../download.js';
+import { objectSafetyHeaders, parseRange } from '../download.js';
 import { normaliseMimeType } from '../keys.js';
 import { GATEWAY_PRINCIPAL, s3Date, sendXml, type GatewayContext, type Operation } from './context.js';
 import { parseXml, S3Error } from './s3-error.js';
@@ -74,7 +74,7 @@ export const getObject: Operation = async ({ storage, bucket, key, request, head
     'last-modified': row.updated_at.toUTCString(),
     'content-type': row.mime_type,
     'accept-ranges': 'bytes',
-    'x-content-type-options': 'nosniff',
+    ...objectSafetyHeaders(row.mime_type, row.key),
   });
   if (range) {
     reply
