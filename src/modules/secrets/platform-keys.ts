@@ -18,7 +18,13 @@ import {
   type SecretRow,
 } from './secrets.repo.js';
 
-export { isWriteOnlySecret, RESERVED, RETIRED_PUBLIC_KEY_PREFIX } from './reserved-names.js';
+export {
+  isPlatformKey,
+  isRetiredKeyName,
+  isWriteOnlySecret,
+  RESERVED,
+  RETIRED_PUBLIC_KEY_PREFIX,
+} from './reserved-names.js';
 
 export interface PlatformKeys extends SigningKeys {
   apiKey: string;

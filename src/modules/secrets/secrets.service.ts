@@ -5,15 +5,9 @@ import { AppError } from '../../core/errors.js';
 import { withTx, type Queryable } from '../../core/db.js';
 import type { Deps } from '../../deps.js';
 import type { AccessKeyKind, AccessKeyService } from './access-keys.js';
-import { isWriteOnlySecret } from './platform-keys.js';
+import { isRetiredKeyName, isWriteOnlySecret } from './platform-keys.js';
 import * as repo from './secrets.repo.js';
 import type { SigningKeyService } from './signing-keys.js';
-
-/**
- * Names the platform gives retired keys; nobody else may create them (a planted
- * JWT_PUBLIC_KEY_OLD_… would make the servers trust a signing key of the creator's choosing).
- */
-const RETIRED_KEY = /^(API_KEY|ANON_KEY)_OLD_|^JWT_PUBLIC_KEY_OLD_/;
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 const viewOf = (m: repo.SecretMeta) => ({
@@ -89,7 +83,7 @@ export function createSecretsService(
     /** Creates the secret (or revives an inactive one of the same key); answers its id. */
     async create(input: NewSecretInput): Promise<string> {
       const { key, value, isReserved = false, expiresAt = null } = input;
-      if (RETIRED_KEY.test(key)) {
+      if (isRetiredKeyName(key)) {
         throw new AppError('FORBIDDEN', `The key ${key} is reserved for retired platform keys.`, {
           nextActions: 'Choose another key.',
         });
