@@ -1,8 +1,8 @@
 // A restore brings the project's data back, never its old platform keys or admin sessions: after
 // the admin rotates everything (grace 0) and signs out, restoring an older backup — or a forced
 // unsigned archive whose secrets rows carry an attacker's API key — revives no leaked key, on the
-// running servers and on one started afterwards; the current keys keep working; user secrets
-// come back from the archive.
+// running servers and on one started afterwards; no session ended since (admin or user) comes
+// back; the current keys keep working; user secrets come back from the archive.
 import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -67,7 +67,13 @@ const signIn = async () => {
   return res.json as { accessToken: string; refreshToken: string };
 };
 
-let leaked: { apiKey: string; signingKey: SigningKey; refreshToken: string; userToken: string };
+let leaked: {
+  apiKey: string;
+  signingKey: SigningKey;
+  refreshToken: string;
+  userToken: string;
+  userRefreshToken: string;
+};
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -85,11 +91,13 @@ beforeAll(async () => {
   // What leaked, and a live admin session the admin will end after the backup.
   const session = await signIn();
   const signingKey = await storedSigningKey();
+  const user = await t.signUp();
   leaked = {
     apiKey: t.apiKey,
     signingKey,
     refreshToken: session.refreshToken,
     userToken: await forgedUser(signingKey),
+    userRefreshToken: user.refreshToken,
   };
   const before = await records(t.app, leaked.userToken);
   expect(before.statusCode, before.body).toBe(200);
@@ -108,6 +116,8 @@ beforeAll(async () => {
   const fresh = await signIn();
   const logout = await call('POST', '/api/auth/admin/logout', {}, { refreshToken: session.refreshToken });
   expect(logout.statusCode).toBe(200);
+  const userLogout = await call('POST', '/api/auth/logout', {}, { refreshToken: user.refreshToken });
+  expect(userLogout.statusCode, userLogout.body).toBe(200);
   current = { apiKey, adminToken: fresh.accessToken };
   await call('DELETE', '/api/secrets/SHIPPING_TOKEN', { 'x-api-key': apiKey });
 });
@@ -126,7 +136,7 @@ async function expectOnlyCurrentKeys(server: Server['app'], attackerApiKey = lea
 }
 
 describe('a restore after the admin rotated everything', () => {
-  it('revives no rotated key or ended admin session, on every server; user secrets come back', async () => {
+  it('revives no rotated key or ended session, on every server; user secrets come back', async () => {
     await restore(backupId);
     const later = await t.startAnotherServer();
     try {
@@ -143,6 +153,16 @@ describe('a restore after the admin rotated everything', () => {
       },
     );
     expect(refresh.statusCode, refresh.body).toBe(401);
+    // A user's session ended since the backup stays ended too.
+    const userRefresh = await call(
+      'POST',
+      '/api/auth/refresh?client_type=server',
+      {},
+      {
+        refreshToken: leaked.userRefreshToken,
+      },
+    );
+    expect(userRefresh.statusCode, userRefresh.body).toBe(401);
     const secret = await call('GET', '/api/secrets/SHIPPING_TOKEN', { 'x-api-key': current.apiKey });
     expect(secret.statusCode).toBe(200);
     expect(secret.json.value).toBe('from-the-backup');
