@@ -19,7 +19,13 @@ import { registerRequestDeadline } from './http/request-deadline.js';
 import { requestIdOf } from './http/request-id.js';
 import { serializerCompiler } from './http/response-serializer.js';
 import { aiPlugin } from './modules/ai/index.js';
-import { authPlugin, createAuthServices, SESSION_REVOKED_CHANNEL, startRevokedSessions } from './modules/auth/index.js';
+import {
+  authPlugin,
+  createAdminSessionBinding,
+  createAuthServices,
+  SESSION_REVOKED_CHANNEL,
+  startRevokedSessions,
+} from './modules/auth/index.js';
 import { dashboardPlugin } from './modules/dashboard/index.js';
 import { createMailer, emailPlugin } from './modules/email/index.js';
 import { functionsPlugin } from './modules/functions/index.js';
@@ -135,7 +141,9 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
     app.log.error({ err }, 'reloading revoked sessions failed'),
   );
   app.addHook('onClose', () => revokedSessions.close());
-  registerAccessControl(app, deps, revokedSessions);
+  // Admin access tokens hold only while their session is live (a leaked signing key mints none).
+  const adminSessions = createAdminSessionBinding(deps);
+  registerAccessControl(app, deps, revokedSessions, adminSessions);
 
   registerCors(app, allowsOrigin);
   registerFunctionsOrigin(app, deps.config.functions.origin);
@@ -196,7 +204,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   await app.register(schedulesPlugin(deps));
   if (logging.plugin) await app.register(logging.plugin);
   if (metricsPlugin) await app.register(metricsPlugin);
-  await app.register(realtimePlugin(deps, revokedSessions, SESSION_REVOKED_CHANNEL, realtimeRefusals));
+  await app.register(realtimePlugin(deps, revokedSessions, SESSION_REVOKED_CHANNEL, realtimeRefusals, adminSessions));
   await app.register(dashboardPlugin());
 
   return app;

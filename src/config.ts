@@ -39,6 +39,9 @@ const envSchema = z
     ACCESS_TOKEN_TTL_SECONDS: seconds.default(15 * 60),
     REFRESH_TOKEN_TTL_SECONDS: seconds.default(7 * 24 * 60 * 60),
     REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).default(10),
+    // Access tokens whose lifetime (exp − iat) is longer are refused, however they were signed
+    // (default: 1 h, or ACCESS_TOKEN_TTL_SECONDS when that is longer).
+    ACCESS_TOKEN_MAX_LIFETIME_SECONDS: seconds.optional(),
     SMTP_HOST: z.string().min(1).optional(),
     SMTP_PORT: port.default(587),
     SMTP_SECURE: flag.default(false),
@@ -200,6 +203,16 @@ const envSchema = z
         message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
       });
     }
+    if (
+      env.ACCESS_TOKEN_MAX_LIFETIME_SECONDS !== undefined &&
+      env.ACCESS_TOKEN_MAX_LIFETIME_SECONDS < env.ACCESS_TOKEN_TTL_SECONDS
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ACCESS_TOKEN_MAX_LIFETIME_SECONDS'],
+        message: 'must not be below ACCESS_TOKEN_TTL_SECONDS',
+      });
+    }
     if (!env.FUNCTIONS_SANDBOX && !env.FUNCTIONS_ORIGIN) {
       ctx.addIssue({
         code: 'custom',
@@ -229,6 +242,8 @@ const envSchema = z
     previousEncryptionKeysHex: env.PLINTH_PREVIOUS_ENCRYPTION_KEYS?.split(',') ?? [],
     accessTokenTtlSeconds: env.ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: env.REFRESH_TOKEN_TTL_SECONDS,
+    accessTokenMaxLifetimeSeconds:
+      env.ACCESS_TOKEN_MAX_LIFETIME_SECONDS ?? Math.max(3_600, env.ACCESS_TOKEN_TTL_SECONDS),
     refreshReuseGraceSeconds: env.REFRESH_REUSE_GRACE_SECONDS,
     smtp: env.SMTP_HOST
       ? {

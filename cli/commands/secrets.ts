@@ -1,11 +1,24 @@
-// `plinth secrets list|set|unset`: the project's secrets (values are never listed).
-import type { Command } from 'commander';
+// `plinth secrets list|set|unset|rotate`: the project's secrets (values are never listed) and the
+// rotation of the platform's keys (API key, anon key, access-token signing key) with a grace period.
+import { Argument, type Command, InvalidArgumentError } from 'commander';
 import type { CliError } from '../cli-error.js';
 import type { CommandContext } from '../main.js';
 import { emit, objectTable } from '../output.js';
 
+/** What each rotatable key is called on the wire, and the field its new value comes back in. */
+const ROTATABLE = {
+  'api-key': { label: 'API key', field: 'apiKey' },
+  'anon-key': { label: 'Anon key', field: 'anonKey' },
+  'signing-key': { label: 'Signing key', field: 'keyId' },
+} as const;
+
+const graceHours = (value: string): number => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number of hours');
+  return Number(value);
+};
+
 export function registerSecrets(program: Command, ctx: CommandContext): void {
-  const secrets = program.command('secrets').description('project secrets: list, set, unset');
+  const secrets = program.command('secrets').description('project secrets: list, set, unset, rotate');
 
   secrets
     .command('list')
@@ -48,5 +61,21 @@ export function registerSecrets(program: Command, ctx: CommandContext): void {
         `/api/secrets/${encodeURIComponent(key)}`,
       );
       emit(ctx, { key, ...answer }, () => [answer.message]);
+    });
+
+  secrets
+    .command('rotate')
+    .description('rotate the API key, the anon key or the signing key; the old one works for the grace period')
+    .addArgument(new Argument('<key>', 'which key').choices(Object.keys(ROTATABLE)))
+    .option('--grace-hours <hours>', 'how long the old key keeps working (0: stops at once)', graceHours)
+    .action(async (key: string, options: { graceHours?: number }) => {
+      const rotatable = ROTATABLE[key as keyof typeof ROTATABLE];
+      const answer = await (await ctx.api()).call<Record<string, string>>('POST', `/api/secrets/${key}/rotate`, {
+        json: options.graceHours === undefined ? {} : { gracePeriodHours: options.graceHours },
+      });
+      emit(ctx, answer, () => [
+        answer.message ?? `${rotatable.label} rotated`,
+        `${rotatable.field}: ${answer[rotatable.field]}`,
+      ]);
     });
 }

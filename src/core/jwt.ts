@@ -26,7 +26,10 @@ export type JwtClaims = Record<string, unknown> & { exp?: number; iat?: number }
 
 export type VerifyResult =
   | { ok: true; claims: JwtClaims }
-  | { ok: false; reason: 'malformed' | 'signature' | 'expired' };
+  | { ok: false; reason: 'malformed' | 'signature' | 'expired' | 'lifetime' };
+
+/** How far ahead of this server's clock a token's `iat` may be (another server's clock drift). */
+const IAT_SKEW_SECONDS = 60;
 
 export type JwtAlgorithm = 'ES256' | 'RS256';
 
@@ -95,8 +98,28 @@ export async function signJwt(key: SigningKey, claims: JwtClaims): Promise<strin
 
 type Checked = { result: VerifyResult; key?: KeyObject; kid?: string };
 
-/** Signature (by `kid`, with the algorithm of that key) and expiry against `nowSeconds`. */
-function check(token: string, publicKeys: ReadonlyMap<string, KeyObject>, nowSeconds: number): Checked {
+/**
+ * With a maximum lifetime, a token must carry `iat` (not in the future) and live no longer than
+ * that: a leaked signing key cannot mint a token that outlives the key's rotation by years.
+ */
+function lifetimeAllowed(claims: JwtClaims, nowSeconds: number, maxLifetimeSeconds: number | undefined): boolean {
+  if (maxLifetimeSeconds === undefined) return true;
+  const { iat, exp } = claims;
+  return (
+    typeof iat === 'number' &&
+    typeof exp === 'number' &&
+    iat <= nowSeconds + IAT_SKEW_SECONDS &&
+    exp - iat <= maxLifetimeSeconds
+  );
+}
+
+/** Signature (by `kid`, with the algorithm of that key), expiry against `nowSeconds`, and lifetime. */
+function check(
+  token: string,
+  publicKeys: ReadonlyMap<string, KeyObject>,
+  nowSeconds: number,
+  maxLifetimeSeconds?: number,
+): Checked {
   const parts = token.split('.');
   if (parts.length !== 3) return { result: { ok: false, reason: 'malformed' } };
   const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];
@@ -122,12 +145,18 @@ function check(token: string, publicKeys: ReadonlyMap<string, KeyObject>, nowSec
   );
   if (!valid) return { result: { ok: false, reason: 'signature' } };
   if (typeof claims.exp !== 'number' || claims.exp <= nowSeconds) return { result: { ok: false, reason: 'expired' } };
+  if (!lifetimeAllowed(claims, nowSeconds, maxLifetimeSeconds)) return { result: { ok: false, reason: 'lifetime' } };
   return { result: { ok: true, claims }, key, kid: header.kid };
 }
 
-/** Verifies signature (by `kid`) and expiry against `nowSeconds`. */
-export function verifyJwt(token: string, publicKeys: ReadonlyMap<string, KeyObject>, nowSeconds: number): VerifyResult {
-  return check(token, publicKeys, nowSeconds).result;
+/** Verifies signature (by `kid`), expiry against `nowSeconds` and, when given, the maximum lifetime. */
+export function verifyJwt(
+  token: string,
+  publicKeys: ReadonlyMap<string, KeyObject>,
+  nowSeconds: number,
+  maxLifetimeSeconds?: number,
+): VerifyResult {
+  return check(token, publicKeys, nowSeconds, maxLifetimeSeconds).result;
 }
 
 interface Remembered {
@@ -141,9 +170,10 @@ interface Remembered {
  * verifyJwt that remembers up to `maxEntries` good tokens (the oldest forgotten first): a client
  * sends its token on every call, and its signature check then costs a map lookup. A remembered
  * token holds only while it is unexpired and the key that verified it is still the one under its
- * kid (a removed or replaced key ends it). The claims are frozen: callers share them.
+ * kid (a removed or replaced key ends it). The claims are frozen: callers share them. With
+ * `maxLifetimeSeconds`, tokens without `iat`, or living longer than that, are refused.
  */
-export function createJwtVerifier(maxEntries = 10_000) {
+export function createJwtVerifier(maxEntries = 10_000, maxLifetimeSeconds?: number) {
   const remembered = new Map<string, Remembered>();
   return function verifyRemembered(
     token: string,
@@ -155,7 +185,7 @@ export function createJwtVerifier(maxEntries = 10_000) {
       if (hit.exp > nowSeconds && publicKeys.get(hit.kid) === hit.key) return { ok: true, claims: hit.claims };
       remembered.delete(token);
     }
-    const { result, key, kid } = check(token, publicKeys, nowSeconds);
+    const { result, key, kid } = check(token, publicKeys, nowSeconds, maxLifetimeSeconds);
     if (result.ok && key && kid) {
       if (remembered.size >= maxEntries) remembered.delete(remembered.keys().next().value as string);
       const claims = Object.freeze(result.claims);

@@ -58,6 +58,13 @@ const unauthorized = (message = 'Missing or invalid credentials.') =>
  * An access token that fails verification (expired, forged, revoked): AUTH_UNAUTHORIZED, the code
  * on which the official client refreshes its session and retries (api-contract Part A item 14).
  */
+const REJECTIONS = {
+  expired: 'The access token has expired.',
+  lifetime: 'The access token lives longer than this server allows.',
+  malformed: 'Invalid access token.',
+  signature: 'Invalid access token.',
+} as const;
+
 const rejectedAccessToken = (message: string) =>
   new AppError('AUTH_UNAUTHORIZED', message, {
     nextActions: 'Refresh the session (POST /api/auth/refresh) and retry with the new access token, or sign in again.',
@@ -70,6 +77,14 @@ export interface EndedSessions {
 
 const noEndedSessions: EndedSessions = { has: () => false };
 
+/** Whether an admin token's session is live (answered from memory, or by one database read). */
+export interface AdminSessions {
+  isLive(sessionId: string, subject: string): boolean | Promise<boolean>;
+}
+
+/** A principal, or the promise of one when an admin token's session must first be looked up. */
+export type MaybePrincipal = Principal | Promise<Principal>;
+
 /** What a credential is checked against: the platform keys the secrets module loads and rotates. */
 export interface AcceptedKeys {
   /** SHA-256 (hex) of every accepted API key → when it stops working (epoch ms; null: never). */
@@ -77,6 +92,17 @@ export interface AcceptedKeys {
   anonKeyHashes: Map<string, number | null>;
   /** Public keys that verify access tokens, by key id. */
   publicKeys: Map<string, KeyObject>;
+  /** Key id → when a retired signing key stops verifying (epoch ms); absent: never. */
+  publicKeyExpiry: Map<string, number>;
+}
+
+/** Drops the retired signing keys whose grace period has ended (a handful at most). */
+export function dropExpiredPublicKeys(keys: AcceptedKeys, nowMs: number): void {
+  for (const [kid, expiresAt] of keys.publicKeyExpiry) {
+    if (expiresAt > nowMs) continue;
+    keys.publicKeys.delete(kid);
+    keys.publicKeyExpiry.delete(kid);
+  }
 }
 
 /**
@@ -86,9 +112,27 @@ export interface AcceptedKeys {
  */
 const MAX_REMEMBERED_KEYS = 64;
 
+type ResolverDeps = Pick<Deps, 'clock' | 'config'> & { keys: AcceptedKeys };
+
+/** Binds admin tokens to their session: refused (401) unless it is live. */
+function requireLiveAdminSession(
+  principal: Extract<Principal, { via: 'token' }>,
+  sessions: AdminSessions,
+): MaybePrincipal {
+  const refuse = () => rejectedAccessToken('The session of this access token has ended.');
+  const live = sessions.isLive(principal.sessionId, principal.subject);
+  if (live === true) return principal;
+  if (live === false) throw refuse();
+  return live.then((ok) => {
+    if (!ok) throw refuse();
+    return principal;
+  });
+}
+
 export function createCredentialResolver(
-  deps: Pick<Deps, 'clock'> & { keys: AcceptedKeys },
+  deps: ResolverDeps,
   ended: EndedSessions = noEndedSessions,
+  adminSessions?: AdminSessions,
 ) {
   // The hashes of keys once accepted, so the anon key every browser request carries is hashed
   // once, not per request. Only accepted keys are kept (a handful), so unknown ones cannot fill it;
@@ -104,9 +148,9 @@ export function createCredentialResolver(
     return known;
   };
 
-  const verifyJwt = createJwtVerifier();
+  const verifyJwt = createJwtVerifier(undefined, deps.config.accessTokenMaxLifetimeSeconds);
 
-  return function resolveCredential(credential: string): Principal {
+  return function resolveCredential(credential: string): MaybePrincipal {
     if (API_KEY.test(credential)) {
       if (!isKnown(deps.keys.apiKeyHashes, credential)) throw unauthorized('Invalid API key.');
       return { kind: 'admin', subject: 'api-key', via: 'apiKey' };
@@ -115,18 +159,21 @@ export function createCredentialResolver(
       if (!isKnown(deps.keys.anonKeyHashes, credential)) throw unauthorized('Invalid anon key.');
       return { kind: 'anon' };
     }
-    const result = verifyJwt(credential, deps.keys.publicKeys, epochSeconds(deps.clock.now()));
+    const now = deps.clock.now();
+    if (deps.keys.publicKeyExpiry.size > 0) dropExpiredPublicKeys(deps.keys, now.getTime());
+    const result = verifyJwt(credential, deps.keys.publicKeys, epochSeconds(now));
     if (!result.ok) {
       // Only something presented as an access token gets the code the client refreshes on.
       if (!isJwtShaped(credential)) throw unauthorized('Invalid access token.');
-      throw rejectedAccessToken(
-        result.reason === 'expired' ? 'The access token has expired.' : 'Invalid access token.',
-      );
+      throw rejectedAccessToken(REJECTIONS[result.reason]);
     }
     const { sub, role, sid, email } = result.claims;
     if (typeof sub !== 'string' || typeof sid !== 'string') throw rejectedAccessToken('Invalid access token.');
     if (ended.has(sid)) throw rejectedAccessToken('The session of this access token has ended.');
-    if (role === 'project_admin') return { kind: 'admin', subject: sub, via: 'token', sessionId: sid };
+    if (role === 'project_admin') {
+      const admin = { kind: 'admin', subject: sub, via: 'token', sessionId: sid } as const;
+      return adminSessions ? requireLiveAdminSession(admin, adminSessions) : admin;
+    }
     if (role === 'authenticated' && typeof email === 'string') {
       return { kind: 'user', userId: sub, email, sessionId: sid };
     }
@@ -135,13 +182,14 @@ export function createCredentialResolver(
 }
 
 export function createPrincipalResolver(
-  deps: Pick<Deps, 'clock'> & { keys: AcceptedKeys },
+  deps: ResolverDeps,
   ended: EndedSessions = noEndedSessions,
+  adminSessions?: AdminSessions,
 ) {
-  const resolveCredential = createCredentialResolver(deps, ended);
+  const resolveCredential = createCredentialResolver(deps, ended, adminSessions);
 
   /** The request's principal; null without any credential; throws on an invalid one. */
-  return function resolvePrincipal(request: FastifyRequest): Principal | null {
+  return function resolvePrincipal(request: FastifyRequest): MaybePrincipal | null {
     const header = request.headers.authorization;
     const apiKeyHeader = request.headers['x-api-key'];
     if (typeof header === 'string' && header.length > 0) {
@@ -177,28 +225,42 @@ function enforce(level: AccessLevel, principal: Principal | null): void {
 /** Resolves the principal on every request and checks the route's `config.access`. */
 export function registerAccessControl(
   app: FastifyInstance,
-  deps: Pick<Deps, 'clock'> & { keys: AcceptedKeys },
+  deps: ResolverDeps,
   ended: EndedSessions = noEndedSessions,
+  adminSessions?: AdminSessions,
 ): void {
-  const resolvePrincipal = createPrincipalResolver(deps, ended);
+  const resolvePrincipal = createPrincipalResolver(deps, ended, adminSessions);
   app.decorateRequest('principal', null);
-  // Callback-style (not async): no promise and no extra microtask on every request.
+  // Callback-style (not async): no promise and no extra microtask on every request; only an
+  // admin token whose session is not confirmed yet waits for one database read.
   app.addHook('onRequest', (request, _reply, done) => {
     const level = request.routeOptions.config?.access ?? 'public';
-    // Public routes ignore a bad credential rather than fail on it.
-    if (level === 'public') {
-      try {
-        request.principal = resolvePrincipal(request);
-      } catch {
-        request.principal = null;
-      }
-      return done();
-    }
+    const settle = (principal: Principal | null) => {
+      request.principal = principal;
+      enforce(level, principal);
+    };
+    const fail = (err: unknown) => {
+      // Public routes ignore a bad credential rather than fail on it.
+      if (level !== 'public') return done(err as Error);
+      request.principal = null;
+      done();
+    };
     try {
-      request.principal = resolvePrincipal(request);
-      enforce(level, request.principal);
+      const resolved = resolvePrincipal(request);
+      if (resolved instanceof Promise) {
+        resolved.then((principal) => {
+          try {
+            settle(principal);
+          } catch (err) {
+            return fail(err);
+          }
+          done();
+        }, fail);
+        return;
+      }
+      settle(resolved);
     } catch (err) {
-      return done(err as Error);
+      return fail(err);
     }
     done();
   });

@@ -1,7 +1,7 @@
 // Users, Auth settings and Secrets in a real browser against a live Plinth, with a real SMTP
 // peer: the admin sets SMTP to the peer and sends a test email, turns sign-up off, adds a
 // redirect URL and previews a template; creates a user, finds them, revokes their session and
-// sends them a reset email; creates, updates and deletes a secret and rotates the API key. Each
+// sends them a reset email; creates, updates and deletes a secret, rotates the API key and the signing key. Each
 // step is checked in the page and through the API; axe, screenshots and a phone-sized window.
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -284,6 +284,41 @@ describe('Secrets in Chromium', () => {
     t.clock.advance(2 * 3600_000 + 1_000);
     expect((await withKey(originalApiKey)).statusCode).toBe(401);
     expect((await withKey(newKey)).statusCode).toBe(200);
+  });
+
+  it('rotates the signing key with no grace: old tokens refused at once, the dashboard carries on', {
+    timeout: 60_000,
+  }, async () => {
+    const { page } = browser;
+    // Sign-up is off by now: an existing user signs in.
+    const user = (
+      await t.request({
+        method: 'POST',
+        url: '/api/auth/sessions?client_type=mobile',
+        payload: { email: 'grace@example.com', password: 'correct-horse-9' },
+      })
+    ).json;
+    const jwks = async () => (await t.request({ method: 'GET', url: '/.well-known/jwks.json' })).json.keys;
+    // The clock moved past the dashboard's token in the step before: a reload resumes the session.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Secrets', level: 1 }).waitFor();
+    await page.getByRole('textbox', { name: 'Grace period for the old Signing key (hours)', exact: true }).fill('0');
+    await confirm(browser, 'Rotate Signing key', 'Rotate Signing key');
+    await page.getByText('New signing key in use').waitFor();
+    const [current] = await jwks();
+    await page.getByText(`Key id: ${current.kid}`).waitFor();
+    expect(await jwks()).toHaveLength(1);
+    const asUser = await t.request({
+      method: 'GET',
+      url: '/api/auth/sessions/current',
+      headers: bearer(user.accessToken),
+    });
+    expect(asUser.statusCode).toBe(401);
+    // The dashboard's own token was signed by the old key: it refreshes and keeps working.
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('link', { name: 'grace@example.com' }).waitFor();
+    await page.getByRole('link', { name: 'Secrets' }).click();
+    await page.getByRole('heading', { name: 'Secrets', level: 1 }).waitFor();
   });
 });
 

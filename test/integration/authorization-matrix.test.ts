@@ -1242,7 +1242,7 @@ const routes: Row[] = [
     }),
   ),
   // Rotations keep the old key working for the grace period, so the other rows' keys stay valid.
-  ...(['api-key', 'anon-key'] as const).map(
+  ...(['api-key', 'anon-key', 'signing-key'] as const).map(
     (path): Row => ({
       route: `POST /api/secrets/${path}/rotate`,
       access: 'admin',

@@ -36,6 +36,13 @@ describe('loadConfig', () => {
     });
   });
 
+  it('caps access-token lifetime at 1 h by default (or the TTL when longer), never below the TTL', () => {
+    expect(loadConfig({}).accessTokenMaxLifetimeSeconds).toBe(3600);
+    expect(loadConfig({ ACCESS_TOKEN_TTL_SECONDS: '7200' }).accessTokenMaxLifetimeSeconds).toBe(7200);
+    expect(loadConfig({ ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '1800' }).accessTokenMaxLifetimeSeconds).toBe(1800);
+    expect(() => loadConfig({ ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '60' })).toThrow(/ACCESS_TOKEN_MAX_LIFETIME_SECONDS/);
+  });
+
   it('takes statement timeouts by role and a JSON depth up to the ceiling', () => {
     const config = loadConfig({
       ANON_STATEMENT_TIMEOUT_MS: '0',

@@ -112,3 +112,20 @@ describe('jwt', () => {
     expect(again).toEqual({ sub: 'u1', exp: 200 });
   });
 });
+
+describe('maximum lifetime', () => {
+  it('refuses tokens living longer than the maximum, without iat, or issued in the future', async () => {
+    const ok = await signJwt(key, { sub: 'u', iat: 100, exp: 1000 });
+    expect(verifyJwt(ok, keys, 150, 900)).toEqual({ ok: true, claims: { sub: 'u', iat: 100, exp: 1000 } });
+    expect(verifyJwt(ok, keys, 150, 899)).toEqual({ ok: false, reason: 'lifetime' });
+    const noIat = await signJwt(key, { sub: 'u', exp: 1000 });
+    expect(verifyJwt(noIat, keys, 150, 900)).toEqual({ ok: false, reason: 'lifetime' });
+    const future = await signJwt(key, { sub: 'u', iat: 500, exp: 1000 });
+    expect(verifyJwt(future, keys, 150, 900)).toEqual({ ok: false, reason: 'lifetime' });
+    // A minute of clock drift between servers is allowed.
+    expect(verifyJwt(future, keys, 440, 900).ok).toBe(true);
+    const verifier = createJwtVerifier(10, 900);
+    expect(verifier(ok, keys, 150).ok).toBe(true);
+    expect(verifier(noIat, keys, 150)).toEqual({ ok: false, reason: 'lifetime' });
+  });
+});

@@ -4,6 +4,7 @@ export { createAuthServices, type AuthServices } from './auth.services.js';
 export { adminCredentials } from './admin-auth.service.js';
 export { authLimits } from './rate-limits.js';
 export { SESSION_REVOKED_CHANNEL, startRevokedSessions } from './revoked-sessions.js';
+export { createAdminSessionBinding } from './admin-session-binding.js';
 export { readAuthConfig, type OAuthProviderNames } from './config.service.js';
 export { claimUnverifiedAccount, findAccountByEmail, findUserById } from './accounts.service.js';
 export { clientTypeSchema, sessionResponseSchema } from './auth.schemas.js';

@@ -111,3 +111,16 @@ export async function revokeSessionsOfUser(
     returning id`;
   return rows.map((r) => r.id);
 }
+
+/** When a live (neither revoked nor expired) admin session of `adminSubject` ends; undefined if none. */
+export async function findLiveAdminSession(
+  db: Queryable,
+  sessionId: string,
+  adminSubject: string,
+  now: Date,
+): Promise<Date | undefined> {
+  const [row] = await db<{ expiresAt: Date }[]>`
+    select expires_at as "expiresAt" from auth.sessions
+    where id = ${sessionId}::uuid and admin_subject = ${adminSubject} and revoked_at is null and expires_at > ${now}`;
+  return row?.expiresAt;
+}

@@ -1,8 +1,9 @@
 // Brings a project back from an archive in ONE transaction: the user schemas are dropped and
 // rebuilt, the platform tables emptied and reloaded, the data copied in, the sequences set. Any
 // failure (a corrupt or truncated archive included) rolls everything back, so the project is
-// left as it was. Objects created after the backup do not survive. A signed archive's signature
-// is checked again as it is read (before its end record); an unsigned one's SQL is guarded.
+// left as it was. Objects created after the backup do not survive; the platform keys and admin
+// sessions are the current ones (restore-keeps.repo.ts). A signed archive's signature is checked
+// again as it is read (before its end record); an unsigned one's SQL is guarded.
 import { Readable } from 'node:stream';
 import type { Sql } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
@@ -25,6 +26,7 @@ import {
 import { rekeyTableReferences } from '../realtime/index.js';
 import { tryOperationLock } from './backups.repo.js';
 import { copyTables, userSchemas } from './table-data.repo.js';
+import { keepCurrentPlatformRows } from './restore-keeps.repo.js';
 
 const LOCK_NOT_AVAILABLE = '55P03';
 
@@ -64,6 +66,8 @@ export async function restoreDatabase(
       const keepExtensions = first.header.extensions ?? (await userExtensions(tx, schemasNow));
       for (const s of await dropUserObjectsDdl(tx, schemasNow, keepExtensions)) await tx.unsafe(s);
       const systemTables = (await copyTables(tx, scope.platformSchemas, scope.excludedTables)).map((t) => t.name);
+      // The platform keys and admin sessions stay the current ones, whatever the archive holds.
+      const kept = await keepCurrentPlatformRows(tx);
       await truncateTables(tx, systemTables);
       await setUserTriggers(tx, systemTables, false);
 
@@ -101,6 +105,7 @@ export async function restoreDatabase(
         }
         throw new ArchiveFormatError('the archive holds an unknown record.');
       }
+      await kept.putBack();
       await setUserTriggers(tx, systemTables, true);
       // Platform rows that name user tables by oid: the tables were created anew, with new oids.
       await rekeyTableReferences(tx);

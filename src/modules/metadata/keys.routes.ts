@@ -1,15 +1,20 @@
 // The platform's keys as clients and admins fetch them: the API key and anon key (admin only)
-// and the public keys that verify access tokens (JWKS, public).
+// and the public keys that verify access tokens (JWKS, public: the current key and retired ones
+// still in their grace period, read at each request so a rotation shows at once).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { publicJwk } from '../../core/jwt.js';
+import { dropExpiredPublicKeys } from '../../http/principal.js';
 import type { KeyedDeps } from '../secrets/index.js';
 
 const admin = { access: 'admin' as const };
 const security = [{ bearerAuth: [] }];
 
-export function keyRoutes(deps: Pick<KeyedDeps, 'keys'>): FastifyPluginAsyncZod {
-  const jwks = { keys: [...deps.keys.publicKeys].map(([kid, key]) => publicJwk(kid, key)) };
+export function keyRoutes(deps: Pick<KeyedDeps, 'keys' | 'clock'>): FastifyPluginAsyncZod {
+  const jwks = () => {
+    dropExpiredPublicKeys(deps.keys, deps.clock.now().getTime());
+    return { keys: [...deps.keys.publicKeys].map(([kid, key]) => publicJwk(kid, key)) };
+  };
   return async (app) => {
     app.get('/api/metadata/api-key', {
       config: admin,
@@ -50,7 +55,7 @@ export function keyRoutes(deps: Pick<KeyedDeps, 'keys'>): FastifyPluginAsyncZod 
     for (const url of ['/.well-known/jwks.json', '/api/.well-known/jwks.json']) {
       app.get(url, {
         schema: { tags: ['auth'], summary: 'Public keys that verify access tokens (JWKS)' },
-        handler: async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(jwks),
+        handler: async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(jwks()),
       });
     }
   };

@@ -2,7 +2,7 @@
 // HTTP server drains, so WebSockets never hold up a stop), message retention, the webhook
 // delivery loop and the /api/realtime admin routes (channels, watched tables, deliveries).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { createCredentialResolver, type EndedSessions } from '../../http/principal.js';
+import { type AdminSessions, createCredentialResolver, type EndedSessions } from '../../http/principal.js';
 import type { KeyedDeps } from '../secrets/index.js';
 import type { RealtimeRefusals } from './realtime-refusals.js';
 import { realtimeRoutes } from './realtime.routes.js';
@@ -20,10 +20,11 @@ export function realtimePlugin(
   ended: EndedSessions,
   sessionRevokedChannel: string,
   refusals: RealtimeRefusals,
+  adminSessions?: AdminSessions,
 ): FastifyPluginAsyncZod {
   return async (app) => {
     const sockets = await startSocketServer(deps, app.server, {
-      resolveCredential: createCredentialResolver(deps, ended),
+      resolveCredential: createCredentialResolver(deps, ended, adminSessions),
       sessionRevokedChannel,
       refusals,
       onError: (err, what) => app.log.error({ err }, `realtime: ${what} failed`),

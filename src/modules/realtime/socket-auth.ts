@@ -1,21 +1,21 @@
 // The socket handshake: the `auth` object the client sends ({token} with an access token, the
 // anon key or the API key; or {apiKey}) classified as the platform does, into a principal or
 // the refusal text the client surfaces as connect_error's message.
-import type { Principal } from '../../http/principal.js';
+import type { MaybePrincipal, Principal } from '../../http/principal.js';
 
-export type CredentialResolver = (credential: string) => Principal;
+export type CredentialResolver = (credential: string) => MaybePrincipal;
 
 export type HandshakeResult = { ok: true; principal: Principal; credential: string } | { ok: false; message: string };
 
-const attempt = (resolve: CredentialResolver, credential: string, refusal: string): HandshakeResult => {
+const attempt = async (resolve: CredentialResolver, credential: string, refusal: string): Promise<HandshakeResult> => {
   try {
-    return { ok: true, principal: resolve(credential), credential };
+    return { ok: true, principal: await resolve(credential), credential };
   } catch {
     return { ok: false, message: refusal };
   }
 };
 
-export function authenticateHandshake(auth: unknown, resolve: CredentialResolver): HandshakeResult {
+export async function authenticateHandshake(auth: unknown, resolve: CredentialResolver): Promise<HandshakeResult> {
   const fields = (typeof auth === 'object' && auth !== null ? auth : {}) as { apiKey?: unknown; token?: unknown };
   if (fields.apiKey !== undefined) {
     if (typeof fields.apiKey !== 'string' || !fields.apiKey.startsWith('ik_')) {

@@ -134,10 +134,11 @@ export async function startSocketServer(
   };
   httpServer.on('upgrade', onUpgrade);
 
-  io.use((socket, next) => {
+  io.use(async (socket, next) => {
     if (closing) return next(new Error('Server is shutting down'));
-    const result = authenticateHandshake(socket.handshake.auth, options.resolveCredential);
+    const result = await authenticateHandshake(socket.handshake.auth, options.resolveCredential);
     if (!result.ok) return next(new Error(result.message));
+    if (closing) return next(new Error('Server is shutting down'));
     const ticket = admission.admit(clientIp(socket, config.trustProxy), userOf(result.principal));
     if ('refused' in ticket) {
       const busy = new Error(BUSY_HANDSHAKE[ticket.refused] ?? BUSY.message) as Error & { data?: unknown };
@@ -164,10 +165,7 @@ export async function startSocketServer(
    * is closed by the server (the client reconnects only with a new handshake). True when it closed.
    */
   const closeIfCredentialEnded = (socket: RealtimeSocket): boolean => {
-    try {
-      options.resolveCredential(socket.data.credential);
-      return false;
-    } catch (err) {
+    const close = (err: unknown): true => {
       const message = err instanceof AppError ? err.message : 'The credential of this connection is no longer valid.';
       socket.emit(
         'realtime:error',
@@ -175,6 +173,14 @@ export async function startSocketServer(
       );
       socket.disconnect(true);
       return true;
+    };
+    try {
+      const principal = options.resolveCredential(socket.data.credential);
+      // An admin session not confirmed yet is looked up: the socket closes when that refuses.
+      if (principal instanceof Promise) principal.catch(close);
+      return false;
+    } catch (err) {
+      return close(err);
     }
   };
   const checkAllCredentials = () => {

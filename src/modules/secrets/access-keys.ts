@@ -71,7 +71,8 @@ export function createAccessKeyService(deps: KeyDeps): AccessKeyService {
       const subscription = await followSecretChanges(
         deps.sql,
         (changed) => {
-          if (changed === NAMES.api || changed === NAMES.anon) refresh().catch(onError);
+          // After a restore too: the keys it kept are the current ones, reloaded like after a rotation.
+          if (changed === NAMES.api || changed === NAMES.anon || changed === 'restore') refresh().catch(onError);
         },
         // After a lost connection is listening again, notifications sent meanwhile are lost: reload.
         () => refresh().catch(onError),

@@ -2,12 +2,13 @@
 // access-token signing key and (when not given by the environment) the admin password. Created on
 // the first start, in one locked transaction so two servers starting together agree. Retired
 // API/anon keys (after a rotation) stay accepted until their grace period ends.
-import type { KeyObject } from 'node:crypto';
 import { randomHex, randomToken, sha256 } from '../../core/ids.js';
-import { generateSigningKey, signingKeyFromPem, type SigningKey } from '../../core/jwt.js';
+import { generateSigningKey } from '../../core/jwt.js';
 import type { Keyring } from '../../core/keyring.js';
 import type { Deps } from '../../deps.js';
 import { resealWithPrimaryKey } from './master-key.js';
+import { RESERVED } from './reserved-names.js';
+import { readSigningKeys, type SigningKeys } from './signing-keys.js';
 import {
   insertReservedSecrets,
   lockPlatformKeys,
@@ -17,20 +18,17 @@ import {
   type SecretRow,
 } from './secrets.repo.js';
 
-export const RESERVED = {
-  apiKey: 'API_KEY',
-  anonKey: 'ANON_KEY',
-  jwtPrivateKey: 'JWT_PRIVATE_KEY',
-  jwtKeyId: 'JWT_KEY_ID',
-  adminPassword: 'ADMIN_PASSWORD',
-} as const;
+export {
+  isPlatformKey,
+  isRetiredKeyName,
+  isWriteOnlySecret,
+  RESERVED,
+  RETIRED_PUBLIC_KEY_PREFIX,
+} from './reserved-names.js';
 
-export interface PlatformKeys {
+export interface PlatformKeys extends SigningKeys {
   apiKey: string;
   anonKey: string;
-  signingKey: SigningKey;
-  /** Public keys that verify access tokens, by key id. */
-  publicKeys: Map<string, KeyObject>;
   /** SHA-256 (hex) of every accepted API key → when it stops working (epoch ms; null: never). */
   apiKeyHashes: Map<string, number | null>;
   anonKeyHashes: Map<string, number | null>;
@@ -79,11 +77,9 @@ export async function loadPlatformKeys(deps: Pick<Deps, 'sql' | 'keyring' | 'clo
     if (!row) throw new Error(`Reserved secret ${key} is missing`);
     return keyring.open(row.valueCiphertext);
   };
-  const signingKey = signingKeyFromPem(value(RESERVED.jwtKeyId), value(RESERVED.jwtPrivateKey));
   return {
     ...accessKeysFrom(await readAccessKeyRows(sql), keyring),
-    signingKey,
-    publicKeys: new Map([[signingKey.kid, signingKey.publicKey]]),
+    ...(await readSigningKeys(sql, keyring, now)),
     storedAdminPassword: value(RESERVED.adminPassword),
     created,
   };

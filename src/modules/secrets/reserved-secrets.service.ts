@@ -3,16 +3,20 @@
 // sees, and the `plinth_secrets` signal every write sends on commit.
 import type { Queryable, Sql } from '../../core/db.js';
 import type { Keyring } from '../../core/keyring.js';
-import { RESERVED } from './platform-keys.js';
+import { isWriteOnlySecret, RESERVED } from './reserved-names.js';
 import * as repo from './secrets.repo.js';
 
 /** The sealed value of an active, unexpired secret; undefined when there is none. */
 export const readSealedSecret = (db: Queryable, key: string): Promise<string | undefined> =>
   repo.readSealedSecret(db, key);
 
-/** The sealed values of the active secrets among `keys`, by key (absent keys are left out). */
+/**
+ * The sealed values of the active secrets among `keys`, by key (absent keys are left out). For
+ * values a caller chooses by name (schedule headers), so platform credentials are left out too.
+ */
 export async function readSealedSecrets(db: Queryable, keys: string[]): Promise<Map<string, string>> {
-  const rows = keys.length === 0 ? [] : await repo.readActiveSecrets(db, [...new Set(keys)]);
+  const wanted = [...new Set(keys)].filter((key) => !isWriteOnlySecret(key));
+  const rows = wanted.length === 0 ? [] : await repo.readActiveSecrets(db, wanted);
   return new Map(rows.map((row) => [row.key, row.valueCiphertext]));
 }
 

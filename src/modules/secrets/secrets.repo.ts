@@ -40,6 +40,18 @@ export async function insertReservedSecrets(db: Queryable, rows: SecretRow[]): P
   return inserted.count;
 }
 
+/** Stores a retired platform key (reserved) that stops counting at `expiresAt`. */
+export async function insertRetiredSecret(
+  db: Queryable,
+  key: string,
+  ciphertext: string,
+  expiresAt: Date,
+): Promise<void> {
+  await db`
+    insert into system.secrets (key, value_ciphertext, is_reserved, expires_at)
+    values (${key}, ${ciphertext}, true, ${expiresAt})`;
+}
+
 /** Serialises writers of the platform's keys (first start, rotations) across servers. */
 export async function lockPlatformKeys(db: Queryable): Promise<void> {
   await db`select pg_advisory_xact_lock(hashtext('plinth.platform_keys'))`;
@@ -129,15 +141,24 @@ export async function readAccessKeyRows(db: Queryable): Promise<(SecretRow & { e
           and (starts_with(key, 'API_KEY_OLD_') or starts_with(key, 'ANON_KEY_OLD_'))))`;
 }
 
+/** The retired signing keys (public halves) whose grace period has not ended at `now`. */
+export async function readRetiredPublicKeyRows(db: Queryable, now: Date): Promise<(SecretRow & { expiresAt: Date })[]> {
+  return db<(SecretRow & { expiresAt: Date })[]>`
+    select key, value_ciphertext as "valueCiphertext", expires_at as "expiresAt"
+    from system.secrets
+    where is_active and is_reserved and starts_with(key, 'JWT_PUBLIC_KEY_OLD_') and expires_at > ${now}`;
+}
+
 /**
- * Deletes the retired API/anon keys whose grace period has ended (they no longer open anything);
+ * Deletes the retired API/anon keys and signing keys whose grace period has ended (they no longer open anything);
  * run under the platform-keys lock. Returns their names.
  */
 export async function purgeExpiredRetiredKeys(db: Queryable, now: Date): Promise<string[]> {
   const rows = await db<{ key: string }[]>`
     delete from system.secrets
     where is_reserved and expires_at is not null and expires_at <= ${now}
-      and (starts_with(key, 'API_KEY_OLD_') or starts_with(key, 'ANON_KEY_OLD_'))
+      and (starts_with(key, 'API_KEY_OLD_') or starts_with(key, 'ANON_KEY_OLD_')
+        or starts_with(key, 'JWT_PUBLIC_KEY_OLD_'))
     returning key`;
   return rows.map((r) => r.key);
 }

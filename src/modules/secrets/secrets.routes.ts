@@ -1,5 +1,6 @@
 // /api/secrets: admin management of secrets (list without values, read one decrypted, create,
-// update, soft delete) and rotation of the API and anon keys.
+// update, soft delete; platform credentials are write-only) and rotation of the API key, the anon
+// key and the access-token signing key.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -8,6 +9,7 @@ import {
   outcomeSchema,
   rotatedAnonKeySchema,
   rotatedApiKeySchema,
+  rotatedSigningKeySchema,
   rotationBodySchema,
   secretMetaSchema,
   updateSecretSchema,
@@ -43,7 +45,7 @@ export function secretsRoutes(secrets: SecretsService): FastifyPluginAsyncZod {
       config,
       schema: {
         tags,
-        summary: 'An active secret, decrypted',
+        summary: 'An active secret, decrypted (platform credentials: 403, never shown)',
         security,
         params: keyParams,
         response: { 200: z.object({ key: z.string(), value: z.string() }) },
@@ -115,6 +117,16 @@ export function secretsRoutes(secrets: SecretsService): FastifyPluginAsyncZod {
         const { key, ...outcome } = await secrets.rotate('anon', request.body.gracePeriodHours);
         return { ...outcome, anonKey: key };
       },
+    });
+
+    app.post('/api/secrets/signing-key/rotate', {
+      config,
+      schema: rotationSchema(
+        'access-token signing key (the old public key stays in the JWKS)',
+        rotationBodySchema(168, 24),
+        rotatedSigningKeySchema,
+      ),
+      handler: async (request) => secrets.rotateSigningKey(request.body.gracePeriodHours),
     });
   };
 }

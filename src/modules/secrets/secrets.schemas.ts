@@ -51,3 +51,4 @@ export const rotationBodySchema = (maxHours: number, defaultHours: number) =>
 
 export const rotatedApiKeySchema = outcomeSchema.extend({ apiKey: z.string(), oldKeyExpiresAt: z.string() });
 export const rotatedAnonKeySchema = outcomeSchema.extend({ anonKey: z.string(), oldKeyExpiresAt: z.string() });
+export const rotatedSigningKeySchema = outcomeSchema.extend({ keyId: z.string(), oldKeyExpiresAt: z.string() });

@@ -1,14 +1,13 @@
 // Admin management of secrets: list (no values), reveal one, create (or revive), update, soft
-// delete, and rotation of the API and anon keys. Every write notifies `plinth_secrets` in its
+// delete, and rotation of the API key, the anon key and the signing key. Every write notifies `plinth_secrets` in its
 // own transaction, so the change and the notification commit together.
 import { AppError } from '../../core/errors.js';
 import { withTx, type Queryable } from '../../core/db.js';
 import type { Deps } from '../../deps.js';
 import type { AccessKeyKind, AccessKeyService } from './access-keys.js';
+import { isRetiredKeyName, isWriteOnlySecret } from './platform-keys.js';
 import * as repo from './secrets.repo.js';
-
-/** Names the platform gives retired keys; nobody else may create them. */
-const RETIRED_KEY = /^(API_KEY|ANON_KEY)_OLD_/;
+import type { SigningKeyService } from './signing-keys.js';
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 const viewOf = (m: repo.SecretMeta) => ({
@@ -42,7 +41,11 @@ export interface SecretUpdate {
   expiresAt?: Date | null;
 }
 
-export function createSecretsService(deps: Pick<Deps, 'sql' | 'keyring' | 'clock'>, accessKeys: AccessKeyService) {
+export function createSecretsService(
+  deps: Pick<Deps, 'sql' | 'keyring' | 'clock'>,
+  accessKeys: AccessKeyService,
+  signingKeys: SigningKeyService,
+) {
   /** Runs a write and its notification in one transaction, after reading the stored row. */
   const write = <T>(key: string, work: (tx: Queryable, meta: repo.SecretMeta | undefined) => Promise<T>) =>
     withTx(deps.sql, async (tx) => {
@@ -64,8 +67,14 @@ export function createSecretsService(deps: Pick<Deps, 'sql' | 'keyring' | 'clock
       return (await repo.listSecrets(deps.sql)).map(viewOf);
     },
 
-    /** The value of an active, unexpired secret; marks it used. */
+    /** The value of an active, unexpired secret; marks it used. Platform credentials are never shown. */
     async reveal(key: string): Promise<string> {
+      if (isWriteOnlySecret(key)) {
+        throw new AppError('FORBIDDEN', `The value of platform secret ${key} is never shown.`, {
+          nextActions:
+            'Platform credentials are write-only: rotate the signing key with POST /api/secrets/signing-key/rotate, the API key with POST /api/secrets/api-key/rotate; the generated admin password is printed on the first start (set ADMIN_PASSWORD to choose one).',
+        });
+      }
       const sealed = await repo.useActiveSecret(deps.sql, key, deps.clock.now());
       if (sealed === undefined) throw notFound(key);
       return deps.keyring.open(sealed);
@@ -74,7 +83,7 @@ export function createSecretsService(deps: Pick<Deps, 'sql' | 'keyring' | 'clock
     /** Creates the secret (or revives an inactive one of the same key); answers its id. */
     async create(input: NewSecretInput): Promise<string> {
       const { key, value, isReserved = false, expiresAt = null } = input;
-      if (RETIRED_KEY.test(key)) {
+      if (isRetiredKeyName(key)) {
         throw new AppError('FORBIDDEN', `The key ${key} is reserved for retired platform keys.`, {
           nextActions: 'Choose another key.',
         });
@@ -112,6 +121,18 @@ export function createSecretsService(deps: Pick<Deps, 'sql' | 'keyring' | 'clock
         key,
         success: true,
         message: `${label} rotated; the old key works until ${expiry}`,
+        oldKeyExpiresAt: expiry,
+      };
+    },
+
+    /** A new access-token signing key; the old one still verifies for `graceHours` (0: refused now). */
+    async rotateSigningKey(graceHours: number) {
+      const { keyId, oldKeyExpiresAt } = await signingKeys.rotate(graceHours);
+      const expiry = oldKeyExpiresAt.toISOString();
+      return {
+        success: true,
+        message: `Signing key rotated; tokens signed by the old key are accepted until ${expiry}`,
+        keyId,
         oldKeyExpiresAt: expiry,
       };
     },
