@@ -37,6 +37,14 @@ const isConnectionSqlState = (code: string): boolean =>
   code === '57P03' || // cannot_connect_now (starting up, recovering)
   code === '53300'; // too_many_connections
 
+/**
+ * object_not_in_prerequisite_state as a FATAL error (it ends the session): the database does not
+ * accept connections now (ALTER DATABASE … ALLOW_CONNECTIONS false). The same SQLSTATE raised by a
+ * statement (e.g. currval before nextval) is an ERROR, not about the connection. `severity` is the
+ * untranslated one (unlike the message).
+ */
+const isRefusedAtConnect = (err: PgError): boolean => err.code === '55000' && err.severity === 'FATAL';
+
 /** An error PostgreSQL raised (postgres.js's PostgresError), with the fields Plinth reads. */
 export interface PgError {
   name: 'PostgresError';
@@ -47,6 +55,8 @@ export interface PgError {
   position?: string;
   constraint_name?: string;
   column_name?: string;
+  /** ERROR, FATAL or PANIC, never translated (FATAL: the session ended with it). */
+  severity?: string;
 }
 
 /** The one "is this a PostgreSQL error" check. */
@@ -61,7 +71,7 @@ export function connectionFailure(err: unknown): AppError | undefined {
   const pg = asPgError(err);
   const code = pg ? pg.code : (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return undefined;
-  const lost = pg ? isConnectionSqlState(code) : DRIVER_CONNECTION_CODES.has(code);
+  const lost = pg ? isConnectionSqlState(code) || isRefusedAtConnect(pg) : DRIVER_CONNECTION_CODES.has(code);
   return lost ? unavailable('The database connection failed; the request was not completed.', err) : undefined;
 }
 
