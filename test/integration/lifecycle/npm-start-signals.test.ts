@@ -2,7 +2,6 @@
 // runtime with npm as PID 1): SIGTERM or SIGINT to the npm process reaches Plinth, which drains the
 // request in flight, and npm and Plinth both end — no server left serving without its supervisor.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
