@@ -14,6 +14,23 @@ export function unavailable(message: string, cause?: unknown): AppError {
   });
 }
 
+/** Where a client that got OUTCOME_UNKNOWN goes next. */
+export const OUTCOME_UNKNOWN_NEXT_ACTIONS =
+  'Do not simply retry: read the data to check whether the write took effect, or retry with the same ' +
+  'Idempotency-Key header (records inserts and function calls), which answers with the first outcome instead of writing twice.';
+
+/**
+ * 503 OUTCOME_UNKNOWN: a write was sent to the database and its answer did not come (deadline,
+ * lost connection); it may have committed. Not "not completed": a blind retry could write twice.
+ */
+export function outcomeUnknown(message: string, cause?: unknown): AppError {
+  return new AppError('OUTCOME_UNKNOWN', `${message} The write may or may not have taken effect.`, {
+    cause,
+    headers: { 'retry-after': RETRY_AFTER_SECONDS },
+    nextActions: OUTCOME_UNKNOWN_NEXT_ACTIONS,
+  });
+}
+
 /** postgres.js's own connection errors and the socket errors it passes on. */
 const DRIVER_CONNECTION_CODES = new Set([
   'CONNECTION_CLOSED',
