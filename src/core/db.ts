@@ -16,6 +16,8 @@ export interface PoolOptions {
   deadlineMs?: number;
   /** Envelopes that may wait for a connection before new ones are refused with 503. */
   queueMax?: number;
+  /** Per database role: how many of its envelopes may use connections at once (pool-guard.ts). */
+  shares?: Readonly<Record<string, number>>;
 }
 
 const DEFAULT_DEADLINE_MS = 30_000;
@@ -43,6 +45,7 @@ export function createPool(url: string, options: PoolOptions = {}): Sql {
     max,
     queueMax: options.queueMax ?? 2 * max,
     deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
+    shares: options.shares,
   });
   return sql;
 }
@@ -112,8 +115,8 @@ interface Reservation {
 }
 
 /** A permit, then a connection, both within the deadline; a connection that arrives late goes back at once. */
-async function reserveWithin(sql: Sql, guard: PoolGuard, deadline: Deadline): Promise<Reservation> {
-  const releasePermit = await guard.acquire(deadline);
+async function reserveWithin(sql: Sql, guard: PoolGuard, deadline: Deadline, share?: string): Promise<Reservation> {
+  const releasePermit = await guard.acquire(deadline, share);
   const reserving = sql.reserve();
   try {
     const conn = await Promise.race([reserving, deadline.expired]);
@@ -198,17 +201,19 @@ async function settleWithin<T>(
  * The envelope both request-scope runners share: a connection reserved within the request's
  * deadline, BEGIN written on it, `pipeline` run, and the outcome awaited no longer than the
  * deadline (past it the statement is cancelled). The connection goes back once `pipeline` settled.
+ * `share`: the database role whose share of the pool the envelope counts against.
  */
 async function onReservedConnection<T>(
   sql: Sql,
   pipeline: (conn: postgres.ReservedSql, begin: postgres.PendingQuery<postgres.Row[]>) => Promise<T>,
   effect: Effect = 'reads',
+  share?: string,
 ): Promise<T> {
   const guard = guardOf(sql);
   const deadline = startDeadline(guard.options.deadlineMs);
   let reservation: Reservation;
   try {
-    reservation = await reserveWithin(sql, guard, deadline);
+    reservation = await reserveWithin(sql, guard, deadline, share);
   } catch (err) {
     deadline.clear();
     throw err;
@@ -274,6 +279,7 @@ export function withRequestScope<T>(
       return result;
     },
     effect,
+    scope.role,
   );
 }
 
@@ -323,5 +329,6 @@ export function runScoped(
       return (settled[2] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value;
     },
     effect,
+    scope.role,
   );
 }
