@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../harness/free-port.js';
-import { isAlive, pollUntil } from '../../harness/server-process.js';
+import { isAlive, pollUntil, waitReady } from '../../harness/server-process.js';
 import { createDatabase, TEST_ADMIN, TEST_ENCRYPTION_KEY } from '../../harness/test-app.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -102,6 +102,7 @@ async function npmStart(): Promise<NpmStart> {
     if (npm.exitCode !== null) throw new Error(`npm start exited:\n${out}`);
     return out.includes('Plinth is listening');
   });
+  await waitReady({ baseUrl: `http://127.0.0.1:${port}`, exit: () => null, output: () => out }, 30_000);
   // node itself, not a `sh -c "node … dist/main.js"` between npm and it.
   serverPid = descendants(npm.pid!).find((pid) => /^\S*node .*dist\/main\.js/.test(commandOf(pid))) ?? 0;
   expect(serverPid, out).toBeGreaterThan(0);
@@ -149,7 +150,7 @@ describe('npm start', () => {
         headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
         body: JSON.stringify({ bucketName: 'uploads', isPublic: false }),
       });
-      expect(bucket.status).toBe(201);
+      expect(bucket.status, await bucket.clone().text()).toBe(201);
 
       const upload = await slowUpload(s.port, apiKey);
       process.kill(s.npm.pid!, signal);
@@ -157,7 +158,8 @@ describe('npm start', () => {
       await pollUntil('Plinth to start draining', 10_000, () => s.output().includes('shutting down'));
       upload.finish();
 
-      expect((await upload.answer).status).toBe(201);
+      const uploaded = await upload.answer;
+      expect(uploaded.status, uploaded.body).toBe(201);
       expect(await s.exited, s.output().slice(-2000)).toEqual({ code: 0, signal: null });
       await pollUntil('the server process to end', 5_000, () => !isAlive(s.serverPid));
     },
