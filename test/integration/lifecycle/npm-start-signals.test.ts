@@ -122,7 +122,12 @@ async function slowUpload(port: number, apiKey: string) {
         port,
         method: 'POST',
         path: '/api/storage/buckets/uploads/objects',
-        headers: { 'x-api-key': apiKey, 'content-type': 'application/octet-stream', 'content-length': half.length * 2 },
+        headers: {
+          'x-api-key': apiKey,
+          'content-type': 'application/octet-stream',
+          'content-length': half.length * 2,
+          expect: '100-continue',
+        },
       },
       (res) => {
         let body = '';
@@ -132,7 +137,10 @@ async function slowUpload(port: number, apiKey: string) {
     );
     req.on('error', reject);
     finish = () => req.end(half);
-    req.write(half, () => started());
+    // 100 Continue: the server has taken the request (a request that arrives once the stop has
+    // begun is refused with 503), so the signal comes while it is in flight, not before it.
+    req.once('continue', () => req.write(half, () => started()));
+    req.flushHeaders();
   });
   answer.catch(() => {}); // awaited by the test; a server killed in the cleanup must not fail the file
   await firstHalfSent;
