@@ -5,6 +5,7 @@
 // the live schema, so the limit server issues the same text with the same parameters.
 import postgres from 'postgres';
 import type { Config } from '../src/config.js';
+import { systemClock } from '../src/core/clock.js';
 import { timezoneCheck } from '../src/modules/records/timezone.js';
 import {
   createRecordsService,
@@ -98,7 +99,7 @@ export async function captureRecordsStatements(
       await cache.refreshIfChanged();
       if (!cache.current().tables.has(qualified('public', RECORDS_TABLE)))
         throw new Error(`the schema cache has no public.${RECORDS_TABLE}`);
-      const service = createRecordsService({ sql, config }, cache, {
+      const service = createRecordsService({ sql, config, clock: systemClock }, cache, {
         maxRows: config.recordsMaxRows,
         schemas: config.recordsSchemas,
         timezones: timezoneCheck(sql),

@@ -73,6 +73,11 @@ const envSchema = z
     DB_POOL_SIZE: z.coerce.number().int().min(1).default(20),
     // Requests waiting for a database connection before new ones get 503 (default: 2 × the pool).
     DB_POOL_QUEUE_MAX: z.coerce.number().int().min(0).optional(),
+    // Connections the requests of one database role may use at once (as many more wait; past that
+    // 503 at once), so slow anonymous queries cannot take the pool from signed-in users. Defaults:
+    // anon half the pool, authenticated three quarters (at least 1 each); project_admin unbounded.
+    DB_POOL_ANON_SHARE: z.coerce.number().int().min(1).optional(),
+    DB_POOL_AUTHENTICATED_SHARE: z.coerce.number().int().min(1).optional(),
     // Admission's adaptive limit on requests in flight (between the floor, default the pool size,
     // and the pool plus its queue; it refuses only while every connection is held, so a floor
     // below the pool acts as the pool): while refusing, it shrinks when latency passes the tolerance
@@ -278,6 +283,10 @@ const envSchema = z
     passwordHashQueueMax: env.PASSWORD_HASH_QUEUE_MAX,
     dbPoolSize: env.DB_POOL_SIZE,
     dbPoolQueueMax: env.DB_POOL_QUEUE_MAX ?? 2 * env.DB_POOL_SIZE,
+    dbPoolShares: {
+      anon: env.DB_POOL_ANON_SHARE ?? Math.max(1, Math.floor(env.DB_POOL_SIZE / 2)),
+      authenticated: env.DB_POOL_AUTHENTICATED_SHARE ?? Math.max(1, Math.floor((env.DB_POOL_SIZE * 3) / 4)),
+    },
     admission: {
       // Two: a request's database round trip can overlap another's work in Node. Under overload
       // the limit settles where answers stay near twice their unloaded latency, which may be far

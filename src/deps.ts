@@ -99,6 +99,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     max: config.dbPoolSize,
     queueMax: config.dbPoolQueueMax,
     deadlineMs: config.requestTimeoutMs,
+    shares: config.dbPoolShares,
   });
   try {
     const masterKey = await resolveMasterKey(config);

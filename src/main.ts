@@ -1,6 +1,7 @@
 // Entry point: configuration → free ports → dependencies → app → listen. Owns SIGINT/SIGTERM:
 // the first drains in-flight requests and stops everything in order (shutdown.ts), a second one
-// (not a copy relayed within a second) exits at once.
+// (not a copy relayed within a second) exits at once. `npm start` runs `exec node …`: npm forwards
+// its signals to its child, and without `exec` that child is a `sh` that dies of them unrelayed.
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig, type Config } from './config.js';

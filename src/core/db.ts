@@ -1,7 +1,8 @@
 // The PostgreSQL pool, transactions, and the per-request scope that row-level security reads.
 import { createConnection } from 'node:net';
 import postgres from 'postgres';
-import { connectionFailure } from './pg-errors.js';
+import { AppError } from './errors.js';
+import { connectionFailure, outcomeUnknown } from './pg-errors.js';
 import { createPoolGuard, startDeadline, type Deadline, type PoolGuard } from './pool-guard.js';
 
 export type Sql = postgres.Sql;
@@ -15,6 +16,8 @@ export interface PoolOptions {
   deadlineMs?: number;
   /** Envelopes that may wait for a connection before new ones are refused with 503. */
   queueMax?: number;
+  /** Per database role: how many of its envelopes may use connections at once (pool-guard.ts). */
+  shares?: Readonly<Record<string, number>>;
 }
 
 const DEFAULT_DEADLINE_MS = 30_000;
@@ -42,6 +45,7 @@ export function createPool(url: string, options: PoolOptions = {}): Sql {
     max,
     queueMax: options.queueMax ?? 2 * max,
     deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
+    shares: options.shares,
   });
   return sql;
 }
@@ -111,8 +115,8 @@ interface Reservation {
 }
 
 /** A permit, then a connection, both within the deadline; a connection that arrives late goes back at once. */
-async function reserveWithin(sql: Sql, guard: PoolGuard, deadline: Deadline): Promise<Reservation> {
-  const releasePermit = await guard.acquire(deadline);
+async function reserveWithin(sql: Sql, guard: PoolGuard, deadline: Deadline, share?: string): Promise<Reservation> {
+  const releasePermit = await guard.acquire(deadline, share);
   const reserving = sql.reserve();
   try {
     const conn = await Promise.race([reserving, deadline.expired]);
@@ -197,16 +201,19 @@ async function settleWithin<T>(
  * The envelope both request-scope runners share: a connection reserved within the request's
  * deadline, BEGIN written on it, `pipeline` run, and the outcome awaited no longer than the
  * deadline (past it the statement is cancelled). The connection goes back once `pipeline` settled.
+ * `share`: the database role whose share of the pool the envelope counts against.
  */
 async function onReservedConnection<T>(
   sql: Sql,
   pipeline: (conn: postgres.ReservedSql, begin: postgres.PendingQuery<postgres.Row[]>) => Promise<T>,
+  effect: Effect = 'reads',
+  share?: string,
 ): Promise<T> {
   const guard = guardOf(sql);
   const deadline = startDeadline(guard.options.deadlineMs);
   let reservation: Reservation;
   try {
-    reservation = await reserveWithin(sql, guard, deadline);
+    reservation = await reserveWithin(sql, guard, deadline, share);
   } catch (err) {
     deadline.clear();
     throw err;
@@ -216,7 +223,22 @@ async function onReservedConnection<T>(
   const backend = backendKeyOf(begin);
   const run = pipeline(conn, begin);
   run.then(done, done);
-  return settleWithin(sql, guard, deadline, run, backend);
+  const settled = settleWithin(sql, guard, deadline, run, backend);
+  return effect === 'reads' ? settled : settled.catch((err) => Promise.reject(unconfirmedWrite(err, deadline)));
+}
+
+/**
+ * What an envelope's work does: `writes` turns a deadline or lost connection after BEGIN went out
+ * into OUTCOME_UNKNOWN (its COMMIT may have landed), where a read just answers 503 "retry".
+ */
+export type Effect = 'reads' | 'writes';
+
+function unconfirmedWrite(err: unknown, deadline: Deadline): unknown {
+  if (!(err instanceof AppError) || err.code !== 'SERVICE_UNAVAILABLE') return err;
+  return outcomeUnknown(
+    deadline.passed ? err.message : 'The database connection was lost before the write was confirmed.',
+    err,
+  );
 }
 
 /**
@@ -227,28 +249,38 @@ async function onReservedConnection<T>(
  * connection (one round trip), then COMMIT: two round trips where `sql.begin` takes three.
  * Bounded by the pool's deadline; a lost connection answers 503 and is never written to again.
  */
-export function withRequestScope<T>(sql: Sql, scope: RequestScope, work: (tx: postgres.Sql) => Promise<T>): Promise<T> {
-  return onReservedConnection(sql, async (conn, begin) => {
-    const opened = Promise.all([begin, scopeStatement(conn, scope).execute()]);
-    // Awaited below, handled now: a connection lost while `work` is still busy elsewhere fails
-    // this request (503), never the process (an unhandled rejection ends Node).
-    opened.catch(() => {});
-    let result: T;
-    try {
-      result = await work(conn);
-      await opened;
-    } catch (err) {
-      await opened.catch(() => {});
-      await conn`rollback`.catch(() => {});
-      throw connectionFailure(err) ?? err;
-    }
-    try {
-      await conn`commit`;
-    } catch (err) {
-      throw connectionFailure(err) ?? err;
-    }
-    return result;
-  });
+export function withRequestScope<T>(
+  sql: Sql,
+  scope: RequestScope,
+  work: (tx: postgres.Sql) => Promise<T>,
+  effect: Effect = 'reads',
+): Promise<T> {
+  return onReservedConnection(
+    sql,
+    async (conn, begin) => {
+      const opened = Promise.all([begin, scopeStatement(conn, scope).execute()]);
+      // Awaited below, handled now: a connection lost while `work` is still busy elsewhere fails
+      // this request (503), never the process (an unhandled rejection ends Node).
+      opened.catch(() => {});
+      let result: T;
+      try {
+        result = await work(conn);
+        await opened;
+      } catch (err) {
+        await opened.catch(() => {});
+        await conn`rollback`.catch(() => {});
+        throw connectionFailure(err) ?? err;
+      }
+      try {
+        await conn`commit`;
+      } catch (err) {
+        throw connectionFailure(err) ?? err;
+      }
+      return result;
+    },
+    effect,
+    scope.role,
+  );
 }
 
 /**
@@ -282,15 +314,21 @@ export function runScoped(
   scope: RequestScope,
   text: string,
   params: unknown[],
+  effect: Effect = 'reads',
 ): Promise<postgres.RowList<postgres.Row[]>> {
-  return onReservedConnection(sql, async (conn, begin) => {
-    const settled = await Promise.allSettled([
-      begin,
-      scopeStatement(conn, scope).execute(),
-      conn.unsafe(text, params as never[], { prepare: true }).execute(),
-      conn`commit`.execute(),
-    ]);
-    for (const step of settled) if (step.status === 'rejected') throw connectionFailure(step.reason) ?? step.reason;
-    return (settled[2] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value;
-  });
+  return onReservedConnection(
+    sql,
+    async (conn, begin) => {
+      const settled = await Promise.allSettled([
+        begin,
+        scopeStatement(conn, scope).execute(),
+        conn.unsafe(text, params as never[], { prepare: true }).execute(),
+        conn`commit`.execute(),
+      ]);
+      for (const step of settled) if (step.status === 'rejected') throw connectionFailure(step.reason) ?? step.reason;
+      return (settled[2] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value;
+    },
+    effect,
+    scope.role,
+  );
 }

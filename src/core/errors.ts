@@ -80,6 +80,10 @@ export const errorCatalogue = {
   REALTIME_TABLE_NOT_WATCHED: { status: 404, message: 'This table is not watched.' },
   REALTIME_WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, message: 'Webhook delivery not found.' },
   DOCS_NOT_FOUND: { status: 404, message: 'Documentation not found' },
+  // A write sent to the database whose answer never came: it may or may not have taken effect.
+  OUTCOME_UNKNOWN: { status: 503, message: 'The write may or may not have taken effect.' },
+  IDEMPOTENCY_KEY_IN_FLIGHT: { status: 409, message: 'A request with this Idempotency-Key is still in progress.' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was used for a different request.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

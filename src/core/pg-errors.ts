@@ -14,6 +14,23 @@ export function unavailable(message: string, cause?: unknown): AppError {
   });
 }
 
+/** Where a client that got OUTCOME_UNKNOWN goes next. */
+export const OUTCOME_UNKNOWN_NEXT_ACTIONS =
+  'Do not simply retry: read the data to check whether the write took effect, or retry with the same ' +
+  'Idempotency-Key header (records inserts and function calls), which answers with the first outcome instead of writing twice.';
+
+/**
+ * 503 OUTCOME_UNKNOWN: a write was sent to the database and its answer did not come (deadline,
+ * lost connection); it may have committed. Not "not completed": a blind retry could write twice.
+ */
+export function outcomeUnknown(message: string, cause?: unknown): AppError {
+  return new AppError('OUTCOME_UNKNOWN', `${message} The write may or may not have taken effect.`, {
+    cause,
+    headers: { 'retry-after': RETRY_AFTER_SECONDS },
+    nextActions: OUTCOME_UNKNOWN_NEXT_ACTIONS,
+  });
+}
+
 /** postgres.js's own connection errors and the socket errors it passes on. */
 const DRIVER_CONNECTION_CODES = new Set([
   'CONNECTION_CLOSED',
@@ -37,6 +54,14 @@ const isConnectionSqlState = (code: string): boolean =>
   code === '57P03' || // cannot_connect_now (starting up, recovering)
   code === '53300'; // too_many_connections
 
+/**
+ * object_not_in_prerequisite_state as a FATAL error (it ends the session): the database does not
+ * accept connections now (ALTER DATABASE … ALLOW_CONNECTIONS false). The same SQLSTATE raised by a
+ * statement (e.g. currval before nextval) is an ERROR, not about the connection. `severity` is the
+ * untranslated one (unlike the message).
+ */
+const isRefusedAtConnect = (err: PgError): boolean => err.code === '55000' && err.severity === 'FATAL';
+
 /** An error PostgreSQL raised (postgres.js's PostgresError), with the fields Plinth reads. */
 export interface PgError {
   name: 'PostgresError';
@@ -47,6 +72,8 @@ export interface PgError {
   position?: string;
   constraint_name?: string;
   column_name?: string;
+  /** ERROR, FATAL or PANIC, never translated (FATAL: the session ended with it). */
+  severity?: string;
 }
 
 /** The one "is this a PostgreSQL error" check. */
@@ -61,7 +88,7 @@ export function connectionFailure(err: unknown): AppError | undefined {
   const pg = asPgError(err);
   const code = pg ? pg.code : (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return undefined;
-  const lost = pg ? isConnectionSqlState(code) : DRIVER_CONNECTION_CODES.has(code);
+  const lost = pg ? isConnectionSqlState(code) || isRefusedAtConnect(pg) : DRIVER_CONNECTION_CODES.has(code);
   return lost ? unavailable('The database connection failed; the request was not completed.', err) : undefined;
 }
 

@@ -13,7 +13,16 @@ export interface PoolGuardOptions {
   queueMax: number;
   /** Bound on one envelope: waiting for a connection plus running its statements. */
   deadlineMs: number;
+  /**
+   * Per share (a database role): at most this many of its envelopes hold or wait for a connection,
+   * and as many more wait for one of those places; past that it is refused with 503 at once. Slow
+   * anonymous queries then cannot take the whole pool from signed-in users. Unlisted: no bound.
+   */
+  shares?: Readonly<Record<string, number>>;
 }
+
+/** The message of a refusal for a role's share of the pool. */
+export const SHARE_FULL = 'The server is at capacity for requests of this kind: too many are using the database now.';
 
 export interface PoolStats {
   active: number;
@@ -28,9 +37,14 @@ export interface PoolStats {
 
 export interface PoolGuard {
   readonly options: PoolGuardOptions;
-  /** Waits for a permit (bounded by `deadline`); throws 503 when the queue is full or time runs out. */
-  acquire(deadline: Deadline): Promise<() => void>;
+  /**
+   * Waits for a permit (bounded by `deadline`), within `share`'s bound when given; throws 503 when
+   * the queue or the share is full or time runs out.
+   */
+  acquire(deadline: Deadline, share?: string): Promise<() => void>;
   stats(): PoolStats;
+  /** A share's envelopes with a place (holding or waiting for a connection) and waiting for one. */
+  shareStats(share: string): { placed: number; waiting: number };
   /** Every connection is held and the wait queue is at its bound: the next envelope is refused. */
   full(): boolean;
   /** Counts a request refused before it reached the pool (admission at the door). */
@@ -91,40 +105,105 @@ export function createPoolGuard(options: PoolGuardOptions): PoolGuard {
     else active--;
   };
 
+  const shares = createShares(options.shares ?? {});
+  const acquirePermit = async (deadline: Deadline): Promise<() => void> => {
+    if (active < options.max) {
+      active++;
+      return once(release);
+    }
+    if (waiters.length >= options.queueMax) {
+      refused++;
+      throw unavailable(AT_CAPACITY);
+    }
+    let granted!: () => void;
+    const turn = new Promise<void>((resolve) => {
+      granted = resolve;
+      waiters.push(resolve);
+    });
+    try {
+      await Promise.race([turn, deadline.expired]);
+    } catch (err) {
+      const at = waiters.indexOf(granted);
+      if (at >= 0) waiters.splice(at, 1);
+      else release(); // granted in the same tick the deadline passed: hand the permit on
+      throw err;
+    }
+    return once(release);
+  };
+
   return {
     options,
-    async acquire(deadline) {
-      if (active < options.max) {
-        active++;
-        return once(release);
-      }
-      if (waiters.length >= options.queueMax) {
+    async acquire(deadline, share) {
+      const place = share === undefined ? undefined : await shares.enter(share, deadline);
+      if (place === null) {
         refused++;
-        throw unavailable(AT_CAPACITY);
+        throw unavailable(SHARE_FULL);
       }
-      let granted!: () => void;
-      const turn = new Promise<void>((resolve) => {
-        granted = resolve;
-        waiters.push(resolve);
-      });
+      if (!place) return acquirePermit(deadline);
       try {
-        await Promise.race([turn, deadline.expired]);
+        const releasePermit = await acquirePermit(deadline);
+        return once(() => {
+          releasePermit();
+          place();
+        });
       } catch (err) {
-        const at = waiters.indexOf(granted);
-        if (at >= 0) waiters.splice(at, 1);
-        else release(); // granted in the same tick the deadline passed: hand the permit on
+        place();
         throw err;
       }
-      return once(release);
     },
     countRefusal: () => {
       refused++;
     },
     stats: () => ({ active, waiting: waiters.length, overdue, lastSettledAt, refused }),
+    shareStats: (share) => shares.stats(share),
     full: () => active >= options.max && waiters.length >= options.queueMax,
     markOverdue(isOverdue) {
       overdue += isOverdue ? 1 : -1;
     },
+  };
+}
+
+/**
+ * The places of each share: `enter` resolves with the function that gives the place back, null
+ * when the share's places and its wait line are both full, undefined for a share without a bound.
+ */
+function createShares(bounds: Readonly<Record<string, number>>) {
+  const taken = new Map<string, number>();
+  const lines = new Map<string, Array<() => void>>();
+  const leave = (share: string) => {
+    const next = lines.get(share)?.shift();
+    if (next)
+      next(); // the place goes to the next in line
+    else taken.set(share, (taken.get(share) ?? 1) - 1);
+  };
+  return {
+    async enter(share: string, deadline: Deadline): Promise<(() => void) | null | undefined> {
+      const bound = bounds[share];
+      if (bound === undefined) return undefined;
+      const inUse = taken.get(share) ?? 0;
+      if (inUse < bound) {
+        taken.set(share, inUse + 1);
+        return once(() => leave(share));
+      }
+      const line = lines.get(share) ?? [];
+      lines.set(share, line);
+      if (line.length >= bound) return null;
+      let granted!: () => void;
+      const turn = new Promise<void>((resolve) => {
+        granted = resolve;
+        line.push(resolve);
+      });
+      try {
+        await Promise.race([turn, deadline.expired]);
+      } catch (err) {
+        const at = line.indexOf(granted);
+        if (at >= 0) line.splice(at, 1);
+        else leave(share); // granted in the same tick the deadline passed: hand the place on
+        throw err;
+      }
+      return once(() => leave(share));
+    },
+    stats: (share: string) => ({ placed: taken.get(share) ?? 0, waiting: lines.get(share)?.length ?? 0 }),
   };
 }
 

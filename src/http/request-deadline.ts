@@ -1,11 +1,15 @@
 // Every request's server-side deadline: a request still unanswered REQUEST_TIMEOUT_MS after its
-// body arrived gets 503 SERVICE_UNAVAILABLE (with Retry-After) instead of hanging; the database
+// body arrived gets 503 (with Retry-After) instead of hanging — SERVICE_UNAVAILABLE for a read,
+// OUTCOME_UNKNOWN for a write, which may have taken effect; the database
 // envelopes bound their own work by the same setting and cancel what still runs. (Overload is
 // refused before a request reaches Fastify: admission.ts.)
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { unavailable } from '../core/pg-errors.js';
+import { outcomeUnknown, unavailable } from '../core/pg-errors.js';
 import type { Config } from '../config.js';
 import { sendError } from './error-handler.js';
+
+/** Methods that change nothing: past the deadline they were simply not completed. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Routes whose work has a longer timeout of its own get that timeout plus a second. */
 function deadlineFor(request: FastifyRequest, config: Config): number {
@@ -37,7 +41,10 @@ function onDeadline(request: FastifyRequest, reply: FastifyReply, ms: number): v
     return;
   }
   request.log.warn({ deadlineMs: ms }, 'request passed its deadline');
-  sendError(reply, unavailable(`The request did not complete within ${ms} ms.`));
+  const message = `The request did not complete within ${ms} ms.`;
+  // A write may have reached the database and committed after all: "not completed, retry"
+  // would make a retrying client write twice.
+  sendError(reply, READS.has(request.method) ? unavailable(message) : outcomeUnknown(message));
 }
 
 export function registerRequestDeadline(app: FastifyInstance, config: Config): void {

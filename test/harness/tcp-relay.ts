@@ -12,6 +12,11 @@ export interface TcpRelay {
   withholdReplies(): void;
   /** From now on the server's replies reach the client `ms` later, in order (a slow network). */
   delayReplies(ms: number): void;
+  /**
+   * delayReplies(ms) from the first client write that contains `marker` (e.g. `commit`): a reply
+   * lost after the server acted on the request, not before.
+   */
+  delayRepliesAfter(marker: string, ms: number): void;
   /** Resets every client connection (RST) and resolves when each has closed. */
   resetClients(): Promise<void>;
   /** The database goes away: new connections are refused and open ones reset. */
@@ -26,10 +31,15 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
   let withholding = false;
   let replyDelayMs = 0;
   let onClientWrite: (() => void) | undefined;
+  let delayAfter: { marker: string; ms: number } | undefined;
   const server = createServer((client) => {
     const upstream = connect(target.port, target.host);
     clients.add(client);
-    client.on('data', (chunk) => {
+    client.on('data', (chunk: Buffer) => {
+      if (delayAfter && chunk.includes(delayAfter.marker)) {
+        replyDelayMs = delayAfter.ms;
+        delayAfter = undefined;
+      }
       upstream.write(chunk);
       onClientWrite?.();
     });
@@ -84,6 +94,10 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
     },
     delayReplies: (ms) => {
       replyDelayMs = ms;
+      delayAfter = undefined;
+    },
+    delayRepliesAfter: (marker, ms) => {
+      delayAfter = { marker, ms };
     },
     resetClients,
     async refuse() {

@@ -1,6 +1,7 @@
 // Invocation `/functions/{slug}`, every method: the request (method, query, headers, body bytes)
 // is streamed to the Deno runtime and its answer (status, headers, body) streamed back. The
-// table of active functions is in memory; nothing here reads the database.
+// table of active functions is in memory. A call with an Idempotency-Key runs once per key
+// (idempotent-invoke.ts), its answer kept in the database for retries.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '../../core/errors.js';
@@ -8,6 +9,8 @@ import type { Deps } from '../../deps.js';
 import { type AcceptedKeys, createPrincipalResolver } from '../../http/principal.js';
 import type { FunctionsHost } from './functions-host.js';
 import { SLUG } from './functions.schemas.js';
+import { createIdempotency, idempotencyKeyOf } from '../idempotency/index.js';
+import { invokeOnce } from './idempotent-invoke.js';
 import { createRuntimeProxy, forwardable, type ProxyFailure } from './runtime-proxy.js';
 
 const unauthorized = () =>
@@ -26,10 +29,11 @@ const SANDBOXED = ['content-security-policy', 'sandbox', 'x-content-type-options
 const FORWARDING = new Set(['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto']);
 
 export function invokeRoutes(
-  deps: Pick<Deps, 'config' | 'clock'> & { keys: AcceptedKeys },
+  deps: Pick<Deps, 'config' | 'clock' | 'sql'> & { keys: AcceptedKeys },
   host: FunctionsHost,
 ): FastifyPluginAsyncZod {
   const resolvePrincipal = createPrincipalResolver(deps);
+  const idempotency = createIdempotency(deps);
   // A deadline of Plinth's own, a little after the runtime's, for a runtime that stops answering.
   const runtimeProxy = createRuntimeProxy(deps.config.functions.timeoutMs + 5_000);
   const enforcedHeaders = deps.config.functions.sandbox ? SANDBOXED : [];
@@ -100,6 +104,26 @@ export function invokeRoutes(
     return reply;
   }
 
+  /** A call with an Idempotency-Key: run once per key, its answer kept for retries. */
+  async function invokeKeyed(request: FastifyRequest, reply: FastifyReply, slug: string, key: string) {
+    const { runtime } = host;
+    const port = runtime.status === 'running' ? runtime.port : null;
+    if (port === null) throw new AppError('UPSTREAM_FAILURE', 'The function runtime is not reachable.');
+    const queryAt = request.url.indexOf('?');
+    const query = queryAt === -1 ? '' : request.url.slice(queryAt);
+    const call = {
+      slug,
+      key,
+      principal: request.principal,
+      runtime: { port, socketPath: runtime.socketPath },
+      headers: forwardedHeaders(request, slug, query),
+      query,
+      maxBodyBytes: deps.config.maxBodyBytes,
+      timeoutMs: deps.config.functions.timeoutMs,
+    };
+    return invokeOnce(idempotency, call, request, reply);
+  }
+
   return async (app) => {
     app.addHook('preClose', async () => {
       closing = true;
@@ -125,6 +149,8 @@ export function invokeRoutes(
             .type('application/json; charset=utf-8')
             .send({ error: 'Function not found or not active' });
         if (fn.verifyJwt) checkCredential(request);
+        const key = idempotencyKeyOf(request.headers['idempotency-key']);
+        if (key !== undefined) return invokeKeyed(request, reply, slug, key);
         return proxy(request, reply, slug);
       },
     });

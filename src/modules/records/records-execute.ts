@@ -1,7 +1,7 @@
 // How a records statement runs: BEGIN, scope, statement and COMMIT in one round trip, unless the
 // request needs the transaction open longer — a planned or estimated count (EXPLAIN first), a
 // max-affected limit checked before COMMIT (handling=strict), or tx=rollback.
-import { runScoped, withRequestScope, type RequestScope, type Sql } from '../../core/db.js';
+import { runScoped, withRequestScope, type Effect, type RequestScope, type Sql } from '../../core/db.js';
 import type { Preferences } from './grammar/ast.js';
 import type { Media } from './media.js';
 import type { RecordsMethod, RecordsPlan } from './plan/request.js';
@@ -30,6 +30,8 @@ export interface ExecuteOptions {
   rollback?: boolean;
   /** The answer must hold exactly one row (vnd.pgrst.object+json on a write), else PGRST116 and roll back. */
   oneRow?: boolean;
+  /** A write whose answer is lost may have committed (OUTCOME_UNKNOWN); a read was simply not completed. */
+  effect?: Effect;
 }
 
 export const notOneRow = (rows: number) =>
@@ -61,7 +63,8 @@ export function executeOptionsFor(
     prefs.handling === 'strict' && (method === 'PATCH' || method === 'DELETE') ? prefs.maxAffected : undefined;
   // A write answering one object must change exactly one row, or nothing (PostgREST rolls back).
   const oneRow = plan.kind !== 'read' && prefs.return === 'representation' && request.media === 'object';
-  return { planned, maxAffected: limited, rollback: prefs.tx === 'rollback', oneRow };
+  const effect = plan.kind === 'read' ? 'reads' : 'writes';
+  return { planned, maxAffected: limited, rollback: prefs.tx === 'rollback', oneRow, effect };
 }
 
 /** Thrown inside the transaction to roll it back (tx=rollback) while keeping what it answered. */
@@ -88,31 +91,34 @@ export async function execute(
 ): Promise<Answer> {
   if (!options.planned && options.maxAffected === undefined && !options.rollback && !options.oneRow) {
     // Prepared (statements repeat by shape; values are always parameters).
-    const result = await runScoped(sql, scope, statement.text, statement.params);
+    const result = await runScoped(sql, scope, statement.text, statement.params, options.effect);
     return { rows: result as unknown as AnswerRow[], affected: result.count };
   }
   try {
-    return await withRequestScope(sql, scope, async (tx) => {
-      let run = statement;
-      let planned: number | undefined;
-      if (options.planned) {
-        planned = await planRows(tx, options.planned.count);
-        if (options.planned.exact && planned <= (options.planned.exactUpTo ?? 0)) {
-          run = options.planned.exact;
-          planned = undefined;
-        }
-      }
-      const result = await tx.unsafe(run.text, run.params as never[], { prepare: true });
-      const answer: Answer = { rows: result as unknown as AnswerRow[], affected: result.count };
-      if (planned !== undefined && answer.rows[0]) answer.rows[0].total = planned;
-      const changed = changedRows(run, answer);
-      if (options.maxAffected !== undefined && changed > options.maxAffected) throw maxAffectedError(changed);
-      if (options.oneRow && changed !== 1) throw notOneRow(changed);
-      if (options.rollback) throw new RolledBack(answer);
-      return answer;
-    });
+    return await withRequestScope(sql, scope, (tx) => executeIn(tx, statement, options), options.effect);
   } catch (err) {
     if (err instanceof RolledBack) return err.rows as Answer;
     throw err;
   }
+}
+
+/** The statement and its checks inside an open transaction (tx=rollback throws RolledBack). */
+export async function executeIn(tx: Sql, statement: Statement, options: ExecuteOptions = {}): Promise<Answer> {
+  let run = statement;
+  let planned: number | undefined;
+  if (options.planned) {
+    planned = await planRows(tx, options.planned.count);
+    if (options.planned.exact && planned <= (options.planned.exactUpTo ?? 0)) {
+      run = options.planned.exact;
+      planned = undefined;
+    }
+  }
+  const result = await tx.unsafe(run.text, run.params as never[], { prepare: true });
+  const answer: Answer = { rows: result as unknown as AnswerRow[], affected: result.count };
+  if (planned !== undefined && answer.rows[0]) answer.rows[0].total = planned;
+  const changed = changedRows(run, answer);
+  if (options.maxAffected !== undefined && changed > options.maxAffected) throw maxAffectedError(changed);
+  if (options.oneRow && changed !== 1) throw notOneRow(changed);
+  if (options.rollback) throw new RolledBack(answer);
+  return answer;
 }

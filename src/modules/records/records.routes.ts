@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { principalOf } from '../../http/principal.js';
+import { idempotencyKeyOf } from '../idempotency/index.js';
 import { acceptCsvBodies, acceptEmptyJsonBodies, pgrstFrameworkErrors, pgrstParts, sendPgrst } from './pgrst-http.js';
 import type { RecordsMethod } from './plan/request.js';
 import type { RecordsService } from './records.service.js';
@@ -24,6 +25,7 @@ export function recordsRoutes(records: RecordsService, limits: { maxJsonDepth: n
         ...pgrstParts(request),
         body: request.body,
         principal: principalOf(request),
+        idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']),
       });
       return sendPgrst(reply, response);
     };

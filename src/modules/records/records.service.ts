@@ -4,6 +4,7 @@
 // respond as PostgREST would (respond.ts).
 import type { Deps } from '../../deps.js';
 import { scopeOf } from '../../http/request-scope.js';
+import { createIdempotency, keyedRequest, type StoredOutcome } from '../idempotency/index.js';
 import { negotiate } from './media.js';
 import {
   applyRange,
@@ -15,7 +16,7 @@ import {
 } from './pgrst-request.js';
 import { planRecords, type RecordsMethod } from './plan/request.js';
 import { resolveTable, schemaOf } from './plan/tables.js';
-import { execute, executeOptionsFor, type Answer } from './records-execute.js';
+import { execute, executeIn, executeOptionsFor, type Answer } from './records-execute.js';
 import { fromPostgresError } from './records-errors.js';
 import { recordsReply } from './respond.js';
 import type { SchemaCache } from './schema-cache.js';
@@ -24,18 +25,27 @@ import { renderRead, renderWrite } from './sql/statements.js';
 export interface RecordsRequest extends PgrstRequest {
   method: RecordsMethod;
   table: string;
+  /** The Idempotency-Key header (honoured on inserts). */
+  idempotencyKey?: string;
 }
+
+const storedOf = (response: PgrstResponse): StoredOutcome => ({
+  status: response.status,
+  headers: response.headers,
+  body: response.body === undefined ? null : Buffer.from(response.body, 'utf8'),
+});
 
 export type RecordsResponse = PgrstResponse;
 
 export type RecordsService = ReturnType<typeof createRecordsService>;
 
 export function createRecordsService(
-  deps: Pick<Deps, 'sql' | 'config'>,
+  deps: Pick<Deps, 'sql' | 'config' | 'clock'>,
   cache: SchemaCache,
   options: PgrstServiceOptions,
 ) {
   const { timezones, maxRows } = options;
+  const idempotency = createIdempotency(deps);
   return {
     async handle(req: RecordsRequest): Promise<RecordsResponse> {
       const reading = req.method === 'GET' || req.method === 'HEAD';
@@ -50,13 +60,25 @@ export function createRecordsService(
       const plan = planRecords(cache.current(), { method, query, body, prefs, maxRows }, table);
       const statement = plan.kind === 'read' ? renderRead(plan, { count: prefs.count === 'exact' }) : renderWrite(plan);
 
-      let answer: Answer;
+      const run = executeOptionsFor({ method, plan, prefs, media }, maxRows);
+      const reply = (answer: Answer) => recordsReply({ method, plan, statement, prefs, media }, answer);
       try {
-        answer = await execute(deps.sql, scope, statement, executeOptionsFor({ method, plan, prefs, media }, maxRows));
+        // An insert with an Idempotency-Key: its outcome is stored with it, in its transaction.
+        if (req.idempotencyKey && method === 'POST' && !run.rollback) {
+          const keyed = keyedRequest(req.principal, `records:${table.schema}.${table.name}`, req.idempotencyKey, [
+            req.query,
+            req.headers,
+            body,
+          ]);
+          const outcome = await idempotency.inTransaction(scope, keyed, async (tx) =>
+            storedOf(reply(await executeIn(tx, statement, run))),
+          );
+          return { status: outcome.status, headers: outcome.headers, body: outcome.body?.toString('utf8') };
+        }
+        return reply(await execute(deps.sql, scope, statement, run));
       } catch (err) {
         throw fromPostgresError(err, req.principal.kind === 'anon') ?? err;
       }
-      return recordsReply({ method, plan, statement, prefs, media }, answer);
     },
   };
 }

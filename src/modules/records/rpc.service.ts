@@ -48,15 +48,20 @@ export function createRpcService(deps: Pick<Deps, 'sql' | 'config'>, cache: Sche
     run: { readOnly: boolean; maxAffected?: number; rollback: boolean },
   ) {
     try {
-      return await withRequestScope(deps.sql, scope, async (tx) => {
-        // Sent first and pipelined with the call: a transaction may turn read-only at any point.
-        const readOnlyMode = run.readOnly ? tx.unsafe('set transaction read only') : undefined;
-        const [, rows] = await Promise.all([readOnlyMode, tx.unsafe(text, params as never[], { prepare: true })]);
-        const returned = (rows[0] as AnswerRow | undefined)?.page_rows ?? 0;
-        if (run.maxAffected !== undefined && returned > run.maxAffected) throw maxAffectedError(returned);
-        if (run.rollback) throw new RolledBack(rows);
-        return rows;
-      });
+      return await withRequestScope(
+        deps.sql,
+        scope,
+        async (tx) => {
+          // Sent first and pipelined with the call: a transaction may turn read-only at any point.
+          const readOnlyMode = run.readOnly ? tx.unsafe('set transaction read only') : undefined;
+          const [, rows] = await Promise.all([readOnlyMode, tx.unsafe(text, params as never[], { prepare: true })]);
+          const returned = (rows[0] as AnswerRow | undefined)?.page_rows ?? 0;
+          if (run.maxAffected !== undefined && returned > run.maxAffected) throw maxAffectedError(returned);
+          if (run.rollback) throw new RolledBack(rows);
+          return rows;
+        },
+        run.readOnly || run.rollback ? 'reads' : 'writes',
+      );
     } catch (err) {
       if (err instanceof RolledBack) return err.rows;
       const pg = asPgError(err);

@@ -8,6 +8,7 @@ import { guardOf } from '../../../src/core/db.js';
 import { MIN_SAMPLES } from '../../../src/http/concurrency-limit.js';
 import { useGatedRpc } from './gated-rpc.js';
 import { expectRefusal } from './refusal.js';
+import { WHOLE_POOL_FOR_ANON } from './refusal.js';
 
 const POOL = 2;
 const QUEUE_MAX = 4;
@@ -15,6 +16,7 @@ const WINDOW_MS = 100;
 const rpc = useGatedRpc(
   {
     DB_POOL_SIZE: String(POOL),
+    ...WHOLE_POOL_FOR_ANON,
     DB_POOL_QUEUE_MAX: String(QUEUE_MAX),
     ADMISSION_WINDOW_MS: String(WINDOW_MS),
     // A request admitted by mistake fails fast (503 past its deadline, not "at capacity").

@@ -7,6 +7,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
 import { driveLoad, terminateBackends, waitFor } from './fault-driver.js';
+import { WHOLE_POOL_FOR_ANON } from './refusal.js';
 
 const REQUEST_TIMEOUT_MS = 4_000;
 let t: TestApp;
@@ -15,7 +16,9 @@ let baseUrl: string;
 let database: string;
 
 beforeAll(async () => {
-  t = await startTestApp({ env: { REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), DB_POOL_SIZE: '4' } });
+  t = await startTestApp({
+    env: { REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), DB_POOL_SIZE: '4', ...WHOLE_POOL_FOR_ANON },
+  });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   database = new URL(t.databaseUrl).pathname.slice(1);

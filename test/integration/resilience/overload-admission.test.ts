@@ -13,6 +13,7 @@ import { guardOf } from '../../../src/core/db.js';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
 import { waitFor } from './fault-driver.js';
 import { expectRefusal } from './refusal.js';
+import { WHOLE_POOL_FOR_ANON } from './refusal.js';
 
 const POOL = 2;
 const QUEUE_MAX = 2;
@@ -31,7 +32,9 @@ const call = (path: string, init: RequestInit = {}) =>
 const gated = () => call('/api/database/rpc/wait_for_gate', { method: 'POST', body: '{}' });
 
 beforeAll(async () => {
-  t = await startTestApp({ env: { DB_POOL_SIZE: String(POOL), DB_POOL_QUEUE_MAX: String(QUEUE_MAX) } });
+  t = await startTestApp({
+    env: { DB_POOL_SIZE: String(POOL), DB_POOL_QUEUE_MAX: String(QUEUE_MAX), ...WHOLE_POOL_FOR_ANON },
+  });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   t.app.server.on('request', () => received++);
   baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;

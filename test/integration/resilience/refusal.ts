@@ -14,3 +14,9 @@ export async function expectRefusal(res: Response): Promise<void> {
     nextActions: expect.stringMatching(/Retry-After/),
   });
 }
+
+/**
+ * Lifts the anonymous share of the pool (DB_POOL_ANON_SHARE, default half) for tests that fill
+ * the whole pool and its queue with anonymous calls: they test admission, not the shares.
+ */
+export const WHOLE_POOL_FOR_ANON = { DB_POOL_ANON_SHARE: '1000' };
