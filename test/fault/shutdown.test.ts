@@ -69,7 +69,11 @@ describe('Ctrl-C to the process group while a function call waits on its upstrea
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
     try {
-      const s = await startServerProcess({ databaseUrl: await createDatabase(), env: DEADLINES });
+      // The upstream is on loopback: the operator allows functions to reach it.
+      const s = await startServerProcess({
+        databaseUrl: await createDatabase(),
+        env: { ...DEADLINES, OUTBOUND_ALLOWED_ORIGINS: new URL(upstreamUrl).origin },
+      });
       started.push(s);
       const code = `export default async () => new Response('got ' + await (await fetch(${JSON.stringify(upstreamUrl)})).text());`;
       const deploy = await fetch(`${s.baseUrl}/api/functions`, {
