@@ -10,6 +10,7 @@ import {
   anonHeaders,
   insertRow,
   normalRead,
+  signedInHeaders,
   recoveryMs,
   timed,
   type Outcome,
@@ -64,8 +65,10 @@ export async function regexFlood(
   s: ServerProcess,
   options: { flooders: number; windowMs: number; repeats: number },
 ): Promise<FloodResult> {
+  // The reads beside the flood are a signed-in user's: anon's share of the pool is the flood's.
+  const reader = await signedInHeaders(s);
   const unloaded: number[] = [];
-  for (let i = 0; i < 10; i++) unloaded.push((await normalRead(s)).ms);
+  for (let i = 0; i < 10; i++) unloaded.push((await normalRead(s, HANG_MS, reader)).ms);
   const flood: Outcome[] = [];
   let running = true;
   const url = `${s.baseUrl}/api/database/records/${TABLE}?body=match.${encodeURIComponent(pathologicalRegex(options.repeats))}`;
@@ -74,7 +77,7 @@ export async function regexFlood(
   });
   const during: Outcome[] = [];
   const windowEnds = Date.now() + options.windowMs;
-  while (Date.now() < windowEnds && !s.exit()) during.push(await normalRead(s, HANG_MS));
+  while (Date.now() < windowEnds && !s.exit()) during.push(await normalRead(s, HANG_MS, reader));
   running = false;
   await Promise.all(loops);
   return { unloaded, during, flood, exit: s.exit() };

@@ -58,7 +58,8 @@ export async function createFixtures(s: ServerProcess): Promise<void> {
       version: '1',
       name: 'fault-table',
       sql: `create table public.${TABLE} (id bigserial primary key, client_id text not null unique, body text, payload jsonb);
-            create policy anon_read on public.${TABLE} for select to anon using (true);`,
+            create policy anon_read on public.${TABLE} for select to anon using (true);
+            create policy user_read on public.${TABLE} for select to authenticated using (true);`,
     }),
   });
   if (migration.status !== 201 && migration.status !== 200)
@@ -86,8 +87,19 @@ export const uploadObject = (s: ServerProcess, key: string, bytes: Buffer) =>
   });
 
 /** A normal anon read (one row by primary key): what "others" do during a flood. */
-export const normalRead = (s: ServerProcess, hangMs = HANG_MS) =>
-  timed(`${s.baseUrl}/api/database/records/${TABLE}?id=eq.1`, { headers: anonHeaders(s) }, hangMs);
+export const normalRead = (s: ServerProcess, hangMs = HANG_MS, headers: Record<string, string> = anonHeaders(s)) =>
+  timed(`${s.baseUrl}/api/database/records/${TABLE}?id=eq.1`, { headers }, hangMs);
+
+/** A signed-in user's headers: a role apart from anon, with a share of the pool of its own. */
+export async function signedInHeaders(s: ServerProcess): Promise<Record<string, string>> {
+  const res = await fetch(`${s.baseUrl}/api/auth/users?client_type=mobile`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `reader-${Date.now()}@example.com`, password: 'reader-password-1' }),
+  });
+  if (res.status !== 200) throw new Error(`sign-up: ${res.status} ${await res.text()}`);
+  return { authorization: `Bearer ${((await res.json()) as { accessToken: string }).accessToken}` };
+}
 
 export interface Tally {
   outcomes: Outcome[];

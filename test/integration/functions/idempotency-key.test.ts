@@ -26,7 +26,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
-  t = await startFunctionsApp();
+  // The upstream is on loopback: the operator allows functions to reach it.
+  t = await startFunctionsApp({ OUTBOUND_ALLOWED_ORIGINS: new URL(url).origin });
   const code = `export default async (req) => {
     const r = await fetch(${JSON.stringify(url)}, { method: 'POST', body: await req.text() });
     return new Response(await r.text(), { status: 201, headers: { 'content-type': 'application/json', 'set-cookie': 'session=abc' } });
