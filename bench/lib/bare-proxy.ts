@@ -6,8 +6,25 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool, type Dispatcher } from 'undici';
-import type { RuntimeSupervisor } from '../../src/core/runtime-supervisor.js';
-import { forwardable } from '../../src/modules/functions/runtime-proxy.js';
+import type { Deps } from '../../src/deps.js';
+
+/** Where the runtime listens and the token it wants: what any proxy in front of it needs. */
+type Runtime = Pick<Deps['runtime'], 'socketPath' | 'port' | 'token'>;
+
+/** Headers that belong to one hop (RFC 9110 §7.6.1, plus host and expect), and Plinth's own. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'expect',
+]);
+const forwardable = (name: string) => !HOP_BY_HOP.has(name) && !name.startsWith('x-plinth-');
 
 export interface BareProxy {
   url: string;
@@ -15,7 +32,7 @@ export interface BareProxy {
 }
 
 /** `via`: the runtime's Unix socket (where it has one) or its loopback port. */
-export async function startBareProxy(runtime: RuntimeSupervisor, via: 'socket' | 'port'): Promise<BareProxy> {
+export async function startBareProxy(runtime: Runtime, via: 'socket' | 'port'): Promise<BareProxy> {
   const options = { connections: 256 };
   const pool =
     via === 'socket' && runtime.socketPath

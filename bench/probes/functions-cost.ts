@@ -15,7 +15,7 @@ import { startBareProxy } from '../lib/bare-proxy.js';
 import { startBenchDatabase } from '../lib/environment.js';
 import { deployTrivialFunction, TRIVIAL_FUNCTION } from '../suite/functions.js';
 import { failuresOf, runLoad, startLoadGenerator, type LoadSpec } from '../lib/load.js';
-import type { RuntimeSupervisor } from '../../src/core/runtime-supervisor.js';
+import type { Deps } from '../../src/deps.js';
 import { startPlinth } from '../lib/plinth.js';
 import { median } from '../lib/median.js';
 
@@ -86,7 +86,7 @@ async function measure(spec: LoadSpec, denoPid: number): Promise<RunCost> {
  * Plinth as it was before the socket, for alternating rounds in one process: the supervisor
  * reports no socket, so Plinth's proxy uses the runtime's port. `restore` undoes it.
  */
-function plinthViaPort(runtime: RuntimeSupervisor): { restore(): void } {
+function plinthViaPort(runtime: Deps['runtime']): { restore(): void } {
   const own = Object.getOwnPropertyDescriptor(runtime, 'socketPath')!;
   Object.defineProperty(runtime, 'socketPath', { configurable: true, get: () => null });
   return { restore: () => Object.defineProperty(runtime, 'socketPath', own) };

@@ -3,11 +3,14 @@
 // measured as CPU time rather than throughput so a busy shared machine skews it little.
 // BENCH_ENTRIES: entries per run (default 100,000); BENCH_ROUNDS: runs (default 5, median shown).
 import { randomUUID } from 'node:crypto';
-import type { LogEntry } from '../../src/modules/logs/log-entry.js';
+import type { FastifyInstance } from 'fastify';
 import { postgresCpuSeconds, processCpuSeconds } from '../lib/cpu.js';
 import { startBenchDatabase } from '../lib/environment.js';
 import { startPlinth } from '../lib/plinth.js';
 import { median } from '../lib/median.js';
+
+/** One stored log entry, as the server's log store takes it. */
+type LogEntry = Parameters<NonNullable<FastifyInstance['logs']>['record']>[0];
 
 const numberFrom = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
