@@ -1,3 +1,9 @@
+// Question: does a change too small for `npm run bench` move Plinth's server CPU per request, once the VM's drift is
+//   cancelled by alternating two trees?
+// Last answer: 2026-11-28 (README Benchmarks, now bench/README.md): with `AB_LIMIT=1`, refresh cost 0.183 ms of
+//   server CPU on Plinth against 0.147 on the limit (1.24×); without the realtime plugin, the admission door and the
+//   connection timeouts 0.168 (1.18×); each of those alone within the noise.
+//
 // `AB_A=/path/to/other/checkout npx tsx bench/probes/ab-trees.ts`: the same scenario on two code trees at
 // once (this one is B), one process and one database, alternating runs (the order flips each
 // round, the database is vacuumed before each run). Prints each run and the medians: requests per

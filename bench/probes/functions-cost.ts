@@ -1,3 +1,8 @@
+// Question: where does Plinth's share of a function invocation's CPU go, and what does the cheapest Node proxy in
+//   front of Deno cost on the same machine?
+// Last answer: 2026-11-28 14:20: Plinth 0.064 server + 0.124 Deno + 0.029 load ms per request = 53% of direct if
+//   CPU-bound; a bare Node proxy 64%: the 65% target sits at the hop's own floor.
+//
 // `npx tsx bench/probes/functions-cost.ts`: the CPU a function invocation costs, per request, through
 // Plinth (to the runtime's Unix socket, and as before it, to its port), through a bare Node proxy
 // (bench/lib/bare-proxy.ts, socket and port: the floor for any Node proxy) and directly on the Deno

@@ -1,3 +1,8 @@
+// Question: what does reading the admin's rate-limit settings inside the counting statement cost per check, against
+//   the same upsert with constants?
+// Last answer: not recorded (added 2026-11-25 with the rate-limit settings, commit 3cfaca8; no figure in its message
+//   or the README).
+//
 // What reading the admin's rate-limit settings costs per check: the counting statement with the
 // settings read inside it (src/core/rate-limiter.ts) against the same upsert with constants (the
 // statement before settings existed), sequential and 32 at a time, on a scratch database.

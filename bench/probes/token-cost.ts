@@ -1,3 +1,9 @@
+// Question: what does an access token cost per operation: RS256 and ES256 signing and verifying, ES256 signed on the
+//   event loop or on the thread pool, and a remembered token?
+// Last answer: 2026-11-27 15:20–16:40: an ES256 signature 33 µs of CPU on the event loop, 61 µs through the thread
+//   pool, RS256 335 µs (stays on the pool); 2026-11-25 (shared VM): RS256 verify 66 µs, ES256 verify 166, a
+//   remembered token 0.3 µs.
+//
 // `npx tsx bench/probes/token-cost.ts`: the CPU an access token costs Plinth, per operation, measured as
 // this process's CPU time (not wall time, so a busy machine skews it less): signing and verifying
 // with RS256 (RSA-2048, keys made before) and ES256 (P-256, keys made now; signed on the event loop,
