@@ -14,6 +14,7 @@ import type { StorageConfig } from './storage-config.service.js';
 import * as repo from './storage.repo.js';
 import type { BucketRow, ObjectRow, ObjectTag, RowInput } from './storage.repo.js';
 
+export type { ListedKey } from './storage.repo.js';
 export type { ObjectRow, ObjectTag };
 
 export interface StoredFile {
@@ -207,6 +208,23 @@ export function createStorageService(
       if (!(await repo.deleteBucket(sql, name))) throw bucketNotFound(name);
       await sweepOrphans();
     },
+
+    /** Whether the bucket holds any object (whoever may see it). */
+    hasObjects: (bucket: string) => repo.bucketHasObjects(sql, bucket),
+
+    /** The bucket's S3 CORS configuration (JSON text), null when none is set. */
+    cors: (bucket: string) => repo.findBucketCors(sql, bucket),
+
+    /** Sets (null: removes) the bucket's S3 CORS configuration. */
+    setCors: (bucket: string, cors: string | null) => repo.setBucketCors(sql, bucket, cors),
+
+    /** Up to 1000 keys starting with `prefix` after `cursor`, in byte order (no row-level security). */
+    keysAfter: (bucket: string, prefix: string, cursor: string) => repo.listKeysAfter(sql, bucket, prefix, cursor),
+
+    /** The object's tags; none when there is no such object. */
+    tagsOf: (bucket: string, key: string) => repo.findObjectTags(sql, bucket, key),
+
+    setTags: (bucket: string, key: string, tags: ObjectTag[]) => repo.setObjectTags(sql, bucket, key, tags),
 
     /** Creates or replaces an object (under a generated key when none is given). */
     async put(input: Omit<PutObject, 'key'> & { key?: string; filename?: string; now: Date }): Promise<StoredFile> {
