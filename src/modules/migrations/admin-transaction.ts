@@ -4,7 +4,7 @@
 import type postgres from 'postgres';
 import type { Sql } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
-import { asPgError, callerStatementErrorCode, type SqlStateContext } from '../../core/pg-errors.js';
+import { asPgError, callerStatementErrorCode } from '../../core/pg-errors.js';
 
 export type Conn = postgres.ReservedSql;
 
@@ -36,12 +36,6 @@ export async function inAdminTransaction<T>(
   }
 }
 
-/**
- * Where the caller's own statements differ from the one table: a read-only transaction is one the
- * caller's SQL asked for (set_config('transaction_read_only', …)), its mistake rather than the database's.
- */
-export const CALLER_STATEMENT_OVERRIDES: SqlStateContext['overrides'] = { '25006': 'VALIDATION_ERROR' };
-
 /** Runs statement `index` (1-based) of an admin's SQL; its PostgreSQL error gets the table's status (else 400). */
 export async function runStatement(conn: Conn, text: string, index: number, params: unknown[] = []) {
   try {
@@ -51,7 +45,7 @@ export async function runStatement(conn: Conn, text: string, index: number, para
     if (!pg) throw err;
     // Nothing of the transaction applied; the status is the one table's (409 duplicate, 403 refused,
     // 504 timed out, 503 connection gone), and any other failure is the caller's 400.
-    const code = callerStatementErrorCode(pg, CALLER_STATEMENT_OVERRIDES);
+    const code = callerStatementErrorCode(pg);
     const timedOut = code === 'GATEWAY_TIMEOUT';
     throw new AppError(code, `Statement ${index} failed: ${pg.message}`, {
       cause: err,

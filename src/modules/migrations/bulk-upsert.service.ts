@@ -4,7 +4,7 @@
 // one table's status (409 duplicate, 403 refused), or 400 for anything else the file or table caused.
 import { AppError, type ErrorCode, errorCatalogue } from '../../core/errors.js';
 import { asPgError, callerStatementErrorCode } from '../../core/pg-errors.js';
-import { actAsProjectAdmin, CALLER_STATEMENT_OVERRIDES, inAdminTransaction } from './admin-transaction.js';
+import { actAsProjectAdmin, inAdminTransaction } from './admin-transaction.js';
 import type { Deps } from '../../deps.js';
 import { recordsOfFile, type FileRecord } from './bulk-records.js';
 import { columnTypes, insertGroup } from './bulk-upsert.repo.js';
@@ -89,7 +89,7 @@ export function createBulkUpsertService(deps: Pick<Deps, 'sql'>) {
       });
     } catch (err) {
       const pg = asPgError(err);
-      const code = pg && callerStatementErrorCode(pg, CALLER_STATEMENT_OVERRIDES);
+      const code = pg && callerStatementErrorCode(pg);
       // A lost connection, a shutdown or a timeout is not the file's fault: the error handler says which.
       if (!pg || !code || errorCatalogue[code].status >= 500) throw err;
       throw refused(pg.message, code);
