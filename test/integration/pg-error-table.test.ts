@@ -112,7 +112,7 @@ describe('23503: still referenced (409) or referenced row missing (400)', () => 
       400,
       'VALIDATION_ERROR',
     ],
-  ])('%s → %i', async (_label, send, status, error) => {
+  ])('%s', async (_label, send, status, error) => {
     const res = await send();
     expect(res.status, JSON.stringify(res.json)).toBe(status);
     expect(res.json).toMatchObject({ error, statusCode: status });
@@ -136,7 +136,7 @@ describe('23505 → 409 and 42501 → 403 everywhere', () => {
     ['bulk upsert: a unique value taken', () => bulkUpsert('authors', [{ id: 3, name: 'Ann' }]), 409, 'CONFLICT'],
     ['raw SQL: a table project_admin may not read', () => rawSql('select * from public.locked_out'), 403, 'FORBIDDEN'],
     ['bulk upsert: a table project_admin may not write', () => bulkUpsert('locked_out', [{ id: 1 }]), 403, 'FORBIDDEN'],
-  ])('%s → %i', async (_label, send, status, error) => {
+  ])('%s', async (_label, send, status, error) => {
     const res = await send();
     expect(res.status, JSON.stringify(res.json)).toBe(status);
     expect(res.json).toMatchObject({ error, statusCode: status, nextActions: expect.any(String) });
