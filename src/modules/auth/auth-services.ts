@@ -1,4 +1,5 @@
-// Builds the authentication services once per app, from the app's dependencies.
+// Builds the authentication services once per app, from the app's dependencies: the one place
+// that wires sessions, email flows, users and admin sign-in together (not a service itself).
 import type { Mailer } from '../email/index.js';
 import type { KeyedDeps } from '../secrets/index.js';
 import { createAdminAuthService } from './admin-auth.service.js';
