@@ -290,7 +290,7 @@ const envSchema = z
     admission: {
       // Two: a request's database round trip can overlap another's work in Node. Under overload
       // the limit settles where answers stay near twice their unloaded latency, which may be far
-      // below the pool on a saturated core (bench/overload.ts, README Benchmarks).
+      // below the pool on a saturated core (bench/suite/overload.ts, bench/README.md).
       minConcurrency: env.ADMISSION_MIN_CONCURRENCY ?? Math.min(DEFAULT_ADMISSION_FLOOR, env.DB_POOL_SIZE),
       latencyTolerance: env.ADMISSION_LATENCY_TOLERANCE,
       windowMs: env.ADMISSION_WINDOW_MS,

@@ -84,7 +84,7 @@ function signerOf(key: SigningKey): Signer {
 
 /**
  * ES256 signs on the event loop: 33 µs of CPU, where the same signature through the thread pool
- * costs 61 µs (bench/token-cost.ts), and under load the main thread also waits for the pool's
+ * costs 61 µs (bench/probes/token-cost.ts), and under load the main thread also waits for the pool's
  * hand-off (refresh: 71% of the limit before, a median of 83% after). RS256 (335 µs) stays on the pool.
  */
 export async function signJwt(key: SigningKey, claims: JwtClaims): Promise<string> {

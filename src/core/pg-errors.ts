@@ -52,7 +52,8 @@ const isConnectionSqlState = (code: string): boolean =>
   code === '57P01' || // admin_shutdown (pg_terminate_backend, fast shutdown)
   code === '57P02' || // crash_shutdown
   code === '57P03' || // cannot_connect_now (starting up, recovering)
-  code === '53300'; // too_many_connections
+  code === '53300' || // too_many_connections
+  code === '53000'; // insufficient_resources
 
 /**
  * object_not_in_prerequisite_state as a FATAL error (it ends the session): the database does not
@@ -95,7 +96,7 @@ export function connectionFailure(err: unknown): AppError | undefined {
 /** The one SQLSTATE table: what a PostgreSQL error means to the client, wherever it was raised. */
 const BY_SQLSTATE: Record<string, ErrorCode> = {
   '23505': 'CONFLICT', // unique_violation
-  '23503': 'VALIDATION_ERROR', // foreign_key_violation: the referenced record does not exist
+  '23503': 'VALIDATION_ERROR', // foreign_key_violation: the referenced record does not exist (see STILL_REFERENCED)
   '23502': 'VALIDATION_ERROR', // not_null_violation
   '23514': 'VALIDATION_ERROR', // check_violation
   '22P02': 'VALIDATION_ERROR', // invalid_text_representation
@@ -105,7 +106,23 @@ const BY_SQLSTATE: Record<string, ErrorCode> = {
   '22021': 'VALIDATION_ERROR', // character_not_in_repertoire (a NUL byte in text)
   '42501': 'FORBIDDEN', // insufficient_privilege (grants, row-level security)
   '57014': 'GATEWAY_TIMEOUT', // query_canceled: statement_timeout, the same 504 everywhere
+  '55P03': 'CONFLICT', // lock_not_available: NOWAIT or lock_timeout; another operation holds the lock
+  '25006': 'SERVICE_UNAVAILABLE', // read_only_sql_transaction: the database takes no writes now
+  // in_failed_sql_transaction: an earlier statement of the transaction failed; that one is the
+  // cause, never the caller (a 500, logged with where the query came from).
+  '25P02': 'INTERNAL_ERROR',
 };
+
+/**
+ * 23503 raised by a delete or update of a row that other rows still reference: the caller's
+ * request conflicts with the data (409), unlike an insert naming a row that does not exist (400).
+ * PostgreSQL says which in the message and detail only (the SQLSTATE and fields are the same);
+ * with a non-English lc_messages neither matches and the answer is the 400.
+ */
+const STILL_REFERENCED: ErrorCode = 'CONFLICT';
+const isStillReferenced = (pg: Pick<PgError, 'code' | 'message' | 'detail'>): boolean =>
+  pg.code === '23503' &&
+  (/ is still referenced from table /.test(pg.detail ?? '') || /^update or delete on table /.test(pg.message));
 
 /** In SQL the caller wrote (records queries, RPC, migrations, admin SQL) these classes are the caller's mistake. */
 const CALLER_SQL_CLASSES = /^(22|23|42|P0|2F|0L|0P)/;
@@ -113,17 +130,26 @@ const CALLER_SQL_CLASSES = /^(22|23|42|P0|2F|0L|0P)/;
 export interface SqlStateContext {
   /** The statement is the caller's (a 4xx for its classes of mistakes), not the platform's own. */
   callerSql?: boolean;
-  /** Where a context really differs (records answer 23503 with 409 as PostgREST does). */
-  overrides?: Record<string, ErrorCode>;
+  /** Where a context really differs (records answer 42P01 with 404 as PostgREST does). */
+  overrides?: Readonly<Record<string, ErrorCode>>;
 }
 
-/** The error code for a SQLSTATE, or undefined when it is an internal error (a 500). */
-export function errorCodeForSqlState(sqlstate: string, context: SqlStateContext = {}): ErrorCode | undefined {
+/** The error code for a PostgreSQL error, or undefined when it is an internal error (a 500). */
+export function errorCodeOf(
+  pg: Pick<PgError, 'code' | 'message' | 'detail'>,
+  context: SqlStateContext = {},
+): ErrorCode | undefined {
+  const sqlstate = pg.code;
   if (isConnectionSqlState(sqlstate)) return 'SERVICE_UNAVAILABLE';
-  const code = context.overrides?.[sqlstate] ?? BY_SQLSTATE[sqlstate];
+  const code =
+    context.overrides?.[sqlstate] ?? (isStillReferenced(pg) ? STILL_REFERENCED : undefined) ?? BY_SQLSTATE[sqlstate];
   if (code) return code;
   return context.callerSql && CALLER_SQL_CLASSES.test(sqlstate) ? 'VALIDATION_ERROR' : undefined;
 }
+
+/** The error code of a statement the caller sent (admin SQL, a bulk file): the table's, else the caller's 400. */
+export const callerStatementErrorCode = (pg: PgError, overrides?: SqlStateContext['overrides']): ErrorCode =>
+  errorCodeOf(pg, { callerSql: true, overrides }) ?? 'VALIDATION_ERROR';
 
 /** Clearer words than PostgreSQL's for the errors the platform's own queries meet. */
 function messageOf(err: PgError): string {
@@ -131,7 +157,9 @@ function messageOf(err: PgError): string {
     case '23505':
       return 'A record with the same unique value already exists.';
     case '23503':
-      return 'A referenced record does not exist.';
+      return isStillReferenced(err)
+        ? 'The record is still referenced by other records.'
+        : 'A referenced record does not exist.';
     case '23502':
       return `The ${err.column_name ?? ''} field is required.`.replace('  ', ' ');
     case '22P05':
@@ -140,22 +168,79 @@ function messageOf(err: PgError): string {
       return 'Text must not contain NUL (\\u0000) characters.';
     case '57014':
       return 'The query took too long and was cancelled.';
+    case '55P03':
+      return 'Another operation holds a lock on this data; nothing was changed.';
+    case '25006':
+      return 'The database accepts no writes right now; nothing was written.';
+    case '25P02':
+      return 'An earlier statement of the same transaction failed; nothing was written.';
     default:
       return err.message;
   }
 }
+
+const NEXT_ACTIONS: Record<string, string> = {
+  '57014': 'Narrow the query (filters on indexed columns, fewer rows), or raise the statement timeout.',
+  '55P03': 'Try again in a moment, when the other operation has finished.',
+  '25006': 'Retry the request after the number of seconds in the Retry-After header.',
+};
 
 /** A PostgreSQL error of one of the platform's own queries, as the client should see it. */
 export function fromPgError(err: unknown): AppError | undefined {
   const lost = connectionFailure(err);
   if (lost) return lost;
   const pg = asPgError(err);
-  const code = pg && errorCodeForSqlState(pg.code);
+  const code = pg && errorCodeOf(pg);
   if (!pg || !code) return undefined;
   const details = pg.code === '23505' || pg.code === '23503' ? pg.detail : undefined;
-  const nextActions =
-    pg.code === '57014'
-      ? 'Narrow the query (filters on indexed columns, fewer rows), or raise the statement timeout.'
-      : undefined;
-  return new AppError(code, messageOf(pg), { cause: err, details, nextActions });
+  const headers = code === 'SERVICE_UNAVAILABLE' ? { 'retry-after': RETRY_AFTER_SECONDS } : undefined;
+  return new AppError(code, messageOf(pg), { cause: err, details, headers, nextActions: NEXT_ACTIONS[pg.code] });
+}
+
+/**
+ * One module's declared meaning of some SQLSTATEs in its own context ("here 23505 means this
+ * snippet name is taken"): the AppError to answer instead of the table's.
+ */
+export type PgOverrides = Readonly<Record<string, (pg: PgError, cause: unknown) => AppError>>;
+
+/**
+ * Runs `work`; a PostgreSQL error whose SQLSTATE `overrides` declares becomes that AppError, and
+ * every other error passes on unchanged (the error handler maps it through the table).
+ */
+export async function withPgOverrides<T>(overrides: PgOverrides, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw overriddenPgError(overrides, err) ?? err;
+  }
+}
+
+/** The AppError `overrides` declares for this error's SQLSTATE, or undefined (not a PostgreSQL error, or not declared). */
+export function overriddenPgError(overrides: PgOverrides, err: unknown): AppError | undefined {
+  const pg = asPgError(err);
+  return pg && overrides[pg.code]?.(pg, err);
+}
+
+/** Frames of Plinth's own data layer, best first: the repo function that sent the query. */
+const REPO_FRAME = /at (?:async )?([\w.<>$]+) \(?[^()\n]*\/src\/(modules\/[\w/-]+\.repo)\.[jt]s:\d+/;
+const SRC_FRAME = /at (?:async )?([\w.<>$]+) \(?[^()\n]*\/src\/((?:modules|core|http)\/[\w/-]+)\.[jt]s:\d+/;
+
+/**
+ * Where a failed query was sent from ("listSecrets in modules/secrets/secrets.repo"), read from the
+ * call-site stack postgres.js appends to a tagged query's error; undefined when there is none (an
+ * unsafe() query). Parses a stack, so it is called only when a 5xx is logged.
+ */
+export function queryOrigin(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 4 && e; depth++) {
+    const pg = asPgError(e);
+    if (pg) {
+      const stack = (pg as { stack?: string }).stack ?? '';
+      const frame =
+        REPO_FRAME.exec(stack) ?? SRC_FRAME.exec(stack.replace(/^.*\/src\/core\/(db|pg-errors)\..*$/gm, ''));
+      return frame ? `${frame[1]} in ${frame[2]}` : undefined;
+    }
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
 }

@@ -27,8 +27,6 @@ interface WindowRow {
   windowSeconds: number;
 }
 
-export type RateLimiter = ReturnType<typeof createRateLimiter>;
-
 export function createRateLimiter(db: Queryable, clock: Clock) {
   const keyOf = (limit: Limit, subject: string) => `${limit.name}:${subject}`;
 

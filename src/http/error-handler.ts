@@ -3,7 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, toErrorBody, type ErrorCode } from '../core/errors.js';
-import { fromPgError } from '../core/pg-errors.js';
+import { fromPgError, queryOrigin } from '../core/pg-errors.js';
 import { AT_CAPACITY } from '../core/pool-guard.js';
 
 interface ValidationIssue {
@@ -79,15 +79,21 @@ export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
   return reply.code(err.statusCode).type('application/json; charset=utf-8').send(toErrorBody(err));
 }
 
+/** The log fields of a 5xx: the error, and for a database error the function that sent the query. */
+function failureLog(err: unknown): { err: unknown; dbQueryFrom?: string } {
+  const from = queryOrigin(err); // parses a stack: only here, on the 5xx path
+  return from ? { err, dbQueryFrom: from } : { err };
+}
+
 function handleError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const appError = toAppError(err);
   if (appError) {
     // A refusal for capacity is not a fault, and one log line each would add to the overload.
     if (appError.message === AT_CAPACITY) request.log.debug(appError.message);
-    else if (appError.statusCode >= 500) request.log.error({ err }, appError.message);
+    else if (appError.statusCode >= 500) request.log.error(failureLog(err), appError.message);
     return sendError(reply, appError);
   }
-  request.log.error({ err }, 'unhandled error');
+  request.log.error(failureLog(err), 'unhandled error');
   return reply.code(500).send({
     error: 'INTERNAL_ERROR',
     message: `An unexpected error occurred. Quote request id ${request.id} when reporting it.`,

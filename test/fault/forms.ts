@@ -1,5 +1,5 @@
 // How hard each fault is driven: the short form runs in CI (every test file well under a minute
-// of faults), the long form in bench/fault-report.ts.
+// of faults), the long form in bench/suite/fault-report.ts.
 export const FORMS = {
   short: {
     writers: 16,

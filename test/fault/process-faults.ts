@@ -1,5 +1,5 @@
 // Faults done to the server's processes and connections, as measurements (no assertions): the
-// tests assert on them in a short form, bench/fault-report.ts prints them from a longer form.
+// tests assert on them in a short form, bench/suite/fault-report.ts prints them from a longer form.
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import postgres from 'postgres';

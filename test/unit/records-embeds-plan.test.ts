@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
 import { parseQuery } from '../../src/modules/records/grammar/query.js';
 import type { Column, ForeignKey, SchemaSnapshot, Table } from '../../src/modules/records/schema-cache.js';
-import { plannedCountStatement, readStatement } from '../../src/modules/records/statements.js';
+import { plannedCountStatement, readStatement } from '../../src/modules/records/plan-and-render.js';
 
 function table(name: string, columns: string[], primaryKey: string[], unique: string[][] = []): Table {
   const cols = columns.map((n): [string, Column] => [

@@ -14,7 +14,7 @@ import {
   insertStatement,
   readStatement,
   updateStatement,
-} from '../../src/modules/records/statements.js';
+} from '../../src/modules/records/plan-and-render.js';
 
 // ---------------------------------------------------------------------------------------------
 // The schema: authors ← books (two foreign keys: author_id and editor_id) ← reviews; people

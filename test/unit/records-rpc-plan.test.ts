@@ -6,7 +6,7 @@ import { AppError } from '../../src/core/errors.js';
 import { parseQuery } from '../../src/modules/records/grammar/query.js';
 import { argumentText, type RpcArguments } from '../../src/modules/records/plan/call.js';
 import { findRoutine, splitCallQuery } from '../../src/modules/records/plan/routines.js';
-import { callStatement } from '../../src/modules/records/statements.js';
+import { callStatement } from '../../src/modules/records/plan-and-render.js';
 import type { Column, Routine, RoutineArg, SchemaSnapshot, Table } from '../../src/modules/records/schema-cache.js';
 
 const column = (name: string, type: string): Column => ({ name, type, nullable: true, hasDefault: false });

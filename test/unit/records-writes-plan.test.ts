@@ -7,7 +7,7 @@ import { parseQuery } from '../../src/modules/records/grammar/query.js';
 import { putRow } from '../../src/modules/records/plan/put.js';
 import type { Column, SchemaSnapshot, Table } from '../../src/modules/records/schema-cache.js';
 import type { InsertOptions } from '../../src/modules/records/plan/writes.js';
-import { insertStatement, updateStatement } from '../../src/modules/records/statements.js';
+import { insertStatement, updateStatement } from '../../src/modules/records/plan-and-render.js';
 
 type InsertOptionsPart = Omit<InsertOptions, 'columns'>;
 

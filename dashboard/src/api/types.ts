@@ -39,9 +39,3 @@ export interface ColumnInfo {
   isNullable: boolean;
   isPrimaryKey: boolean;
 }
-
-export interface TableMetadata {
-  tableName: string;
-  rlsEnabled: boolean;
-  columns: ColumnInfo[];
-}

@@ -10,7 +10,7 @@ import {
   refreshBodySchema,
   successSchema,
 } from './auth.schemas.js';
-import type { AuthServices } from './auth.services.js';
+import type { AuthServices } from './auth-services.js';
 import { sentByThisOrigin } from './csrf-proof.js';
 import { refreshFromRequest } from './refresh-request.js';
 import {

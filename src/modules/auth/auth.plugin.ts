@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { KeyedDeps } from '../secrets/index.js';
 import { adminSessionRoutes } from './admin-sessions.routes.js';
-import type { AuthServices } from './auth.services.js';
+import type { AuthServices } from './auth-services.js';
 import { configRoutes } from './config.routes.js';
 import { createAuthConfigService, type OAuthProviderNames } from './config.service.js';
 import { emailFlowRoutes } from './email-flows.routes.js';

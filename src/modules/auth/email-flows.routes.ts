@@ -14,7 +14,7 @@ import {
   successSchema,
   verifyEmailBodySchema,
 } from './auth.schemas.js';
-import type { AuthServices } from './auth.services.js';
+import type { AuthServices } from './auth-services.js';
 import { deliverTokens, USER_REFRESH_COOKIE } from './session-reply.js';
 
 const tags = ['auth'];

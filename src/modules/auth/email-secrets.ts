@@ -16,8 +16,6 @@ import {
 export const MAX_CODE_ATTEMPTS = 3;
 export const LINK_TOKEN = /^[a-fA-F0-9]{64}$/;
 
-export type EmailSecrets = ReturnType<typeof createEmailSecrets>;
-
 export function createEmailSecrets(deps: Pick<Deps, 'clock' | 'hmacKeys'>) {
   const hmac = (value: string) => createHmac('sha256', deps.hmacKeys.emailSecrets).update(value).digest();
   // Codes are short, so their hash includes the email: equal codes of two people never collide.

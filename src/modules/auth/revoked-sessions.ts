@@ -2,6 +2,7 @@
 // auth.session_revocations at start (and after a lost LISTEN connection), kept current by
 // NOTIFY plinth_session_revoked; access tokens of these sessions are refused (http/principal.ts).
 import type { Deps } from '../../deps.js';
+import { purgeRevocations, revocationsSince } from './sessions.repo.js';
 
 export const SESSION_REVOKED_CHANNEL = 'plinth_session_revoked';
 
@@ -38,14 +39,12 @@ export async function startRevokedSessions(
     }
     if (now - lastPurge < lifetimeMs) return;
     lastPurge = now;
-    deps.sql`delete from auth.session_revocations where revoked_at < ${new Date(now - lifetimeMs)}`.catch(onError);
+    purgeRevocations(deps.sql, new Date(now - lifetimeMs)).catch(onError);
   };
 
   const load = async () => {
     const since = new Date(deps.clock.now().getTime() - lifetimeMs);
-    const rows = await deps.sql<{ sessionId: string; revokedAt: Date }[]>`
-      select session_id as "sessionId", revoked_at as "revokedAt" from auth.session_revocations
-      where revoked_at >= ${since} order by revoked_at`;
+    const rows = await revocationsSince(deps.sql, since);
     for (const row of rows) remember(row.sessionId, row.revokedAt.getTime());
     prune();
   };

@@ -124,3 +124,15 @@ export async function findLiveAdminSession(
     where id = ${sessionId}::uuid and admin_subject = ${adminSubject} and revoked_at is null and expires_at > ${now}`;
   return row?.expiresAt;
 }
+
+/** Sessions revoked at or after `since`, oldest first (their access tokens may be unexpired). */
+export async function revocationsSince(db: Queryable, since: Date) {
+  return db<{ sessionId: string; revokedAt: Date }[]>`
+    select session_id as "sessionId", revoked_at as "revokedAt" from auth.session_revocations
+    where revoked_at >= ${since} order by revoked_at`;
+}
+
+/** Forgets revocations older than `before` (every access token of those sessions has expired). */
+export async function purgeRevocations(db: Queryable, before: Date): Promise<void> {
+  await db`delete from auth.session_revocations where revoked_at < ${before}`;
+}

@@ -11,7 +11,7 @@ import {
   signInBodySchema,
   successSchema,
 } from './auth.schemas.js';
-import type { AuthServices } from './auth.services.js';
+import type { AuthServices } from './auth-services.js';
 import { refreshFromRequest } from './refresh-request.js';
 import {
   bodyRefreshToken,

@@ -43,5 +43,3 @@ export function createSignInAttempts(db: Queryable, clock: Clock, limits: SignIn
     liftAccountLock: (account: string) => limiter.release(limits.perAccount, account),
   };
 }
-
-export type SignInAttempts = ReturnType<typeof createSignInAttempts>;

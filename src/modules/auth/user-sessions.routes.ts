@@ -7,7 +7,7 @@ import {
   userSessionParamsSchema,
   userSessionsResponseSchema,
 } from './auth.schemas.js';
-import type { AuthServices } from './auth.services.js';
+import type { AuthServices } from './auth-services.js';
 
 const tags = ['auth'];
 const adminOnly = { access: 'admin' as const };

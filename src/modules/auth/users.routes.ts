@@ -16,7 +16,7 @@ import {
   userIdParamsSchema,
   userSchema,
 } from './auth.schemas.js';
-import type { AuthServices } from './auth.services.js';
+import type { AuthServices } from './auth-services.js';
 import { deliverTokens, USER_REFRESH_COOKIE } from './session-reply.js';
 
 const tags = ['auth'];

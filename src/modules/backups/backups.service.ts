@@ -7,7 +7,7 @@ import { createGunzip, createGzip } from 'node:zlib';
 import type { ReservedSql } from 'postgres';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../core/errors.js';
-import { asPgError } from '../../core/pg-errors.js';
+import { withPgOverrides } from '../../core/pg-errors.js';
 import * as config from './backup-config.repo.js';
 import { nextBackupTime } from './backup-schedule.js';
 import * as repo from './backups.repo.js';
@@ -90,14 +90,8 @@ function toBackup(row: repo.BackupRow): Backup {
   };
 }
 
-const uniqueName = async <T>(work: () => Promise<T>): Promise<T> => {
-  try {
-    return await work();
-  } catch (err) {
-    if (asPgError(err)?.code === '23505') throw duplicate();
-    throw err;
-  }
-};
+/** A backup name taken by another backup is backups' own 409 (see core/pg-errors.ts). */
+const uniqueName = <T>(work: () => Promise<T>): Promise<T> => withPgOverrides({ '23505': () => duplicate() }, work);
 
 export function createBackupsService(
   deps: Pick<Deps, 'sql' | 'clock' | 'blobStore' | 'migrations' | 'config' | 'hmacKeys'>,

@@ -7,7 +7,7 @@
 import { Readable } from 'node:stream';
 import type { Sql } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
-import { asPgError } from '../../core/pg-errors.js';
+import { overriddenPgError, type PgOverrides } from '../../core/pg-errors.js';
 import { archiveReader, ArchiveFormatError, type ArchiveHeader } from './archive.js';
 import { archiveMacCheck } from './archive-mac.js';
 import { copyRows, copyTargets, guardRecordSql, type RecordPlace, recordFailed } from './restore-records.js';
@@ -28,7 +28,14 @@ import { tryOperationLock } from './backups.repo.js';
 import { copyTables, userSchemas } from './table-data.repo.js';
 import { keepCurrentPlatformRows } from './restore-keeps.repo.js';
 
-const LOCK_NOT_AVAILABLE = '55P03';
+/** Restore's meaning of SQLSTATEs (see core/pg-errors.ts): a table lock not granted within lock_timeout. */
+const RESTORE_OVERRIDES: PgOverrides = {
+  '55P03': (_pg, cause) =>
+    new AppError('DATABASE_CONSTRAINT_VIOLATION', 'The restore waited more than 30 s for a table lock.', {
+      cause,
+      nextActions: 'Nothing was changed. Retry when fewer long transactions are running.',
+    }),
+};
 
 const busy = () =>
   new AppError('DATABASE_CONSTRAINT_VIOLATION', 'Another backup or restore is in progress.', {
@@ -114,11 +121,7 @@ export async function restoreDatabase(
     });
   } catch (err) {
     if (err instanceof ArchiveFormatError) throw corruptArchive(err.message);
-    if (asPgError(err)?.code === LOCK_NOT_AVAILABLE)
-      throw new AppError('DATABASE_CONSTRAINT_VIOLATION', 'The restore waited more than 30 s for a table lock.', {
-        nextActions: 'Nothing was changed. Retry when fewer long transactions are running.',
-      });
-    throw err;
+    throw overriddenPgError(RESTORE_OVERRIDES, err) ?? err;
   }
 }
 

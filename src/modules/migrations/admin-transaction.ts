@@ -1,10 +1,10 @@
 // Runs an admin's SQL in one transaction on a connection of its own, and hands the connection
 // back to the pool with its session state reset (settings, locks, temporary tables…), so nothing
-// the SQL left behind leaks into the requests that use the connection next. SQL failures become 400s naming the statement.
+// the SQL left behind leaks into the requests that use the connection next. SQL failures name the statement.
 import type postgres from 'postgres';
 import type { Sql } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
-import { asPgError, errorCodeForSqlState } from '../../core/pg-errors.js';
+import { asPgError, callerStatementErrorCode } from '../../core/pg-errors.js';
 
 export type Conn = postgres.ReservedSql;
 
@@ -36,21 +36,17 @@ export async function inAdminTransaction<T>(
   }
 }
 
-/** Runs statement `index` (1-based) of an admin's SQL; its PostgreSQL error becomes a 400. */
+/** Runs statement `index` (1-based) of an admin's SQL; its PostgreSQL error gets the table's status (else 400). */
 export async function runStatement(conn: Conn, text: string, index: number, params: unknown[] = []) {
   try {
     return await conn.unsafe(text, params as never[]);
   } catch (err) {
     const pg = asPgError(err);
     if (!pg) throw err;
-    // A statement that fails is the caller's 400 (nothing applied), unless it timed out, was
-    // refused, or the connection went: those keep the status of the one table.
-    const mapped = errorCodeForSqlState(pg.code, { callerSql: true });
-    const timedOut = mapped === 'GATEWAY_TIMEOUT';
-    const code =
-      mapped === 'GATEWAY_TIMEOUT' || mapped === 'FORBIDDEN' || mapped === 'SERVICE_UNAVAILABLE'
-        ? mapped
-        : 'VALIDATION_ERROR';
+    // Nothing of the transaction applied; the status is the one table's (409 duplicate, 403 refused,
+    // 504 timed out, 503 connection gone), and any other failure is the caller's 400.
+    const code = callerStatementErrorCode(pg);
+    const timedOut = code === 'GATEWAY_TIMEOUT';
     throw new AppError(code, `Statement ${index} failed: ${pg.message}`, {
       cause: err,
       details: { statement: index, sql: text, code: pg.code, detail: pg.detail, hint: pg.hint, position: pg.position },

@@ -1,10 +1,11 @@
 // Bulk upsert (POST /api/database/advance/bulk-upsert): the file's records grouped by their exact
 // column set, one INSERT (or upsert on one key column) per group, all in one transaction as
-// project_admin (row-level security applies); any database error writes nothing and is a 400.
-import { AppError } from '../../core/errors.js';
-import { asPgError } from '../../core/pg-errors.js';
-import type { Deps } from '../../deps.js';
+// project_admin (row-level security applies); any database error writes nothing and answers the
+// one table's status (409 duplicate, 403 refused), or 400 for anything else the file or table caused.
+import { AppError, type ErrorCode, errorCatalogue } from '../../core/errors.js';
+import { asPgError, callerStatementErrorCode } from '../../core/pg-errors.js';
 import { actAsProjectAdmin, inAdminTransaction } from './admin-transaction.js';
+import type { Deps } from '../../deps.js';
 import { recordsOfFile, type FileRecord } from './bulk-records.js';
 import { columnTypes, insertGroup } from './bulk-upsert.repo.js';
 
@@ -26,8 +27,8 @@ export interface BulkUpsertResult {
 }
 
 /** What the database refused: nothing was written. */
-const refused = (message: string) =>
-  new AppError('VALIDATION_ERROR', message, {
+const refused = (message: string, code: ErrorCode = 'VALIDATION_ERROR') =>
+  new AppError(code, message, {
     nextActions: 'Nothing was written. Fix the file (or the table) and send it again.',
   });
 
@@ -88,9 +89,10 @@ export function createBulkUpsertService(deps: Pick<Deps, 'sql'>) {
       });
     } catch (err) {
       const pg = asPgError(err);
-      // The connection failing or the server shutting down is not the file's fault.
-      if (!pg || pg.code.startsWith('08') || pg.code.startsWith('57')) throw err;
-      throw refused(pg.message);
+      const code = pg && callerStatementErrorCode(pg);
+      // A lost connection, a shutdown or a timeout is not the file's fault: the error handler says which.
+      if (!pg || !code || errorCatalogue[code].status >= 500) throw err;
+      throw refused(pg.message, code);
     }
     return {
       success: true,

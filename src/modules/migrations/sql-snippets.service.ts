@@ -1,6 +1,6 @@
 // Saved SQL snippets: list, save, rename or rewrite, delete; names are unique across the project.
 import { AppError } from '../../core/errors.js';
-import { asPgError } from '../../core/pg-errors.js';
+import { withPgOverrides } from '../../core/pg-errors.js';
 import type { Deps } from '../../deps.js';
 import * as repo from './sql-snippets.repo.js';
 import type { Snippet } from './sql-snippets.schemas.js';
@@ -10,18 +10,18 @@ const notFound = () =>
     nextActions: 'List the saved snippets with GET /api/database/snippets and use one of their ids.',
   });
 
-/** The unique name taken by another snippet becomes a 409 saying so; anything else passes on. */
-async function uniqueName<T>(name: string | undefined, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (err) {
-    if (asPgError(err)?.code !== '23505') throw err;
-    throw new AppError('DATABASE_DUPLICATE', `A snippet named "${name}" already exists.`, {
-      details: { name },
-      nextActions: 'Choose another name, or change the existing snippet with PATCH /api/database/snippets/{id}.',
-    });
-  }
-}
+/** The unique name taken by another snippet is a 409 saying so (see core/pg-errors.ts). */
+const uniqueName = <T>(name: string | undefined, write: () => Promise<T>): Promise<T> =>
+  withPgOverrides(
+    {
+      '23505': () =>
+        new AppError('DATABASE_DUPLICATE', `A snippet named "${name}" already exists.`, {
+          details: { name },
+          nextActions: 'Choose another name, or change the existing snippet with PATCH /api/database/snippets/{id}.',
+        }),
+    },
+    write,
+  );
 
 export function createSqlSnippetsService(deps: Pick<Deps, 'sql' | 'clock'>) {
   return {

@@ -1,7 +1,7 @@
 // PostgreSQL errors of table administration as the caller's 4xx: unknown or duplicate names,
 // types that do not exist, defaults or existing rows that do not fit, objects still depending.
 import { AppError, type ErrorCode } from '../../core/errors.js';
-import { asPgError, errorCodeForSqlState } from '../../core/pg-errors.js';
+import { asPgError, errorCodeOf } from '../../core/pg-errors.js';
 
 /** Where table administration differs from the one table: names already taken, objects in use. */
 const OVERRIDES: Record<string, ErrorCode> = {
@@ -9,7 +9,6 @@ const OVERRIDES: Record<string, ErrorCode> = {
   '42701': 'CONFLICT',
   '42710': 'CONFLICT',
   '2BP01': 'CONFLICT',
-  '55P03': 'CONFLICT',
 };
 
 const NEXT_ACTIONS: Record<string, string> = {
@@ -32,7 +31,7 @@ const NEXT_ACTIONS: Record<string, string> = {
 /** The AppError for a PostgreSQL failure the caller caused, or undefined. */
 export function tableAdminError(err: unknown): AppError | undefined {
   const pg = asPgError(err);
-  const code = pg && errorCodeForSqlState(pg.code, { callerSql: true, overrides: OVERRIDES });
+  const code = pg && errorCodeOf(pg, { callerSql: true, overrides: OVERRIDES });
   if (!pg || !code) return undefined;
   // Classes 22 (data exception) and 23 (integrity): existing rows or a default do not fit.
   const nextActions =

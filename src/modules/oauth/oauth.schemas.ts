@@ -49,7 +49,6 @@ export const oauthConfigSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
-export type OAuthConfigView = z.output<typeof oauthConfigSchema>;
 
 const customFields = {
   name: z.string().trim().min(1).max(100),
@@ -72,7 +71,6 @@ export const customConfigSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
-export type CustomConfigView = z.output<typeof customConfigSchema>;
 
 export const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), count: z.number().int() });
 

@@ -155,3 +155,16 @@ export async function pruneMappings(db: Queryable, env: Environment, customerIds
     delete from payments.customer_mappings
     where environment = ${env} and not (processor_customer_id = any(${customerIds}))`;
 }
+
+/** Notes the subscription's latest invoice (from an invoice event). */
+export async function setLatestInvoice(
+  db: Queryable,
+  env: Environment,
+  subscriptionId: string,
+  invoiceId: string,
+  now: Date,
+): Promise<void> {
+  await db`
+    update payments.subscriptions set latest_invoice_id = ${invoiceId}, updated_at = ${now}
+    where environment = ${env} and processor_subscription_id = ${subscriptionId}`;
+}

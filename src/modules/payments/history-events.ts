@@ -3,7 +3,8 @@
 // records them.
 import type { Queryable } from '../../core/db.js';
 import { subjectOf } from './billing.repo.js';
-import * as history from './history.repo.js';
+import { type Card, type PaymentFacts, recordPayment } from './history-payments.repo.js';
+import { type RefundFacts, recordRefund } from './history-refunds.repo.js';
 import { idOf, toDate, type Environment } from './processor.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: processor objects are untyped JSON read field by field
@@ -15,7 +16,7 @@ const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
 const ref = (v: unknown): string | null => idOf(v as Ref);
 
 /** Card details of an expanded charge or payment method (ids alone carry none). */
-function cardOf(...sources: unknown[]): history.Card | null {
+function cardOf(...sources: unknown[]): Card | null {
   for (const s of sources) {
     if (typeof s !== 'object' || s === null) continue;
     const o = s as Obj;
@@ -47,9 +48,9 @@ const base = {
   description: null,
   failureMessage: null,
   card: null,
-} satisfies Partial<history.PaymentFacts>;
+} satisfies Partial<PaymentFacts>;
 
-function invoiceFacts(inv: Obj, outcome: 'succeeded' | 'failed'): history.PaymentFacts {
+function invoiceFacts(inv: Obj, outcome: 'succeeded' | 'failed'): PaymentFacts {
   const details = inv.parent?.subscription_details ?? inv.subscription_details;
   const subscriptionId = ref(details?.subscription ?? inv.subscription);
   const line = inv.lines?.data?.[0] as Obj | undefined;
@@ -80,7 +81,7 @@ function invoiceFacts(inv: Obj, outcome: 'succeeded' | 'failed'): history.Paymen
   };
 }
 
-function intentFacts(pi: Obj, outcome: history.PaymentFacts['outcome']): history.PaymentFacts {
+function intentFacts(pi: Obj, outcome: PaymentFacts['outcome']): PaymentFacts {
   const invoiceId = ref(pi.invoice);
   const error = pi.last_payment_error as Obj | null | undefined;
   return {
@@ -103,7 +104,7 @@ function intentFacts(pi: Obj, outcome: history.PaymentFacts['outcome']): history
   };
 }
 
-function chargeFacts(ch: Obj): history.PaymentFacts {
+function chargeFacts(ch: Obj): PaymentFacts {
   return {
     ...base,
     kind: ref(ch.invoice) ? 'subscription_invoice' : 'one_time_payment',
@@ -124,10 +125,10 @@ function chargeFacts(ch: Obj): history.PaymentFacts {
   };
 }
 
-const refundStatus = (s: unknown): history.RefundFacts['status'] =>
+const refundStatus = (s: unknown): RefundFacts['status'] =>
   s === 'succeeded' ? 'succeeded' : s === 'failed' || s === 'canceled' ? 'failed' : 'pending';
 
-function refundFacts(r: Obj, chargeId: string | null = null): history.RefundFacts {
+function refundFacts(r: Obj, chargeId: string | null = null): RefundFacts {
   return {
     refundId: r.id,
     status: refundStatus(r.status),
@@ -142,13 +143,13 @@ function refundFacts(r: Obj, chargeId: string | null = null): history.RefundFact
   };
 }
 
-const checkoutOutcome: Record<string, history.PaymentFacts['outcome']> = {
+const checkoutOutcome: Record<string, PaymentFacts['outcome']> = {
   'checkout.session.async_payment_succeeded': 'succeeded',
   'checkout.session.async_payment_failed': 'failed',
 };
 
 /** A payment-mode checkout's payment (subscription checkouts are paid by their invoices). */
-function checkoutFacts(type: string, s: Obj): history.PaymentFacts | null {
+function checkoutFacts(type: string, s: Obj): PaymentFacts | null {
   if (s.mode !== 'payment' || !ref(s.payment_intent)) return null;
   const outcome =
     checkoutOutcome[type] ??
@@ -183,17 +184,11 @@ export async function recordHistory(
   switch (type) {
     case 'invoice.paid':
     case 'invoice.payment_failed':
-      await history.recordPayment(
-        db,
-        env,
-        invoiceFacts(object, type === 'invoice.paid' ? 'succeeded' : 'failed'),
-        at,
-        now,
-      );
+      await recordPayment(db, env, invoiceFacts(object, type === 'invoice.paid' ? 'succeeded' : 'failed'), at, now);
       return true;
     case 'payment_intent.succeeded':
     case 'payment_intent.payment_failed':
-      await history.recordPayment(
+      await recordPayment(
         db,
         env,
         intentFacts(object, type === 'payment_intent.succeeded' ? 'succeeded' : 'failed'),
@@ -202,21 +197,21 @@ export async function recordHistory(
       );
       return true;
     case 'charge.refunded':
-      await history.recordPayment(db, env, chargeFacts(object), at, now);
+      await recordPayment(db, env, chargeFacts(object), at, now);
       for (const refund of (object.refunds?.data as Obj[] | undefined) ?? []) {
-        await history.recordRefund(db, env, refundFacts(refund, object.id), at, now);
+        await recordRefund(db, env, refundFacts(refund, object.id), at, now);
       }
       return true;
     case 'refund.created':
     case 'refund.updated':
     case 'refund.failed':
-      await history.recordRefund(db, env, refundFacts(object), at, now);
+      await recordRefund(db, env, refundFacts(object), at, now);
       return true;
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded':
     case 'checkout.session.async_payment_failed': {
       const facts = checkoutFacts(type, object);
-      if (facts) await history.recordPayment(db, env, facts, at, now);
+      if (facts) await recordPayment(db, env, facts, at, now);
       return true;
     }
     default:
@@ -241,7 +236,7 @@ export async function recordSnapshot(
   for (const inv of snap.invoices) {
     const outcome = inv.status === 'paid' ? 'succeeded' : inv.status === 'open' && inv.attempted ? 'failed' : null;
     if (!outcome) continue;
-    await history.recordPayment(db, env, invoiceFacts(inv, outcome), now, now);
+    await recordPayment(db, env, invoiceFacts(inv, outcome), now, now);
     recorded++;
   }
   for (const pi of snap.paymentIntents) {
@@ -254,11 +249,11 @@ export async function recordSnapshot(
             ? 'pending'
             : null;
     if (!outcome) continue;
-    await history.recordPayment(db, env, intentFacts(pi, outcome), now, now);
+    await recordPayment(db, env, intentFacts(pi, outcome), now, now);
     recorded++;
   }
   for (const r of snap.refunds) {
-    await history.recordRefund(db, env, refundFacts(r), now, now);
+    await recordRefund(db, env, refundFacts(r), now, now);
     recorded++;
   }
   return recorded;

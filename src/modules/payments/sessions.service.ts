@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { withRequestScope } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
-import { asPgError } from '../../core/pg-errors.js';
+import { type PgOverrides, withPgOverrides } from '../../core/pg-errors.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import { scopeOf } from '../../http/request-scope.js';
@@ -19,24 +19,25 @@ const CHECKOUT_SESSION_KEY = 'svc_checkout_session_id';
 const principalId = (p: Principal) =>
   p.kind === 'user' ? `user:${p.userId}` : p.kind === 'admin' ? `admin:${p.subject}` : 'anon';
 
+/** Payments' meaning of a refusal by row-level security: "not your subject" (see core/pg-errors.ts). */
+const CALLER_OVERRIDES: PgOverrides = {
+  '42501': (_pg, cause) =>
+    new AppError('FORBIDDEN', 'You may not open a billing session for this subject.', {
+      cause,
+      nextActions:
+        'A user may act for the subject {type: "user", id: <their user id>}; other subjects need a row-level security policy.',
+    }),
+};
+
 /** Inserts under the caller's role; a refusal by row-level security means "not your subject". */
 async function recordAsCaller<T>(
   deps: Deps,
   principal: Principal,
   insert: (db: Parameters<Parameters<typeof withRequestScope>[2]>[0]) => Promise<T>,
 ): Promise<T> {
-  try {
-    return await withRequestScope(deps.sql, scopeOf(principal, deps.config.statementTimeouts), insert);
-  } catch (err) {
-    if (asPgError(err)?.code === '42501') {
-      throw new AppError('FORBIDDEN', 'You may not open a billing session for this subject.', {
-        cause: err,
-        nextActions:
-          'A user may act for the subject {type: "user", id: <their user id>}; other subjects need a row-level security policy.',
-      });
-    }
-    throw err;
-  }
+  return withPgOverrides(CALLER_OVERRIDES, () =>
+    withRequestScope(deps.sql, scopeOf(principal, deps.config.statementTimeouts), insert),
+  );
 }
 
 const failureText = (err: unknown) => (err instanceof AppError ? err.message : 'The processor request failed.');

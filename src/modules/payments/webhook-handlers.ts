@@ -70,9 +70,7 @@ export async function applyEvent(db: Queryable, env: Environment, event: Stripe.
       };
       const subscriptionId = idOf(invoice.parent?.subscription_details?.subscription ?? invoice.subscription);
       if (subscriptionId) {
-        await db`
-          update payments.subscriptions set latest_invoice_id = ${invoice.id}, updated_at = ${now}
-          where environment = ${env} and processor_subscription_id = ${subscriptionId}`;
+        await billing.setLatestInvoice(db, env, subscriptionId, invoice.id, now);
       }
       await recordHistory(db, env, event.type, object, eventAt, now);
       return true;

@@ -124,5 +124,3 @@ export function createPresence(
     },
   };
 }
-
-export type Presence = ReturnType<typeof createPresence>;

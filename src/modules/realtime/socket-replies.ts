@@ -5,7 +5,7 @@
 import type { Socket } from 'socket.io';
 import { AppError } from '../../core/errors.js';
 import type { Principal } from '../../http/principal.js';
-import { asPgError, connectionFailure } from '../../core/pg-errors.js';
+import { fromPgError } from '../../core/pg-errors.js';
 import type { RefusalReason } from './realtime-refusals.js';
 
 export const INTERNAL_SUBSCRIBE = { code: 'INTERNAL_ERROR', message: 'Failed to subscribe to channel' };
@@ -28,9 +28,9 @@ export const BUSY_HANDSHAKE: Partial<Record<RefusalReason, string>> = {
 /** A database failure that says "too much load" (pool full, timeout, lost connection), not "no". */
 export function isCapacityFailure(err: unknown): boolean {
   if (err instanceof AppError) return err.statusCode === 503;
-  if (connectionFailure(err)) return true;
-  const code = asPgError(err)?.code;
-  return code === '57014' || code === '53300' || code === '53000';
+  // The one table's 503 (connection lost or refused, resources short) and 504 (statement timeout).
+  const status = fromPgError(err)?.statusCode;
+  return status === 503 || status === 504;
 }
 
 /** The client's address: the socket's peer, or the first X-Forwarded-For hop behind a trusted proxy. */

@@ -413,5 +413,3 @@ export async function startSocketServer(
     },
   };
 }
-
-export type SocketServer = Awaited<ReturnType<typeof startSocketServer>>;

@@ -1,7 +1,7 @@
 // Table changes, the admin side: start or stop change events for a table (one call installs the
 // trigger and opens `table:<schema>.<table>` and `table:<schema>.<table>:<key>`), and list them.
 import { AppError } from '../../core/errors.js';
-import { asPgError } from '../../core/pg-errors.js';
+import { type PgOverrides, withPgOverrides } from '../../core/pg-errors.js';
 import type { Deps } from '../../deps.js';
 import * as repo from './watched-tables.repo.js';
 import type { WatchedTable } from './watched-tables.schemas.js';
@@ -20,37 +20,39 @@ const toWatched = (row: repo.WatchedTableRow): WatchedTable => ({
   createdAt: row.createdAt.toISOString(),
 });
 
+const notWatchable = (pg: { message: string }, cause: unknown) =>
+  new AppError('REALTIME_TABLE_NOT_WATCHABLE', pg.message, {
+    cause,
+    nextActions: 'Name an existing table with a primary key, such as "public.todos".',
+  });
+const notWatched = () =>
+  new AppError('REALTIME_TABLE_NOT_WATCHED', undefined, {
+    nextActions: 'List the watched tables with GET /api/realtime/watched-tables.',
+  });
+
+/** What realtime.watch_table's refusals mean here: no such table, not a table, no primary key, a bad name. */
+const WATCH_OVERRIDES: PgOverrides = {
+  '42P01': notWatchable, // undefined_table
+  '42809': notWatchable, // wrong_object_type (a view)
+  '55000': notWatchable, // object_not_in_prerequisite_state (no primary key)
+  '42602': notWatchable, // invalid_name
+  '3F000': notWatchable, // invalid_schema_name
+};
+/** Not even a table name: so certainly not watched. */
+const UNWATCH_OVERRIDES: PgOverrides = { '42602': notWatched };
+
 export function createWatchedTablesService(deps: Pick<Deps, 'sql'>) {
   return {
     async watch(table: string): Promise<WatchedTable> {
-      let channel: string;
-      try {
-        channel = await repo.watchTable(deps.sql, table);
-      } catch (err) {
-        const pg = asPgError(err);
-        if (pg && ['42P01', '42809', '55000', '42602', '3F000'].includes(pg.code)) {
-          throw new AppError('REALTIME_TABLE_NOT_WATCHABLE', pg.message, {
-            cause: err,
-            nextActions: 'Name an existing table with a primary key, such as "public.todos".',
-          });
-        }
-        throw err;
-      }
+      const channel = await withPgOverrides(WATCH_OVERRIDES, () => repo.watchTable(deps.sql, table));
       const name = channel.slice(TABLE_CHANNEL_PREFIX.length);
       const row = (await repo.listWatchedTables(deps.sql)).find((r) => r.table === name);
       if (!row) throw new Error(`realtime.watch_table did not record ${name}`);
       return toWatched(row);
     },
     async unwatch(table: string): Promise<{ message: string }> {
-      const unwatched = await repo.unwatchTable(deps.sql, table).catch((err) => {
-        if (asPgError(err)?.code === '42602') return false; // not even a table name
-        throw err;
-      });
-      if (!unwatched) {
-        throw new AppError('REALTIME_TABLE_NOT_WATCHED', undefined, {
-          nextActions: 'List the watched tables with GET /api/realtime/watched-tables.',
-        });
-      }
+      const unwatched = await withPgOverrides(UNWATCH_OVERRIDES, () => repo.unwatchTable(deps.sql, table));
+      if (!unwatched) throw notWatched();
       return { message: 'Table no longer watched' };
     },
     async list(): Promise<WatchedTable[]> {

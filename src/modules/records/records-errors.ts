@@ -1,7 +1,7 @@
 // Errors of the records API: the spec's shape plus PostgREST's `code`, `details` and `hint`, so
 // PostgREST clients keep working; PostgreSQL errors mapped to HTTP by SQLSTATE.
 import { AppError, type ErrorCode } from '../../core/errors.js';
-import { asPgError, errorCodeForSqlState } from '../../core/pg-errors.js';
+import { asPgError, errorCodeOf, type PgError } from '../../core/pg-errors.js';
 
 export function recordsError(
   code: ErrorCode,
@@ -16,19 +16,19 @@ export function recordsError(
 }
 
 /** Where the records API differs from the one table: PostgREST's statuses. */
-function statusOf(sqlstate: string, anonymous: boolean): ErrorCode | undefined {
-  return errorCodeForSqlState(sqlstate, {
-    callerSql: true,
-    overrides: {
-      '23503': 'CONFLICT',
-      '42P01': 'NOT_FOUND',
-      '42883': 'NOT_FOUND',
-      ...(anonymous ? { '42501': 'UNAUTHORIZED' as const } : {}),
-    },
-  });
-}
+const OVERRIDES = {
+  '42P01': 'NOT_FOUND',
+  '42883': 'NOT_FOUND',
+  // A write in a read-only call (GET, or a function that is not volatile): the method's fault.
+  '25006': 'METHOD_NOT_ALLOWED',
+} as const satisfies Record<string, ErrorCode>;
+const ANONYMOUS_OVERRIDES = { ...OVERRIDES, '42501': 'UNAUTHORIZED' } as const satisfies Record<string, ErrorCode>;
+
+const statusOf = (pg: PgError, anonymous: boolean): ErrorCode | undefined =>
+  errorCodeOf(pg, { callerSql: true, overrides: anonymous ? ANONYMOUS_OVERRIDES : OVERRIDES });
 
 const NEXT_ACTIONS: Record<string, string> = {
+  '25006': 'Call functions that write with POST, and declare them VOLATILE (the default).',
   '42501': 'Row-level security or grants refuse this; check the policies of the table.',
   '57014':
     'The statement ran past the statement timeout of your role and was cancelled: narrow it (filters on indexed columns, simpler patterns, fewer rows), or raise ANON_STATEMENT_TIMEOUT_MS / AUTHENTICATED_STATEMENT_TIMEOUT_MS.',
@@ -37,7 +37,7 @@ const NEXT_ACTIONS: Record<string, string> = {
 /** A PostgreSQL error raised by a records query, as the client should see it. */
 export function fromPostgresError(err: unknown, anonymous: boolean): AppError | undefined {
   const pg = asPgError(err);
-  const code = pg && statusOf(pg.code, anonymous);
+  const code = pg && statusOf(pg, anonymous);
   if (!pg || !code) return undefined;
   return new AppError(code, pg.message ?? 'Database error', {
     cause: err,

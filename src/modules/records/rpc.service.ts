@@ -3,9 +3,7 @@
 // cache; plan/) → one SQL statement (sql/call.ts) → run it in the caller's RLS-scoped
 // transaction, read-only for GET and HEAD and for functions that are not volatile → respond as
 // PostgREST would (respond.ts).
-import { AppError } from '../../core/errors.js';
 import { withRequestScope, type RequestScope } from '../../core/db.js';
-import { asPgError } from '../../core/pg-errors.js';
 import type { Deps } from '../../deps.js';
 import { scopeOf } from '../../http/request-scope.js';
 import { negotiate } from './media.js';
@@ -64,15 +62,7 @@ export function createRpcService(deps: Pick<Deps, 'sql' | 'config'>, cache: Sche
       );
     } catch (err) {
       if (err instanceof RolledBack) return err.rows;
-      const pg = asPgError(err);
-      if (pg?.code === '25006') {
-        // PostgREST's answer to a write in a read-only call (GET, or a function that is not volatile).
-        throw new AppError('METHOD_NOT_ALLOWED', pg.message, {
-          cause: err,
-          nextActions: 'Call functions that write with POST, and declare them VOLATILE (the default).',
-          fields: { code: '25006', details: null, hint: null },
-        });
-      }
+      // A write in a read-only call is PostgREST's 405 25006 (records-errors declares it).
       throw fromPostgresError(err, req.principal.kind === 'anon') ?? err;
     }
   }

@@ -38,6 +38,9 @@ export interface ObjectPage {
   offset: number;
 }
 
+/** A LIKE pattern for keys starting with `prefix` (its own %, _ and \ taken literally). */
+export const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
 // ---- buckets
 
 export async function findBucket(db: Queryable, name: string): Promise<BucketRow | undefined> {
@@ -61,6 +64,21 @@ export async function insertBucket(db: Queryable, name: string, isPublic: boolea
   const rows =
     await db`insert into storage.buckets (name, public) values (${name}, ${isPublic}) on conflict do nothing returning name`;
   return rows.length > 0;
+}
+
+export async function bucketHasObjects(db: Queryable, bucket: string): Promise<boolean> {
+  const [any] = await db`select 1 from storage.objects where bucket = ${bucket} limit 1`;
+  return any !== undefined;
+}
+
+/** The bucket's S3 CORS configuration (JSON text); null when none is set. */
+export async function findBucketCors(db: Queryable, bucket: string): Promise<string | null> {
+  const [row] = await db<{ s3_cors: string | null }[]>`select s3_cors from storage.buckets where name = ${bucket}`;
+  return row?.s3_cors ?? null;
+}
+
+export async function setBucketCors(db: Queryable, bucket: string, cors: string | null): Promise<void> {
+  await db`update storage.buckets set s3_cors = ${cors} where name = ${bucket}`;
 }
 
 /** False when there is no such bucket. */
@@ -102,14 +120,40 @@ export async function listObjects(
   bucket: string,
   q: ObjectPage,
 ): Promise<(ObjectRow & { total: string })[]> {
-  const like = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
   return db<(ObjectRow & { total: string })[]>`
     select bucket, key, blob_id, size, mime_type, etag, updated_at, count(*) over () as total
     from storage.objects
     where bucket = ${bucket}
-      and key like ${`${like(q.prefix ?? '')}%`}
+      and key like ${likePrefix(q.prefix ?? '')}
       and (${q.search ?? null}::text is null or strpos(key, ${q.search ?? null}::text) > 0)
     order by key limit ${q.limit} offset ${q.offset}`;
+}
+
+export interface ListedKey {
+  key: string;
+  size: string;
+  etag: string;
+  updated_at: Date;
+}
+
+/** Up to 1000 keys starting with `prefix` after `cursor`, in byte order (collation "C"), as S3 sorts. */
+export async function listKeysAfter(db: Queryable, bucket: string, prefix: string, cursor: string) {
+  return db<ListedKey[]>`
+    select key, size, etag, updated_at from storage.objects
+    where bucket = ${bucket} and key like ${likePrefix(prefix)} and key collate "C" > ${cursor}
+    order by key collate "C" limit 1000`;
+}
+
+/** The object's tags; none when there is no such object. */
+export async function findObjectTags(db: Queryable, bucket: string, key: string): Promise<ObjectTag[]> {
+  const [row] = await db<
+    { tags: ObjectTag[] }[]
+  >`select tags from storage.objects where bucket = ${bucket} and key = ${key}`;
+  return row?.tags ?? [];
+}
+
+export async function setObjectTags(db: Queryable, bucket: string, key: string, tags: ObjectTag[]): Promise<void> {
+  await db`update storage.objects set tags = ${db.json(tags)} where bucket = ${bucket} and key = ${key}`;
 }
 
 /** Deletes the rows of `keys` the caller may delete; answers the keys deleted. */

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { type Queryable, withRequestScope } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
+import { type PgOverrides, withPgOverrides } from '../../core/pg-errors.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import { scopeOf } from '../../http/request-scope.js';
@@ -14,6 +15,7 @@ import type { StorageConfig } from './storage-config.service.js';
 import * as repo from './storage.repo.js';
 import type { BucketRow, ObjectRow, ObjectTag, RowInput } from './storage.repo.js';
 
+export type { ListedKey } from './storage.repo.js';
 export type { ObjectRow, ObjectTag };
 
 export interface StoredFile {
@@ -39,13 +41,17 @@ export interface PutObject {
 /** Who acts for the gateway's access keys and for valid signed URLs: row-level security is bypassed. */
 export const SERVICE_PRINCIPAL: Principal = { kind: 'admin', subject: 'api-key', via: 'apiKey' };
 
-const pgCode = (err: unknown) => (err as { code?: string }).code;
-
 const notFound = () => new AppError('OBJECT_NOT_FOUND', 'Object not found.');
 const bucketNotFound = (bucket: string) =>
   new AppError('STORAGE_NOT_FOUND', `Bucket "${bucket}" not found.`, {
     nextActions: `List the buckets with GET /api/storage/buckets; an admin makes this one with POST /api/storage/buckets {"bucketName": "${bucket}"} (CLI: plinth storage mb ss://${bucket}).`,
   });
+
+/** Storage's declared meaning of SQLSTATEs in a caller's scope (see core/pg-errors.ts). */
+const SCOPED_OVERRIDES: PgOverrides = {
+  '42501': (_pg, cause) =>
+    new AppError('STORAGE_PERMISSION_DENIED', 'Row-level security on storage.objects does not allow this.', { cause }),
+};
 
 /** Every bucket with whether it is public and how many objects it holds (the metadata overview). */
 export const bucketSummaries = (db: Queryable) => repo.listBucketSummaries(db);
@@ -111,27 +117,19 @@ export function createStorageService(
     return withPendingBlob(id, async () => write(await blobStore.stage(id, body, await settings.maxBytes())));
   }
 
-  /** Runs a scoped statement; row-level security refusals become 403. */
-  async function scoped<T>(principal: Principal, work: (tx: Queryable) => Promise<T>): Promise<T> {
-    try {
-      return await withRequestScope(sql, scopeOf(principal, deps.config.statementTimeouts), work);
-    } catch (err) {
-      if (pgCode(err) === '42501') {
-        throw new AppError('STORAGE_PERMISSION_DENIED', 'Row-level security on storage.objects does not allow this.', {
-          cause: err,
-        });
-      }
-      throw err;
-    }
-  }
+  /** Runs a scoped statement; row-level security refusals are storage's own 403. */
+  const scoped = <T>(principal: Principal, work: (tx: Queryable) => Promise<T>): Promise<T> =>
+    withPgOverrides(SCOPED_OVERRIDES, () =>
+      withRequestScope(sql, scopeOf(principal, deps.config.statementTimeouts), work),
+    );
 
   /** Creates or replaces an object; the caller's row-level security decides. */
   async function putRow(input: PutObject): Promise<ObjectRow> {
     assertObjectKey(input.key);
     await bucketOf(input.bucket);
-    let row: ObjectRow;
-    try {
-      row = await withNewBlob(input.body, (staged) =>
+    // An object row naming a bucket that is not there (deleted meanwhile): that bucket's 404.
+    const row = await withPgOverrides({ '23503': () => bucketNotFound(input.bucket) }, () =>
+      withNewBlob(input.body, (staged) =>
         scoped(input.principal, async (tx) => {
           const written = await repo.upsertObject(tx, {
             ...input,
@@ -143,11 +141,8 @@ export function createStorageService(
           await blobStore.promote(staged.id);
           return written;
         }),
-      );
-    } catch (err) {
-      if (pgCode(err) === '23503') throw bucketNotFound(input.bucket);
-      throw err;
-    }
+      ),
+    );
     await sweepOrphans();
     return row;
   }
@@ -207,6 +202,23 @@ export function createStorageService(
       if (!(await repo.deleteBucket(sql, name))) throw bucketNotFound(name);
       await sweepOrphans();
     },
+
+    /** Whether the bucket holds any object (whoever may see it). */
+    hasObjects: (bucket: string) => repo.bucketHasObjects(sql, bucket),
+
+    /** The bucket's S3 CORS configuration (JSON text), null when none is set. */
+    cors: (bucket: string) => repo.findBucketCors(sql, bucket),
+
+    /** Sets (null: removes) the bucket's S3 CORS configuration. */
+    setCors: (bucket: string, cors: string | null) => repo.setBucketCors(sql, bucket, cors),
+
+    /** Up to 1000 keys starting with `prefix` after `cursor`, in byte order (no row-level security). */
+    keysAfter: (bucket: string, prefix: string, cursor: string) => repo.listKeysAfter(sql, bucket, prefix, cursor),
+
+    /** The object's tags; none when there is no such object. */
+    tagsOf: (bucket: string, key: string) => repo.findObjectTags(sql, bucket, key),
+
+    setTags: (bucket: string, key: string, tags: ObjectTag[]) => repo.setObjectTags(sql, bucket, key, tags),
 
     /** Creates or replaces an object (under a generated key when none is given). */
     async put(input: Omit<PutObject, 'key'> & { key?: string; filename?: string; now: Date }): Promise<StoredFile> {

@@ -107,7 +107,6 @@ describe('reservations', () => {
     const user = await t.signUp();
     const answers = await Promise.all(Array.from({ length: 40 }, () => chat(user.accessToken, { maxTokens: 3 })));
     const ok = answers.filter((a) => a.statusCode === 200).length;
-    console.log(answers.map((a) => a.statusCode + ' ' + a.body.slice(0, 200)));
     expect(answers.every((a) => a.statusCode === 200 || a.statusCode === 429)).toBe(true);
     expect(ok).toBeGreaterThan(0);
     expect(ok * PEER_USAGE.total_tokens).toBeLessThanOrEqual(budget);

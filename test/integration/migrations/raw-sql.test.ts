@@ -53,7 +53,7 @@ describe('POST /api/database/advance/rawsql', () => {
     const failing = await rawSql({
       query: "insert into books values (11, 'eleven'); insert into books values (11, 'again')",
     });
-    expect(failing.statusCode).toBe(400);
+    expect(failing.statusCode).toBe(409); // 23505 answers 409 everywhere (issue 33)
     expect(failing.json.message).toMatch(/^Statement 2 failed: duplicate key value/);
     expect((await rawSql({ query: 'select count(*)::int as n from books where id = 11' })).json.rows).toEqual([
       { n: 0 },

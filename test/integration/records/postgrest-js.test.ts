@@ -800,9 +800,9 @@ describe('errors as PostgREST gives them', () => {
       'duplicate key value violates unique constraint "handles_handle_key"',
     ],
     [
-      'a foreign key violation',
+      'a foreign key violation (the referenced row is missing: 400, issue 33)',
       () => alice.db.from('tasks').insert({ title: 'orphan', project_id: 999999 }),
-      409,
+      400,
       '23503',
       /violates foreign key constraint "tasks_project_id_fkey"/,
     ],

@@ -17,10 +17,10 @@ export const createBucket: Operation = async ({ storage, bucket, reply }) => {
   return reply.header('location', `/${bucket}`).code(200).send();
 };
 
-export const deleteBucket: Operation = async ({ deps, storage, bucket, reply }) => {
+export const deleteBucket: Operation = async ({ storage, bucket, reply }) => {
   await storage.bucketOf(bucket);
-  const [any] = await deps.sql`select 1 from storage.objects where bucket = ${bucket} limit 1`;
-  if (any) throw new S3Error('BucketNotEmpty', 'The bucket you tried to delete is not empty.');
+  if (await storage.hasObjects(bucket))
+    throw new S3Error('BucketNotEmpty', 'The bucket you tried to delete is not empty.');
   await storage.deleteBucket(bucket);
   return reply.code(204).send();
 };
@@ -49,27 +49,25 @@ export const putBucketVersioning: Operation = async ({ storage, bucket, reply, t
   return reply.code(200).send();
 };
 
-export const getBucketCors: Operation = async ({ deps, storage, bucket, reply }) => {
+export const getBucketCors: Operation = async ({ storage, bucket, reply }) => {
   await storage.bucketOf(bucket);
-  const [row] = await deps.sql<
-    { s3_cors: string | null }[]
-  >`select s3_cors from storage.buckets where name = ${bucket}`;
-  if (!row?.s3_cors) throw new S3Error('NoSuchCORSConfiguration', 'The CORS configuration does not exist.');
-  return sendXml(reply, 'CORSConfiguration', JSON.parse(row.s3_cors) as Record<string, unknown>);
+  const cors = await storage.cors(bucket);
+  if (!cors) throw new S3Error('NoSuchCORSConfiguration', 'The CORS configuration does not exist.');
+  return sendXml(reply, 'CORSConfiguration', JSON.parse(cors) as Record<string, unknown>);
 };
 
-export const putBucketCors: Operation = async ({ deps, storage, bucket, reply, text }) => {
+export const putBucketCors: Operation = async ({ storage, bucket, reply, text }) => {
   await storage.bucketOf(bucket);
   const doc = parseXml(await text(), 'CORSConfiguration');
   const rules = Array.isArray(doc.CORSRule) ? doc.CORSRule : [];
   if (rules.length === 0 || rules.length > 100)
     throw new S3Error('MalformedXML', 'A CORS configuration needs 1 to 100 CORSRule elements.');
-  await deps.sql`update storage.buckets set s3_cors = ${JSON.stringify({ CORSRule: rules })} where name = ${bucket}`;
+  await storage.setCors(bucket, JSON.stringify({ CORSRule: rules }));
   return reply.code(200).send();
 };
 
-export const deleteBucketCors: Operation = async ({ deps, storage, bucket, reply }) => {
+export const deleteBucketCors: Operation = async ({ storage, bucket, reply }) => {
   await storage.bucketOf(bucket);
-  await deps.sql`update storage.buckets set s3_cors = null where name = ${bucket}`;
+  await storage.setCors(bucket, null);
   return reply.code(204).send();
 };

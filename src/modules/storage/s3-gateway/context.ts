@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../core/errors.js';
 import type { Deps } from '../../../deps.js';
+import type { MultipartService } from '../multipart.service.js';
 import { SERVICE_PRINCIPAL, type StorageService } from '../storage.service.js';
 import { S3Error, toXml, type S3ErrorCode } from './s3-error.js';
 import type { Headers } from './signed-headers.js';
@@ -14,6 +15,7 @@ export const GATEWAY_PRINCIPAL = SERVICE_PRINCIPAL;
 export interface GatewayContext {
   deps: Deps;
   storage: StorageService;
+  multipart: MultipartService;
   request: FastifyRequest;
   reply: FastifyReply;
   bucket: string;

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../../deps.js';
 import type { AccessKeys } from '../s3-access-keys.js';
+import { createMultipartService } from '../multipart.service.js';
 import type { StorageService } from '../storage.service.js';
 import * as bucketOps from './bucket-ops.js';
 import { toS3Error, type GatewayContext, type Operation } from './context.js';
@@ -110,6 +111,7 @@ async function readText(body: Readable): Promise<string> {
 }
 
 export function gatewayRoutes(deps: Deps, storage: StorageService, keys: AccessKeys): FastifyPluginAsync {
+  const multipart = createMultipartService(deps, storage);
   return async (app) => {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
@@ -158,6 +160,7 @@ export function gatewayRoutes(deps: Deps, storage: StorageService, keys: AccessK
         const ctx: GatewayContext = {
           deps,
           storage,
+          multipart,
           request,
           reply,
           bucket,

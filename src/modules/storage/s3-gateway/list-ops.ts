@@ -1,17 +1,11 @@
 // ListObjectsV2 (and v1) with prefix, delimiter, paging by continuation token, and DeleteObjects.
 import { assertObjectKey } from '../keys.js';
+import type { ListedKey } from '../storage.service.js';
 import { s3Date, sendXml, GATEWAY_PRINCIPAL, type Operation } from './context.js';
 import { parseXml, S3Error } from './s3-error.js';
 
 /** Sorts after every key that starts with the same text (U+10FFFF is the last code point). */
 const PAST = '\u{10FFFF}';
-
-interface Listed {
-  key: string;
-  size: string;
-  etag: string;
-  updated_at: Date;
-}
 
 /** The key a continuation token (base64url of the last key) stands for; 400 for one no listing made. */
 function tokenKey(token: string): string {
@@ -21,7 +15,7 @@ function tokenKey(token: string): string {
   return key;
 }
 
-export const listObjects: Operation = async ({ deps, storage, bucket, query, reply }) => {
+export const listObjects: Operation = async ({ storage, bucket, query, reply }) => {
   await storage.bucketOf(bucket);
   const v2 = query.get('list-type') === '2';
   const prefix = query.get('prefix') ?? '';
@@ -29,17 +23,13 @@ export const listObjects: Operation = async ({ deps, storage, bucket, query, rep
   const maxKeys = Math.min(Math.max(Number(query.get('max-keys') ?? 1000) || 0, 0), 1000);
   const token = query.get('continuation-token');
   let cursor = v2 ? (token ? tokenKey(token) : (query.get('start-after') ?? '')) : (query.get('marker') ?? '');
-  const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-  const contents: Listed[] = [];
+  const contents: ListedKey[] = [];
   const prefixes: string[] = [];
   let truncated = false;
   // Byte order (collation "C"), as S3 sorts keys. A common prefix counts once and skips its keys.
   outer: while (true) {
-    const rows = await deps.sql<Listed[]>`
-      select key, size, etag, updated_at from storage.objects
-      where bucket = ${bucket} and key like ${like} and key collate "C" > ${cursor}
-      order by key collate "C" limit 1000`;
+    const rows = await storage.keysAfter(bucket, prefix, cursor);
     for (const row of rows) {
       if (contents.length + prefixes.length >= maxKeys) {
         truncated = true;

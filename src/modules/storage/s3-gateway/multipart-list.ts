@@ -1,17 +1,12 @@
 // ListMultipartUploads (GET /bucket?uploads): uploads in progress by key (byte order), then by
 // initiation, with prefix, delimiter (common prefixes) and key-marker / upload-id-marker paging.
+import type { UploadInProgress } from '../multipart.service.js';
 import { s3Date, sendXml, type Operation } from './context.js';
-
-interface InProgress {
-  key: string;
-  upload_id: string;
-  created_at: Date;
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const OWNER = { ID: 'plinth', DisplayName: 'plinth' };
 
-export const listMultipartUploads: Operation = async ({ deps, storage, bucket, query, reply }) => {
+export const listMultipartUploads: Operation = async ({ storage, multipart, bucket, query, reply }) => {
   await storage.bucketOf(bucket);
   const prefix = query.get('prefix') ?? '';
   const delimiter = query.get('delimiter') ?? '';
@@ -19,17 +14,9 @@ export const listMultipartUploads: Operation = async ({ deps, storage, bucket, q
   const keyMarker = query.get('key-marker') ?? '';
   // upload-id-marker counts only with key-marker: uploads of that key initiated after it follow.
   const idMarker = keyMarker && UUID.test(query.get('upload-id-marker') ?? '') ? query.get('upload-id-marker')! : null;
-  const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const rows = await deps.sql<InProgress[]>`
-    select u.key, u.upload_id, u.created_at from storage.s3_multipart_uploads u
-    where u.bucket = ${bucket} and u.key like ${like}
-      and (u.key collate "C" > ${keyMarker}
-        or (${idMarker}::uuid is not null and u.key = ${keyMarker} and (u.created_at, u.upload_id) > (
-          select m.created_at, m.upload_id from storage.s3_multipart_uploads m where m.upload_id = ${idMarker}::uuid)))
-    order by u.key collate "C", u.created_at, u.upload_id
-    limit 10000`;
+  const rows = await multipart.inProgress(bucket, prefix, keyMarker, idMarker);
 
-  const uploads: InProgress[] = [];
+  const uploads: UploadInProgress[] = [];
   const prefixes: string[] = [];
   let truncated = false;
   let next: { key: string; uploadId?: string } | undefined;

@@ -1,11 +1,10 @@
-// Multipart uploads: each part is staged as a blob of its own (any backend), from the request
-// body or copied from a range of an object, and completion streams the parts in order into one
-// new object. Parts but the last must be at least 5 MiB.
+// Multipart uploads over S3: UploadPart stages the request body or a range of an object as a part
+// (through the multipart service), and completion streams the parts in order into one new
+// object. Parts but the last must be at least 5 MiB.
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { StagedBlob } from '../../../core/blob-store/blob-store.js';
 import { assertObjectKey, normaliseMimeType } from '../keys.js';
-import type { ObjectTag } from '../storage.service.js';
+import type { MultipartUploadRow } from '../multipart.service.js';
 import { GATEWAY_PRINCIPAL, s3Date, sendXml, type GatewayContext, type Operation } from './context.js';
 import { copySource } from './object-ops.js';
 import { parseXml, S3Error } from './s3-error.js';
@@ -14,57 +13,21 @@ import { tagsOfHeader } from './tagging.js';
 const MIN_PART_BYTES = 5 * 1024 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-interface Part {
-  part_number: number;
-  blob_id: string;
-  size: string;
-  etag: string;
-  created_at: Date;
-}
-
-interface Upload {
-  upload_id: string;
-  mime_type: string;
-  tags: ObjectTag[];
-}
-
-async function uploadOf({ deps, bucket, key, query }: GatewayContext): Promise<Upload> {
+async function uploadOf({ multipart, bucket, key, query }: GatewayContext): Promise<MultipartUploadRow> {
   const id = query.get('uploadId') ?? '';
-  const [upload] = UUID.test(id)
-    ? await deps.sql<Upload[]>`
-        select upload_id, mime_type, tags from storage.s3_multipart_uploads where upload_id = ${id} and bucket = ${bucket} and key = ${key}`
-    : [];
+  const upload = UUID.test(id) ? await multipart.find(id, bucket, key) : undefined;
   if (!upload) throw new S3Error('NoSuchUpload', 'The specified multipart upload does not exist.');
   return upload;
 }
 
-export const createMultipartUpload: Operation = async ({ deps, storage, bucket, key, headers, reply }) => {
+export const createMultipartUpload: Operation = async ({ storage, multipart, bucket, key, headers, reply }) => {
   await storage.bucketOf(bucket);
   assertObjectKey(key);
   const uploadId = randomUUID();
   const tags = tagsOfHeader(headers['x-amz-tagging']);
-  await deps.sql`insert into storage.s3_multipart_uploads (upload_id, bucket, key, mime_type, tags)
-    values (${uploadId}, ${bucket}, ${key}, ${normaliseMimeType(headers['content-type'])}, ${deps.sql.json(tags)})`;
+  await multipart.create({ uploadId, bucket, key, mimeType: normaliseMimeType(headers['content-type']), tags });
   return sendXml(reply, 'InitiateMultipartUploadResult', { Bucket: bucket, Key: key, UploadId: uploadId });
 };
-
-/** Stages `body` as part `partNumber` of `upload`, replacing an earlier part of that number. */
-async function storePart(ctx: GatewayContext, upload: Upload, partNumber: number, body: Readable): Promise<StagedBlob> {
-  const { deps } = ctx;
-  const staged = await ctx.storage.withNewBlob(body, (blob) =>
-    deps.sql.begin(async (tx) => {
-      await deps.blobStore.promote(blob.id);
-      await tx`
-      insert into storage.s3_multipart_parts (upload_id, part_number, blob_id, size, etag)
-      values (${upload.upload_id}, ${partNumber}, ${blob.id}, ${blob.size}, ${blob.md5})
-      on conflict (upload_id, part_number) do update set blob_id = excluded.blob_id, size = excluded.size, etag = excluded.etag, created_at = now()`;
-      await tx`select storage.claim_blob(${blob.id})`;
-      return blob;
-    }),
-  );
-  await ctx.storage.sweepOrphans();
-  return staged;
-}
 
 /** `x-amz-copy-source-range: bytes=first-last`, inside an object of `size` bytes. */
 function copyRange(header: string | string[] | undefined, size: number) {
@@ -82,7 +45,7 @@ function copyRange(header: string | string[] | undefined, size: number) {
 
 /** UploadPart, and UploadPartCopy when x-amz-copy-source names an object (or a byte range of it). */
 export const uploadPart: Operation = async (ctx) => {
-  const { query, reply, headers, storage } = ctx;
+  const { query, reply, headers, storage, multipart } = ctx;
   const partNumber = Number(query.get('partNumber'));
   if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 10000) {
     throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
@@ -90,22 +53,20 @@ export const uploadPart: Operation = async (ctx) => {
   const upload = await uploadOf(ctx);
   const source = headers['x-amz-copy-source'];
   if (typeof source !== 'string') {
-    const staged = await storePart(ctx, upload, partNumber, ctx.body());
+    const staged = await multipart.storePart(upload.upload_id, partNumber, ctx.body());
     return reply.header('etag', `"${staged.md5}"`).code(200).send();
   }
   const from = copySource(source);
   const found = await storage.head(from.bucket, from.key, GATEWAY_PRINCIPAL);
   const range = copyRange(headers['x-amz-copy-source-range'], Number(found.size));
   const { body } = await storage.open(found, GATEWAY_PRINCIPAL, range);
-  const staged = await storePart(ctx, upload, partNumber, body);
+  const staged = await multipart.storePart(upload.upload_id, partNumber, body);
   return sendXml(reply, 'CopyPartResult', { ETag: `"${staged.md5}"`, LastModified: s3Date(ctx.deps.clock.now()) });
 };
 
 export const listParts: Operation = async (ctx) => {
   const upload = await uploadOf(ctx);
-  const parts = await ctx.deps.sql<Part[]>`
-    select part_number, blob_id, size, etag, created_at from storage.s3_multipart_parts
-    where upload_id = ${upload.upload_id} order by part_number`;
+  const parts = await ctx.multipart.parts(upload.upload_id);
   return sendXml(ctx.reply, 'ListPartsResult', {
     Bucket: ctx.bucket,
     Key: ctx.key,
@@ -122,13 +83,12 @@ export const listParts: Operation = async (ctx) => {
 
 export const abortMultipartUpload: Operation = async (ctx) => {
   const upload = await uploadOf(ctx);
-  await ctx.deps.sql`delete from storage.s3_multipart_uploads where upload_id = ${upload.upload_id}`;
-  await ctx.storage.sweepOrphans();
+  await ctx.multipart.remove(upload.upload_id);
   return ctx.reply.code(204).send();
 };
 
 export const completeMultipartUpload: Operation = async (ctx) => {
-  const { deps, storage, bucket, key, reply } = ctx;
+  const { deps, storage, multipart, bucket, key, reply } = ctx;
   const upload = await uploadOf(ctx);
   const doc = parseXml(await ctx.text(), 'CompleteMultipartUpload');
   const requested = (Array.isArray(doc.Part) ? (doc.Part as { PartNumber?: unknown; ETag?: unknown }[]) : []).map(
@@ -138,12 +98,7 @@ export const completeMultipartUpload: Operation = async (ctx) => {
     }),
   );
   if (requested.length === 0) throw new S3Error('MalformedXML', 'CompleteMultipartUpload needs at least one Part.');
-  const stored = new Map(
-    (
-      await deps.sql<Part[]>`
-    select part_number, blob_id, size, etag, created_at from storage.s3_multipart_parts where upload_id = ${upload.upload_id}`
-    ).map((p) => [p.part_number, p]),
-  );
+  const stored = new Map((await multipart.parts(upload.upload_id)).map((p) => [p.part_number, p]));
   const parts = requested.map((r, i) => {
     if (i > 0 && r.number <= requested[i - 1]!.number)
       throw new S3Error('InvalidPartOrder', 'The list of parts was not in ascending order.');
@@ -174,8 +129,7 @@ export const completeMultipartUpload: Operation = async (ctx) => {
     via: 's3',
     tags: upload.tags,
   });
-  await deps.sql`delete from storage.s3_multipart_uploads where upload_id = ${upload.upload_id}`;
-  await storage.sweepOrphans();
+  await multipart.remove(upload.upload_id);
   return sendXml(reply, 'CompleteMultipartUploadResult', {
     Location: `${deps.config.apiBaseUrl}/storage/v1/s3/${bucket}/${key}`,
     Bucket: bucket,

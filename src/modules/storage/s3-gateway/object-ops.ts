@@ -4,7 +4,7 @@ import { objectSafetyHeaders, parseRange } from '../download.js';
 import { normaliseMimeType } from '../keys.js';
 import { GATEWAY_PRINCIPAL, s3Date, sendXml, type GatewayContext, type Operation } from './context.js';
 import { parseXml, S3Error } from './s3-error.js';
-import { assertTags, tagsOf, tagsOfHeader } from './tagging.js';
+import { assertTags, tagsOfHeader } from './tagging.js';
 
 const quoted = (etag: string) => `"${etag}"`;
 
@@ -50,7 +50,7 @@ async function copyObject(ctx: GatewayContext, from: { bucket: string; key: stri
   const tags =
     headers['x-amz-tagging-directive'] === 'REPLACE'
       ? tagsOfHeader(headers['x-amz-tagging'])
-      : await tagsOf(ctx.deps.sql, source.bucket, source.key);
+      : await storage.tagsOf(source.bucket, source.key);
   const row = await storage.putRow({
     bucket,
     key,
@@ -93,22 +93,22 @@ export const deleteObject: Operation = async ({ storage, bucket, key, reply }) =
   return reply.code(204).send();
 };
 
-export const getObjectTagging: Operation = async ({ deps, storage, bucket, key, reply }) => {
+export const getObjectTagging: Operation = async ({ storage, bucket, key, reply }) => {
   await storage.head(bucket, key, GATEWAY_PRINCIPAL);
-  return sendXml(reply, 'Tagging', { TagSet: { Tag: await tagsOf(deps.sql, bucket, key) } });
+  return sendXml(reply, 'Tagging', { TagSet: { Tag: await storage.tagsOf(bucket, key) } });
 };
 
-export const putObjectTagging: Operation = async ({ deps, storage, bucket, key, reply, text }) => {
+export const putObjectTagging: Operation = async ({ storage, bucket, key, reply, text }) => {
   await storage.head(bucket, key, GATEWAY_PRINCIPAL);
   const doc = parseXml(await text(), 'Tagging');
   const set = (doc.TagSet ?? {}) as { Tag?: { Key?: unknown; Value?: unknown }[] };
   const tags = assertTags((set.Tag ?? []).map((t) => ({ Key: String(t.Key ?? ''), Value: String(t.Value ?? '') })));
-  await deps.sql`update storage.objects set tags = ${deps.sql.json(tags)} where bucket = ${bucket} and key = ${key}`;
+  await storage.setTags(bucket, key, tags);
   return reply.code(200).send();
 };
 
-export const deleteObjectTagging: Operation = async ({ deps, storage, bucket, key, reply }) => {
+export const deleteObjectTagging: Operation = async ({ storage, bucket, key, reply }) => {
   await storage.head(bucket, key, GATEWAY_PRINCIPAL);
-  await deps.sql`update storage.objects set tags = '[]' where bucket = ${bucket} and key = ${key}`;
+  await storage.setTags(bucket, key, []);
   return reply.code(204).send();
 };

@@ -1,6 +1,5 @@
 // Object tags as S3 has them: at most 10, keys of 1–128 and values of up to 256 characters; set
 // by PutObjectTagging or, when an object is written, by the x-amz-tagging header (a query string).
-import type { Deps } from '../../../deps.js';
 import type { ObjectTag } from '../storage.service.js';
 import { S3Error } from './s3-error.js';
 
@@ -27,11 +26,4 @@ export function assertTags(tags: ObjectTag[]): ObjectTag[] {
 export function tagsOfHeader(header: string | string[] | undefined): ObjectTag[] {
   if (typeof header !== 'string' || header === '') return [];
   return assertTags([...new URLSearchParams(header)].map(([Key, Value]) => ({ Key, Value })));
-}
-
-export async function tagsOf(sql: Deps['sql'], bucket: string, key: string): Promise<ObjectTag[]> {
-  const [row] = await sql<
-    { tags: ObjectTag[] }[]
-  >`select tags from storage.objects where bucket = ${bucket} and key = ${key}`;
-  return row?.tags ?? [];
 }

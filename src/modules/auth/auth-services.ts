@@ -1,0 +1,27 @@
+// Builds the authentication services once per app, from the app's dependencies: the one place
+// that wires sessions, email flows, users and admin sign-in together (not a service itself).
+import type { Mailer } from '../email/index.js';
+import type { KeyedDeps } from '../secrets/index.js';
+import { createAdminAuthService } from './admin-auth.service.js';
+import { createEmailAuthService, type QuietFailureLog } from './email-auth.service.js';
+import type { RevokedSessions } from './revoked-sessions.js';
+import { createSessionService } from './sessions.service.js';
+import { createUserService } from './users.service.js';
+
+export type AuthServices = ReturnType<typeof createAuthServices>;
+
+export function createAuthServices(
+  deps: KeyedDeps,
+  mailer: Mailer,
+  logQuietFailure: QuietFailureLog,
+  revoked?: Pick<RevokedSessions, 'add'>,
+) {
+  const sessions = createSessionService(deps, revoked);
+  const email = createEmailAuthService(deps, sessions, mailer, logQuietFailure);
+  return {
+    sessions,
+    email,
+    users: createUserService(deps, sessions, email),
+    admin: createAdminAuthService(deps, sessions),
+  };
+}
