@@ -22,6 +22,7 @@ export type AccessLevel = 'public' | 'client' | 'token' | 'admin';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
+    /** Who may call the route; a route without one fails startup (http/route-access.ts). */
     access?: AccessLevel;
   }
   interface FastifyRequest {
