@@ -14,6 +14,7 @@ import { registerFunctionsOrigin } from './http/functions-origin.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { parseJsonBodies } from './http/json-body.js';
 import { registerAccessControl } from './http/principal.js';
+import { accessGroup, requireRouteAccess } from './http/route-access.js';
 import { guardOf } from './core/db.js';
 import { registerRequestDeadline } from './http/request-deadline.js';
 import { requestIdOf } from './http/request-id.js';
@@ -79,6 +80,8 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
     // One stdout line per request, written by the logs module's onResponse hook.
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<ZodTypeProvider>();
+  // Deny by default: from here on, a route that declares no access level fails startup.
+  requireRouteAccess(app);
   // Connections past the cap are closed as soon as they are accepted, so a flood cannot use up
   // the file descriptors the pool, uploads and the function runtime need.
   app.server.maxConnections = limits.maxConnections ?? defaultMaxConnections();
@@ -163,9 +166,14 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
     },
     transform: jsonSchemaTransform,
   });
-  // The API reference page; /api/docs is the agent docs route the MCP server reads.
-  await app.register(swaggerUi, { routePrefix: '/api/reference' });
-  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The API reference page and its document, public; /api/docs is the agent docs route the MCP
+  // server reads.
+  await app.register(
+    accessGroup('public', async (reference) => {
+      await reference.register(swaggerUi, { routePrefix: '/api/reference' });
+      reference.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    }),
+  );
 
   // The modules, each through its plugin. What one module needs of another is built here and
   // passed explicitly: the mailer (email → auth), the auth services and revoked sessions (auth →

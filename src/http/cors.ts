@@ -64,7 +64,7 @@ export function registerCors(app: FastifyInstance, allows: OriginPolicy): void {
     reply.code(204).header('content-length', '0').send();
   });
   // Routes OPTIONS requests to the hook above (answered there, never here).
-  app.options('*', { schema: { hide: true } }, (_request, reply) => {
+  app.options('*', { config: { access: 'public' }, schema: { hide: true } }, (_request, reply) => {
     sendError(reply, notAPreflight());
   });
 }

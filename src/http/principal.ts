@@ -22,6 +22,7 @@ export type AccessLevel = 'public' | 'client' | 'token' | 'admin';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
+    /** Who may call the route; a route without one fails startup (http/route-access.ts). */
     access?: AccessLevel;
   }
   interface FastifyRequest {
@@ -234,7 +235,9 @@ export function registerAccessControl(
   // Callback-style (not async): no promise and no extra microtask on every request; only an
   // admin token whose session is not confirmed yet waits for one database read.
   app.addHook('onRequest', (request, _reply, done) => {
-    const level = request.routeOptions.config?.access ?? 'public';
+    // Every route has a level (http/route-access.ts refuses one without at startup); only the
+    // not-found handler has none, and an unknown path answers 404 to anyone.
+    const level = request.routeOptions.config?.access ?? (request.is404 ? 'public' : 'admin');
     const settle = (principal: Principal | null) => {
       request.principal = principal;
       enforce(level, principal);

@@ -24,12 +24,14 @@ import {
 import { z } from 'zod';
 
 const tags = ['admin'];
+const publicAccess = { access: 'public' as const };
 
 export function adminSessionRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyncZod {
   const projectAdmin = (subject: string) => ({ subject, username: subject.replace(/^local:/, '') });
 
   return async (app) => {
     app.post('/api/auth/admin/sessions', {
+      config: publicAccess,
       schema: {
         tags,
         summary: 'Sign in as the project admin',
@@ -61,6 +63,7 @@ export function adminSessionRoutes(deps: Deps, auth: AuthServices): FastifyPlugi
     });
 
     app.post('/api/auth/admin/refresh', {
+      config: publicAccess,
       schema: {
         tags,
         summary:
@@ -87,6 +90,7 @@ export function adminSessionRoutes(deps: Deps, auth: AuthServices): FastifyPlugi
     });
 
     app.post('/api/auth/admin/logout', {
+      config: publicAccess,
       schema: { tags, summary: 'End the admin session', body: refreshBodySchema, response: { 200: successSchema } },
       handler: async (request, reply) => {
         const principal = request.principal;

@@ -4,10 +4,12 @@ import { authConfigSchema, authConfigUpdateSchema, publicConfigSchema } from './
 import type { AuthConfigService } from './config.service.js';
 
 const tags = ['auth'];
+const publicAccess = { access: 'public' as const };
 
 export function configRoutes(authConfig: AuthConfigService): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/auth/public-config', {
+      config: publicAccess,
       schema: { tags, summary: 'Public authentication settings', response: { 200: publicConfigSchema } },
       handler: () => authConfig.publicConfig(),
     });

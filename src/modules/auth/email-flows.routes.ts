@@ -18,12 +18,14 @@ import type { AuthServices } from './auth-services.js';
 import { deliverTokens, USER_REFRESH_COOKIE } from './session-reply.js';
 
 const tags = ['auth'];
+const publicAccess = { access: 'public' as const };
 const accepted = { 202: successSchema };
 const what = (method: 'code' | 'link') => (method === 'link' ? 'link' : 'code');
 
 export function emailFlowRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.post('/api/auth/email/send-otp', {
+      config: publicAccess,
       schema: {
         tags,
         summary: 'Email a 6-digit sign-in code (never says whether the address is registered)',
@@ -40,6 +42,7 @@ export function emailFlowRoutes(deps: Deps, auth: AuthServices): FastifyPluginAs
     });
 
     app.post('/api/auth/email/send-verification', {
+      config: publicAccess,
       schema: {
         tags,
         summary: 'Email a verification code or link',
@@ -56,6 +59,7 @@ export function emailFlowRoutes(deps: Deps, auth: AuthServices): FastifyPluginAs
     });
 
     app.post('/api/auth/email/verify', {
+      config: publicAccess,
       schema: {
         tags,
         summary: 'Verify the email with its 6-digit code; signs the user in',
@@ -70,6 +74,7 @@ export function emailFlowRoutes(deps: Deps, auth: AuthServices): FastifyPluginAs
     });
 
     app.get('/api/auth/email/verify-link', {
+      config: publicAccess,
       schema: {
         tags,
         summary: 'The emailed verification link: redirects the browser to redirectTo with svc_status',
@@ -79,6 +84,7 @@ export function emailFlowRoutes(deps: Deps, auth: AuthServices): FastifyPluginAs
     });
 
     app.post('/api/auth/email/send-reset-password', {
+      config: publicAccess,
       schema: {
         tags,
         summary: 'Email a password reset code or link',
@@ -95,6 +101,7 @@ export function emailFlowRoutes(deps: Deps, auth: AuthServices): FastifyPluginAs
     });
 
     app.get('/api/auth/email/reset-password-link', {
+      config: publicAccess,
       schema: {
         tags,
         summary: 'The emailed reset link: redirects with svc_status=ready and the token while it is usable',
@@ -104,6 +111,7 @@ export function emailFlowRoutes(deps: Deps, auth: AuthServices): FastifyPluginAs
     });
 
     app.post('/api/auth/email/exchange-reset-password-token', {
+      config: publicAccess,
       schema: {
         tags,
         summary: 'Trade a reset code for a reset token',
@@ -121,6 +129,7 @@ export function emailFlowRoutes(deps: Deps, auth: AuthServices): FastifyPluginAs
     });
 
     app.post('/api/auth/email/reset-password', {
+      config: publicAccess,
       schema: {
         tags,
         summary: 'Set a new password with a reset token; ends every session of the user',

@@ -23,10 +23,12 @@ import {
 } from './session-reply.js';
 
 const tags = ['auth'];
+const publicAccess = { access: 'public' as const };
 
 export function sessionRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.post('/api/auth/sessions', {
+      config: publicAccess,
       schema: {
         tags,
         summary: 'Sign in with email and password, or with an emailed code (method "otp")',
@@ -46,6 +48,7 @@ export function sessionRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyn
     });
 
     app.post('/api/auth/refresh', {
+      config: publicAccess,
       schema: {
         tags,
         summary: 'Exchange a refresh token for new tokens (rotates the refresh token)',
@@ -65,6 +68,7 @@ export function sessionRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyn
     });
 
     app.post('/api/auth/logout', {
+      config: publicAccess,
       schema: {
         tags,
         summary: 'End the session (revokes its refresh token) and clear the refresh cookie',

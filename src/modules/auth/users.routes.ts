@@ -20,12 +20,14 @@ import type { AuthServices } from './auth-services.js';
 import { deliverTokens, USER_REFRESH_COOKIE } from './session-reply.js';
 
 const tags = ['auth'];
+const publicAccess = { access: 'public' as const };
 const adminOnly = { access: 'admin' as const };
 const bearer = [{ bearerAuth: [] }];
 
 export function userRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.post('/api/auth/users', {
+      config: publicAccess,
       schema: {
         tags,
         summary: 'Register a user (public); an admin caller may create users while signups are disabled',
@@ -74,6 +76,7 @@ export function userRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyncZo
     });
 
     app.get('/api/auth/profiles/:userId', {
+      config: publicAccess,
       schema: {
         tags,
         summary: "A user's public profile",

@@ -14,12 +14,13 @@ const notBuilt = () =>
 export function dashboardRoutes(root: string): FastifyPluginAsyncZod {
   return async (app) => {
     const schema = { hide: true };
+    const publicAccess = { access: 'public' as const };
     // Every answer of this plugin (files, the redirect, a 503), before anything else may fail.
     app.addHook('onRequest', async (_request, reply) => {
       reply.headers(DASHBOARD_HEADERS);
     });
 
-    app.get('/', { schema }, async (_request, reply) => reply.redirect('/dashboard/', 302));
+    app.get('/', { config: publicAccess, schema }, async (_request, reply) => reply.redirect('/dashboard/', 302));
 
     const serve = async (requested: string, reply: FastifyReply) => {
       if (!isBuilt(root)) throw notBuilt();
@@ -27,8 +28,8 @@ export function dashboardRoutes(root: string): FastifyPluginAsyncZod {
       return reply.header('cache-control', cacheControlFor(file)).sendFile(file, root, { cacheControl: false });
     };
 
-    app.get('/dashboard', { schema }, (_request, reply) => serve('', reply));
-    app.get<{ Params: { '*': string } }>('/dashboard/*', { schema }, (request, reply) =>
+    app.get('/dashboard', { config: publicAccess, schema }, (_request, reply) => serve('', reply));
+    app.get<{ Params: { '*': string } }>('/dashboard/*', { config: publicAccess, schema }, (request, reply) =>
       serve(request.params['*'], reply),
     );
   };

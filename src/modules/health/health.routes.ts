@@ -4,6 +4,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HealthService } from './health.service.js';
 
+const publicAccess = { access: 'public' as const };
+
 /** The function runtime as readiness reports it; it does not decide readiness (see README). */
 const functionsRuntime = z.object({
   status: z.enum(['stopped', 'starting', 'running', 'unavailable']),
@@ -14,6 +16,7 @@ const functionsRuntime = z.object({
 export function healthRoutes(health: HealthService): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/health', {
+      config: publicAccess,
       schema: {
         tags: ['health'],
         summary: 'Liveness: the process is not wedged (restart it when this fails)',
@@ -43,6 +46,7 @@ export function healthRoutes(health: HealthService): FastifyPluginAsyncZod {
     });
 
     app.get('/api/health/ready', {
+      config: publicAccess,
       schema: {
         tags: ['health'],
         summary: 'Readiness: the database answers and every system migration is applied',

@@ -8,6 +8,7 @@ import { dropExpiredPublicKeys } from '../../http/principal.js';
 import type { KeyedDeps } from '../secrets/index.js';
 
 const admin = { access: 'admin' as const };
+const publicAccess = { access: 'public' as const };
 const security = [{ bearerAuth: [] }];
 
 export function keyRoutes(deps: Pick<KeyedDeps, 'keys' | 'clock'>): FastifyPluginAsyncZod {
@@ -54,6 +55,7 @@ export function keyRoutes(deps: Pick<KeyedDeps, 'keys' | 'clock'>): FastifyPlugi
 
     for (const url of ['/.well-known/jwks.json', '/api/.well-known/jwks.json']) {
       app.get(url, {
+        config: publicAccess,
         schema: { tags: ['auth'], summary: 'Public keys that verify access tokens (JWKS)' },
         handler: async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(jwks()),
       });

@@ -18,6 +18,7 @@ import {
 } from './oauth.schemas.js';
 
 const tags = ['oauth'];
+const publicAccess = { access: 'public' as const };
 type CallbackParams = z.output<typeof callbackSchema>;
 
 export function oauthRoutes(deps: Deps, oauth: OAuthService, idTokens: IdTokenService): FastifyPluginAsyncZod {
@@ -55,31 +56,37 @@ export function oauthRoutes(deps: Deps, oauth: OAuthService, idTokens: IdTokenSe
     };
 
     app.get('/api/auth/oauth/:provider', {
+      config: publicAccess,
       schema: { ...initiateDoc, params: builtIn },
       handler: (request) => initiate({ kind: 'builtin', provider: request.params.provider }, request.query),
     });
     app.get('/api/auth/oauth/custom/:key', {
+      config: publicAccess,
       schema: { ...initiateDoc, params: custom },
       handler: (request) => initiate({ kind: 'custom', key: request.params.key }, request.query),
     });
 
     const callbackDoc = { tags, summary: "The provider's redirect back: on to the app with svc_code (or error)" };
     app.get('/api/auth/oauth/:provider/callback', {
+      config: publicAccess,
       schema: { ...callbackDoc, params: builtIn, querystring: callbackSchema },
       handler: (request, reply) =>
         finish({ kind: 'builtin', provider: request.params.provider }, request, request.query, reply),
     });
     app.post('/api/auth/oauth/:provider/callback', {
+      config: publicAccess,
       schema: { ...callbackDoc, params: builtIn, body: callbackSchema },
       handler: (request, reply) =>
         finish({ kind: 'builtin', provider: request.params.provider }, request, request.body, reply),
     });
     app.get('/api/auth/oauth/custom/:key/callback', {
+      config: publicAccess,
       schema: { ...callbackDoc, params: custom, querystring: callbackSchema },
       handler: (request, reply) => finish({ kind: 'custom', key: request.params.key }, request, request.query, reply),
     });
 
     app.post('/api/auth/oauth/exchange', {
+      config: publicAccess,
       schema: {
         tags,
         summary: 'Trade svc_code and the PKCE code_verifier for a session (web: refreshToken null, cookie set)',
@@ -96,6 +103,7 @@ export function oauthRoutes(deps: Deps, oauth: OAuthService, idTokens: IdTokenSe
     });
 
     app.post('/api/auth/id-token', {
+      config: publicAccess,
       schema: {
         tags,
         summary: 'Sign in with an ID token from a native Google or Apple sign-in',
