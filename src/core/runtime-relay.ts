@@ -6,23 +6,11 @@
 import http from 'node:http';
 import https from 'node:https';
 import { pipeline } from 'node:stream';
+import { HOP_BY_HOP } from './hop-by-hop.js';
 
 /** The placeholder host of origin number n: never resolved (the relay's socket is the proxy). */
 export const relayHost = (n: number) => `${n}.relay.invalid`;
 const RELAY_HOST = /^(\d+)\.relay\.invalid$/;
-
-/** Hop-by-hop headers (RFC 9110 7.6.1) and the proxy's own: not forwarded. */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-]);
 
 export interface RuntimeRelay {
   close(): Promise<void>;

@@ -5,20 +5,7 @@ import type http from 'node:http';
 import { PassThrough } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { Pool, type Dispatcher } from 'undici';
-
-/** Connection-level headers that belong to one hop, never forwarded (either way). */
-export const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'expect',
-]);
+import { HOP_BY_HOP } from '../../core/hop-by-hop.js';
 
 export const forwardable = (name: string) => !HOP_BY_HOP.has(name) && !name.startsWith('x-plinth-');
 

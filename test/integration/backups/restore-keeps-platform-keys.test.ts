@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { epochSeconds } from '../../../src/core/clock.js';
 import { signingKeyFromPem, signJwt, type SigningKey } from '../../../src/core/jwt.js';
 import { bearer, type Server, startTestApp, TEST_ADMIN, type TestApp } from '../../harness/test-app.js';
+import { createLedger } from '../../harness/ledger.js';
 
 let t: TestApp;
 let other: Server;
@@ -78,12 +79,7 @@ let leaked: {
 beforeAll(async () => {
   t = await startTestApp();
   other = await t.startAnotherServer();
-  await t.deps.sql.unsafe(`
-    create table public.ledger (id bigserial primary key, note text);
-    alter table public.ledger enable row level security;
-    create policy ledger_read on public.ledger for select to authenticated using (true);
-    insert into public.ledger (note) values ('only for signed-in users');
-  `);
+  await createLedger(t.deps.sql);
   const admin = { 'x-api-key': t.apiKey };
   expect(
     (await call('POST', '/api/secrets', admin, { key: 'SHIPPING_TOKEN', value: 'from-the-backup' })).statusCode,

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { epochSeconds } from '../../../src/core/clock.js';
 import { signingKeyFromPem, signJwt, type SigningKey } from '../../../src/core/jwt.js';
 import { bearer, type Server, startTestApp, TEST_ADMIN, type TestApp } from '../../harness/test-app.js';
+import { createLedger } from '../../harness/ledger.js';
 
 let t: TestApp;
 let other: Server;
@@ -16,12 +17,7 @@ const sockets: Socket[] = [];
 beforeAll(async () => {
   t = await startTestApp();
   other = await t.startAnotherServer();
-  await t.deps.sql.unsafe(`
-    create table public.ledger (id bigserial primary key, note text);
-    alter table public.ledger enable row level security;
-    create policy ledger_read on public.ledger for select to authenticated using (true);
-    insert into public.ledger (note) values ('only for signed-in users');
-  `);
+  await createLedger(t.deps.sql);
   url = await t.app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(async () => {
