@@ -73,8 +73,8 @@ const envSchema = z
     DB_POOL_SIZE: z.coerce.number().int().min(1).default(20),
     // Requests waiting for a database connection before new ones get 503 (default: 2 × the pool).
     DB_POOL_QUEUE_MAX: z.coerce.number().int().min(0).optional(),
-    // Connections the requests of one database role may use at once (as many more wait; past that
-    // 503 at once), so slow anonymous queries cannot take the pool from signed-in users. Defaults:
+    // Connections the requests of one database role may use at once (up to DB_POOL_QUEUE_MAX more
+    // wait; past that 503 at once), so slow anonymous queries cannot take the pool from signed-in users. Defaults:
     // anon half the pool, authenticated three quarters (at least 1 each); project_admin unbounded.
     DB_POOL_ANON_SHARE: z.coerce.number().int().min(1).optional(),
     DB_POOL_AUTHENTICATED_SHARE: z.coerce.number().int().min(1).optional(),

@@ -15,8 +15,9 @@ export interface PoolGuardOptions {
   deadlineMs: number;
   /**
    * Per share (a database role): at most this many of its envelopes hold or wait for a connection,
-   * and as many more wait for one of those places; past that it is refused with 503 at once. Slow
-   * anonymous queries then cannot take the whole pool from signed-in users. Unlisted: no bound.
+   * and up to `queueMax` more wait for one of those places (each within its deadline); past that it
+   * is refused with 503 at once. Slow anonymous queries then cannot take the whole pool from
+   * signed-in users, while a busy share still queues as the pool does. Unlisted: no bound.
    */
   shares?: Readonly<Record<string, number>>;
 }
@@ -105,7 +106,7 @@ export function createPoolGuard(options: PoolGuardOptions): PoolGuard {
     else active--;
   };
 
-  const shares = createShares(options.shares ?? {});
+  const shares = createShares(options.shares ?? {}, options.queueMax);
   const acquirePermit = async (deadline: Deadline): Promise<() => void> => {
     if (active < options.max) {
       active++;
@@ -165,9 +166,10 @@ export function createPoolGuard(options: PoolGuardOptions): PoolGuard {
 
 /**
  * The places of each share: `enter` resolves with the function that gives the place back, null
- * when the share's places and its wait line are both full, undefined for a share without a bound.
+ * when the share's places and its wait line (at most `lineMax`) are both full, undefined for a
+ * share without a bound.
  */
-function createShares(bounds: Readonly<Record<string, number>>) {
+function createShares(bounds: Readonly<Record<string, number>>, lineMax: number) {
   const taken = new Map<string, number>();
   const lines = new Map<string, Array<() => void>>();
   const leave = (share: string) => {
@@ -187,7 +189,7 @@ function createShares(bounds: Readonly<Record<string, number>>) {
       }
       const line = lines.get(share) ?? [];
       lines.set(share, line);
-      if (line.length >= bound) return null;
+      if (line.length >= lineMax) return null;
       let granted!: () => void;
       const turn = new Promise<void>((resolve) => {
         granted = resolve;

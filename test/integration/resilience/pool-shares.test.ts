@@ -1,5 +1,5 @@
 // Each database role's share of the pool: slow anonymous queries hold at most their share of the
-// connections (DB_POOL_ANON_SHARE, default half the pool), as many more wait, and the excess is
+// connections (DB_POOL_ANON_SHARE, default half the pool), up to the queue bound more wait, and the excess is
 // refused at once with 503 + Retry-After, while a signed-in user's read still gets a connection.
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -13,8 +13,9 @@ let t: TestApp;
 let admin: postgres.Sql;
 
 beforeAll(async () => {
-  // A pool of 4: anonymous requests may use 2 connections at once, and 2 more may wait.
-  t = await startTestApp({ env: { DB_POOL_SIZE: '4', REQUEST_TIMEOUT_MS: '5000' } });
+  // A pool of 4: anonymous requests may use 2 connections at once, and 2 more (the pool's queue
+  // bound) may wait for one of those.
+  t = await startTestApp({ env: { DB_POOL_SIZE: '4', DB_POOL_QUEUE_MAX: '2', REQUEST_TIMEOUT_MS: '5000' } });
   admin = postgres(t.databaseUrl, { max: 2, onnotice: () => {} });
   await admin.unsafe(`
     create function public.wait_for_gate() returns int language sql volatile as $$ select pg_advisory_xact_lock(${GATE}); select 1 $$;
