@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { splitStatements } from '../src/modules/migrations/sql-guard.js';
+import { splitStatements } from '../src/modules/database/sql-guard.js';
 import { CliError } from './cli-error.js';
 
 export const MIGRATIONS_DIR = 'migrations';

@@ -35,6 +35,7 @@ import { metadataPlugin } from './modules/metadata/index.js';
 import { installLogging } from './modules/logs/index.js';
 import { instrumentRequests } from './modules/metrics/index.js';
 import { migrationsPlugin } from './modules/migrations/index.js';
+import { databasePlugin } from './modules/database/index.js';
 import { backupsPlugin } from './modules/backups/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
@@ -198,6 +199,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   app.addHook('onClose', () => schemaCache.close());
   await app.register(recordsPlugin(deps, schemaCache));
   await app.register(migrationsPlugin(deps, () => schemaCache.refreshIfChanged()));
+  await app.register(databasePlugin(deps, () => schemaCache.refreshIfChanged()));
   await app.register(typesPlugin(deps, schemaCache));
   await app.register(docsPlugin());
   await app.register(usagePlugin(deps));

@@ -3,7 +3,7 @@
 // view column aliases), anything naming another schema is refused.
 import { loadModule, parseSync } from 'libpg-query';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { assertProjectDdl } from '../../src/modules/migrations/raw-sql-ddl.js';
+import { assertProjectDdl } from '../../src/modules/database/raw-sql-ddl.js';
 
 beforeAll(async () => {
   await loadModule?.();

@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import type { TransactionSql } from 'postgres';
 import { AppError } from '../../core/errors.js';
 import { asPgError } from '../../core/pg-errors.js';
-import { findViolations, splitStatements } from '../migrations/index.js';
+import { findViolations, splitStatements } from '../database/index.js';
 import { copyTables, type CopyTable, userSchemas } from './table-data.repo.js';
 import type { DumpScope } from './dump.service.js';
 

@@ -2,7 +2,7 @@
 // (one table: columns, indexes, foreign keys, RLS, policies, triggers); admin only.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { columnInfo, indexInfo, policyInfo, tableParams, triggerInfo } from '../migrations/index.js';
+import { columnInfo, indexInfo, policyInfo, tableParams, triggerInfo } from '../database/index.js';
 import { overviewMarkdown, type MetadataService } from './metadata.service.js';
 
 const admin = { access: 'admin' as const };

@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import { readAuthConfig } from '../auth/index.js';
 import { functionSummaries } from '../functions/index.js';
 import { VERSION } from '../health/index.js';
-import { databaseSummary, describeTable } from '../migrations/index.js';
+import { databaseSummary, describeTable } from '../database/index.js';
 import { configuredProviderNames } from '../oauth/index.js';
 import { bucketSummaries } from '../storage/index.js';
 

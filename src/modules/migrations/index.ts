@@ -1,8 +1,3 @@
-// The database administration module's face: its plugin, and the catalog reads and schemas the
-// metadata module builds its overview and table descriptions from.
+// The migrations module's face: its plugin. It runs a migration's SQL through the database
+// module's SQL engine (one way: database/ never imports migrations/).
 export { migrationsPlugin } from './migrations.plugin.js';
-export { databaseSummary, describeTable } from './database-catalog.service.js';
-export { indexInfo, policyInfo, triggerInfo } from './database-objects.schemas.js';
-export { columnInfo, tableParams } from './table-admin.schemas.js';
-// The admin SQL guard, which a backup's restore applies to the SQL of an unsigned archive.
-export { findViolations, splitStatements } from './sql-guard.js';

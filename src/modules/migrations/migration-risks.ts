@@ -1,7 +1,7 @@
 // What a migration's statements risk, for the dry run: data loss (DROP, TRUNCATE, unfiltered
 // DELETE/UPDATE) and changes that break existing clients (dropped or renamed columns and tables,
 // changed column types).
-import type { ParsedStatement } from './sql-statement.js';
+import type { ParsedStatement } from '../database/index.js';
 import type { RiskFactor } from './migrations.schemas.js';
 
 type Body = Record<string, unknown>;

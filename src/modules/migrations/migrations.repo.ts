@@ -48,8 +48,3 @@ export async function insertApplied(
     values (${m.version}, ${m.name}, ${m.statements}, ${at})`;
   return { ...m, createdAt: at.toISOString() };
 }
-
-/** Tells every server's schema cache that the catalog changed (also without event triggers). */
-export async function announceSchemaChange(db: Queryable): Promise<void> {
-  await db`select system.bump_schema_version()`;
-}

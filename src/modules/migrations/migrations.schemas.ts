@@ -48,15 +48,4 @@ export const dryRunResult = z.object({
 });
 export type DryRunResult = z.infer<typeof dryRunResult>;
 
-export const rawSqlBody = z.strictObject({
-  query: z.string().trim().min(1, 'must not be empty'),
-  params: z.array(z.unknown()).max(1000).optional(),
-});
-
-export const rawSqlResult = z.object({
-  rows: z.array(z.record(z.string(), z.unknown())),
-  rowCount: z.number().int(),
-  fields: z.array(z.object({ name: z.string(), dataTypeID: z.number().int() })),
-});
-
 export const migrationsForgotten = z.object({ message: z.string(), forgotten: z.number().int() });

@@ -3,12 +3,19 @@
 // record the history row and announce the schema change; any failure leaves no trace.
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
-import { inAdminTransaction, runStatement, type Conn } from './admin-transaction.js';
+import {
+  announceSchemaChange,
+  type Conn,
+  findViolations,
+  guardedStatements,
+  inAdminTransaction,
+  type ParsedStatement,
+  runStatement,
+  splitStatements,
+} from '../database/index.js';
 import { assessRisks, riskLevel } from './migration-risks.js';
 import * as repo from './migrations.repo.js';
 import type { AppliedMigration, DryRunResult } from './migrations.schemas.js';
-import { findViolations, guardedStatements, splitStatements } from './sql-guard.js';
-import type { ParsedStatement } from './sql-statement.js';
 
 export interface NewMigration {
   version: string;
@@ -46,7 +53,7 @@ export function createMigrationsService(deps: Pick<Deps, 'sql' | 'clock'>, onSch
           });
         }
         await runAll(conn, statements);
-        await repo.announceSchemaChange(conn);
+        await announceSchemaChange(conn);
         return repo.insertApplied(
           conn,
           { version: m.version, name: m.name, statements: statements.map((s) => s.text) },

@@ -1,4 +1,4 @@
-// Admin SQL (POST /api/database/advance/rawsql): the migrations' guard, one transaction, a
+// Admin SQL (POST /api/database/advance/rawsql): the admin SQL guard, one transaction, a
 // statement timeout, search_path public; as project_admin (row-level security applies) or, for
 // the unrestricted variant, as the server's own database login. Answers the last statement's rows.
 // As project_admin, DDL on the project's own objects in public runs as the owner, as a migration's
@@ -8,7 +8,7 @@ import type postgres from 'postgres';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import { actAsOwner, actAsProjectAdmin, inAdminTransaction, runStatement } from './admin-transaction.js';
-import { announceSchemaChange } from './migrations.repo.js';
+import { announceSchemaChange } from './schema-version.repo.js';
 import { assertProjectDdl, isSchemaChange } from './raw-sql-ddl.js';
 import { guardedStatements } from './sql-guard.js';
 

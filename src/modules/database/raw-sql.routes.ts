@@ -1,7 +1,7 @@
 // POST /api/database/advance/rawsql (as project_admin) and …/rawsql/unrestricted (as the
-// database owner): admin SQL with parameters, a statement timeout and the migrations' guard.
+// database owner): admin SQL with parameters, a statement timeout and the admin SQL guard.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { rawSqlBody, rawSqlResult } from './migrations.schemas.js';
+import { rawSqlBody, rawSqlResult } from './raw-sql.schemas.js';
 import type { RunRawSql } from './raw-sql.service.js';
 
 const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKey: [] }];

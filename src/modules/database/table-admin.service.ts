@@ -5,7 +5,7 @@ import type postgres from 'postgres';
 import { withTx } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
-import { announceSchemaChange } from './migrations.repo.js';
+import { announceSchemaChange } from './schema-version.repo.js';
 import { columnSql, defaultSql, foreignKeySql, quoteIdent, sqlType, tableRef } from './table-ddl.js';
 import type { AlterTable, ColumnUpdate, CreateTable, TableSchema } from './table-admin.schemas.js';
 import { findTable, foreignKeysOn, hasPolicy, readTableSchema } from './table-schema.repo.js';

@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { publicJwk } from '../../core/jwt.js';
 import { dropExpiredPublicKeys } from '../../http/principal.js';
-import type { KeyedDeps } from '../secrets/index.js';
+import type { KeyedDeps } from './platform-keys.js';
 
 const admin = { access: 'admin' as const };
 const publicAccess = { access: 'public' as const };

@@ -1,5 +1,5 @@
 // Admin SQL, table names and database metadata as a client sees them: parameters, the statement
-// timeout, the migrations' guard, project_admin (row-level security) versus the owner.
+// timeout, the admin SQL guard, project_admin (row-level security) versus the owner.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../harness/test-app.js';
 
