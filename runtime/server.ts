@@ -2,7 +2,7 @@
 // invocation to it with a deadline, and takes deployments and secrets from the Plinth server
 // that started it. It never reads the database; it listens on loopback only.
 //
-// Started by src/core/runtime-supervisor.ts with network permission only, private addresses
+// Started by src/platform/functions-runtime/supervisor.ts with network permission only, private addresses
 // denied (and read/write on its Unix socket's path, revoked once the socket is bound, and on the
 // relay's socket, through which functions reach Plinth's API). Its configuration (port, Unix socket,
 // control token, timeout, the worker's source, the bundled reference scope) arrives as the first

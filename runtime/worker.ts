@@ -46,7 +46,7 @@ interface Relay {
   origins: string[];
 }
 
-// Private addresses are denied to this process (runtime-supervisor.ts), Plinth's own API among
+// Private addresses are denied to this process (src/platform/functions-runtime/supervisor.ts), Plinth's own API among
 // them when it listens on loopback: fetches to the API and to the origins the operator allows go
 // through the Plinth server's relay instead, naming the origin by its place in the list.
 let relay: Relay | null = null;

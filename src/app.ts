@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { defaultMaxConnections } from './core/fd-limit.js';
+import { defaultMaxConnections } from './platform/fd-limit.js';
 import type { Deps } from './deps.js';
 import { installAdmission } from './http/admission.js';
 import { createConcurrencyLimit } from './http/concurrency-limit.js';

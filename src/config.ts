@@ -311,7 +311,7 @@ const envSchema = z
     realtimeCredentialCheckMs: env.REALTIME_CREDENTIAL_CHECK_MS,
     realtimeMessageRetentionDays: env.REALTIME_MESSAGE_RETENTION_DAYS,
     http: {
-      // Unset: derived from the open-file limit when the server starts (see core/fd-limit.ts).
+      // Unset: derived from the open-file limit when the server starts (see platform/fd-limit.ts).
       maxConnections: env.MAX_CONNECTIONS,
       headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,

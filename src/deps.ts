@@ -10,15 +10,15 @@ import path from 'node:path';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { createPool, type Sql } from './core/db.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './core/embedded-postgres.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './platform/embedded-postgres.js';
 import { randomHex } from './core/ids.js';
-import { allowedOutboundOrigins } from './core/outbound-http.js';
+import { allowedOutboundOrigins } from './platform/outbound-http.js';
 import { createKeyring, type Keyring } from './core/keyring.js';
 import { migrate, readMigrationFiles, type MigrationFile } from './core/migrator.js';
 import { createPasswordHasher, type PasswordHasher } from './core/password-hasher.js';
-import { createBlobStore } from './core/blob-store/index.js';
-import type { BlobStore } from './core/blob-store/blob-store.js';
-import { createRuntimeSupervisor, type RuntimeSupervisor } from './core/runtime-supervisor.js';
+import { createBlobStore } from './platform/blob-store/index.js';
+import type { BlobStore } from './platform/blob-store/blob-store.js';
+import { createRuntimeSupervisor, type RuntimeSupervisor } from './platform/functions-runtime/supervisor.js';
 import postgres from 'postgres';
 
 export interface Deps {

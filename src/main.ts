@@ -6,8 +6,8 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { chooseLogFormat, loggerOptions } from './core/log-options.js';
-import { unavailablePorts, type PortClaim } from './core/port-check.js';
-import { clearStalePostmaster } from './core/stale-postmaster.js';
+import { unavailablePorts, type PortClaim } from './platform/port-check.js';
+import { clearStalePostmaster } from './platform/stale-postmaster.js';
 import type { Deps } from './deps.js';
 import type { PlatformKeys } from './modules/secrets/index.js';
 

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
-import { startEmbeddedPostgres } from '../../src/core/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../../src/platform/embedded-postgres.js';
 import { freePort } from '../../test/harness/free-port.js';
 
 export interface BenchDatabase {

@@ -1,18 +1,14 @@
 // Who is calling: resolves the request's credential (API key, anon key or access token) into a
-// principal, and enforces each route's declared access level before its body is even read.
+// principal (core/principal.ts), and enforces each route's declared access level before its body
+// is even read.
 import type { KeyObject } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { epochSeconds } from '../core/clock.js';
 import { AppError } from '../core/errors.js';
 import { sha256 } from '../core/ids.js';
 import { createJwtVerifier } from '../core/jwt.js';
+import type { MaybePrincipal, Principal } from '../core/principal.js';
 import type { Deps } from '../deps.js';
-
-export type Principal =
-  | { kind: 'anon' }
-  | { kind: 'user'; userId: string; email: string; sessionId: string }
-  | { kind: 'admin'; subject: string; via: 'token'; sessionId: string }
-  | { kind: 'admin'; subject: 'api-key'; via: 'apiKey' };
 
 /**
  * public: anyone; client: any valid credential; token: an access token (user or admin) only;
@@ -82,9 +78,6 @@ const noEndedSessions: EndedSessions = { has: () => false };
 export interface AdminSessions {
   isLive(sessionId: string, subject: string): boolean | Promise<boolean>;
 }
-
-/** A principal, or the promise of one when an admin token's session must first be looked up. */
-export type MaybePrincipal = Principal | Promise<Principal>;
 
 /** What a credential is checked against: the platform keys the secrets module loads and rotates. */
 export interface AcceptedKeys {
@@ -274,5 +267,3 @@ export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw unauthorized();
   return request.principal;
 }
-
-export const isAdmin = (p: Principal | null): boolean => p?.kind === 'admin';

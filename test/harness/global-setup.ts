@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/core/embedded-postgres.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/platform/embedded-postgres.js';
 import { createPool } from '../../src/core/db.js';
 import { migrate } from '../../src/core/migrator.js';
 import { withDatabase } from './database-url.js';

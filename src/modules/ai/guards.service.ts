@@ -4,7 +4,7 @@
 import type { Clock } from '../../core/clock.js';
 import type { Sql } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
-import type { Principal } from '../../http/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { addUsage, readSettings, refundSpend, reserveSpend, type SpendScope, type SubjectKind } from './ai.repo.js';
 
 export interface Caller {

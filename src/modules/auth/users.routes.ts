@@ -2,7 +2,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
-import { isAdmin, principalOf } from '../../http/principal.js';
+import { isAdmin } from '../../core/principal.js';
+import { principalOf } from '../../http/principal.js';
 import {
   clientTypeSchema,
   deleteUsersBodySchema,

@@ -3,7 +3,7 @@
 // record by record into `out` (never the whole database in memory). Not pg_dump: the embedded
 // PostgreSQL ships none, and pg_dump's major version must match the server's.
 import type { Readable, Writable } from 'node:stream';
-import type { BlobStore } from '../../core/blob-store/blob-store.js';
+import type { BlobStore } from '../../platform/blob-store/blob-store.js';
 import type { ReservedSql } from 'postgres';
 import { archiveWriter, type ArchiveHeader } from './archive.js';
 import { defaultPrivilegeDdl, grantDdl } from './catalog-acl-ddl.repo.js';

@@ -6,7 +6,7 @@ import { withTx } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import { createRateLimiter, type Limit } from '../../core/rate-limiter.js';
 import type { Deps } from '../../deps.js';
-import type { Principal } from '../../http/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { notConfigured, smtpRefused } from './delivery-errors.js';
 import { assertUserMaySend } from './user-sending.js';
 import type { Mailer } from './mailer.js';

@@ -3,7 +3,7 @@
 // keeping the runtime in step with PostgreSQL: every function on each (re)start, and changes from
 // any server through LISTEN plinth_functions (slug) and plinth_secrets (any payload: reload the
 // environment). Created by the functions plugin; closing it stops listening.
-import type { RuntimeLog, RuntimeSupervisor } from '../../core/runtime-supervisor.js';
+import type { RuntimeLog, RuntimeSupervisor } from '../../platform/functions-runtime/supervisor.js';
 import type { Deps } from '../../deps.js';
 import { followSecretChanges, readFunctionEnvironment } from '../secrets/index.js';
 import { findFunction, listActiveFunctions, type FunctionRow } from './functions.repo.js';

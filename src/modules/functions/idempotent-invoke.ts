@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Agent, request as callRuntime } from 'undici';
 import { AppError } from '../../core/errors.js';
-import type { Principal } from '../../http/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { keyedRequest, type Idempotency, type StoredOutcome } from '../idempotency/index.js';
 import { forwardable } from './runtime-proxy.js';
 

@@ -1,7 +1,7 @@
 // The runtime's control API as Plinth calls it: deploy a function version, remove one, replace
 // the environment functions see. Every call carries the runtime's token.
 import { AppError } from '../../core/errors.js';
-import type { RuntimeSupervisor } from '../../core/runtime-supervisor.js';
+import type { RuntimeSupervisor } from '../../platform/functions-runtime/supervisor.js';
 
 export type DeployResult = { ok: true } | { ok: false; message: string; line: number | null; column: number | null };
 

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { withRequestScope, type RequestScope, type Sql } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
-import type { Principal } from '../../http/principal.js';
+import type { Principal } from '../../core/principal.js';
 import {
   claimKey,
   findKey,

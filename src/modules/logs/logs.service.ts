@@ -2,7 +2,7 @@
 // partitions it creates ahead and drops after each kind's retention, search, the audit trail,
 // the reference platform's per-source view, and the live tail.
 import { randomUUID } from 'node:crypto';
-import type { FunctionOutput } from '../../core/runtime-supervisor.js';
+import type { FunctionOutput } from '../../platform/functions-runtime/supervisor.js';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../core/errors.js';
 import { createCompanionConnection } from '../../core/db.js';

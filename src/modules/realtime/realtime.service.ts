@@ -1,7 +1,7 @@
 // The realtime admin service: channel patterns (validated, duplicates refused), stored messages,
 // their statistics and the retention setting.
 import { AppError } from '../../core/errors.js';
-import { allowedOutboundOrigins, assertOutboundUrl } from '../../core/outbound-http.js';
+import { allowedOutboundOrigins, assertOutboundUrl } from '../../platform/outbound-http.js';
 import { fromPgError } from '../../core/pg-errors.js';
 import type { Deps } from '../../deps.js';
 import { defaultRetentionDays } from './retention.js';

@@ -1,7 +1,7 @@
 // The socket handshake: the `auth` object the client sends ({token} with an access token, the
 // anon key or the API key; or {apiKey}) classified as the platform does, into a principal or
 // the refusal text the client surfaces as connect_error's message.
-import type { MaybePrincipal, Principal } from '../../http/principal.js';
+import type { MaybePrincipal, Principal } from '../../core/principal.js';
 
 export type CredentialResolver = (credential: string) => MaybePrincipal;
 

@@ -4,7 +4,7 @@
 // client address and signed-in user).
 import type { Socket } from 'socket.io';
 import { AppError } from '../../core/errors.js';
-import type { Principal } from '../../http/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { fromPgError } from '../../core/pg-errors.js';
 import type { RefusalReason } from './realtime-refusals.js';
 

@@ -7,7 +7,7 @@
 // for retries that come due and for signals missed while the LISTEN connection was down.
 import { OutboundRefused } from '../../core/address-policy.js';
 import { epochSeconds } from '../../core/clock.js';
-import { allowedOutboundOrigins, outboundFetcher } from '../../core/outbound-http.js';
+import { allowedOutboundOrigins, outboundFetcher } from '../../platform/outbound-http.js';
 import type { Deps } from '../../deps.js';
 import * as repo from './webhook-deliveries.repo.js';
 import { signedHeaders, signingSecret } from './webhook-signature.js';

@@ -1,6 +1,6 @@
 // What records and RPC requests share: the request parts PostgREST clients send, the grammar
 // errors as PostgREST's, paging by Range, and Content-Range.
-import type { Principal } from '../../http/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { GrammarError, type ParsedQuery, type Preferences } from './grammar/ast.js';
 import { parsePreferences, parseQuery } from './grammar/query.js';
 import { recordsError } from './records-errors.js';

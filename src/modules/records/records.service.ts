@@ -3,7 +3,7 @@
 // it in a transaction scoped to the caller's role and claims (row-level security decides) →
 // respond as PostgREST would (respond.ts).
 import type { Deps } from '../../deps.js';
-import { scopeOf } from '../../http/request-scope.js';
+import { scopeOf } from '../../core/principal.js';
 import { createIdempotency, keyedRequest, type StoredOutcome } from '../idempotency/index.js';
 import { negotiate } from './media.js';
 import {

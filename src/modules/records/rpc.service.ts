@@ -5,7 +5,7 @@
 // PostgREST would (respond.ts).
 import { withRequestScope, type RequestScope } from '../../core/db.js';
 import type { Deps } from '../../deps.js';
-import { scopeOf } from '../../http/request-scope.js';
+import { scopeOf } from '../../core/principal.js';
 import { negotiate } from './media.js';
 import {
   applyRange,

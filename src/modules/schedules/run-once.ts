@@ -1,6 +1,6 @@
 // One run of a stored schedule, from its row to the outcome the history records: the header
 // secrets resolved, then the target called within the run's timeout. It never throws.
-import { allowedOutboundOrigins } from '../../core/outbound-http.js';
+import { allowedOutboundOrigins } from '../../platform/outbound-http.js';
 import type { Deps } from '../../deps.js';
 import { resolveHeaders } from './header-secrets.js';
 import { runTarget } from './run-target.js';

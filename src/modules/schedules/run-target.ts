@@ -5,8 +5,8 @@
 // sent). Answers the outcome the history records; it never throws.
 import { OutboundRefused } from '../../core/address-policy.js';
 import type { Queryable } from '../../core/db.js';
-import { outboundFetcher } from '../../core/outbound-http.js';
-import type { RuntimeSupervisor } from '../../core/runtime-supervisor.js';
+import { outboundFetcher } from '../../platform/outbound-http.js';
+import type { RuntimeSupervisor } from '../../platform/functions-runtime/supervisor.js';
 import { isActiveFunction } from '../functions/index.js';
 import type { RunOutcome } from './schedules.repo.js';
 

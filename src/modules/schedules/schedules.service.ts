@@ -3,7 +3,7 @@
 // secrets must exist when saved and are resolved only when a run starts.
 import { withTx } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
-import { allowedOutboundOrigins, assertOutboundUrl } from '../../core/outbound-http.js';
+import { allowedOutboundOrigins, assertOutboundUrl } from '../../platform/outbound-http.js';
 import type { Deps } from '../../deps.js';
 import { nextDueAfter, parseTiming } from './cron-expression.js';
 import { checkHeaderSecrets } from './header-secrets.js';

@@ -3,8 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
-import type { Principal } from '../../http/principal.js';
-import { tooLarge } from '../../core/blob-store/blob-store.js';
+import type { Principal } from '../../core/principal.js';
+import { tooLarge } from '../../platform/blob-store/blob-store.js';
 import { assertObjectKey, encodeKey, normaliseMimeType } from './keys.js';
 import * as repo from './storage.repo.js';
 import type { StorageService, StoredFile } from './storage.service.js';

@@ -1,8 +1,8 @@
 // Sending an object: Range, ETag / If-None-Match, and safe Content-Type handling.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
-import type { Principal } from '../../http/principal.js';
-import type { ByteRange } from '../../core/blob-store/blob-store.js';
+import type { Principal } from '../../core/principal.js';
+import type { ByteRange } from '../../platform/blob-store/blob-store.js';
 import { isActiveContent } from './keys.js';
 import type { ObjectRow, StorageService } from './storage.service.js';
 

@@ -1,7 +1,7 @@
 // Downloads: which row a GET may read (public bucket, credential, or a valid signed URL), and how
 // to download an object: its plain URL in a public bucket, else a signed, expiring one.
 import { AppError } from '../../core/errors.js';
-import type { Principal } from '../../http/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { MAX_EXPIRES_IN, type UrlSigner } from './signed-urls.js';
 import { type ObjectRow, SERVICE_PRINCIPAL, type StorageService } from './storage.service.js';
 

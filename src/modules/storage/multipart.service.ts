@@ -1,7 +1,7 @@
 // Multipart uploads of the S3 gateway: an upload in progress, its parts (each staged as a blob of
 // its own and claimed in the transaction that records it), listing, and removal.
 import type { Readable } from 'node:stream';
-import type { StagedBlob } from '../../core/blob-store/blob-store.js';
+import type { StagedBlob } from '../../platform/blob-store/blob-store.js';
 import type { Deps } from '../../deps.js';
 import * as repo from './multipart.repo.js';
 import { claimBlob } from './storage.repo.js';

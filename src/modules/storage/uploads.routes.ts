@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../http/principal.js';
-import { tooLarge } from '../../core/blob-store/blob-store.js';
+import { tooLarge } from '../../platform/blob-store/blob-store.js';
 import { normaliseMimeType } from './keys.js';
 import type { StorageService } from './storage.service.js';
 import { bucketParams, objectParams, storedFileSchema } from './storage.schemas.js';

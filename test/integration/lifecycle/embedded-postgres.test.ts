@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { postgresOsUser } from '../../../src/core/postgres-binaries.js';
+import { postgresOsUser } from '../../../src/platform/postgres-binaries.js';
 import { freePort } from '../../harness/free-port.js';
 import { isAlive, postmasterPid, spawnServer, pollUntil, type ServerProcess } from '../../harness/server-process.js';
 

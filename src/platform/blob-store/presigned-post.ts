@@ -1,7 +1,7 @@
 // The S3 POST policy of a browser form upload: a base64 JSON policy (bucket, key, size range,
 // expiry, credential) signed with SigV4, returned as the form fields sent before the file.
 import { createHmac } from 'node:crypto';
-import { signingKeyOf } from '../sigv4-signing-key.js';
+import { signingKeyOf } from '../../core/sigv4-signing-key.js';
 
 export interface PostPolicy {
   /** The bucket's URL, where the form is posted. */

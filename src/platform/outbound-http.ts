@@ -2,9 +2,9 @@
 // (address-policy.ts): checked when saved (a clear 400) and again when called, where the name is
 // resolved by the policy's lookup so the connection goes to exactly the address that was checked.
 import { Agent } from 'undici';
-import { assertHttpUrl, assertPublicLiteral, OutboundRefused, policyLookup } from './address-policy.js';
+import { assertHttpUrl, assertPublicLiteral, OutboundRefused, policyLookup } from '../core/address-policy.js';
 import type { Config } from '../config.js';
-import { AppError } from './errors.js';
+import { AppError } from '../core/errors.js';
 
 /**
  * The origins that may be private: Plinth's own API (API_BASE_URL) and OUTBOUND_ALLOWED_ORIGINS.

@@ -2,7 +2,7 @@
 // counted on the way), promoted once the metadata row is written, removed when orphaned.
 import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
-import { AppError } from '../errors.js';
+import { AppError } from '../../core/errors.js';
 
 export interface StagedBlob {
   id: string;

@@ -11,12 +11,12 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { denoDeniedNet } from './address-policy.js';
-import { readFunctionScope } from './function-scope.js';
-import { randomHex } from './ids.js';
-import { listenRuntimePort } from './runtime-port.js';
-import { startRuntimeRelay, type RuntimeRelay } from './runtime-relay.js';
-import { runtimeSocketPlace } from './runtime-socket.js';
+import { denoDeniedNet } from '../../core/address-policy.js';
+import { readFunctionScope } from './scope-bundle.js';
+import { randomHex } from '../../core/ids.js';
+import { listenRuntimePort } from './port.js';
+import { startRuntimeRelay, type RuntimeRelay } from './relay.js';
+import { runtimeSocketPlace } from './socket.js';
 
 export type RuntimeStatus = 'stopped' | 'starting' | 'running' | 'unavailable';
 
@@ -85,7 +85,7 @@ export interface RuntimeSupervisor {
   onOutput(listener: (output: FunctionOutput) => void): () => void;
 }
 
-const RUNTIME_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../runtime');
+const RUNTIME_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../runtime');
 const MAX_BACKOFF_MS = 10_000;
 
 /**

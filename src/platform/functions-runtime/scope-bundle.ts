@@ -1,7 +1,8 @@
-// The bundled scope functions written for the reference platform expect (the official client and
-// base64 helpers), read for the Deno runtime, which holds it in memory: functions load it without
-// file or network access. `npm run build` (and so `npm install`) writes it; a checkout that has
-// not run the build since gets it bundled here once, so such functions never fail for a stale tree.
+// Node side of the function scope: reads the bundle of runtime/function-scope.ts (the official
+// client and base64 helpers that functions written for the reference platform expect) and hands it
+// to the Deno runtime, which holds it in memory: functions load it without file or network access.
+// `npm run build` (and so `npm install`) writes it; a checkout that has not run the build since
+// gets it bundled here once, so such functions never fail for a stale tree.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';

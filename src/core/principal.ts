@@ -1,8 +1,18 @@
-// The caller's database scope: which role a request runs as in PostgreSQL, the claims that
-// row-level security reads (auth.uid() and friends) and how long one statement may run. Records,
-// RPC, storage and payments share it.
-import type { RequestScope } from '../core/db.js';
-import type { Principal } from './principal.js';
+// Who the caller is (Principal), framework-free, and the database scope it runs under: which role
+// in PostgreSQL, the claims row-level security reads (auth.uid() and friends) and how long one
+// statement may run. http/principal.ts resolves a request's credential into one of these.
+import type { RequestScope } from './db.js';
+
+export type Principal =
+  | { kind: 'anon' }
+  | { kind: 'user'; userId: string; email: string; sessionId: string }
+  | { kind: 'admin'; subject: string; via: 'token'; sessionId: string }
+  | { kind: 'admin'; subject: 'api-key'; via: 'apiKey' };
+
+/** A principal, or the promise of one when an admin token's session must first be looked up. */
+export type MaybePrincipal = Principal | Promise<Principal>;
+
+export const isAdmin = (p: Principal | null): boolean => p?.kind === 'admin';
 
 /** Statement timeouts by database role, in milliseconds (0: none): `config.statementTimeouts`. */
 export interface StatementTimeouts {

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { pipeline } from 'node:stream';
-import { HOP_BY_HOP } from './hop-by-hop.js';
+import { HOP_BY_HOP } from '../../core/hop-by-hop.js';
 
 /** The placeholder host of origin number n: never resolved (the relay's socket is the proxy). */
 export const relayHost = (n: number) => `${n}.relay.invalid`;

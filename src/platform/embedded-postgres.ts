@@ -5,9 +5,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { randomHex } from './ids.js';
+import { randomHex } from '../core/ids.js';
 import { pgBinaries, postgresOsUser, type PgBinaries, type RunAs } from './postgres-binaries.js';
-import { settlesWithin } from './settles-within.js';
+import { settlesWithin } from '../core/settles-within.js';
 import { clearStalePostmaster, readPostmasterPid } from './stale-postmaster.js';
 
 export type EmbeddedStatus = 'running' | 'restarting' | 'stopped';
