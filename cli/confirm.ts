@@ -1,6 +1,6 @@
 // Confirmation of a destructive command: --yes, or the user typing the word asked for on a terminal.
 import { CliError } from './cli-error.js';
-import type { CommandContext } from './main.js';
+import type { CommandContext } from './command-context.js';
 
 export async function confirm(ctx: CommandContext, what: string, word: string, yes: boolean | undefined) {
   if (yes) return;

@@ -2,7 +2,6 @@
 // failures as one line on stderr (JSON with --json) and a non-zero exit code. Command files load
 // their heavier parts on first use so that `plinth --help` starts fast.
 import { Command, CommanderError } from 'commander';
-import type { ApiClient } from './api-client.js';
 import { CliError } from './cli-error.js';
 import { registerBackup } from './commands/backup.js';
 import { registerDbQuery } from './commands/db-query.js';
@@ -17,30 +16,8 @@ import { registerSecrets } from './commands/secrets.js';
 import { registerStorage } from './commands/storage.js';
 import { registerTypes } from './commands/types.js';
 import { registerUp } from './commands/up.js';
+import type { CommandContext, GlobalFlags } from './command-context.js';
 import { resolveServer } from './project-config.js';
-
-export interface GlobalFlags {
-  url?: string;
-  apiKey?: string;
-  json?: boolean;
-}
-
-export interface CommandContext {
-  cwd: string;
-  env: Record<string, string | undefined>;
-  now(): Date;
-  out(line: string): void;
-  /** Progress and prompts: stderr, so stdout stays the command's answer. */
-  err(text: string): void;
-  /** Whether stdin is a terminal a question can be asked on. */
-  interactive: boolean;
-  /** A line typed by the user (only when interactive). */
-  ask(question: string): Promise<string>;
-  /** The global flags of the command being run. */
-  flags: GlobalFlags;
-  /** The API client for the configured server (resolved when a command first needs it). */
-  api(): Promise<ApiClient>;
-}
 
 export function buildProgram(ctx: CommandContext): Command {
   const program = new Command('plinth')

@@ -1,5 +1,5 @@
 // How commands print: `--json` prints one JSON document, otherwise aligned tables and lines.
-import type { CommandContext } from './main.js';
+import type { CommandContext } from './command-context.js';
 
 /** Columns padded to their widest cell, two spaces apart; the first row is the header. */
 export function formatTable(rows: string[][]): string[] {

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ApiClient, RequestOptions } from './api-client.js';
 import { CliError } from './cli-error.js';
-import type { CommandContext } from './main.js';
+import type { CommandContext } from './command-context.js';
 import { progressStream } from './progress.js';
 
 function bar(ctx: CommandContext, label: string, size: number) {

@@ -24,6 +24,7 @@ import {
   authPlugin,
   createAdminSessionBinding,
   createAuthServices,
+  findUserById,
   SESSION_REVOKED_CHANNEL,
   startRevokedSessions,
 } from './modules/auth/index.js';
@@ -192,7 +193,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   app.addHook('onClose', () => auth.email.drain());
   await app.register(healthPlugin(deps));
   await app.register(authPlugin(deps, auth, () => configuredProviderNames(deps.sql)));
-  await app.register(emailPlugin(deps, mailer));
+  await app.register(emailPlugin(deps, mailer, (userId) => findUserById(deps.sql, userId)));
   await app.register(oauthPlugin(deps, auth.sessions));
 
   const schemaCache = await createSchemaCache(deps.sql, deps.config.recordsSchemas);

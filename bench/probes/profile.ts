@@ -27,7 +27,8 @@ import { currentSessionLoad, refreshLoad } from '../lib/session-loads.js';
 import { createRecordsTable } from '../lib/records.js';
 import { startLimitBeside } from '../lib/limit.js';
 import { startPlinth } from '../lib/plinth.js';
-import { RECORDS_SCENARIOS, recordsSpec, type BenchContext, type RecordsScenario } from '../suite/scenarios.js';
+import type { BenchContext } from '../suite/scenario.js';
+import { RECORDS_SCENARIOS, recordsSpec, type RecordsScenario } from '../suite/scenarios.js';
 
 const SCENARIO_NAMES = ['current-session', 'refresh', ...RECORDS_SCENARIOS, 'functions-invoke'] as const;
 /** Refresh tokens minted per second of a refresh run: more than two cores rotate. */

@@ -3,7 +3,8 @@
 // the time between Plinth and its limit goes. Off by default: it triples the records runs.
 import { ENVELOPES, ENVELOPE_TEXT, LIMIT_ENVELOPE, envelopePrefix, type EnvelopeName } from '../lib/limit-records.js';
 import { measureLoad, type Measurement } from '../lib/measure.js';
-import { RECORDS_SCENARIOS, checkRecords, recordsSpec, type BenchContext, type RecordsScenario } from './scenarios.js';
+import type { BenchContext } from './scenario.js';
+import { RECORDS_SCENARIOS, checkRecords, recordsSpec, type RecordsScenario } from './scenarios.js';
 
 export interface EnvelopeRun {
   scenario: RecordsScenario;

@@ -1,6 +1,6 @@
 // Functions: a trivial function invoked through Plinth (credential check, in-memory slug table,
 // streamed proxy) against the same function invoked directly on the Deno runtime, same run.
-import type { BenchContext, Scenario, ScenarioOutcome } from './scenarios.js';
+import type { BenchContext, Scenario, ScenarioOutcome } from './scenario.js';
 import { measureLoad, type SpecFor } from '../lib/measure.js';
 
 const CONNECTIONS = 32;

@@ -17,7 +17,8 @@ import { cpuShare, type Measurement, type MeasureSettings, type SpecFor, withCpu
 import { startPlinth, type RunningPlinth } from '../lib/plinth.js';
 import { guardOf } from '../../src/core/db.js';
 import { createRecordsTable } from '../lib/records.js';
-import { type BenchContext, recordsSpec } from './scenarios.js';
+import type { BenchContext } from './scenario.js';
+import { recordsSpec } from './scenarios.js';
 
 const RECORD_ROWS = 10_000;
 const SEARCH_ROWS = 1_000_000;

@@ -5,7 +5,7 @@ import Fastify from 'fastify';
 import postgres from 'postgres';
 import { listSubscriptions } from '../../src/modules/payments/billing.repo.js';
 import { measureLoad, type SpecFor } from '../lib/measure.js';
-import type { Scenario } from './scenarios.js';
+import type { Scenario } from './scenario.js';
 
 const CONNECTIONS = 32;
 const SUBJECT = { type: 'user', id: 'bench-subject' };

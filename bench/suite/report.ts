@@ -4,7 +4,7 @@ import { availableParallelism, cpus, platform, release, totalmem } from 'node:os
 import { fileURLToPath } from 'node:url';
 import type { EnvelopeComparison } from './envelopes.js';
 import type { Measurement } from '../lib/measure.js';
-import type { ScenarioOutcome } from './scenarios.js';
+import type { ScenarioOutcome } from './scenario.js';
 
 export interface Failed {
   name: string;

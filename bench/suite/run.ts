@@ -14,7 +14,8 @@ import { scopeClaims } from '../lib/limit-records.js';
 import { startPlinth, type RunningPlinth } from '../lib/plinth.js';
 import { captureRecordsStatements, createRecordsTable } from '../lib/records.js';
 import { printReport, targetRatioOf, writeResults, type Entry } from './report.js';
-import { SCENARIOS, type BenchContext, type Scenario, type ScenarioOutcome } from './scenarios.js';
+import type { BenchContext, Scenario, ScenarioOutcome } from './scenario.js';
+import { SCENARIOS } from './scenarios.js';
 
 const USERS = 8;
 const PASSWORD = 'bench-password-9';

@@ -4,64 +4,14 @@
 import { measureArgon2Rate } from './argon2-rate.js';
 import { functionsInvoke, functionsLatency } from './functions.js';
 import { paymentsSubscriptions } from './payments.js';
-import type { BenchUser } from '../lib/fixtures.js';
+import type { BenchContext, Scenario } from './scenario.js';
 import { LIMIT_JWT_CHECK } from '../lib/limit.js';
 import { ENVELOPE_TEXT, LIMIT_ENVELOPE } from '../lib/limit-records.js';
 import { USER_VIEW_DOES, USER_VIEW_PREFIX } from '../lib/limit-user-view.js';
 import type { LoadSpec } from '../lib/load.js';
-import {
-  cpuShare,
-  measureLoad,
-  withCpu,
-  type Measurement,
-  type MeasureSettings,
-  type SpecFor,
-} from '../lib/measure.js';
+import { cpuShare, measureLoad, withCpu, type Measurement, type SpecFor } from '../lib/measure.js';
 import { INSERT_BODY, LIST_QUERY, RECORDS_PATH, RECORDS_TABLE } from '../lib/records.js';
 import { LOAD_CONNECTIONS, refreshLoad } from '../lib/session-loads.js';
-
-export interface BenchContext extends MeasureSettings {
-  plinthUrl: string;
-  limitUrl: string;
-  /** Scratch directory for token files. */
-  dir: string;
-  user: BenchUser;
-  /** Users the refresh scenario's sessions are spread over. */
-  userIds: string[];
-  /** The user's stored argon2 hash. */
-  storedHash: string;
-  refreshTtlSeconds: number;
-  /** Ids of the rows of the records table (all the user's). */
-  recordIds: number[];
-  apiKey: string;
-  anonKey: string;
-  /** The Deno runtime Plinth supervises, for invoking functions without Plinth in front. */
-  functionsRuntime: { url: string; token: string };
-}
-
-/** `report`: measured and shown with its ratio, no target. */
-export type Target = { kind: 'ratio'; min: number } | { kind: 'rps'; min: number } | { kind: 'report' };
-
-export interface ScenarioOutcome {
-  name: string;
-  request: string;
-  connections: number;
-  plinth: Measurement;
-  limit: Measurement;
-  limitDoes: string;
-  /**
-   * The user-view limit (architecture.md, Benchmarks), where the scenario has one; ratio targets
-   * are then judged against it. It may be the `limit` measurement itself, when Plinth's statement
-   * is already the plainest hand-written one.
-   */
-  userView?: { measurement: Measurement; does: string };
-  target: Target;
-}
-
-export interface Scenario {
-  name: string;
-  run(ctx: BenchContext): Promise<ScenarioOutcome>;
-}
 
 const CURRENT_CONNECTIONS = 32;
 

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import { confirm } from '../confirm.js';
-import type { CommandContext } from '../main.js';
+import type { CommandContext } from '../command-context.js';
 import { emit, objectTable, say } from '../output.js';
 import { saveBody, sendFile } from '../transfer.js';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { ApiClient } from '../api-client.js';
 import { CliError } from '../cli-error.js';
-import type { CommandContext } from '../main.js';
+import type { CommandContext } from '../command-context.js';
 import { emit, objectTable } from '../output.js';
 
 export interface RawSqlResult {

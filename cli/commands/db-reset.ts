@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import { confirm } from '../confirm.js';
-import type { CommandContext } from '../main.js';
+import type { CommandContext } from '../command-context.js';
 import { readLocalDirectory } from '../migration-files.js';
 import { emit, say } from '../output.js';
 import { runSql } from './db-query.js';

@@ -5,7 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { MIGRATIONS_DIR, NAME, VERSION } from '../migration-files.js';
-import type { CommandContext } from '../main.js';
+import type { CommandContext } from '../command-context.js';
 import { emit, say } from '../output.js';
 
 export function registerFetch(migrations: Command, ctx: CommandContext): void {

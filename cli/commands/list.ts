@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { makePlan } from '../migration-plan.js';
 import { readLocalDirectory } from '../migration-files.js';
-import type { CommandContext } from '../main.js';
+import type { CommandContext } from '../command-context.js';
 import { emit, formatTable } from '../output.js';
 
 const STATUS = { applied: 'applied', pending: 'pending', stranded: 'not applied (older than latest applied)' };

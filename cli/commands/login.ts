@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import { emit } from '../output.js';
 import { maskKey, normaliseUrl, resolveServer, saveProjectFile } from '../project-config.js';
-import type { CommandContext } from '../main.js';
+import type { CommandContext } from '../command-context.js';
 
 export function registerLogin(program: Command, ctx: CommandContext): void {
   program

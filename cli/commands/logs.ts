@@ -1,7 +1,7 @@
 // `plinth logs tail [--function <slug>]`: follows the server's live log stream (Server-Sent Events
 // of /api/logs/stream) and prints each entry until interrupted; --json prints one JSON per line.
 import type { Command } from 'commander';
-import type { CommandContext } from '../main.js';
+import type { CommandContext } from '../command-context.js';
 import { printable, printableJson } from '../../src/core/printable.js';
 
 interface LogLine {

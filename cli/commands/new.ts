@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import { assertDirectoryValid, MIGRATIONS_DIR, NAME, nextVersion, readLocalDirectory } from '../migration-files.js';
-import type { CommandContext } from '../main.js';
+import type { CommandContext } from '../command-context.js';
 import { emit } from '../output.js';
 
 export function registerNew(migrations: Command, ctx: CommandContext): void {

@@ -2,7 +2,7 @@
 // rotation of the platform's keys (API key, anon key, access-token signing key) with a grace period.
 import { Argument, type Command, InvalidArgumentError } from 'commander';
 import type { CliError } from '../cli-error.js';
-import type { CommandContext } from '../main.js';
+import type { CommandContext } from '../command-context.js';
 import { emit, objectTable } from '../output.js';
 
 /** What each rotatable key is called on the wire, and the field its new value comes back in. */

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
-import type { CommandContext } from '../main.js';
+import type { CommandContext } from '../command-context.js';
 import { emit, objectTable } from '../output.js';
 import { saveBody, sendFile } from '../transfer.js';
 

@@ -1,7 +1,7 @@
 // `plinth db types`: prints the generated `Database` type for @supabase/postgrest-js and
 // supabase-js (`plinth db types > database.types.ts`).
 import type { Command } from 'commander';
-import type { CommandContext } from '../main.js';
+import type { CommandContext } from '../command-context.js';
 
 export function registerTypes(db: Command, ctx: CommandContext): void {
   db.command('types')

@@ -13,7 +13,7 @@ import {
   type LocalDirectory,
   type LocalMigration,
 } from '../migration-files.js';
-import type { CommandContext } from '../main.js';
+import type { CommandContext } from '../command-context.js';
 import { emit, say } from '../output.js';
 
 async function applyFile(api: ApiClient, file: LocalMigration, sql: string): Promise<void> {

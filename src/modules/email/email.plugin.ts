@@ -6,10 +6,12 @@ import { emailRoutes } from './email.routes.js';
 import type { Mailer } from './mailer.js';
 import { sendRoutes } from './send.routes.js';
 import { createSendService } from './send.service.js';
+import type { FindSender } from './user-sending.js';
 
-export function emailPlugin(deps: Deps, mailer: Mailer): FastifyPluginAsyncZod {
+/** `findSender` comes from the auth module (app.ts composes the two; email never imports auth). */
+export function emailPlugin(deps: Deps, mailer: Mailer, findSender: FindSender): FastifyPluginAsyncZod {
   return async (app) => {
     await app.register(emailRoutes(deps, mailer));
-    await app.register(sendRoutes(createSendService(deps, mailer)));
+    await app.register(sendRoutes(createSendService(deps, mailer, findSender)));
   };
 }

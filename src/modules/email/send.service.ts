@@ -8,7 +8,7 @@ import { createRateLimiter, type Limit } from '../../core/rate-limiter.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../core/principal.js';
 import { notConfigured, smtpRefused } from './delivery-errors.js';
-import { assertUserMaySend } from './user-sending.js';
+import { assertUserMaySend, type FindSender } from './user-sending.js';
 import type { Mailer } from './mailer.js';
 import * as repo from './send.repo.js';
 import type {
@@ -73,7 +73,7 @@ const recordView = (r: repo.SendRecord): SendRecordView => ({
 
 export type SendService = ReturnType<typeof createSendService>;
 
-export function createSendService(deps: Pick<Deps, 'sql' | 'clock'>, mailer: Mailer) {
+export function createSendService(deps: Pick<Deps, 'sql' | 'clock'>, mailer: Mailer, findSender: FindSender) {
   const limiter = createRateLimiter(deps.sql, deps.clock);
 
   async function settings(): Promise<SendSettingsView> {
@@ -161,7 +161,7 @@ export function createSendService(deps: Pick<Deps, 'sql' | 'clock'>, mailer: Mai
       const recipientCount = to.length + cc.length + bcc.length;
       const limits = await settings();
       if (principal.kind === 'user')
-        await assertUserMaySend(deps.sql, principal.userId, limits, [...to, ...cc, ...bcc]);
+        await assertUserMaySend(findSender, principal.userId, limits, [...to, ...cc, ...bcc]);
       checkMessage(limits, recipientCount, request.html);
       if (!(await mailer.isConfigured())) throw notConfigured();
 

@@ -1,15 +1,16 @@
 // What a signed-in user must satisfy before POST /api/email/send-raw sends for them: the admin
 // turned user sending on, the user's own address is verified, and every recipient is allowed.
-import type { Sql } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
-import { findUserById } from '../auth/index.js';
 import type { SendSettingsView } from './send.schemas.js';
+
+/** The sender's own address and whether it is verified (the auth module answers, through app.ts). */
+export type FindSender = (userId: string) => Promise<{ email: string; emailVerified: boolean } | undefined>;
 
 const SETTINGS_ROUTE = 'PUT /api/email/send-settings';
 
 /** Throws the 403 that says why this user may not send this message, if any. */
 export async function assertUserMaySend(
-  sql: Sql,
+  findSender: FindSender,
   userId: string,
   settings: SendSettingsView,
   recipients: string[],
@@ -20,7 +21,7 @@ export async function assertUserMaySend(
       nextActions: `Send from your server with the API key, or ask the admin to turn user sending on (${SETTINGS_ROUTE} {"usersMaySend": true}).`,
     });
   }
-  const user = await findUserById(sql, userId);
+  const user = await findSender(userId);
   if (!user?.emailVerified) {
     throw new AppError('FORBIDDEN', 'Verify your email address before sending emails.', {
       nextActions:
