@@ -71,6 +71,17 @@ export async function saveKey(
 }
 
 /**
+ * Deletes up to `limit` keys that expired by `now`, skipping rows another transaction holds: each
+ * stored outcome sweeps a few, so the table holds about a day of keys however long it runs.
+ */
+export async function deleteExpiredKeys(db: Queryable, now: Date, limit: number): Promise<void> {
+  await db`
+    delete from system.idempotency_keys where ctid = any(array(
+      select ctid from system.idempotency_keys where expires_at <= ${now}
+      limit ${limit} for update skip locked))`;
+}
+
+/**
  * Claims the key for a call that runs outside any transaction (a function): inserted, or taken
  * over when expired or when its claim is older than `staleBefore` (a server that died mid-call).
  * Returns the existing row when the key is held or answered.

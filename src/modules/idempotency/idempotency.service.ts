@@ -3,12 +3,13 @@
 // stores its outcome in its own transaction (its commit implies the key's); a function call, which
 // runs outside any transaction, claims the key first and stores the answer after.
 import { createHash } from 'node:crypto';
-import { withRequestScope, type RequestScope, type Sql } from '../../core/db.js';
+import { type Queryable, withRequestScope, type RequestScope, type Sql } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../core/principal.js';
 import {
   claimKey,
+  deleteExpiredKeys,
   findKey,
   releaseClaim,
   saveKey,
@@ -83,8 +84,16 @@ function replayOf(row: KeyRow | undefined, request: KeyedRequest): StoredOutcome
 const asPlatform = (tx: Sql) => tx`select set_config('role', 'none', true)`;
 const asCaller = (tx: Sql, scope: RequestScope) => tx`select set_config('role', ${scope.role}, true)`;
 
+/** Expired keys one stored outcome deletes on its way (bounded work per keyed request). */
+const SWEEP_PER_STORE = 100;
+
 export function createIdempotency(deps: Pick<Deps, 'sql' | 'clock'>) {
   const expiry = (now: Date) => new Date(now.getTime() + KEY_LIFETIME_MS);
+  /** Stores the key's first outcome, and sweeps some keys that expired. */
+  const store = async (db: Queryable, request: KeyedRequest, outcome: StoredOutcome | null, now: Date) => {
+    await saveKey(db, request.id, { fingerprint: request.fingerprint, outcome, now, expiresAt: expiry(now) });
+    await deleteExpiredKeys(db, now, SWEEP_PER_STORE);
+  };
   return {
     /**
      * Runs `perform` (as the caller's role) once per key, in one transaction with the key's lock,
@@ -108,7 +117,7 @@ export function createIdempotency(deps: Pick<Deps, 'sql' | 'clock'>) {
           await asCaller(tx, scope);
           const outcome = await perform(tx);
           await asPlatform(tx);
-          await saveKey(tx, request.id, { fingerprint: request.fingerprint, outcome, now, expiresAt: expiry(now) });
+          await store(tx, request, outcome, now);
           return outcome;
         },
         'writes',
@@ -134,7 +143,7 @@ export function createIdempotency(deps: Pick<Deps, 'sql' | 'clock'>) {
     /** Stores a claimed call's answer. */
     async complete(request: KeyedRequest, outcome: StoredOutcome): Promise<void> {
       const now = deps.clock.now();
-      await saveKey(deps.sql, request.id, { fingerprint: request.fingerprint, outcome, now, expiresAt: expiry(now) });
+      await store(deps.sql, request, outcome, now);
     },
 
     /** Gives a claimed key up (the call failed before answering, or its answer is not kept): a retry runs again. */

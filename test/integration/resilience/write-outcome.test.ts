@@ -174,6 +174,10 @@ describe('Idempotency-Key on records inserts', () => {
     expect(later.statusCode).toBe(201);
     expect(later.headers['idempotent-replayed']).toBeUndefined();
     expect(await rowsWith('per caller')).toBe(3);
+    // The user's expired key (never used again) was swept by that insert: keys do not pile up.
+    const [expired] = await admin<{ n: number }[]>`
+      select count(*)::int as n from system.idempotency_keys where expires_at <= ${t.clock.now()}`;
+    expect(expired?.n).toBe(0);
   });
 
   it('refuses a malformed key with 400 and writes nothing', async () => {
