@@ -63,6 +63,16 @@ export async function openBrowser(viewport = { width: 1280, height: 800 }): Prom
       await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
     },
     async seriousViolations() {
+      // A transition in flight (a dialog fading in) would be judged half-drawn: the finite ones end
+      // first (a spinner's endless animation is left running).
+      await page.evaluate(() =>
+        Promise.all(
+          document
+            .getAnimations()
+            .filter((a) => Number.isFinite(Number(a.effect?.getComputedTiming().endTime ?? Number.POSITIVE_INFINITY)))
+            .map((a) => a.finished.catch(() => undefined)),
+        ),
+      );
       // Evaluated through the DevTools protocol: the dashboard's CSP forbids inline <script> tags.
       await page.evaluate(axeSource);
       const violations = await page.evaluate(async () => {
