@@ -2,6 +2,7 @@
 // a second factor (TOTP, recovery code, passkey) and reissues its tokens. The session row keeps
 // aal2 and the methods (amr), so later refreshes keep them too.
 import { epochSeconds } from '../../core/clock.js';
+import type { Queryable } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import type { KeyedDeps } from '../secrets/index.js';
 import type { User } from './auth.schemas.js';
@@ -12,7 +13,7 @@ import { createTokens, type IssuedTokens } from './tokens.js';
 export type SecondFactorMethod = 'totp' | 'recovery' | 'webauthn';
 
 /** What raising needs; `sql` may be a transaction of the caller's, so the raise commits with its checks. */
-export type AssuranceDeps = Pick<KeyedDeps, 'sql' | 'clock' | 'config' | 'keys' | 'hmacKeys'>;
+export type AssuranceDeps = Pick<KeyedDeps, 'clock' | 'config' | 'keys' | 'hmacKeys'> & { sql: Queryable };
 
 const sessionEnded = () =>
   new AppError('UNAUTHORIZED', 'The session has ended.', { nextActions: 'Sign in again, then verify the factor.' });

@@ -5,6 +5,8 @@ import type { KeyedDeps } from '../secrets/index.js';
 import { createAdminAuthService } from './admin-auth.service.js';
 import { createEmailAuthService, type QuietFailureLog } from './email-auth.service.js';
 import type { RevokedSessions } from './revoked-sessions.js';
+import { createMfaRecoveryService } from './mfa-recovery.service.js';
+import { createMfaService } from './mfa.service.js';
 import { createSessionService } from './sessions.service.js';
 import { createUserService } from './users.service.js';
 
@@ -23,5 +25,8 @@ export function createAuthServices(
     email,
     users: createUserService(deps, sessions, email),
     admin: createAdminAuthService(deps, sessions),
+    // Multi-factor authentication (issue 34).
+    mfa: createMfaService(deps),
+    mfaRecovery: createMfaRecoveryService(deps),
   };
 }
