@@ -7,6 +7,7 @@ import type { AuthServices } from './auth-services.js';
 import { configRoutes } from './config.routes.js';
 import { createAuthConfigService, type OAuthProviderNames } from './config.service.js';
 import { emailFlowRoutes } from './email-flows.routes.js';
+import { mfaAdminRoutes } from './mfa-admin.routes.js';
 import { mfaRoutes } from './mfa.routes.js';
 import { rateLimitRoutes } from './rate-limits.routes.js';
 import { createRateLimitSettingsService } from './rate-limits.service.js';
@@ -28,5 +29,6 @@ export function authPlugin(
     await app.register(rateLimitRoutes(createRateLimitSettingsService(deps)));
     await app.register(emailFlowRoutes(deps, auth));
     await app.register(mfaRoutes(deps, auth));
+    await app.register(mfaAdminRoutes(auth));
   };
 }
