@@ -8,6 +8,7 @@ import { navigate } from '../../shell/route';
 import { ErrorState, Loading } from '../../shell/states';
 import { ConfirmButton } from '../../ui/ConfirmButton';
 import { ResetEmailForm } from './ResetEmailForm';
+import { UserFactors } from './UserFactors';
 import { UserSessions } from './UserSessions';
 import { formatTime } from '../../ui/format';
 import { type User, usersApi } from './users-api';
@@ -79,6 +80,7 @@ export default function UserDetail({ userId }: { userId: string }) {
           </Group>
           <UserFacts user={user.data} />
           <UserSessions userId={userId} />
+          <UserFactors userId={userId} />
           <ResetEmailForm email={user.data.email} />
         </>
       ) : null}
