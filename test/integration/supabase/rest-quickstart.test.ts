@@ -261,6 +261,25 @@ describe('PostgREST’s answers', () => {
     expect(minimal.body).toBe('');
   });
 
+  it('a text/csv body inserts rows, as PostgREST takes bulk inserts', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/rest/v1/todos?select=task,user_id',
+      headers: {
+        apikey: t.anonKey,
+        ...bearer(alice.token),
+        'content-type': 'text/csv',
+        prefer: 'return=representation',
+      },
+      payload: 'task\ncsv row one\ncsv row two',
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json).toEqual([
+      { task: 'csv row one', user_id: alice.id },
+      { task: 'csv row two', user_id: alice.id },
+    ]);
+  });
+
   it('a malformed JSON body is PostgREST’s 400 PGRST102', async () => {
     const res = await t.request({
       method: 'POST',
