@@ -1,6 +1,7 @@
 // Question: what does Supabase's /rest/v1 adapter cost over Plinth's own records route on the same
 //   read (a primary-key read under an RLS policy, as a signed-in user)? Target: within 5%.
-// Last answer: see bench/README.md ("Supabase /rest/v1 adapter").
+// Last answer: 2026-11-29 (bench/README.md, "Supabase /rest/v1 adapter"): inconclusive, measured on a VM
+//   at a load average of ~20 — paired-round ratios 1.046 and 0.861 in two runs, noise ±50%.
 //
 // `npx tsx bench/probes/supabase-rest.ts`: one Plinth in this process on the bench database, one
 // table with an owner policy; alternating runs (the order flips each round, the database is
