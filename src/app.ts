@@ -41,13 +41,14 @@ import { backupsPlugin } from './modules/backups/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
 import { createRealtimeRefusals, realtimePlugin } from './modules/realtime/index.js';
-import { createSchemaCache, recordsPlugin } from './modules/records/index.js';
+import { createRecordsApi, createSchemaCache, recordsPlugin } from './modules/records/index.js';
 import { typesPlugin } from './modules/types/index.js';
 import { docsPlugin } from './modules/docs/index.js';
 import { usagePlugin } from './modules/usage/index.js';
 import { schedulesPlugin } from './modules/schedules/index.js';
 import { loadPlatformKeys, type PlatformKeys, secretsPlugin } from './modules/secrets/index.js';
 import { storagePlugin } from './modules/storage/index.js';
+import { supabaseApiKeyHeader, supabaseRestPlugin } from './modules/supabase/index.js';
 
 export interface AppOptions {
   /** pino logger options; false silences the log (tests). */
@@ -148,7 +149,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   app.addHook('onClose', () => revokedSessions.close());
   // Admin access tokens hold only while their session is live (a leaked signing key mints none).
   const adminSessions = createAdminSessionBinding(deps);
-  registerAccessControl(app, deps, revokedSessions, adminSessions);
+  registerAccessControl(app, deps, revokedSessions, adminSessions, supabaseApiKeyHeader);
 
   registerCors(app, allowsOrigin);
   registerFunctionsOrigin(app, deps.config.functions.origin);
@@ -198,7 +199,8 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
 
   const schemaCache = await createSchemaCache(deps.sql, deps.config.recordsSchemas);
   app.addHook('onClose', () => schemaCache.close());
-  await app.register(recordsPlugin(deps, schemaCache));
+  const recordsApi = createRecordsApi(deps, schemaCache);
+  await app.register(recordsPlugin(deps, recordsApi));
   await app.register(migrationsPlugin(deps, () => schemaCache.refreshIfChanged()));
   await app.register(databasePlugin(deps, () => schemaCache.refreshIfChanged()));
   await app.register(typesPlugin(deps, schemaCache));
@@ -217,6 +219,8 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   if (metricsPlugin) await app.register(metricsPlugin);
   await app.register(realtimePlugin(deps, revokedSessions, SESSION_REVOKED_CHANNEL, realtimeRefusals, adminSessions));
   await app.register(dashboardPlugin());
+  // Supabase's wire protocol: thin adapters over the modules above (issue 35).
+  await app.register(supabaseRestPlugin(deps, recordsApi));
 
   return app;
 }

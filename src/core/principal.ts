@@ -37,9 +37,11 @@ export function scopeOf(principal: Principal, timeouts: StatementTimeouts): Requ
       statementTimeoutMs: timeouts.authenticated,
     };
   }
+  // The API key is Supabase's service_role key: auth.role() says so. It runs as project_admin,
+  // which is a member of service_role (grants and policies `to service_role` apply).
   return {
     role: 'project_admin',
-    claims: { sub: principal.subject, role: 'project_admin' },
+    claims: { sub: principal.subject, role: principal.via === 'apiKey' ? 'service_role' : 'project_admin' },
     statementTimeoutMs: timeouts.projectAdmin,
   };
 }

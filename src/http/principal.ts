@@ -175,10 +175,23 @@ export function createCredentialResolver(
   };
 }
 
+/**
+ * A project key sent in a header of its own beside Authorization, on the paths of a compatibility
+ * surface (Supabase's `apikey`; modules/supabase/keys.ts).
+ */
+export interface ProjectKeyHeader {
+  /** The header's name, lower-case. */
+  name: string;
+  appliesTo(url: string): boolean;
+  /** The key's principal; throws a 401 for anything but a known project key. */
+  principalOf(value: string, resolveCredential: (credential: string) => MaybePrincipal): Principal;
+}
+
 export function createPrincipalResolver(
   deps: ResolverDeps,
   ended: EndedSessions = noEndedSessions,
   adminSessions?: AdminSessions,
+  projectKey?: ProjectKeyHeader,
 ) {
   const resolveCredential = createCredentialResolver(deps, ended, adminSessions);
 
@@ -186,6 +199,13 @@ export function createPrincipalResolver(
   return function resolvePrincipal(request: FastifyRequest): MaybePrincipal | null {
     const header = request.headers.authorization;
     const apiKeyHeader = request.headers['x-api-key'];
+    // A project key in a header of its own (Supabase's `apikey`) beside the caller's Bearer
+    // credential: a wrong key is refused even with a good Bearer; without a Bearer, it is the caller.
+    const projectKeyValue = projectKey && request.headers[projectKey.name];
+    if (projectKeyValue !== undefined && projectKey?.appliesTo(request.url)) {
+      const keyPrincipal = projectKey.principalOf(String(projectKeyValue), resolveCredential);
+      if (typeof header !== 'string' || header.length === 0) return keyPrincipal;
+    }
     if (typeof header === 'string' && header.length > 0) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (!match?.[1]) throw unauthorized('The Authorization header must be "Bearer <credential>".');
@@ -222,8 +242,9 @@ export function registerAccessControl(
   deps: ResolverDeps,
   ended: EndedSessions = noEndedSessions,
   adminSessions?: AdminSessions,
+  projectKey?: ProjectKeyHeader,
 ): void {
-  const resolvePrincipal = createPrincipalResolver(deps, ended, adminSessions);
+  const resolvePrincipal = createPrincipalResolver(deps, ended, adminSessions, projectKey);
   app.decorateRequest('principal', null);
   // Callback-style (not async): no promise and no extra microtask on every request; only an
   // admin token whose session is not confirmed yet waits for one database read.

@@ -1810,6 +1810,29 @@ const routes: Row[] = [
     ok: 404,
     request: () => ({ method: 'DELETE', url: `/api/auth/admin/mfa/factors/${randomUUID()}` }),
   },
+
+  // Supabase's /rest/v1 (issue 35): the records and function-call handlers at PostgREST's paths;
+  // any credential reaches the pipeline, an unknown table or function answers 404 alike.
+  ...(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).map(
+    (method): Row => ({
+      route: `${method} /rest/v1/:table`,
+      access: 'client',
+      ok: 404,
+      request: () => ({
+        method,
+        url: '/rest/v1/matrix_missing?id=eq.1',
+        ...(method === 'POST' || method === 'PUT' || method === 'PATCH' ? { payload: { id: 1 } } : {}),
+      }),
+    }),
+  ),
+  ...(['GET', 'POST'] as const).map(
+    (method): Row => ({
+      route: `${method} /rest/v1/rpc/:functionName`,
+      access: 'client',
+      ok: 404,
+      request: () => ({ method, url: '/rest/v1/rpc/matrix_missing', ...(method === 'POST' ? { payload: {} } : {}) }),
+    }),
+  ),
 ];
 
 // The payments routes again under /api/payments/stripe/… (the path the official client calls),

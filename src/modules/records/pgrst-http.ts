@@ -2,7 +2,7 @@
 // request parts the pipeline reads, and the answer it gives.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import type { ErrorCode } from '../../core/errors.js';
+import type { AppError, ErrorCode } from '../../core/errors.js';
 import type { PgrstHeaders, PgrstResponse } from './pgrst-request.js';
 import type { AnyFastifyInstance } from '../../http/any-fastify.js';
 import { parseJsonBodies } from '../../http/json-body.js';
@@ -79,14 +79,19 @@ const frameworkCodes: Record<string, [ErrorCode, string, string]> = {
  */
 export function pgrstFrameworkErrors(app: AnyFastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest) => {
-    const known = err.code ? frameworkCodes[err.code] : undefined;
-    if (known) {
-      const contentType = known[1] === 'PGRST107' ? `: ${request.headers['content-type'] ?? ''}` : '';
-      throw recordsError(known[0], known[1], `${known[2]}${contentType}`, { details: err.message });
-    }
-    if (err instanceof SyntaxError && err.statusCode === 400)
-      throw recordsError(...INVALID_JSON, { details: err.message });
-    if (hasZodFastifySchemaValidationErrors(err)) throw recordsError('VALIDATION_ERROR', 'PGRST100', err.message);
-    throw err;
+    throw pgrstFrameworkError(err, request) ?? err;
   });
+}
+
+/** One of Fastify's own request errors in PostgREST's shape; undefined for any other error. */
+export function pgrstFrameworkError(err: FastifyError, request: FastifyRequest): AppError | undefined {
+  const known = err.code ? frameworkCodes[err.code] : undefined;
+  if (known) {
+    const contentType = known[1] === 'PGRST107' ? `: ${request.headers['content-type'] ?? ''}` : '';
+    return recordsError(known[0], known[1], `${known[2]}${contentType}`, { details: err.message });
+  }
+  if (err instanceof SyntaxError && err.statusCode === 400)
+    return recordsError(...INVALID_JSON, { details: err.message });
+  if (hasZodFastifySchemaValidationErrors(err)) return recordsError('VALIDATION_ERROR', 'PGRST100', err.message);
+  return undefined;
 }

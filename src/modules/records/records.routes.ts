@@ -10,6 +10,23 @@ import { acceptCsvBodies, acceptEmptyJsonBodies, pgrstFrameworkErrors, pgrstPart
 import type { RecordsMethod } from './plan/request.js';
 import type { RecordsService } from './records.service.js';
 
+export const recordsParams = z.object({ table: z.string().min(1).max(63) });
+
+/** The one handler of the records routes (Supabase's /rest/v1/{table} mounts it too). */
+export function recordsHandler(records: RecordsService) {
+  return async (request: FastifyRequest<{ Params: { table: string } }>, reply: FastifyReply) => {
+    const response = await records.handle({
+      method: request.method as RecordsMethod,
+      table: request.params.table,
+      ...pgrstParts(request),
+      body: request.body,
+      principal: principalOf(request),
+      idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']),
+    });
+    return sendPgrst(reply, response);
+  };
+}
+
 export function recordsRoutes(records: RecordsService, limits: { maxJsonDepth: number }): FastifyPluginAsyncZod {
   return async (app) => {
     // PostgREST clients send Content-Type: application/json on DELETE without a body.
@@ -17,18 +34,8 @@ export function recordsRoutes(records: RecordsService, limits: { maxJsonDepth: n
     pgrstFrameworkErrors(app);
     acceptCsvBodies(app);
 
-    const params = z.object({ table: z.string().min(1).max(63) });
-    const handler = async (request: FastifyRequest<{ Params: { table: string } }>, reply: FastifyReply) => {
-      const response = await records.handle({
-        method: request.method as RecordsMethod,
-        table: request.params.table,
-        ...pgrstParts(request),
-        body: request.body,
-        principal: principalOf(request),
-        idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']),
-      });
-      return sendPgrst(reply, response);
-    };
+    const params = recordsParams;
+    const handler = recordsHandler(records);
 
     app.route({
       method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
