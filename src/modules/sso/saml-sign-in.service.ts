@@ -106,7 +106,7 @@ export function createSamlSignInService(deps: Pick<Deps, 'sql' | 'clock' | 'conf
     async consume(input: { samlResponse: string; relayState?: string }): Promise<string> {
       const now = deps.clock.now();
       if (!input.relayState || !UUID.test(input.relayState)) throw unknownFlow();
-      const flow = await repo.findOpenFlow(deps.sql, input.relayState, now);
+      const flow = await repo.findLiveFlow(deps.sql, input.relayState, now);
       const provider = flow && (await repo.findProvider(deps.sql, flow.providerId));
       if (!flow || !provider) throw unknownFlow();
 

@@ -119,11 +119,10 @@ const flowColumns = (db: Queryable) => db`
   id, provider_id as "providerId", request_id as "requestId", redirect_uri as "redirectUri",
   code_challenge as "codeChallenge"`;
 
-/** A flow still open (not spent, not expired). */
-export async function findOpenFlow(db: Queryable, id: string, now: Date) {
+/** A flow not expired yet (spent or not: a replayed answer is told apart by its assertion id). */
+export async function findLiveFlow(db: Queryable, id: string, now: Date) {
   const [row] = await db<FlowRow[]>`
-    select ${flowColumns(db)} from auth.saml_flows
-    where id = ${id} and consumed_at is null and expires_at > ${now}`;
+    select ${flowColumns(db)} from auth.saml_flows where id = ${id} and expires_at > ${now}`;
   return row;
 }
 
