@@ -32,6 +32,7 @@ export interface AssertionTweaks {
   recipient?: string;
   destination?: string;
   issuer?: string;
+  /** The signed SubjectConfirmationData's InResponseTo (the envelope keeps the real one). */
   inResponseTo?: string;
   /** Seconds the IdP's clock is ahead of the test's (negative: behind). */
   shiftSeconds?: number;
@@ -130,7 +131,7 @@ export async function startSamlIdp(options: { now: () => Date; key?: IdpKey }): 
       `</saml:Assertion>`;
     let xml =
       `<samlp:Response xmlns:samlp="${SAMLP}" xmlns:saml="${SAML}" ID="${xmlId()}" Version="2.0" IssueInstant="${now.toISOString()}" ` +
-      `Destination="${esc(tweaks.destination ?? request.acsUrl)}" InResponseTo="${esc(tweaks.inResponseTo ?? request.id)}">` +
+      `Destination="${esc(tweaks.destination ?? request.acsUrl)}" InResponseTo="${esc(request.id)}">` +
       `<saml:Issuer>${issuer}</saml:Issuer>` +
       `<samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>` +
       assertion +

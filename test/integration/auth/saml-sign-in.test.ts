@@ -209,14 +209,16 @@ describe('refused answers change nothing', () => {
     await refusedThenHonest({ sign: 'response' }, /signature/i);
   });
 
-  it('refuses another audience, recipient, destination or issuer', async () => {
-    await refusedThenHonest({ audience: 'https://other-sp.example/metadata' }, /audience/i);
-    await refusedThenHonest({ recipient: 'https://other-sp.example/acs' }, /recipient/i);
-    await refusedThenHonest({ destination: 'https://other-sp.example/acs' }, /addressed to/i);
-    await refusedThenHonest({ issuer: 'https://impostor.example/entity' }, /issued by/i);
+  it.each([
+    ['audience', { audience: 'https://other-sp.example/metadata' }, /audience/i],
+    ['recipient', { recipient: 'https://other-sp.example/acs' }, /recipient/i],
+    ['destination', { destination: 'https://other-sp.example/acs' }, /addressed to/i],
+    ['issuer', { issuer: 'https://impostor.example/entity' }, /issued by/i],
+  ] as const)('refuses another %s', async (_what, tweaks, message) => {
+    await refusedThenHonest(tweaks, message);
   });
 
-  it('refuses an assertion that answers another sign-in request', async () => {
+  it('refuses an assertion whose signed subject confirmation answers another sign-in request', async () => {
     await refusedThenHonest({ inResponseTo: '_someone-elses-request' }, /another sign-in request/i);
   });
 
