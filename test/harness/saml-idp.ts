@@ -206,14 +206,20 @@ export async function startSamlIdp(options: { now: () => Date; key?: IdpKey }): 
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-  idp.metadataXml =
-    `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="${esc(idp.entityId)}">` +
+  idp.metadataXml = idpMetadataXml(idp.entityId, idp.ssoUrl, key.certBody);
+  return idp;
+}
+
+/** An IdP's SAML metadata: entity id, HTTP-Redirect (and POST) SSO URL, signing certificate. */
+export function idpMetadataXml(entityId: string, ssoUrl: string, certBody: string): string {
+  return (
+    `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="${esc(entityId)}">` +
     `<md:IDPSSODescriptor WantAuthnRequestsSigned="false" protocolSupportEnumeration="${SAMLP}">` +
     `<md:KeyDescriptor use="signing"><ds:KeyInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><ds:X509Data>` +
-    `<ds:X509Certificate>${key.certBody}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>` +
+    `<ds:X509Certificate>${certBody}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>` +
     `<md:NameIDFormat>urn:oasis:names:tc:SAML:2.0:nameid-format:persistent</md:NameIDFormat>` +
-    `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${esc(idp.ssoUrl)}"/>` +
-    `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="${esc(idp.ssoUrl)}"/>` +
-    `</md:IDPSSODescriptor></md:EntityDescriptor>`;
-  return idp;
+    `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${esc(ssoUrl)}"/>` +
+    `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="${esc(ssoUrl)}"/>` +
+    `</md:IDPSSODescriptor></md:EntityDescriptor>`
+  );
 }
