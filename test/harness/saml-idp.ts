@@ -3,7 +3,8 @@
 // user the test chose and answers the HTTP-POST binding's auto-submitting form to the ACS. The
 // assertion is signed by xml-crypto (the library node-saml verifies with) with the IdP's key, a
 // self-signed certificate made by `selfsigned`. Tweaks make the bad answers the tests need.
-import { randomBytes } from 'node:crypto';
+import { generateKeyPair, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inflateRawSync } from 'node:zlib';
@@ -66,9 +67,16 @@ const esc = (s: string) =>
 const xmlId = () => `_${randomBytes(16).toString('hex')}`;
 const SAMLP = 'urn:oasis:names:tc:SAML:2.0:protocol';
 const SAML = 'urn:oasis:names:tc:SAML:2.0:assertion';
+const generateKeyPairAsync = promisify(generateKeyPair);
 
 export async function makeIdpKey(commonName = 'Plinth test IdP'): Promise<IdpKey> {
-  const pems = await generate([{ name: 'commonName', value: commonName }], { keySize: 2048, algorithm: 'sha256' });
+  // node:crypto makes the key (forge's own RSA key generation takes seconds); selfsigned the certificate.
+  const keyPair = await generateKeyPairAsync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  const pems = await generate([{ name: 'commonName', value: commonName }], { algorithm: 'sha256', keyPair });
   const certBody = pems.cert.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
   return { privateKey: pems.private, cert: pems.cert, certBody };
 }
