@@ -39,6 +39,7 @@ import { migrationsPlugin } from './modules/migrations/index.js';
 import { databasePlugin } from './modules/database/index.js';
 import { backupsPlugin } from './modules/backups/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
+import { ssoPlugin } from './modules/sso/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
 import { createRealtimeRefusals, realtimePlugin } from './modules/realtime/index.js';
 import { createRecordsApi, createSchemaCache, recordsPlugin } from './modules/records/index.js';
@@ -196,6 +197,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   await app.register(authPlugin(deps, auth, () => configuredProviderNames(deps.sql)));
   await app.register(emailPlugin(deps, mailer, (userId) => findUserById(deps.sql, userId)));
   await app.register(oauthPlugin(deps, auth.sessions));
+  await app.register(ssoPlugin(deps));
 
   const schemaCache = await createSchemaCache(deps.sql, deps.config.recordsSchemas);
   app.addHook('onClose', () => schemaCache.close());

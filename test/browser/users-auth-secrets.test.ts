@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../harness/free-port.js';
+import { idpMetadataXml, makeIdpKey } from '../harness/saml-idp.js';
 import { refreshMobile } from '../harness/sessions.js';
 import { startSmtpPeer, type SmtpPeer } from '../harness/smtp-peer.js';
 import { bearer, startTestApp, type TestApp } from '../harness/test-app.js';
@@ -123,6 +124,27 @@ describe('Auth settings in Chromium', () => {
     const stored = (await api('GET', '/api/auth/oauth/github/config')).json;
     expect(stored).toMatchObject({ clientId: 'gh-client', hasClientSecret: true });
     await checkScreen(browser, 'auth-settings-oauth');
+  });
+
+  it('registers a SAML SSO provider from pasted metadata with its domains', { timeout: 60_000 }, async () => {
+    const { page } = browser;
+    const key = await makeIdpKey('Browser IdP');
+    const entityId = 'https://idp.browser.example/entity';
+    await page.getByRole('tab', { name: 'SSO (SAML)' }).click();
+    await page.getByText('No SSO provider').waitFor();
+    await page.getByRole('button', { name: 'Add SSO provider' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('textbox', { name: 'Name', exact: true }).fill('Browser IdP');
+    await dialog
+      .getByRole('textbox', { name: 'Or metadata XML', exact: true })
+      .fill(idpMetadataXml(entityId, `${entityId}/sso`, key.certBody));
+    await dialog.getByRole('textbox', { name: 'Email domains', exact: true }).fill('browser.test, Corp.Browser.test');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('cell', { name: 'browser.test, corp.browser.test' }).waitFor();
+    const [stored] = (await api('GET', '/api/auth/sso/providers')).json.data;
+    expect(stored).toMatchObject({ name: 'Browser IdP', saml: { entityId } });
+    await checkScreen(browser, 'auth-settings-sso');
   });
 
   it('sets SMTP to the SMTP peer and sends a test email that the peer receives', { timeout: 60_000 }, async () => {

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningKey, signingKeyFromPem, signJwt } from '../../src/core/jwt.js';
+import { idpMetadataXml, type IdpKey, makeIdpKey } from '../harness/saml-idp.js';
 import { bearer, startTestApp, TEST_ADMIN, type TestApp } from '../harness/test-app.js';
 
 let t: TestApp;
@@ -154,6 +155,14 @@ async function completedBackupId(): Promise<string> {
   const { json } = await asAdmin({ method: 'POST', url: '/api/database/backups' });
   await backupsIdle();
   return json.id;
+}
+
+/** A SAML IdP registration of its own (fresh entity id); one signing key for the whole file. */
+let samlKey: Promise<IdpKey> | undefined;
+async function samlProviderBody() {
+  samlKey ??= makeIdpKey('Matrix IdP');
+  const entityId = `https://idp.example/${randomUUID()}`;
+  return { metadataXml: idpMetadataXml(entityId, `${entityId}/sso`, (await samlKey).certBody), domains: [] };
 }
 
 let matrixTables = 0;
@@ -749,6 +758,67 @@ const routes: Row[] = [
         return {
           method,
           url: '/api/auth/oauth/custom/matrix/config',
+          ...(method === 'PUT' ? { payload: { name: 'Matrix IdP' } } : {}),
+        };
+      },
+    }),
+  ),
+
+  // SAML single sign-on. Public: no provider serves matrix.test (404); a forged RelayState is 400.
+  // Admin: each request registers a provider of its own (a fresh entity id, no domains).
+  {
+    route: 'POST /api/auth/sso',
+    access: 'public',
+    ok: 404,
+    request: () => ({
+      method: 'POST',
+      url: '/api/auth/sso',
+      payload: { domain: 'matrix.test', redirect_uri: 'https://app.example.com/cb', code_challenge: CHALLENGE },
+    }),
+  },
+  {
+    route: 'GET /api/auth/sso/saml/metadata',
+    access: 'public',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/sso/saml/metadata' }),
+  },
+  {
+    route: 'POST /api/auth/sso/saml/acs',
+    access: 'public',
+    ok: 400,
+    request: () => ({
+      method: 'POST',
+      url: '/api/auth/sso/saml/acs',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'SAMLResponse=PHNhbWxwOlJlc3BvbnNlLz4%3D&RelayState=forged',
+    }),
+  },
+  {
+    route: 'GET /api/auth/sso/providers',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/sso/providers' }),
+  },
+  {
+    route: 'POST /api/auth/sso/providers',
+    access: 'admin',
+    ok: 201,
+    request: async () => ({ method: 'POST', url: '/api/auth/sso/providers', payload: await samlProviderBody() }),
+  },
+  ...(['GET', 'PUT', 'DELETE'] as const).map(
+    (method): Row => ({
+      route: `${method} /api/auth/sso/providers/:id`,
+      access: 'admin',
+      ok: 200,
+      request: async () => {
+        const created = await asAdmin({
+          method: 'POST',
+          url: '/api/auth/sso/providers',
+          payload: await samlProviderBody(),
+        });
+        return {
+          method,
+          url: `/api/auth/sso/providers/${created.json.id}`,
           ...(method === 'PUT' ? { payload: { name: 'Matrix IdP' } } : {}),
         };
       },

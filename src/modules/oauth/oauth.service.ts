@@ -3,10 +3,11 @@
 // for the app), and the exchange of svc_code + code_verifier for a session.
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '../../core/errors.js';
-import { randomToken, sha256 } from '../../core/ids.js';
+import { sha256 } from '../../core/ids.js';
 import type { Deps } from '../../deps.js';
 import { assertRedirectAllowed, findUserById, readAuthConfig, type SessionService, withParams } from '../auth/index.js';
 import { findCustomConfig, findOAuthConfig } from './oauth-config.repo.js';
+import { issueCodeRedirect } from './exchange-codes.js';
 import { resolveAccount } from './oauth-accounts.js';
 import * as repo from './oauth.repo.js';
 import { builtInFlow, createCustomFlows, type CallbackInput, type ProviderFlow } from './provider-flows.js';
@@ -25,7 +26,6 @@ interface OAuthState {
 }
 
 const STATE_TTL_MS = 10 * 60 * 1000;
-const CODE_TTL_MS = 5 * 60 * 1000;
 // Parameters Plinth sets itself; a client's values for them are ignored, never forwarded.
 const RESERVED_PARAMS = new Set([
   'client_id',
@@ -132,17 +132,11 @@ export function createOAuthService(deps: Pick<Deps, 'sql' | 'clock' | 'config' |
           { state: input.state!, verifier: state.verifier, nonce: state.nonce },
         );
         const userId = await resolveAccount(deps, providerKey(ref), profile);
-        const code = randomToken();
-        await repo.insertExchangeCode(deps.sql, {
-          codeHash: sha256(code),
+        return await issueCodeRedirect(deps.sql, deps.clock.now(), {
           userId,
           codeChallenge: state.codeChallenge,
-          expiresAt: new Date(deps.clock.now().getTime() + CODE_TTL_MS),
-          now: deps.clock.now(),
+          redirectUri: state.redirectUri,
         });
-        // insforge_code: the name the official client hard-codes for its automatic exchange on
-        // page load (api-contract Part A item 14), sent beside the spec's svc_code.
-        return withParams(state.redirectUri, { svc_code: code, insforge_code: code });
       } catch (err) {
         if (!(err instanceof AppError) || (err.statusCode >= 500 && err.code !== 'UPSTREAM_FAILURE')) throw err;
         return withParams(state.redirectUri, { error: err.message });

@@ -6,11 +6,13 @@ import { GeneralSettings } from './GeneralSettings';
 import { OAuthProviders } from './OAuthProviders';
 import { RedirectAllowlist } from './RedirectAllowlist';
 import { SmtpSettings } from './SmtpSettings';
+import { SsoProviders } from './SsoProviders';
 
 const TABS = [
   { value: 'general', label: 'Sign-up and passwords', Panel: GeneralSettings },
   { value: 'redirects', label: 'Redirects', Panel: RedirectAllowlist },
   { value: 'oauth', label: 'OAuth providers', Panel: OAuthProviders },
+  { value: 'sso', label: 'SSO (SAML)', Panel: SsoProviders },
   { value: 'smtp', label: 'SMTP', Panel: SmtpSettings },
   { value: 'templates', label: 'Email templates', Panel: EmailTemplates },
 ];

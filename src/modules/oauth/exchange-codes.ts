@@ -1,0 +1,27 @@
+// The single-use svc_code a sign-in that went through the browser (OAuth, SAML) hands back to the
+// app, bound to the app's PKCE challenge; POST /api/auth/oauth/exchange trades it for a session.
+import { randomToken, sha256 } from '../../core/ids.js';
+import type { Queryable } from '../../core/db.js';
+import { withParams } from '../auth/index.js';
+import { insertExchangeCode } from './oauth.repo.js';
+
+const CODE_TTL_MS = 5 * 60 * 1000;
+
+/** Stores a new svc_code for the user and answers the app's redirect carrying it. */
+export async function issueCodeRedirect(
+  db: Queryable,
+  now: Date,
+  grant: { userId: string; codeChallenge: string; redirectUri: string },
+): Promise<string> {
+  const code = randomToken();
+  await insertExchangeCode(db, {
+    codeHash: sha256(code),
+    userId: grant.userId,
+    codeChallenge: grant.codeChallenge,
+    expiresAt: new Date(now.getTime() + CODE_TTL_MS),
+    now,
+  });
+  // insforge_code: the name the official client hard-codes for its automatic exchange on page
+  // load (api-contract Part A item 14), sent beside the spec's svc_code.
+  return withParams(grant.redirectUri, { svc_code: code, insforge_code: code });
+}
