@@ -41,6 +41,7 @@ import { backupsPlugin } from './modules/backups/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
 import { createRealtimeRefusals, realtimePlugin } from './modules/realtime/index.js';
+import { supabaseRealtimePlugin } from './modules/supabase/realtime/realtime.plugin.js';
 import { createSchemaCache, recordsPlugin } from './modules/records/index.js';
 import { typesPlugin } from './modules/types/index.js';
 import { docsPlugin } from './modules/docs/index.js';
@@ -216,6 +217,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   if (logging.plugin) await app.register(logging.plugin);
   if (metricsPlugin) await app.register(metricsPlugin);
   await app.register(realtimePlugin(deps, revokedSessions, SESSION_REVOKED_CHANNEL, realtimeRefusals, adminSessions));
+  await app.register(supabaseRealtimePlugin(deps));
   await app.register(dashboardPlugin());
 
   return app;
