@@ -4,6 +4,7 @@
 // private channels allowed and denied by policies on realtime.messages, access_token updates and
 // expiry, vsn 1.0.0 and 2.0.0, and the socket caps and payload bound of the security work.
 import { readFileSync } from 'node:fs';
+import { createClient as createPlinthClient } from '@insforge/sdk';
 import { createClient, type RealtimeChannel, type SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -110,6 +111,32 @@ describe('the socket', () => {
     expect(await status(`apikey=anon_${'0'.repeat(64)}&vsn=2.0.0`)).toBe(401);
     expect(await status(`apikey=${t.anonKey}&vsn=3.0.0`)).toBe(400);
     expect(await status(`apikey=${t.anonKey}&vsn=2.0.0`)).toBe(101);
+  });
+});
+
+describe('the two transports', () => {
+  it('keeps Socket.IO clients off Supabase topics, even under a channel pattern that matches them', async () => {
+    const pattern = await t.request({
+      method: 'POST',
+      url: '/api/realtime/channels',
+      headers: { 'x-api-key': t.apiKey },
+      payload: { pattern: 'supabase:%' },
+    });
+    expect(pattern.statusCode).toBe(201);
+    const client = createPlinthClient({ baseUrl, anonKey: t.anonKey, retryCount: 0 });
+    try {
+      expect(await client.realtime.subscribe('supabase:private:room:r1')).toMatchObject({
+        ok: false,
+        error: { code: 'REALTIME_UNAUTHORIZED' },
+      });
+    } finally {
+      client.realtime.disconnect();
+      await t.request({
+        method: 'DELETE',
+        url: `/api/realtime/channels/${pattern.json.id}`,
+        headers: { 'x-api-key': t.apiKey },
+      });
+    }
   });
 });
 
