@@ -49,7 +49,7 @@ import { usagePlugin } from './modules/usage/index.js';
 import { schedulesPlugin } from './modules/schedules/index.js';
 import { loadPlatformKeys, type PlatformKeys, secretsPlugin } from './modules/secrets/index.js';
 import { storagePlugin } from './modules/storage/index.js';
-import { supabaseApiKeyHeader, supabaseRestPlugin } from './modules/supabase/index.js';
+import { supabaseApiKeyHeader, supabaseRealtimePlugin, supabaseRestPlugin } from './modules/supabase/index.js';
 
 export interface AppOptions {
   /** pino logger options; false silences the log (tests). */
@@ -220,6 +220,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   if (logging.plugin) await app.register(logging.plugin);
   if (metricsPlugin) await app.register(metricsPlugin);
   await app.register(realtimePlugin(deps, revokedSessions, SESSION_REVOKED_CHANNEL, realtimeRefusals, adminSessions));
+  await app.register(supabaseRealtimePlugin(deps));
   await app.register(dashboardPlugin());
   // Supabase's wire protocol: thin adapters over the modules above (issue 35).
   await app.register(supabaseRestPlugin(deps, recordsApi));

@@ -1903,6 +1903,25 @@ const routes: Row[] = [
       request: () => ({ method, url: '/rest/v1/rpc/matrix_missing', ...(method === 'POST' ? { payload: {} } : {}) }),
     }),
   ),
+  // Supabase Realtime's REST broadcast: declared public so supabase-js's lone `apikey` header can
+  // stand for the credential (src/modules/supabase/realtime/caller.ts); every credential sent
+  // here is judged exactly as a client route judges it.
+  {
+    route: 'POST /realtime/v1/api/broadcast',
+    access: 'client',
+    ok: 202,
+    request: () => ({
+      method: 'POST',
+      url: '/realtime/v1/api/broadcast',
+      payload: { messages: [{ topic: 'matrix', event: 'e', payload: {} }] },
+    }),
+  },
+  {
+    route: 'POST /realtime/v1/api/broadcast/:topic/events/:event',
+    access: 'client',
+    ok: 202,
+    request: () => ({ method: 'POST', url: '/realtime/v1/api/broadcast/matrix/events/e', payload: { n: 1 } }),
+  },
 ];
 
 // The payments routes again under /api/payments/stripe/… (the path the official client calls),

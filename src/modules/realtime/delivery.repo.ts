@@ -40,9 +40,10 @@ export function deliverableMessages(db: Queryable, ids: string[]): Promise<Deliv
       quote_ident(rn.nspname) || '.' || quote_ident(rc.relname) as "rowTable", m.row_key as "rowKey"
     from unnest(${ids}::uuid[]) with ordinality as a (id, n)
     join realtime.messages m on m.id = a.id
-    join realtime.channels c on c.id = m.channel_id and c.enabled
+    left join realtime.channels c on c.id = m.channel_id
     left join pg_class rc on rc.oid = m.row_table
     left join pg_namespace rn on rn.oid = rc.relnamespace
+    where c.enabled or (m.channel_id is null and m.topic is not null) -- Supabase topics have no channel row
     order by a.n`;
 }
 

@@ -17,10 +17,18 @@ import {
   messageIdsSince,
   readAnnouncement,
 } from './delivery.repo.js';
-import { createReadableColumns } from './readable-columns.js';
+import { createReadableColumns, type ReadableColumns } from './readable-columns.js';
 import { deliverRowChange, type RowChange } from './row-changes.js';
 
 export const roomOf = (channel: string) => `realtime:${channel}`;
+
+/** Another transport's sockets (Supabase's Phoenix protocol) fed by this same delivery. */
+export interface DeliverySink {
+  /** Whether any of its sockets on this server listens on the channel. */
+  wants(channel: string): boolean;
+  /** Delivers one message to its sockets; how many it reached. */
+  deliver(message: DeliverableMessage, readable: ReadableColumns): Promise<number>;
+}
 
 /** Unsent packets (queued while the WebSocket's previous writes are pending) a socket may have. */
 const MAX_BACKLOG_PACKETS = 1_000;
@@ -86,6 +94,7 @@ export function createDelivery(
   io: Server,
   onError: (err: unknown) => void,
   onSlowConsumer: (socketId: string) => void,
+  sinks: DeliverySink[] = [],
 ) {
   let pending: Announcement[] = [];
   let draining = false;
@@ -114,9 +123,9 @@ export function createDelivery(
     for (const message of messages) {
       const room = roomOf(message.channelName);
       const sockets = io.of('/').adapter.rooms.get(room)?.size ?? 0;
-      if (sockets === 0) continue;
-      if (message.rowTable !== null && message.rowKey !== null) {
-        const reached = await deliverRowChange(
+      let reached = 0;
+      if (sockets > 0 && message.rowTable !== null && message.rowKey !== null) {
+        reached = await deliverRowChange(
           deps.sql,
           readable,
           io,
@@ -132,19 +141,24 @@ export function createDelivery(
           onError(err);
           return 0;
         });
-        if (reached > 0) {
-          counts.push({ id: message.id, sockets: reached });
-          rooms.add(room);
+      } else if (sockets > 0) {
+        try {
+          io.local.to(room).emit(message.eventName, eventBody(message, timestamp));
+          reached = sockets;
+        } catch (err) {
+          onError(err); // a reserved event name (connect, disconnect, …) cannot be emitted
         }
-        continue;
       }
-      try {
-        io.local.to(room).emit(message.eventName, eventBody(message, timestamp));
-        counts.push({ id: message.id, sockets });
-        rooms.add(room);
-      } catch (err) {
-        onError(err); // a reserved event name (connect, disconnect, …) cannot be emitted
+      if (reached > 0) rooms.add(room);
+      // The other transports (Supabase's Phoenix sockets) get the same message from this engine.
+      for (const sink of sinks) {
+        if (!sink.wants(message.channelName)) continue;
+        reached += await sink.deliver(message, readable).catch((err) => {
+          onError(err);
+          return 0;
+        });
       }
+      if (reached > 0) counts.push({ id: message.id, sockets: reached });
     }
     for (const room of rooms) {
       for (const id of io.of('/').adapter.rooms.get(room) ?? []) {

@@ -6,3 +6,12 @@ export { createRealtimeRefusals, type RealtimeRefusals } from './realtime-refusa
 export { createRealtimeAdminService, type RealtimeAdminService } from './realtime.service.js';
 export { createWebhookWorker, type WebhookWorker } from './webhook-worker.js';
 export { rekeyTableReferences } from './table-oids.repo.js';
+export { realtimeEngineOf, type RealtimeEngine, SUPABASE_CHANNEL_PREFIX, type TransportSink } from './transports.js';
+export type { DeliverableMessage } from './delivery.repo.js';
+export type { PresenceEvent, PresenceMember } from './presence.service.js';
+export type { ReadableColumns } from './readable-columns.js';
+export { judgeRowChange, type RowChange } from './row-changes.js';
+export { measurePayload } from './publish-rules.js';
+export { createEventBudget, type EventBudget } from './socket-event-budget.js';
+export { isCapacityFailure, BUSY, RATE_LIMITED, BYTES_LIMITED, userOf } from './socket-replies.js';
+export { readableColumns } from './readable-columns.repo.js';

@@ -8,6 +8,8 @@ export interface MemberRow {
   type: 'user' | 'anonymous';
   presenceId: string;
   joinedAt: Date;
+  /** What the member tracked (Supabase presence); null for Plinth's own sockets. */
+  meta?: unknown;
 }
 
 export interface ChannelMemberRow extends MemberRow {
@@ -47,9 +49,9 @@ export async function insertPresence(
   row: { channel: string; socketId: string; serverId: string; member: MemberRow },
 ): Promise<void> {
   await db`
-    insert into realtime.presence (channel_name, socket_id, server_id, presence_id, member_type, joined_at)
+    insert into realtime.presence (channel_name, socket_id, server_id, presence_id, member_type, joined_at, meta)
     values (${row.channel}, ${row.socketId}, ${row.serverId}, ${row.member.presenceId}, ${row.member.type},
-      ${row.member.joinedAt})
+      ${row.member.joinedAt}, ${row.member.meta === undefined || row.member.meta === null ? null : JSON.stringify(row.member.meta)}::text::jsonb)
     on conflict (channel_name, socket_id) do nothing`;
 }
 
@@ -57,14 +59,15 @@ export async function insertPresence(
 export async function deletePresence(db: Queryable, channel: string, socketId: string): Promise<MemberRow | undefined> {
   const [row] = await db<MemberRow[]>`
     delete from realtime.presence where channel_name = ${channel} and socket_id = ${socketId}
-    returning member_type as type, presence_id as "presenceId", joined_at as "joinedAt"`;
+    returning member_type as type, presence_id as "presenceId", joined_at as "joinedAt", meta`;
   return row;
 }
 
 /** A channel's members on live servers, earliest first, each with its first socket's join time. */
 export function channelMembers(db: Queryable, channel: string, liveAfter: Date): Promise<MemberRow[]> {
   return db<MemberRow[]>`
-    select p.member_type as type, p.presence_id as "presenceId", min(p.joined_at) as "joinedAt"
+    select p.member_type as type, p.presence_id as "presenceId", min(p.joined_at) as "joinedAt",
+      (array_agg(p.meta order by p.seq))[1] as meta
     from realtime.presence p join realtime.servers s on s.id = p.server_id
     where p.channel_name = ${channel} and s.heartbeat_at > ${liveAfter}
     group by p.presence_id, p.member_type
@@ -81,12 +84,12 @@ export function sweepDeadServers(db: Queryable, liveAfter: Date): Promise<Channe
     with gone as (
       delete from realtime.presence p
       where not exists (select 1 from realtime.servers s where s.id = p.server_id and s.heartbeat_at > ${liveAfter})
-      returning channel_name, presence_id, member_type, joined_at
+      returning channel_name, presence_id, member_type, joined_at, meta
     ), dead as (
       delete from realtime.servers where heartbeat_at <= ${liveAfter}
     )
     select g.channel_name as channel, g.member_type as type, g.presence_id as "presenceId",
-      min(g.joined_at) as "joinedAt"
+      min(g.joined_at) as "joinedAt", (array_agg(g.meta))[1] as meta
     from gone g
     where not exists (
       select 1 from realtime.presence p join realtime.servers s on s.id = p.server_id

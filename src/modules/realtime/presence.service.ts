@@ -13,6 +13,8 @@ export interface PresenceMember {
   type: 'user' | 'anonymous';
   presenceId: string;
   joinedAt: string;
+  /** What the member tracked (Supabase presence only). */
+  meta?: unknown;
 }
 
 /** What the presence NOTIFY carries: one event, the same bytes for every server. */
@@ -30,6 +32,7 @@ const wireMember = (row: repo.MemberRow): PresenceMember => ({
   type: row.type,
   presenceId: row.presenceId,
   joinedAt: row.joinedAt.toISOString(),
+  ...(row.meta === undefined || row.meta === null ? {} : { meta: row.meta }),
 });
 
 /**
@@ -103,6 +106,11 @@ export function createPresence(
         if (!present) await repo.notifyPresence(tx, [event('join', channel, row, socketId)]);
         return { members: members.map(wireMember), joined: !present };
       });
+    },
+
+    /** A channel's members on live servers (a transport that shows them before its socket joins). */
+    async members(channel: string): Promise<PresenceMember[]> {
+      return (await repo.channelMembers(sql, channel, liveAfter())).map(wireMember);
     },
 
     /** Removes a socket from a channel; announces the leave when it was the member's last socket. */

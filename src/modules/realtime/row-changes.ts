@@ -32,6 +32,51 @@ function groupsOf(io: Server, room: string): { scope: RequestScope; sockets: str
   return [...groups.values()];
 }
 
+/**
+ * What each group of subscribers (one role and claims each) may see of `change`: the payload with
+ * only its readable columns, or null (hidden row, or an UPDATE of none of its columns). The one
+ * judgement every transport's delivery uses.
+ */
+export async function judgeRowChange(
+  sql: Sql,
+  readable: ReadableColumns,
+  scopes: RequestScope[],
+  change: RowChange,
+): Promise<(RowChange['payload'] | null)[]> {
+  const { new: newImage, old: oldImage } = change.payload;
+  // The image the event is about, then (an UPDATE's) the old one.
+  const carried = change.eventName === 'DELETE' ? oldImage : newImage;
+  if (scopes.length === 0 || !carried) return scopes.map(() => null);
+  const images = change.eventName === 'UPDATE' && oldImage ? [carried, oldImage] : [carried];
+  const { seen, schemaVersion } = await imagesVisibility(
+    sql,
+    { table: change.table, key: change.key },
+    scopes,
+    images,
+    { now: change.eventName !== 'DELETE' },
+  );
+  if (!scopes.some((_, i) => seen[0]?.[i])) return scopes.map(() => null);
+  const columns = await readable.of(
+    change.table,
+    scopes.filter((_, i) => seen[0]?.[i]).map((s) => s.role),
+    schemaVersion,
+  );
+  return scopes.map((scope, i) => {
+    if (!seen[0]?.[i]) return null;
+    const readableByRole = columns.get(scope.role) ?? new Set<string>();
+    const oldSeen = change.eventName === 'DELETE' || seen[1]?.[i] === true;
+    const shown = {
+      new: onlyColumns(newImage, readableByRole),
+      old: oldSeen ? onlyColumns(oldImage, readableByRole) : null,
+    };
+    // A change to columns this role cannot read is no news to it (and would tell it they changed).
+    if (change.eventName === 'UPDATE' && shown.old && JSON.stringify(shown.new) === JSON.stringify(shown.old)) {
+      return null;
+    }
+    return { ...change.payload, ...shown };
+  });
+}
+
 /** Emits `change` to the sockets of `room` that may see it; returns how many it reached. */
 export async function deliverRowChange(
   sql: Sql,
@@ -42,36 +87,16 @@ export async function deliverRowChange(
   body: (payload: Record<string, unknown>) => Record<string, unknown>,
 ): Promise<number> {
   const groups = groupsOf(io, room);
-  const { new: newImage, old: oldImage } = change.payload;
-  // The image the event is about, then (an UPDATE's) the old one.
-  const carried = change.eventName === 'DELETE' ? oldImage : newImage;
-  if (groups.length === 0 || !carried) return 0;
-  const images = change.eventName === 'UPDATE' && oldImage ? [carried, oldImage] : [carried];
-  const { seen, schemaVersion } = await imagesVisibility(
+  const shown = await judgeRowChange(
     sql,
-    { table: change.table, key: change.key },
+    readable,
     groups.map((g) => g.scope),
-    images,
-    { now: change.eventName !== 'DELETE' },
-  );
-  const reaching = groups.filter((_, i) => seen[0]?.[i]);
-  if (reaching.length === 0) return 0;
-  const columns = await readable.of(
-    change.table,
-    reaching.map((g) => g.scope.role),
-    schemaVersion,
+    change,
   );
   let reached = 0;
-  for (const group of reaching) {
-    const readableByRole = columns.get(group.scope.role) ?? new Set<string>();
-    const oldSeen = change.eventName === 'DELETE' || seen[1]?.[groups.indexOf(group)] === true;
-    const shown = {
-      new: onlyColumns(newImage, readableByRole),
-      old: oldSeen ? onlyColumns(oldImage, readableByRole) : null,
-    };
-    // A change to columns this role cannot read is no news to it (and would tell it they changed).
-    if (change.eventName === 'UPDATE' && shown.old && JSON.stringify(shown.new) === JSON.stringify(shown.old)) continue;
-    const payload = { ...change.payload, ...shown };
+  for (const [i, group] of groups.entries()) {
+    const payload = shown[i];
+    if (!payload) continue;
     io.local.to(group.sockets).emit(change.eventName, body(payload));
     reached += group.sockets.length;
   }

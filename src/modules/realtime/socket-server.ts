@@ -36,6 +36,7 @@ import {
 } from './socket-replies.js';
 import { authenticateHandshake, type CredentialResolver } from './socket-auth.js';
 import { createEventBudget, type EventBudget } from './socket-event-budget.js';
+import { registerEngine, SUPABASE_CHANNEL_PREFIX, type TransportSink } from './transports.js';
 
 /** Longest channel name accepted (presence NOTIFY payloads must stay small). */
 const MAX_CHANNEL_LENGTH = 255;
@@ -112,11 +113,13 @@ export async function startSocketServer(
   const mask = createMemberMask();
   let closing = false;
   /** After being taken for dead, this server's sockets join their channels again (joins announced). */
+  const sinks: TransportSink[] = [];
   const rejoinAll = async () => {
     if (closing) return;
     for (const [, socket] of io.of('/').sockets as Map<string, RealtimeSocket>) {
       for (const channel of socket.data.channels) await presence.join(channel, socket.id, socket.data.member);
     }
+    for (const sink of sinks) await sink.rejoin();
   };
   const presence = createPresence(deps, randomUUID(), rejoinAll);
   const delivery = createDelivery(
@@ -124,7 +127,17 @@ export async function startSocketServer(
     io,
     (err) => options.onError(err, 'delivering a realtime message'),
     options.onSlowClient,
+    sinks,
   );
+  registerEngine(httpServer, {
+    deps,
+    presence,
+    admission,
+    refusals,
+    resolveCredential: options.resolveCredential,
+    closing: () => closing,
+    attach: (sink) => sinks.push(sink),
+  });
 
   // The raw connections behind the WebSockets, to cut those that do not close in time on stop.
   const upgraded = new Set<Duplex>();
@@ -216,6 +229,8 @@ export async function startSocketServer(
     };
     if (closeIfCredentialEnded(socket)) return denied;
     if (typeof channel !== 'string' || channel.length === 0 || channel.length > MAX_CHANNEL_LENGTH) return denied;
+    // Supabase topics are judged by their own rules (private channels): Phoenix sockets only.
+    if (channel.startsWith(SUPABASE_CHANNEL_PREFIX)) return denied;
     const spent = spendEvent(socket);
     if (spent) return { ok: false, channel, error: spent };
     let allowed: { presenceUserIds: boolean } | null;
@@ -329,6 +344,7 @@ export async function startSocketServer(
 
   const onPresence = (text: string) => {
     const event = JSON.parse(text) as PresenceEvent;
+    for (const sink of sinks) sink.presence(event);
     const meta = {
       channel: event.channel,
       messageId: event.messageId,
