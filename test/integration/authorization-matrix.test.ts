@@ -846,6 +846,28 @@ const routes: Row[] = [
       },
     }),
   ),
+  // The same at Supabase's path (supabase-js functions.invoke). A preflight carries no credential
+  // and reaches the function (which answers CORS itself, as on Supabase): public, and 502 here.
+  ...(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const).map(
+    (method): Row => ({
+      route: `${method} /functions/v1/*`,
+      access: method === 'OPTIONS' ? 'public' : 'client',
+      ok: 502,
+      hidden: true,
+      request: async () => {
+        await asAdmin({
+          method: 'POST',
+          url: '/api/functions',
+          payload: { name: 'matrix-invoke', code: MATRIX_FUNCTION },
+        });
+        return {
+          method,
+          url: '/functions/v1/matrix-invoke',
+          ...(method === 'GET' || method === 'OPTIONS' ? {} : { payload: 'any body' }),
+        };
+      },
+    }),
+  ),
   // Migrations (admin). Each accepted POST applies a version newer than the last.
   {
     route: 'GET /api/database/migrations',

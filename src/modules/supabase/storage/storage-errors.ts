@@ -9,6 +9,7 @@ const NAMES: Record<string, [string, string]> = {
   STORAGE_NOT_FOUND: ['NoSuchBucket', 'Bucket not found'],
   NOT_FOUND: ['NoSuchKey', 'not_found'],
   STORAGE_ALREADY_EXISTS: ['Duplicate', 'Duplicate'],
+  CONFLICT: ['InvalidRequest', 'Conflict'],
   STORAGE_PERMISSION_DENIED: ['AccessDenied', 'Unauthorized'],
   INSUFFICIENT_PERMISSIONS: ['AccessDenied', 'Unauthorized'],
   UNAUTHORIZED: ['InvalidJWT', 'Unauthorized'],
