@@ -189,7 +189,14 @@ describe('permissions', () => {
       },
       { timeout: 20_000, interval: 20 },
     );
-    for (const reserved of ['API_KEY', 'SUPABASE_SERVICE_ROLE_KEY', 'JWT_PRIVATE_KEY', 'ADMIN_PASSWORD', 'PATH', 'HOME'])
+    for (const reserved of [
+      'API_KEY',
+      'SUPABASE_SERVICE_ROLE_KEY',
+      'JWT_PRIVATE_KEY',
+      'ADMIN_PASSWORD',
+      'PATH',
+      'HOME',
+    ])
       expect(env[reserved]).toBeUndefined();
   });
 
