@@ -29,7 +29,8 @@ Object.defineProperty(Deno, 'env', { value: fakeEnv, configurable: true });
 
 // The network permission is for calling out. A function answers through its handler; it may not
 // open listening sockets of its own (they would bind past the runtime's loopback-only rule).
-for (const name of ['serve', 'listen', 'listenTls', 'listenDatagram']) {
+// Deno.serve only hands its handler over (captureDenoServe below), as Supabase's functions use it.
+for (const name of ['listen', 'listenTls', 'listenDatagram']) {
   Object.defineProperty(Deno, name, {
     value: () => {
       throw new Deno.errors.NotCapable(
@@ -160,20 +161,53 @@ function loadError(err: unknown): { message: string; line: number | null; column
   return { message, line: at ? Number(at[1]) : null, column: at ? Number(at[2]) : null };
 }
 
+/**
+ * Supabase's form, `Deno.serve(handler)` (or `(options, handler)`, or `({handler})`) while the
+ * module loads: the handler is kept rather than served, since this worker answers through the
+ * runtime. Nothing ever listens; a call later (from a handler) is refused like Deno.listen.
+ */
+let served: Handler | null = null;
+let loading = false;
+const serve = (first: unknown, second?: unknown) => {
+  if (!loading) {
+    throw new Deno.errors.NotCapable('Functions cannot listen for connections (Deno.serve) once loaded.');
+  }
+  const given =
+    typeof first === 'function'
+      ? first
+      : typeof second === 'function'
+        ? second
+        : (first as { handler?: unknown } | undefined)?.handler;
+  if (typeof given === 'function') served = given as Handler;
+  return {
+    finished: new Promise<void>(() => {}),
+    shutdown: async () => {},
+    ref() {},
+    unref() {},
+    addr: { transport: 'tcp', hostname: '127.0.0.1', port: 0 },
+  };
+};
+Object.defineProperty(Deno, 'serve', { value: serve, configurable: false, writable: false });
+
 async function load(code: string, scopeUrl: string | null): Promise<void> {
   const bytes = new TextEncoder().encode(moduleSource(withLocalClient(code, scopeUrl)));
   let binary = '';
   for (const b of bytes) binary += String.fromCharCode(b);
   try {
     if (scopeUrl && USES_SCOPE.test(code)) await installReferenceScope(scopeUrl);
-    const mod = await import(`data:application/typescript;base64,${btoa(binary)}`);
+    loading = true;
+    const mod = await import(`data:application/typescript;base64,${btoa(binary)}`).finally(() => {
+      loading = false;
+    });
     const exported = mod.default;
     if (typeof exported === 'function') handler = exported as Handler;
     else if (exported && typeof exported.fetch === 'function') handler = (req) => exported.fetch(req);
+    else if (served) handler = served;
     else {
       postMessage({
         type: 'load-error',
-        message: 'The function must export a default handler: export default async function (req) { … }',
+        message:
+          'The function must export a default handler (export default async function (req) { … }) or call Deno.serve(handler).',
         line: null,
         column: null,
       });

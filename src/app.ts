@@ -49,7 +49,12 @@ import { usagePlugin } from './modules/usage/index.js';
 import { schedulesPlugin } from './modules/schedules/index.js';
 import { loadPlatformKeys, type PlatformKeys, secretsPlugin } from './modules/secrets/index.js';
 import { storagePlugin } from './modules/storage/index.js';
-import { supabaseApiKeyHeader, supabaseRealtimePlugin, supabaseRestPlugin } from './modules/supabase/index.js';
+import {
+  supabaseApiKeyHeader,
+  supabaseRealtimePlugin,
+  supabaseRestPlugin,
+  supabaseStoragePlugin,
+} from './modules/supabase/index.js';
 
 export interface AppOptions {
   /** pino logger options; false silences the log (tests). */
@@ -216,6 +221,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   await app.register(functionsPlugin(deps));
   await app.register(paymentsPlugin(deps));
   await app.register(storagePlugin(deps));
+  await app.register(supabaseStoragePlugin(deps));
   await app.register(schedulesPlugin(deps));
   if (logging.plugin) await app.register(logging.plugin);
   if (metricsPlugin) await app.register(metricsPlugin);

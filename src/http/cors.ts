@@ -8,6 +8,7 @@ import { sendError } from './error-handler.js';
 
 const EXPOSED_HEADERS = 'Content-Range, Preference-Applied, X-Request-Id, Retry-After';
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+const FUNCTION_PREFLIGHTS = '/functions/v1/';
 
 /**
  * What a page of an origin may do: call with credentials (its cookies ride along, so the page acts
@@ -51,7 +52,8 @@ export function registerCors(app: FastifyInstance, allows: OriginPolicy): void {
   app.addHook('onRequest', (request, reply, done) => {
     const origin = request.headers.origin;
     reply.header('vary', 'Origin').headers(corsHeaders(origin, allows));
-    if (request.method !== 'OPTIONS') return done();
+    // Supabase's functions answer their own preflights (modules/functions/invoke.routes.ts).
+    if (request.method !== 'OPTIONS' || request.url.startsWith(FUNCTION_PREFLIGHTS)) return done();
     if (origin === undefined || request.headers['access-control-request-method'] === undefined) {
       sendError(reply, notAPreflight());
       return;

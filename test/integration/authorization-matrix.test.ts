@@ -916,6 +916,28 @@ const routes: Row[] = [
       },
     }),
   ),
+  // The same at Supabase's path (supabase-js functions.invoke). A preflight carries no credential
+  // and reaches the function (which answers CORS itself, as on Supabase): public, and 502 here.
+  ...(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const).map(
+    (method): Row => ({
+      route: `${method} /functions/v1/*`,
+      access: method === 'OPTIONS' ? 'public' : 'client',
+      ok: 502,
+      hidden: true,
+      request: async () => {
+        await asAdmin({
+          method: 'POST',
+          url: '/api/functions',
+          payload: { name: 'matrix-invoke', code: MATRIX_FUNCTION },
+        });
+        return {
+          method,
+          url: '/functions/v1/matrix-invoke',
+          ...(method === 'GET' || method === 'OPTIONS' ? {} : { payload: 'any body' }),
+        };
+      },
+    }),
+  ),
   // Migrations (admin). Each accepted POST applies a version newer than the last.
   {
     route: 'GET /api/database/migrations',
@@ -1942,6 +1964,191 @@ routes.push(
     ),
 );
 
+// Supabase storage at /storage/v1 (modules/supabase/storage): buckets are read with any
+// credential and changed by admins; objects take any credential and row-level security decides
+// (the matrix bucket lets every role write); public and signed URLs need none. Hidden from the
+// API documentation (docs/supabase-storage.md describes them).
+const sbObject = async (prefix: string) => {
+  const key = `${prefix}-${randomUUID()}.txt`;
+  await asAdmin({
+    method: 'PUT',
+    url: `/api/storage/buckets/${await storageBucket()}/objects/${key}`,
+    headers: { 'x-api-key': t.apiKey, 'content-type': 'text/plain' },
+    payload: 'sb',
+  });
+  return key;
+};
+const sbBucket = async () => {
+  const id = `sb-${randomUUID()}`;
+  await asAdmin({ method: 'POST', url: '/storage/v1/bucket', payload: { id, name: id } });
+  return id;
+};
+const sbSigned = async (path: string) => {
+  const res = await asAdmin({ method: 'POST', url: path, payload: { expiresIn: 60 } });
+  return (res.json.signedURL ?? res.json.url) as string;
+};
+const sbRows: Row[] = [
+  {
+    route: 'GET /storage/v1/bucket',
+    access: 'client',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/storage/v1/bucket' }),
+  },
+  {
+    route: 'GET /storage/v1/bucket/:id',
+    access: 'client',
+    ok: 200,
+    request: async () => ({ method: 'GET', url: `/storage/v1/bucket/${await storageBucket()}` }),
+  },
+  {
+    route: 'POST /storage/v1/bucket',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'POST', url: '/storage/v1/bucket', payload: { id: `sb-${randomUUID()}` } }),
+  },
+  {
+    route: 'PUT /storage/v1/bucket/:id',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({ method: 'PUT', url: `/storage/v1/bucket/${await sbBucket()}`, payload: { public: true } }),
+  },
+  {
+    route: 'POST /storage/v1/bucket/:id/empty',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({ method: 'POST', url: `/storage/v1/bucket/${await sbBucket()}/empty` }),
+  },
+  {
+    route: 'DELETE /storage/v1/bucket/:id',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({ method: 'DELETE', url: `/storage/v1/bucket/${await sbBucket()}` }),
+  },
+  ...[
+    '/storage/v1/object/:bucket/*',
+    '/storage/v1/object/authenticated/:bucket/*',
+    '/storage/v1/object/info/:bucket/*',
+  ].map(
+    (pattern): Row => ({
+      route: `GET ${pattern}`,
+      access: 'client',
+      ok: 200,
+      request: async () => ({
+        method: 'GET',
+        url: pattern.replace(':bucket/*', `${await storageBucket()}/shared/readme.txt`),
+      }),
+    }),
+  ),
+  {
+    route: 'GET /storage/v1/object/public/:bucket/*',
+    access: 'public',
+    ok: 200,
+    request: async () => ({
+      method: 'GET',
+      url: `/storage/v1/object/public/${await storageBucket()}/shared/readme.txt`,
+    }),
+  },
+  {
+    route: 'POST /storage/v1/object/list/:bucket',
+    access: 'client',
+    ok: 200,
+    request: async () => ({
+      method: 'POST',
+      url: `/storage/v1/object/list/${await storageBucket()}`,
+      payload: { prefix: '' },
+    }),
+  },
+  {
+    route: 'DELETE /storage/v1/object/:bucket',
+    access: 'client',
+    ok: 200,
+    request: async () => ({
+      method: 'DELETE',
+      url: `/storage/v1/object/${await storageBucket()}`,
+      payload: { prefixes: [await sbObject('rm')] },
+    }),
+  },
+  ...(['move', 'copy'] as const).map(
+    (action): Row => ({
+      route: `POST /storage/v1/object/${action}`,
+      access: 'client',
+      ok: 200,
+      request: async () => ({
+        method: 'POST',
+        url: `/storage/v1/object/${action}`,
+        payload: {
+          bucketId: await storageBucket(),
+          sourceKey: await sbObject(action),
+          destinationKey: `${action}-${randomUUID()}`,
+        },
+      }),
+    }),
+  ),
+  {
+    route: 'POST /storage/v1/object/sign/:bucket/*',
+    access: 'client',
+    ok: 200,
+    request: async () => ({
+      method: 'POST',
+      url: `/storage/v1/object/sign/${await storageBucket()}/shared/readme.txt`,
+      payload: { expiresIn: 60 },
+    }),
+  },
+  {
+    route: 'POST /storage/v1/object/sign/:bucket',
+    access: 'client',
+    ok: 200,
+    request: async () => ({
+      method: 'POST',
+      url: `/storage/v1/object/sign/${await storageBucket()}`,
+      payload: { expiresIn: 60, paths: ['shared/readme.txt'] },
+    }),
+  },
+  {
+    route: 'GET /storage/v1/object/sign/:bucket/*',
+    access: 'public',
+    ok: 200,
+    request: async () => ({
+      method: 'GET',
+      url: `/storage/v1${await sbSigned(`/storage/v1/object/sign/${await storageBucket()}/shared/readme.txt`)}`,
+    }),
+  },
+  {
+    route: 'POST /storage/v1/object/upload/sign/:bucket/*',
+    access: 'client',
+    ok: 200,
+    request: async () => ({
+      method: 'POST',
+      url: `/storage/v1/object/upload/sign/${await storageBucket()}/up-${randomUUID()}`,
+    }),
+  },
+  {
+    route: 'PUT /storage/v1/object/upload/sign/:bucket/*',
+    access: 'public',
+    ok: 200,
+    request: async () => ({
+      method: 'PUT',
+      url: `/storage/v1${await sbSigned(`/storage/v1/object/upload/sign/${await storageBucket()}/up-${randomUUID()}`)}`,
+      headers: { 'content-type': 'text/plain' },
+      payload: 'sb',
+    }),
+  },
+  ...(['POST', 'PUT'] as const).map(
+    (method): Row => ({
+      route: `${method} /storage/v1/object/:bucket/*`,
+      access: 'client',
+      ok: 200,
+      request: async () => ({
+        method,
+        url: `/storage/v1/object/${await storageBucket()}/up-${randomUUID()}.txt`,
+        headers: { 'content-type': 'text/plain' },
+        payload: 'sb',
+      }),
+    }),
+  ),
+];
+routes.push(...sbRows.map((r) => ({ ...r, hidden: true as const })));
+
 // ---------------------------------------------------------------------------------------------
 // Expectations
 
@@ -1976,8 +2183,16 @@ function expectForbidden(res: Response) {
   expect(res.json).toMatchObject({ error: 'INSUFFICIENT_PERMISSIONS', statusCode: 403, message: expect.any(String) });
 }
 
+/** /storage/v1 refuses in Supabase storage-api's shape: {statusCode: "401", error, message}. */
+function expectStorageRefusal(res: Response, status: 401 | 403) {
+  expect(res.statusCode, res.body).toBe(status);
+  expect(res.json).toMatchObject({ statusCode: String(status), error: 'Unauthorized', message: expect.any(String) });
+}
+
 function expectOutcome(res: Response, row: Row, outcome: Outcome, kind: Kind) {
-  if (outcome === 401) expectUnauthorized(res, kind);
+  if (outcome !== 'ok' && row.route.includes(' /storage/v1/') && !row.route.includes('/s3')) {
+    expectStorageRefusal(res, outcome);
+  } else if (outcome === 401) expectUnauthorized(res, kind);
   else if (outcome === 403) expectForbidden(res);
   else expect(res.statusCode, res.body).toBe(row.ok);
 }

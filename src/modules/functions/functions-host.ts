@@ -53,6 +53,11 @@ export async function createFunctionsHost(
     env.SVC_BASE_URL = config.apiBaseUrl;
     // The reference platform's names for the same address: its docs have functions read these.
     for (const name of REFERENCE_BASE_URL_NAMES) env[name] = config.apiBaseUrl;
+    // Supabase's names, for createClient(Deno.env.get('SUPABASE_URL'), …); a secret of the same
+    // name wins. The service key is the API key, which functions never see unless the admin stores
+    // it as a secret named SUPABASE_SERVICE_ROLE_KEY (docs/supabase-storage.md, functions).
+    env.SUPABASE_URL ??= config.apiBaseUrl;
+    if (env.ANON_KEY !== undefined) env.SUPABASE_ANON_KEY ??= env.ANON_KEY;
     return env;
   }
 

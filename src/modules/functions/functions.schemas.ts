@@ -2,8 +2,8 @@
 import { z } from 'zod';
 
 export const SLUG = /^[a-zA-Z0-9_-]+$/;
-/** Slugs that would collide with the runtime's own routes. */
-export const RESERVED_SLUGS = new Set(['health']);
+/** Slugs that would collide with the runtime's own routes, or with Supabase's path /functions/v1/{slug}. */
+export const RESERVED_SLUGS = new Set(['health', 'v1']);
 
 const slug = z.string().min(1).max(255).regex(SLUG, 'must match ^[a-zA-Z0-9_-]+$');
 const status = z.enum(['draft', 'active']);

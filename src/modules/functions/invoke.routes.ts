@@ -1,4 +1,4 @@
-// Invocation `/functions/{slug}`, every method: the request (method, query, headers, body bytes)
+// Invocation `/functions/{slug}` (and Supabase's `/functions/v1/{slug}`), every method: the request (method, query, headers, body bytes)
 // is streamed to the Deno runtime and its answer (status, headers, body) streamed back. The
 // table of active functions is in memory. A call with an Idempotency-Key runs once per key
 // (idempotent-invoke.ts), its answer kept in the database for retries.
@@ -49,7 +49,7 @@ export function invokeRoutes(
   }
 
   /** The client's headers (but hop-by-hop and x-plinth-*) and Plinth's, as name, value pairs. */
-  function forwardedHeaders(request: FastifyRequest, slug: string, query: string): string[] {
+  function forwardedHeaders(request: FastifyRequest, slug: string, query: string, prefix = '/functions'): string[] {
     const headers: string[] = [];
     const incoming = request.headers;
     for (const name in incoming) {
@@ -68,7 +68,7 @@ export function invokeRoutes(
       'x-plinth-runtime-token',
       host.runtime.token,
       'x-plinth-url',
-      `${deps.config.functions.baseUrl}/functions/${slug}${query}`,
+      `${deps.config.functions.baseUrl}${prefix}/${slug}${query}`,
       // Tags what the function prints with this request (the logs' source=functions entries).
       'x-plinth-request-id',
       request.id,
@@ -76,7 +76,12 @@ export function invokeRoutes(
     return headers;
   }
 
-  async function proxy(request: FastifyRequest, reply: FastifyReply, slug: string): Promise<FastifyReply> {
+  async function proxy(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    slug: string,
+    prefix = '/functions',
+  ): Promise<FastifyReply> {
     const { runtime } = host;
     const port = runtime.status === 'running' ? runtime.port : null;
     if (port === null) throw new AppError('UPSTREAM_FAILURE', 'The function runtime is not reachable.');
@@ -88,8 +93,9 @@ export function invokeRoutes(
         {
           method: request.method,
           path: `/${slug}${query}`,
-          headers: forwardedHeaders(request, slug, query),
-          body: request.method === 'GET' || request.method === 'HEAD' ? null : request.raw,
+          headers: forwardedHeaders(request, slug, query, prefix),
+          body:
+            request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS' ? null : request.raw,
           reply,
           closing: isClosing,
           enforcedHeaders,
@@ -105,7 +111,7 @@ export function invokeRoutes(
   }
 
   /** A call with an Idempotency-Key: run once per key, its answer kept for retries. */
-  async function invokeKeyed(request: FastifyRequest, reply: FastifyReply, slug: string, key: string) {
+  async function invokeKeyed(request: FastifyRequest, reply: FastifyReply, slug: string, key: string, prefix: string) {
     const { runtime } = host;
     const port = runtime.status === 'running' ? runtime.port : null;
     if (port === null) throw new AppError('UPSTREAM_FAILURE', 'The function runtime is not reachable.');
@@ -116,7 +122,7 @@ export function invokeRoutes(
       key,
       principal: request.principal,
       runtime: { port, socketPath: runtime.socketPath },
-      headers: forwardedHeaders(request, slug, query),
+      headers: forwardedHeaders(request, slug, query, prefix),
       query,
       maxBodyBytes: deps.config.maxBodyBytes,
       timeoutMs: deps.config.functions.timeoutMs,
@@ -133,26 +139,40 @@ export function invokeRoutes(
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
+    /** Invokes the function the wildcard names; `prefix` is the path the client called it under. */
+    const invoke = (prefix: string) => async (request: FastifyRequest, reply: FastifyReply) => {
+      const slug = (request.params as { '*': string })['*'].replace(/\/$/, '');
+      if (!SLUG.test(slug)) return reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
+      const fn = host.lookup(slug);
+      if (!fn)
+        return reply
+          .code(404)
+          .type('application/json; charset=utf-8')
+          .send({ error: 'Function not found or not active' });
+      // A CORS preflight carries no credential: the function answers it (Supabase's pattern).
+      if (fn.verifyJwt && request.method !== 'OPTIONS') checkCredential(request);
+      const key = idempotencyKeyOf(request.headers['idempotency-key']);
+      if (key !== undefined) return invokeKeyed(request, reply, slug, key, prefix);
+      return proxy(request, reply, slug, prefix);
+    };
+
     app.route({
       method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       url: '/functions/*',
       config: { access: 'public' },
       // No params schema: the wildcard is always a string, and no validator runs on every call.
       schema: { hide: true },
-      handler: async (request, reply) => {
-        const slug = (request.params as { '*': string })['*'].replace(/\/$/, '');
-        if (!SLUG.test(slug)) return reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
-        const fn = host.lookup(slug);
-        if (!fn)
-          return reply
-            .code(404)
-            .type('application/json; charset=utf-8')
-            .send({ error: 'Function not found or not active' });
-        if (fn.verifyJwt) checkCredential(request);
-        const key = idempotencyKeyOf(request.headers['idempotency-key']);
-        if (key !== undefined) return invokeKeyed(request, reply, slug, key);
-        return proxy(request, reply, slug);
-      },
+      handler: invoke('/functions'),
+    });
+
+    // Supabase's path for the same functions (supabase-js functions.invoke). As on Supabase, a
+    // preflight (OPTIONS) reaches the function, which answers it with its own CORS headers.
+    app.route({
+      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      url: '/functions/v1/*',
+      config: { access: 'public' },
+      schema: { hide: true },
+      handler: invoke('/functions/v1'),
     });
   };
 }

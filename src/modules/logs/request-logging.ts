@@ -9,7 +9,8 @@ import type { LogEntry } from './log-entry.js';
 import type { LogsService } from './logs.service.js';
 import { redactSecrets } from './redact.js';
 
-const FUNCTION_ROUTE = '/functions/*';
+/** Function invocations, at Plinth's path and at Supabase's. */
+const FUNCTION_ROUTES = new Set(['/functions/*', '/functions/v1/*']);
 
 /** The path of a request without its query string: queries carry tokens, emails, search text. */
 const pathOf = (url: string) => {
@@ -97,7 +98,7 @@ export function logRequests(app: FastifyInstance, logs: LogsService | null, cloc
 
     const facts: RequestFacts = { ts: clock.now(), method: request.method, route, status, durationMs, request };
     const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
-    if (route === FUNCTION_ROUTE) {
+    if (route !== null && FUNCTION_ROUTES.has(route)) {
       const slug = String((request.params as Record<string, string>)['*'] ?? '').replace(/\/$/, '');
       logs.record(entryOf(facts, 'functions', level, slug, `${request.method} /functions/${slug} ${status}`, null));
     } else {

@@ -8,7 +8,8 @@ import type { Deps } from '../../deps.js';
 import { createMetrics } from './metrics-registry.js';
 import { metricsRoutes } from './metrics.routes.js';
 
-const FUNCTION_ROUTE = '/functions/*';
+/** Function invocations, at Plinth's path and at Supabase's. */
+const FUNCTION_ROUTES = new Set(['/functions/*', '/functions/v1/*']);
 
 /** Starts measuring every request (`logDropped`: the log writer's drops; `realtimeRefused`: realtime's refusals by reason); answers the plugin of GET /metrics (null when metrics are off). */
 export function instrumentRequests(
@@ -24,7 +25,7 @@ export function instrumentRequests(
   // replies too, so invocations (answered by the runtime straight to the socket) are counted.
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    const fromFunction = route === FUNCTION_ROUTE;
+    const fromFunction = FUNCTION_ROUTES.has(route);
     metrics.observeRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000, fromFunction);
     if (fromFunction) metrics.observeInvocation(reply.statusCode);
     done();

@@ -1,3 +1,11 @@
-// The storage module's face: its plugin, and the bucket summaries the metadata overview shows.
+// The storage module's face: its plugin, the bucket summaries the metadata overview shows, and the
+// services a compatibility surface (modules/supabase/storage) adapts, over the same one store.
 export { storagePlugin } from './storage.plugin.js';
-export { bucketSummaries } from './storage.service.js';
+export { bucketSummaries, createStorageService, SERVICE_PRINCIPAL } from './storage.service.js';
+export type { ObjectRow, StorageService } from './storage.service.js';
+export type { BucketLimits, FullBucketRow } from './storage.repo.js';
+export { createStorageConfig } from './storage-config.service.js';
+export { createUrlSigner, MAX_EXPIRES_IN, type UrlSigner } from './signed-urls.js';
+export { sendObject } from './download.js';
+export { normaliseMimeType } from './keys.js';
+export { createObjectOps, type FolderEntry, type FolderSortColumn, type ObjectOps } from './object-ops.service.js';

@@ -5,6 +5,9 @@ import type { Queryable } from '../../core/db.js';
 export interface BucketRow {
   name: string;
   public: boolean;
+  /** Per-bucket upload limits (Supabase's bucket settings); null: none. */
+  file_size_limit: string | number | null;
+  allowed_mime_types: string[] | null;
 }
 
 export interface ObjectRow {
@@ -15,6 +18,10 @@ export interface ObjectRow {
   mime_type: string;
   etag: string;
   updated_at: Date;
+  id: string;
+  cache_control: string | null;
+  uploaded_by: string | null;
+  created_at: Date;
 }
 
 // A type alias (not an interface), so that it is JSON for the driver.
@@ -29,6 +36,9 @@ export interface RowInput {
   etag: string;
   via?: 'rest' | 's3';
   tags?: ObjectTag[];
+  cacheControl?: string | null;
+  /** Who the row names as uploader; the caller (auth.uid()) when absent. */
+  owner?: string | null;
 }
 
 export interface ObjectPage {
@@ -44,12 +54,18 @@ export const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) =
 // ---- buckets
 
 export async function findBucket(db: Queryable, name: string): Promise<BucketRow | undefined> {
-  const [bucket] = await db<BucketRow[]>`select name, public from storage.buckets where name = ${name}`;
+  const [bucket] = await db<
+    BucketRow[]
+  >`select name, public, file_size_limit, allowed_mime_types from storage.buckets where name = ${name}`;
   return bucket;
 }
 
-export async function listBuckets(db: Queryable): Promise<(BucketRow & { created_at: Date })[]> {
-  return db<(BucketRow & { created_at: Date })[]>`select name, public, created_at from storage.buckets order by name`;
+export type FullBucketRow = BucketRow & { owner: string | null; created_at: Date; updated_at: Date };
+
+export async function listBuckets(db: Queryable): Promise<FullBucketRow[]> {
+  return db<FullBucketRow[]>`
+    select name, public, file_size_limit, allowed_mime_types, owner, created_at, updated_at
+    from storage.buckets order by name`;
 }
 
 /** Every bucket with its object count. */
@@ -81,6 +97,36 @@ export async function setBucketCors(db: Queryable, bucket: string, cors: string 
   await db`update storage.buckets set s3_cors = ${cors} where name = ${bucket}`;
 }
 
+export interface BucketLimits {
+  fileSizeLimit: number | null;
+  allowedMimeTypes: string[] | null;
+}
+
+/** Sets the bucket's visibility and, when given, its upload limits; false when there is no such bucket. */
+export async function updateBucketSettings(
+  db: Queryable,
+  name: string,
+  isPublic: boolean,
+  limits?: BucketLimits,
+): Promise<boolean> {
+  const rows = limits
+    ? await db`update storage.buckets set public = ${isPublic}, file_size_limit = ${limits.fileSizeLimit},
+        allowed_mime_types = ${limits.allowedMimeTypes}, updated_at = now() where name = ${name} returning name`
+    : await db`update storage.buckets set public = ${isPublic}, updated_at = now() where name = ${name} returning name`;
+  return rows.length > 0;
+}
+
+/** Sets the upload limits of a bucket just made. */
+export async function setBucketLimits(db: Queryable, name: string, limits: BucketLimits): Promise<void> {
+  await db`update storage.buckets set file_size_limit = ${limits.fileSizeLimit},
+    allowed_mime_types = ${limits.allowedMimeTypes} where name = ${name}`;
+}
+
+/** Deletes every object row of the bucket (their blobs go as orphans). */
+export async function deleteAllObjects(db: Queryable, bucket: string): Promise<void> {
+  await db`delete from storage.objects where bucket = ${bucket}`;
+}
+
 /** False when there is no such bucket. */
 export async function setBucketPublic(db: Queryable, name: string, isPublic: boolean): Promise<boolean> {
   const rows = await db`update storage.buckets set public = ${isPublic} where name = ${name} returning name`;
@@ -98,18 +144,43 @@ export async function deleteBucket(db: Queryable, name: string): Promise<boolean
 /** Creates or replaces the row of (bucket, key); a replaced blob is noted as an orphan by a trigger. */
 export async function upsertObject(db: Queryable, r: RowInput): Promise<ObjectRow> {
   const [written] = await db<ObjectRow[]>`
-    insert into storage.objects (bucket, key, blob_id, size, mime_type, etag, uploaded_via, tags)
-    values (${r.bucket}, ${r.key}, ${r.blobId}, ${r.size}, ${r.mimeType}, ${r.etag}, ${r.via ?? 'rest'}, ${db.json(r.tags ?? [])})
+    insert into storage.objects (bucket, key, blob_id, size, mime_type, etag, uploaded_via, tags, cache_control, uploaded_by)
+    values (${r.bucket}, ${r.key}, ${r.blobId}, ${r.size}, ${r.mimeType}, ${r.etag}, ${r.via ?? 'rest'}, ${db.json(r.tags ?? [])},
+      ${r.cacheControl ?? null}, coalesce(${r.owner ?? null}::uuid, auth.uid()))
     on conflict (bucket, key) do update set
       blob_id = excluded.blob_id, size = excluded.size, mime_type = excluded.mime_type,
-      etag = excluded.etag, uploaded_via = excluded.uploaded_via, tags = excluded.tags, updated_at = now()
-    returning bucket, key, blob_id, size, mime_type, etag, updated_at`;
+      etag = excluded.etag, uploaded_via = excluded.uploaded_via, tags = excluded.tags,
+      cache_control = excluded.cache_control, updated_at = now()
+    returning bucket, key, blob_id, size, mime_type, etag, updated_at, id, cache_control, uploaded_by, created_at`;
   return written!;
+}
+
+/** Creates the row of (bucket, key); a row there already is a unique violation (23505). */
+export async function insertObject(db: Queryable, r: RowInput): Promise<ObjectRow> {
+  const [written] = await db<ObjectRow[]>`
+    insert into storage.objects (bucket, key, blob_id, size, mime_type, etag, uploaded_via, tags, cache_control, uploaded_by)
+    values (${r.bucket}, ${r.key}, ${r.blobId}, ${r.size}, ${r.mimeType}, ${r.etag}, ${r.via ?? 'rest'}, ${db.json(r.tags ?? [])},
+      ${r.cacheControl ?? null}, coalesce(${r.owner ?? null}::uuid, auth.uid()))
+    returning bucket, key, blob_id, size, mime_type, etag, updated_at, id, cache_control, uploaded_by, created_at`;
+  return written!;
+}
+
+/** Renames an object (to another bucket too); undefined when the caller sees no such source. */
+export async function moveObject(
+  db: Queryable,
+  from: { bucket: string; key: string },
+  to: { bucket: string; key: string },
+): Promise<ObjectRow | undefined> {
+  const [moved] = await db<ObjectRow[]>`
+    update storage.objects set bucket = ${to.bucket}, key = ${to.key}, updated_at = now()
+    where bucket = ${from.bucket} and key = ${from.key}
+    returning bucket, key, blob_id, size, mime_type, etag, updated_at, id, cache_control, uploaded_by, created_at`;
+  return moved;
 }
 
 export async function findObject(db: Queryable, bucket: string, key: string): Promise<ObjectRow | undefined> {
   const [row] = await db<ObjectRow[]>`
-    select bucket, key, blob_id, size, mime_type, etag, updated_at
+    select bucket, key, blob_id, size, mime_type, etag, updated_at, id, cache_control, uploaded_by, created_at
     from storage.objects where bucket = ${bucket} and key = ${key}`;
   return row;
 }
@@ -121,7 +192,7 @@ export async function listObjects(
   q: ObjectPage,
 ): Promise<(ObjectRow & { total: string })[]> {
   return db<(ObjectRow & { total: string })[]>`
-    select bucket, key, blob_id, size, mime_type, etag, updated_at, count(*) over () as total
+    select bucket, key, blob_id, size, mime_type, etag, updated_at, id, cache_control, uploaded_by, created_at, count(*) over () as total
     from storage.objects
     where bucket = ${bucket}
       and key like ${likePrefix(q.prefix ?? '')}

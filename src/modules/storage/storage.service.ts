@@ -3,7 +3,7 @@
 // promotes the blob in one transaction; replaced and deleted blobs are removed after commit.
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { type Queryable, withRequestScope } from '../../core/db.js';
+import { type Queryable, withRequestScope, withTx } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import { type PgOverrides, withPgOverrides } from '../../core/pg-errors.js';
 import type { Deps } from '../../deps.js';
@@ -36,6 +36,11 @@ export interface PutObject {
   via?: 'rest' | 's3';
   /** S3 object tags; a replaced object keeps none of its old ones. */
   tags?: ObjectTag[];
+  /** false: a row at this key already is a 409 (default: create or replace). */
+  upsert?: boolean;
+  cacheControl?: string | null;
+  /** The uploader the row names, when it is not the caller (a signed upload URL's creator). */
+  owner?: string | null;
 }
 
 /** Who acts for the gateway's access keys and for valid signed URLs: row-level security is bypassed. */
@@ -112,9 +117,29 @@ export function createStorageService(
   }
 
   /** Stages `body` as a new pending blob (see withPendingBlob) and hands it to `write`. */
-  async function withNewBlob<T>(body: Readable, write: (blob: StagedBlob) => Promise<T>): Promise<T> {
+  async function withNewBlob<T>(
+    body: Readable,
+    write: (blob: StagedBlob) => Promise<T>,
+    bucketLimit?: number | null,
+  ): Promise<T> {
     const id = randomUUID();
-    return withPendingBlob(id, async () => write(await blobStore.stage(id, body, await settings.maxBytes())));
+    const global = await settings.maxBytes();
+    const limit = bucketLimit ? Math.min(global, bucketLimit) : global;
+    return withPendingBlob(id, async () => write(await blobStore.stage(id, body, limit)));
+  }
+
+  /** The bucket's allowed types ('image/*' or exact), when it names any. */
+  function assertAllowedType(bucket: BucketRow, mimeType: string): void {
+    const allowed = bucket.allowed_mime_types;
+    if (!allowed || allowed.length === 0) return;
+    const base = mimeType.split(';')[0]!.trim().toLowerCase();
+    const ok = allowed.some((a) => {
+      const rule = a.toLowerCase();
+      return rule.endsWith('/*') ? base.startsWith(rule.slice(0, -1)) : base === rule;
+    });
+    if (!ok) {
+      throw new AppError('UNSUPPORTED_MEDIA_TYPE', `mime type ${base} is not supported by bucket "${bucket.name}".`);
+    }
   }
 
   /** Runs a scoped statement; row-level security refusals are storage's own 403. */
@@ -126,21 +151,30 @@ export function createStorageService(
   /** Creates or replaces an object; the caller's row-level security decides. */
   async function putRow(input: PutObject): Promise<ObjectRow> {
     assertObjectKey(input.key);
-    await bucketOf(input.bucket);
+    const bucket = await bucketOf(input.bucket);
+    assertAllowedType(bucket, input.mimeType);
+    const write = input.upsert === false ? repo.insertObject : repo.upsertObject;
     // An object row naming a bucket that is not there (deleted meanwhile): that bucket's 404.
-    const row = await withPgOverrides({ '23503': () => bucketNotFound(input.bucket) }, () =>
-      withNewBlob(input.body, (staged) =>
-        scoped(input.principal, async (tx) => {
-          const written = await repo.upsertObject(tx, {
-            ...input,
-            blobId: staged.id,
-            size: staged.size,
-            etag: staged.md5,
-          });
-          await repo.claimBlob(tx, staged.id);
-          await blobStore.promote(staged.id);
-          return written;
-        }),
+    const overrides: PgOverrides = {
+      '23503': () => bucketNotFound(input.bucket),
+      '23505': () => new AppError('STORAGE_ALREADY_EXISTS', 'The resource already exists.'),
+    };
+    const row = await withPgOverrides(overrides, () =>
+      withNewBlob(
+        input.body,
+        (staged) =>
+          scoped(input.principal, async (tx) => {
+            const written = await write(tx, {
+              ...input,
+              blobId: staged.id,
+              size: staged.size,
+              etag: staged.md5,
+            });
+            await repo.claimBlob(tx, staged.id);
+            await blobStore.promote(staged.id);
+            return written;
+          }),
+        bucket.file_size_limit === null ? null : Number(bucket.file_size_limit),
       ),
     );
     await sweepOrphans();
@@ -176,6 +210,7 @@ export function createStorageService(
     sweepAbandoned,
     withNewBlob,
     withPendingBlob,
+    scoped,
     putRow,
     head,
     remove,
@@ -186,15 +221,28 @@ export function createStorageService(
       return rows.map((b) => ({ name: b.name, public: b.public, createdAt: b.created_at.toISOString() }));
     },
 
-    async createBucket(name: string, isPublic: boolean): Promise<void> {
+    /** Every bucket with all its settings (Supabase's bucket shape is made from these). */
+    bucketRows: () => repo.listBuckets(sql),
+
+    async createBucket(name: string, isPublic: boolean, limits?: repo.BucketLimits): Promise<void> {
       assertBucketName(name);
-      if (!(await repo.insertBucket(sql, name, isPublic)))
-        throw new AppError('STORAGE_ALREADY_EXISTS', `Bucket "${name}" already exists.`);
+      await withTx(sql, async (tx) => {
+        if (!(await repo.insertBucket(tx, name, isPublic)))
+          throw new AppError('STORAGE_ALREADY_EXISTS', `Bucket "${name}" already exists.`);
+        if (limits) await repo.setBucketLimits(tx, name, limits);
+      });
     },
 
-    async updateBucket(name: string, isPublic: boolean): Promise<void> {
+    async updateBucket(name: string, isPublic: boolean, limits?: repo.BucketLimits): Promise<void> {
       assertBucketName(name);
-      if (!(await repo.setBucketPublic(sql, name, isPublic))) throw bucketNotFound(name);
+      if (!(await repo.updateBucketSettings(sql, name, isPublic, limits))) throw bucketNotFound(name);
+    },
+
+    /** Deletes every object of the bucket, whoever uploaded it (an admin's action). */
+    async emptyBucket(name: string): Promise<void> {
+      await bucketOf(name);
+      await repo.deleteAllObjects(sql, name);
+      await sweepOrphans();
     },
 
     async deleteBucket(name: string): Promise<void> {

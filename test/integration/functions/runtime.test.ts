@@ -182,11 +182,21 @@ describe('permissions', () => {
           INSFORGE_BASE_URL: t.baseUrl,
           INSFORGE_INTERNAL_URL: t.baseUrl,
           ANON_KEY: t.anonKey,
+          // Supabase's names (issue 35): functions written for Supabase read them.
+          SUPABASE_URL: t.baseUrl,
+          SUPABASE_ANON_KEY: t.anonKey,
         });
       },
       { timeout: 20_000, interval: 20 },
     );
-    for (const reserved of ['API_KEY', 'JWT_PRIVATE_KEY', 'ADMIN_PASSWORD', 'PATH', 'HOME'])
+    for (const reserved of [
+      'API_KEY',
+      'SUPABASE_SERVICE_ROLE_KEY',
+      'JWT_PRIVATE_KEY',
+      'ADMIN_PASSWORD',
+      'PATH',
+      'HOME',
+    ])
       expect(env[reserved]).toBeUndefined();
   });
 
