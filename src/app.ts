@@ -48,6 +48,7 @@ import { usagePlugin } from './modules/usage/index.js';
 import { schedulesPlugin } from './modules/schedules/index.js';
 import { loadPlatformKeys, type PlatformKeys, secretsPlugin } from './modules/secrets/index.js';
 import { storagePlugin } from './modules/storage/index.js';
+import { supabaseAuthPlugin } from './modules/supabase/auth/auth.plugin.js';
 
 export interface AppOptions {
   /** pino logger options; false silences the log (tests). */
@@ -217,6 +218,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   if (metricsPlugin) await app.register(metricsPlugin);
   await app.register(realtimePlugin(deps, revokedSessions, SESSION_REVOKED_CHANNEL, realtimeRefusals, adminSessions));
   await app.register(dashboardPlugin());
+  await app.register(supabaseAuthPlugin(deps, auth));
 
   return app;
 }

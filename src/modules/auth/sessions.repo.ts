@@ -1,18 +1,19 @@
 // SQL for auth.sessions and their rotating refresh tokens (functions in the auth migration).
 import type { Queryable } from '../../core/db.js';
 import type { User } from './auth.schemas.js';
+import type { SignInMethod } from './tokens.js';
 import { userColumns } from './users.repo.js';
 
 export type SessionOwner = { userId: string } | { adminSubject: string };
 
 export async function startSession(
   db: Queryable,
-  s: { id: string; owner: SessionOwner; tokenHash: Buffer; now: Date; ttlSeconds: number },
+  s: { id: string; owner: SessionOwner; tokenHash: Buffer; now: Date; ttlSeconds: number; method: SignInMethod },
 ): Promise<void> {
   const userId = 'userId' in s.owner ? s.owner.userId : null;
   const adminSubject = 'adminSubject' in s.owner ? s.owner.adminSubject : null;
   await db`select auth.start_session(${s.id}, ${userId}, ${adminSubject}, ${s.tokenHash}, ${s.now},
-    make_interval(secs => ${s.ttlSeconds}))`;
+    make_interval(secs => ${s.ttlSeconds}), ${s.method})`;
 }
 
 export interface RotationResult {
@@ -22,6 +23,9 @@ export interface RotationResult {
   adminSubject: string | null;
   /** The session's user (null for admin sessions and failed rotations). */
   user: User | null;
+  /** How the session started, and when (epoch seconds): the `amr` claim. */
+  method: SignInMethod | null;
+  startedAt: number | null;
 }
 
 /** Rotates a refresh token and reads the session's user, in one round trip. */
@@ -38,9 +42,11 @@ export async function rotateRefreshToken(
 ): Promise<RotationResult> {
   const [row] = await db<RotationResult[]>`
     select r.outcome, r.session_id as "sessionId", r.user_id as "userId", r.admin_subject as "adminSubject",
-      (select to_jsonb(x) from (select ${userColumns(db)} from auth.user_records u where u.id = r.user_id) x) as "user"
+      (select to_jsonb(x) from (select ${userColumns(db)} from auth.user_records u where u.id = r.user_id) x) as "user",
+      s.sign_in_method as "method", floor(extract(epoch from s.created_at))::int as "startedAt"
     from auth.rotate_refresh_token(${r.tokenHash}, ${r.successorHash}, ${r.now},
-      make_interval(secs => ${r.graceSeconds}), make_interval(secs => ${r.ttlSeconds}), ${r.admin}) r`;
+      make_interval(secs => ${r.graceSeconds}), make_interval(secs => ${r.ttlSeconds}), ${r.admin}) r
+    left join auth.sessions s on s.id = r.session_id`;
   if (!row) throw new Error('rotate_refresh_token returned no row');
   return row;
 }
@@ -78,6 +84,21 @@ export async function revokeUserSessions(db: Queryable, userId: string, now: Dat
     update auth.sessions set revoked_at = ${now}, revoked_reason = ${reason}
     where user_id = ${userId} and revoked_at is null`;
   return result.count;
+}
+
+/** Revokes a user's live sessions but one (`keep`, null: none kept); returns the ended ids. */
+export async function revokeSessionsOfUserExcept(
+  db: Queryable,
+  userId: string,
+  keep: string | null,
+  now: Date,
+  reason: string,
+): Promise<string[]> {
+  const rows = await db<{ id: string }[]>`
+    update auth.sessions set revoked_at = ${now}, revoked_reason = ${reason}
+    where user_id = ${userId} and revoked_at is null and id is distinct from ${keep}::uuid
+    returning id`;
+  return rows.map((r) => r.id);
 }
 
 export interface LiveSessionRow {

@@ -1,6 +1,7 @@
 // Sessions of users and of the project admin: opening one, rotating its refresh token, and
 // revoking it. The rules of rotation and reuse detection live in auth.rotate_refresh_token.
 import { randomUUID } from 'node:crypto';
+import { epochSeconds } from '../../core/clock.js';
 import { AppError } from '../../core/errors.js';
 import { safeEqual } from '../../core/ids.js';
 import type { KeyedDeps } from '../secrets/index.js';
@@ -10,12 +11,13 @@ import {
   listLiveUserSessions,
   revokeSessions,
   revokeSessionsOfUser,
+  revokeSessionsOfUserExcept,
   rotateRefreshToken,
   startSession,
   type SessionOwner,
 } from './sessions.repo.js';
 import type { RevokedSessions } from './revoked-sessions.js';
-import { createTokens, type AccessClaims, type IssuedTokens } from './tokens.js';
+import { createTokens, type AccessClaims, type IssuedTokens, type SignInMethod } from './tokens.js';
 
 export type SessionKind = 'user' | 'admin';
 
@@ -43,12 +45,29 @@ export function createSessionService(
 
   /** A session's tokens: a new access token with the refresh token. */
   async function issue(sessionId: string, claims: Omit<AccessClaims, 'sid'>, refreshToken: string) {
-    return tokens.issued(sessionId, await tokens.accessToken({ ...claims, sid: sessionId }), refreshToken);
+    const sessionClaims =
+      claims.role === 'authenticated' ? { sid: sessionId, session_id: sessionId } : { sid: sessionId };
+    return tokens.issued(sessionId, await tokens.accessToken({ ...claims, ...sessionClaims }), refreshToken);
   }
 
-  const claimsFor = (owner: { user: User } | { adminSubject: string }): Omit<AccessClaims, 'sid'> =>
+  /** A user's claims are Supabase's set as well (see AccessClaims); an admin's stay minimal. */
+  const claimsFor = (
+    owner: { user: User } | { adminSubject: string },
+    started: { method: SignInMethod; at: number },
+  ): Omit<AccessClaims, 'sid'> =>
     'user' in owner
-      ? { sub: owner.user.id, email: owner.user.email, role: 'authenticated' }
+      ? {
+          sub: owner.user.id,
+          email: owner.user.email,
+          role: 'authenticated',
+          aud: 'authenticated',
+          phone: '',
+          app_metadata: { provider: owner.user.providers[0] ?? 'email', providers: owner.user.providers },
+          user_metadata: owner.user.profile,
+          is_anonymous: false,
+          aal: 'aal1',
+          amr: [{ method: started.method, timestamp: started.at }],
+        }
       : { sub: owner.adminSubject, role: 'project_admin' };
 
   const csrfMatches = (refreshToken: string, csrfToken: string | undefined): boolean =>
@@ -71,12 +90,16 @@ export function createSessionService(
     /** This server refuses these ended sessions' access tokens at once; the others hear the NOTIFY. */
     refuseAtOnce: (sessionIds: string[]) => revoked?.add(sessionIds),
 
-    /** Starts a session and returns its first tokens. */
-    async open(owner: { user: User } | { adminSubject: string }): Promise<IssuedTokens> {
+    /** Starts a session and returns its first tokens; `method` is how the user proved who they are. */
+    async open(
+      owner: { user: User } | { adminSubject: string },
+      method: SignInMethod = 'password',
+    ): Promise<IssuedTokens> {
       const sessionId = randomUUID();
       const refreshToken = tokens.newRefreshToken();
       const sessionOwner: SessionOwner = 'user' in owner ? { userId: owner.user.id } : owner;
-      const claims = claimsFor(owner);
+      const now = deps.clock.now();
+      const claims = claimsFor(owner, { method, at: epochSeconds(now) });
       // The access token is signed on the thread pool while the session row is written.
       const [issued] = await Promise.all([
         issue(sessionId, claims, refreshToken),
@@ -84,8 +107,9 @@ export function createSessionService(
           id: sessionId,
           owner: sessionOwner,
           tokenHash: tokens.hash(refreshToken),
-          now: deps.clock.now(),
+          now,
           ttlSeconds,
+          method,
         }),
       ]);
       return issued;
@@ -111,12 +135,17 @@ export function createSessionService(
         admin: kind === 'admin',
       });
       if (result.outcome !== 'rotated' || !result.sessionId) throw invalidRefresh();
+      const started = { method: result.method ?? 'password', at: result.startedAt ?? 0 };
       if (kind === 'user' && result.user) {
-        const issued = await issue(result.sessionId, claimsFor({ user: result.user }), successor);
+        const issued = await issue(result.sessionId, claimsFor({ user: result.user }, started), successor);
         return { tokens: issued, user: result.user, adminSubject: null };
       }
       if (kind === 'admin' && result.adminSubject) {
-        const issued = await issue(result.sessionId, claimsFor({ adminSubject: result.adminSubject }), successor);
+        const issued = await issue(
+          result.sessionId,
+          claimsFor({ adminSubject: result.adminSubject }, started),
+          successor,
+        );
         return { tokens: issued, user: null, adminSubject: result.adminSubject };
       }
       throw invalidRefresh();
@@ -152,6 +181,13 @@ export function createSessionService(
         refreshedAt: r.refreshedAt?.toISOString() ?? null,
         expiresAt: r.expiresAt.toISOString(),
       }));
+    },
+
+    /** Ends every live session of a user except `keep` (null: all of them); returns how many ended. */
+    async revokeOthersOfUser(userId: string, keep: string | null, reason: string): Promise<number> {
+      const ended = await revokeSessionsOfUserExcept(deps.sql, userId, keep, deps.clock.now(), reason);
+      revoked?.add(ended);
+      return ended.length;
     },
 
     /** Ends one session of a user (or all when `sessionId` is null); returns how many ended. */
