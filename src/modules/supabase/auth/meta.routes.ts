@@ -7,12 +7,17 @@ import { VERSION } from '../../health/index.js';
 import { GoTrueError } from './gotrue-errors.js';
 
 const tags = ['supabase-auth'];
+const security = [{ bearerAuth: [] }];
+const mfaNotEnabled = async () => {
+  throw new GoTrueError(422, 'mfa_totp_enroll_not_enabled', 'MFA factors are not enabled on this server.');
+};
+const mfaDoc = { tags, security, summary: 'MFA factors: not enabled on this server yet' };
 
 export function metaRoutes(deps: Pick<Deps, 'sql'>, providers: () => Promise<string[]>): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/settings', {
       config: { access: 'client' },
-      schema: { tags, summary: 'Which sign-in methods this server offers (GoTrue settings)' },
+      schema: { tags, security, summary: 'Which sign-in methods this server offers (GoTrue settings)' },
       handler: async () => {
         const [config, names] = await Promise.all([readAuthConfig(deps.sql), providers()]);
         return {
@@ -41,25 +46,15 @@ export function metaRoutes(deps: Pick<Deps, 'sql'>, providers: () => Promise<str
       }),
     });
 
-    // Multi-factor authentication (issue 34) replaces these with its adapter.
-    app.all('/factors', {
-      config: { access: 'token' },
-      schema: { tags, summary: 'MFA factors: not enabled on this server yet' },
-      handler: async () => {
-        throw new GoTrueError(422, 'mfa_totp_enroll_not_enabled', 'MFA factors are not enabled on this server.');
-      },
-    });
-    app.all('/factors/*', {
-      config: { access: 'token' },
-      schema: { tags, summary: 'MFA factors: not enabled on this server yet' },
-      handler: async () => {
-        throw new GoTrueError(422, 'mfa_verify_not_enabled', 'MFA factors are not enabled on this server.');
-      },
-    });
+    // Multi-factor authentication (issue 34) replaces these with its adapter: enroll, then
+    // challenge, verify and unenroll (/factors/{id}/challenge, /factors/{id}/verify, DELETE /factors/{id}).
+    app.post('/factors', { config: { access: 'token' }, schema: mfaDoc, handler: mfaNotEnabled });
+    app.post('/factors/*', { config: { access: 'token' }, schema: mfaDoc, handler: mfaNotEnabled });
+    app.delete('/factors/*', { config: { access: 'token' }, schema: mfaDoc, handler: mfaNotEnabled });
     // SAML single sign-on (issue 34) replaces this with its adapter.
     app.post('/sso', {
       config: { access: 'client' },
-      schema: { tags, summary: 'SSO: not enabled on this server yet' },
+      schema: { tags, security, summary: 'SSO: not enabled on this server yet' },
       handler: async () => {
         throw new GoTrueError(422, 'sso_provider_not_found', 'SAML single sign-on is not enabled on this server.');
       },

@@ -22,6 +22,7 @@ const tags = ['supabase-auth'];
 // Supabase's gateway wants the project key on these; auth-js always sends it as the bearer.
 const withKey = { access: 'client' as const };
 const userOnly = { access: 'token' as const };
+const security = [{ bearerAuth: [] }];
 
 /** The signed-in user of a user-token route (an admin token is not a user). */
 function userOf(request: FastifyRequest) {
@@ -36,6 +37,7 @@ export function sessionRoutes(gotrue: GoTrueAuth, pkce: PkceExchange): FastifyPl
       config: withKey,
       schema: {
         tags,
+        security,
         summary: 'GoTrue sign-up: a session, or the user when email confirmation is required',
         querystring: redirectQuerySchema,
         body: signUpBodySchema,
@@ -47,6 +49,7 @@ export function sessionRoutes(gotrue: GoTrueAuth, pkce: PkceExchange): FastifyPl
       config: withKey,
       schema: {
         tags,
+        security,
         summary: 'GoTrue token grants: password, refresh_token, pkce',
         querystring: tokenQuerySchema,
         body: tokenBodySchema,
@@ -68,7 +71,7 @@ export function sessionRoutes(gotrue: GoTrueAuth, pkce: PkceExchange): FastifyPl
 
     app.get('/user', {
       config: userOnly,
-      schema: { tags, summary: 'The signed-in user (GoTrue shape)', security: [{ bearerAuth: [] }] },
+      schema: { tags, summary: 'The signed-in user (GoTrue shape)', security },
       handler: (request) => {
         const user = userOf(request);
         return gotrue.currentUser(user.userId, user.sessionId);
@@ -80,7 +83,7 @@ export function sessionRoutes(gotrue: GoTrueAuth, pkce: PkceExchange): FastifyPl
       schema: {
         tags,
         summary: 'Update user_metadata (data) or the password',
-        security: [{ bearerAuth: [] }],
+        security,
         body: updateUserBodySchema,
       },
       handler: (request) => {
@@ -94,7 +97,7 @@ export function sessionRoutes(gotrue: GoTrueAuth, pkce: PkceExchange): FastifyPl
       schema: {
         tags,
         summary: 'End this session (local), the others, or all (global)',
-        security: [{ bearerAuth: [] }],
+        security,
         querystring: logoutQuerySchema,
       },
       handler: async (request, reply) => {
@@ -108,6 +111,7 @@ export function sessionRoutes(gotrue: GoTrueAuth, pkce: PkceExchange): FastifyPl
       config: withKey,
       schema: {
         tags,
+        security,
         summary: 'Email a sign-in code (signInWithOtp)',
         querystring: redirectQuerySchema,
         body: otpBodySchema,
@@ -128,6 +132,7 @@ export function sessionRoutes(gotrue: GoTrueAuth, pkce: PkceExchange): FastifyPl
       config: withKey,
       schema: {
         tags,
+        security,
         summary: 'Verify an emailed code: a session (email, magiclink, invite, signup, recovery)',
         body: verifyBodySchema,
       },
@@ -138,6 +143,7 @@ export function sessionRoutes(gotrue: GoTrueAuth, pkce: PkceExchange): FastifyPl
       config: withKey,
       schema: {
         tags,
+        security,
         summary: 'Email a password-reset code (answers {} for unknown addresses too)',
         querystring: redirectQuerySchema,
         body: recoverBodySchema,
