@@ -51,6 +51,7 @@ import { loadPlatformKeys, type PlatformKeys, secretsPlugin } from './modules/se
 import { storagePlugin } from './modules/storage/index.js';
 import {
   supabaseApiKeyHeader,
+  supabaseAuthPlugin,
   supabaseRealtimePlugin,
   supabaseRestPlugin,
   supabaseStoragePlugin,
@@ -230,6 +231,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   await app.register(dashboardPlugin());
   // Supabase's wire protocol: thin adapters over the modules above (issue 35).
   await app.register(supabaseRestPlugin(deps, recordsApi));
+  await app.register(supabaseAuthPlugin(deps, auth));
 
   return app;
 }

@@ -53,7 +53,7 @@ const fastifyCodes: Record<string, [ErrorCode, string, string?]> = {
   FST_ERR_MAX_PARAM_LENGTH: ['VALIDATION_ERROR', 'A path parameter is too long.'],
 };
 
-function toAppError(err: FastifyError | Error): AppError | undefined {
+export function toAppError(err: FastifyError | Error): AppError | undefined {
   if (err instanceof AppError) return err;
   if (hasZodFastifySchemaValidationErrors(err)) {
     return validationError(err.validation, (err as { validationContext?: string }).validationContext);

@@ -114,6 +114,8 @@ interface Row {
   endsSession?: true;
   /** Cells where the handler, not the access level, decides (with the reason in a comment). */
   overrides?: Partial<Record<CredentialName, Outcome>>;
+  /** Answers in GoTrue's error shape (/auth/v1): a rejected token is GoTrue's 403 bad_jwt. */
+  gotrue?: true;
 }
 
 const unique = () => `matrix-${randomUUID()}@example.com`;
@@ -2148,6 +2150,170 @@ const sbRows: Row[] = [
   ),
 ];
 routes.push(...sbRows.map((r) => ({ ...r, hidden: true as const })));
+// Supabase's auth API (/auth/v1, GoTrue's wire): the project key on the JSON endpoints, a user
+// token on /user and /logout (an admin token is no user: 403), the service key on /admin.
+const gotrueUserOnly = { 'admin access token': 403 } as const;
+routes.push(
+  ...(
+    [
+      {
+        route: 'POST /auth/v1/signup',
+        access: 'client',
+        ok: 200,
+        request: () => ({
+          method: 'POST',
+          url: '/auth/v1/signup',
+          payload: { email: unique(), password: 'matrix-pass-1' },
+          remoteAddress: someIp(),
+        }),
+      },
+      {
+        route: 'POST /auth/v1/token',
+        access: 'client',
+        ok: 200,
+        request: () => ({
+          method: 'POST',
+          url: '/auth/v1/token?grant_type=password',
+          payload: { email: shared.user.email, password: shared.user.password },
+          remoteAddress: someIp(),
+        }),
+      },
+      {
+        route: 'GET /auth/v1/user',
+        access: 'token',
+        ok: 200,
+        overrides: gotrueUserOnly,
+        request: () => ({ method: 'GET', url: '/auth/v1/user' }),
+      },
+      {
+        route: 'PUT /auth/v1/user',
+        access: 'token',
+        ok: 200,
+        overrides: gotrueUserOnly,
+        request: () => ({ method: 'PUT', url: '/auth/v1/user', payload: { data: { matrix: true } } }),
+      },
+      {
+        route: 'POST /auth/v1/logout',
+        access: 'token',
+        ok: 204,
+        endsSession: true,
+        overrides: gotrueUserOnly,
+        request: () => ({ method: 'POST', url: '/auth/v1/logout?scope=local' }),
+      },
+      {
+        route: 'POST /auth/v1/otp',
+        access: 'client',
+        ok: 200,
+        request: () => ({ method: 'POST', url: '/auth/v1/otp', payload: { email: unique() }, remoteAddress: someIp() }),
+      },
+      {
+        route: 'POST /auth/v1/verify',
+        access: 'client',
+        ok: 403, // otp_expired: a code that was never sent
+        request: () => ({
+          method: 'POST',
+          url: '/auth/v1/verify',
+          payload: { type: 'email', email: unique(), token: '000000' },
+          remoteAddress: someIp(),
+        }),
+      },
+      {
+        route: 'POST /auth/v1/recover',
+        access: 'client',
+        ok: 200,
+        request: () => ({
+          method: 'POST',
+          url: '/auth/v1/recover',
+          payload: { email: unique() },
+          remoteAddress: someIp(),
+        }),
+      },
+      {
+        route: 'GET /auth/v1/authorize',
+        access: 'public',
+        ok: 400, // provider_disabled: no such provider is configured
+        request: () => ({
+          method: 'GET',
+          url: `/auth/v1/authorize?provider=unconfigured&redirect_to=${encodeURIComponent('http://localhost:3000/cb')}&code_challenge=${CHALLENGE}&code_challenge_method=s256`,
+        }),
+      },
+      {
+        route: 'POST /auth/v1/admin/users',
+        access: 'admin',
+        ok: 200,
+        request: () => ({
+          method: 'POST',
+          url: '/auth/v1/admin/users',
+          payload: { email: unique(), password: 'matrix-pass-1', email_confirm: true },
+        }),
+      },
+      {
+        route: 'GET /auth/v1/admin/users',
+        access: 'admin',
+        ok: 200,
+        request: () => ({ method: 'GET', url: '/auth/v1/admin/users?page=1&per_page=2' }),
+      },
+      {
+        route: 'GET /auth/v1/admin/users/:id',
+        access: 'admin',
+        ok: 200,
+        request: () => ({ method: 'GET', url: `/auth/v1/admin/users/${shared.user.id}` }),
+      },
+      {
+        route: 'PUT /auth/v1/admin/users/:id',
+        access: 'admin',
+        ok: 200,
+        request: () => ({
+          method: 'PUT',
+          url: `/auth/v1/admin/users/${shared.user.id}`,
+          payload: { user_metadata: { matrix: true } },
+        }),
+      },
+      {
+        route: 'DELETE /auth/v1/admin/users/:id',
+        access: 'admin',
+        ok: 200,
+        request: async () => ({ method: 'DELETE', url: `/auth/v1/admin/users/${(await t.signUp()).user.id}` }),
+      },
+      {
+        route: 'GET /auth/v1/settings',
+        access: 'client',
+        ok: 200,
+        request: () => ({ method: 'GET', url: '/auth/v1/settings' }),
+      },
+      {
+        route: 'GET /auth/v1/health',
+        access: 'public',
+        ok: 200,
+        request: () => ({ method: 'GET', url: '/auth/v1/health' }),
+      },
+      {
+        route: 'POST /auth/v1/factors',
+        access: 'token',
+        ok: 422, // MFA is another adapter's (issue 34)
+        request: () => ({ method: 'POST', url: '/auth/v1/factors', payload: { factor_type: 'totp' } }),
+      },
+      {
+        route: 'POST /auth/v1/factors/*',
+        access: 'token',
+        ok: 422,
+        request: () => ({ method: 'POST', url: `/auth/v1/factors/${randomUUID()}/challenge`, payload: {} }),
+      },
+      {
+        route: 'DELETE /auth/v1/factors/*',
+        access: 'token',
+        ok: 422,
+        request: () => ({ method: 'DELETE', url: `/auth/v1/factors/${randomUUID()}` }),
+      },
+      {
+        route: 'POST /auth/v1/sso',
+        access: 'client',
+        ok: 422, // SSO is another adapter's (issue 34)
+        request: () => ({ method: 'POST', url: '/auth/v1/sso', payload: { domain: 'example.com' } }),
+      },
+    ] satisfies Row[]
+  ).map((row) => ({ ...row, gotrue: true as const })),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Expectations
@@ -2193,8 +2359,25 @@ function expectOutcome(res: Response, row: Row, outcome: Outcome, kind: Kind) {
   if (outcome !== 'ok' && row.route.includes(' /storage/v1/') && !row.route.includes('/s3')) {
     expectStorageRefusal(res, outcome);
   } else if (outcome === 401) expectUnauthorized(res, kind);
+  if (row.gotrue) return expectGoTrueOutcome(res, row, outcome, kind);
+  if (outcome === 401) expectUnauthorized(res, kind);
   else if (outcome === 403) expectForbidden(res);
   else expect(res.statusCode, res.body).toBe(row.ok);
+}
+
+/** GoTrue's refusals: 401 no_authorization, 403 bad_jwt (a rejected token) or not_admin. */
+function expectGoTrueOutcome(res: Response, row: Row, outcome: Outcome, kind: Kind) {
+  if (outcome === 'ok') return expect(res.statusCode, res.body).toBe(row.ok);
+  const rejected = outcome === 401 && kind === 'rejectedToken';
+  expect(res.statusCode, res.body).toBe(rejected ? 403 : outcome);
+  // An admin token on a user's own route is a token, but no user's: bad_jwt too.
+  const code =
+    rejected || (outcome === 403 && row.access === 'token')
+      ? 'bad_jwt'
+      : outcome === 401
+        ? 'no_authorization'
+        : 'not_admin';
+  expect(res.json).toMatchObject({ code: res.statusCode, error_code: code, msg: expect.any(String) });
 }
 
 const cases = routes.flatMap((row) =>
@@ -2518,7 +2701,7 @@ describe('expired access tokens', () => {
   it.each(expiredCases)('$route ($access) with $credential → $expected', async ({ row, credential, outcome }) => {
     const res = await send(row, expiredCredentials[credential]);
     expectOutcome(res, row, outcome, expiredCredentials[credential].kind);
-    if (outcome === 401) expect(res.json.message).toBe('The access token has expired.');
+    if (outcome === 401) expect(row.gotrue ? res.json.msg : res.json.message).toBe('The access token has expired.');
   });
 
   it('tokens issued after the clock moved still work, so the 401s above are about expiry', async () => {

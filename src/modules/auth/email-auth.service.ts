@@ -270,6 +270,26 @@ export function createEmailAuthService(
       });
     },
 
+    /**
+     * Signs in with a password-reset code (Supabase's verify type=recovery): the inbox's owner
+     * gets a session and then sets the new password as a signed-in user.
+     */
+    async signInWithResetCode(email: string, code: string, ip: string) {
+      const userId = await checked(
+        { ip, email },
+        () =>
+          deps.sql.begin(async (tx) => {
+            const consumed = await secrets.consumeCode(tx, email, 'RESET_PASSWORD', code);
+            if (consumed.outcome !== 'ok') return undefined;
+            const account = await users.findAccountByEmail(tx, email);
+            return account ? claimAccount(tx, account, email) : undefined;
+          }),
+        invalidCode,
+      );
+      await limiter.release(authLimits.failedSignInsPerAccount, email);
+      return openSessionFor(userId);
+    },
+
     /** Trades a reset code for a reset token (the code flow's extra step). */
     async exchangeResetCode(email: string, code: string, ip: string) {
       return checked(

@@ -12,3 +12,5 @@ export { assertRedirectAllowed, withParams } from './redirects.js';
 export { deliverTokens, USER_REFRESH_COOKIE } from './session-reply.js';
 export type { SessionService } from './sessions.service.js';
 export { raiseSessionAssurance, type SecondFactorMethod } from './assurance.service.js';
+export { emailSchema, type User } from './auth.schemas.js';
+export type { SignInMethod } from './tokens.js';

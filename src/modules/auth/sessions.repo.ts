@@ -101,6 +101,21 @@ export async function revokeUserSessions(db: Queryable, userId: string, now: Dat
   return result.count;
 }
 
+/** Revokes a user's live sessions but one (`keep`, null: none kept); returns the ended ids. */
+export async function revokeSessionsOfUserExcept(
+  db: Queryable,
+  userId: string,
+  keep: string | null,
+  now: Date,
+  reason: string,
+): Promise<string[]> {
+  const rows = await db<{ id: string }[]>`
+    update auth.sessions set revoked_at = ${now}, revoked_reason = ${reason}
+    where user_id = ${userId} and revoked_at is null and id is distinct from ${keep}::uuid
+    returning id`;
+  return rows.map((r) => r.id);
+}
+
 export interface LiveSessionRow {
   id: string;
   createdAt: Date;

@@ -1,6 +1,7 @@
 // Sessions of users and of the project admin: opening one, rotating its refresh token, and
 // revoking it. The rules of rotation and reuse detection live in auth.rotate_refresh_token.
 import { randomUUID } from 'node:crypto';
+import { epochSeconds } from '../../core/clock.js';
 import { AppError } from '../../core/errors.js';
 import { safeEqual } from '../../core/ids.js';
 import type { KeyedDeps } from '../secrets/index.js';
@@ -10,13 +11,20 @@ import {
   listLiveUserSessions,
   revokeSessions,
   revokeSessionsOfUser,
+  revokeSessionsOfUserExcept,
   rotateRefreshToken,
   startSession,
   type SessionOwner,
 } from './sessions.repo.js';
 import type { RevokedSessions } from './revoked-sessions.js';
-import { epochSeconds } from '../../core/clock.js';
-import { createTokens, type AccessClaims, type AmrEntry, type AssuranceLevel, type IssuedTokens } from './tokens.js';
+import {
+  createTokens,
+  type AccessClaims,
+  type AmrEntry,
+  type AssuranceLevel,
+  type IssuedTokens,
+  type SignInMethod,
+} from './tokens.js';
 
 export type SessionKind = 'user' | 'admin';
 
@@ -44,19 +52,32 @@ export function createSessionService(
 
   /** A session's tokens: a new access token with the refresh token. */
   async function issue(sessionId: string, claims: Omit<AccessClaims, 'sid'>, refreshToken: string) {
-    return tokens.issued(sessionId, await tokens.accessToken({ ...claims, sid: sessionId }), refreshToken);
+    const sessionClaims =
+      claims.role === 'authenticated' ? { sid: sessionId, session_id: sessionId } : { sid: sessionId };
+    return tokens.issued(sessionId, await tokens.accessToken({ ...claims, ...sessionClaims }), refreshToken);
   }
 
+  /** A user's claims are Supabase's set as well (see AccessClaims); an admin's stay minimal. */
   const claimsFor = (
     owner: { user: User } | { adminSubject: string },
     assurance: { aal: AssuranceLevel | null; amr: AmrEntry[] | null },
-  ): Omit<AccessClaims, 'sid'> => ({
-    ...('user' in owner
-      ? { sub: owner.user.id, email: owner.user.email, role: 'authenticated' as const }
-      : { sub: owner.adminSubject, role: 'project_admin' as const }),
-    aal: assurance.aal ?? 'aal1',
-    amr: assurance.amr ?? [],
-  });
+  ): Omit<AccessClaims, 'sid'> => {
+    const aal = assurance.aal ?? 'aal1';
+    const amr = assurance.amr ?? [];
+    if (!('user' in owner)) return { sub: owner.adminSubject, role: 'project_admin', aal, amr };
+    return {
+      sub: owner.user.id,
+      email: owner.user.email,
+      role: 'authenticated',
+      aud: 'authenticated',
+      phone: '',
+      app_metadata: { provider: owner.user.providers[0] ?? 'email', providers: owner.user.providers },
+      user_metadata: owner.user.profile,
+      is_anonymous: false,
+      aal,
+      amr,
+    };
+  };
 
   const csrfMatches = (refreshToken: string, csrfToken: string | undefined): boolean =>
     csrfToken !== undefined && safeEqual(csrfToken, tokens.csrfFor(refreshToken));
@@ -82,7 +103,10 @@ export function createSessionService(
      * Starts a session (at aal1, `method` its first amr entry) and returns its first tokens; when
      * the owner has verified second factors the tokens say so (`mfa.required`).
      */
-    async open(owner: { user: User } | { adminSubject: string }, method = 'password'): Promise<IssuedTokens> {
+    async open(
+      owner: { user: User } | { adminSubject: string },
+      method: SignInMethod = 'password',
+    ): Promise<IssuedTokens> {
       const sessionId = randomUUID();
       const refreshToken = tokens.newRefreshToken();
       const sessionOwner: SessionOwner = 'user' in owner ? { userId: owner.user.id } : owner;
@@ -170,6 +194,13 @@ export function createSessionService(
         refreshedAt: r.refreshedAt?.toISOString() ?? null,
         expiresAt: r.expiresAt.toISOString(),
       }));
+    },
+
+    /** Ends every live session of a user except `keep` (null: all of them); returns how many ended. */
+    async revokeOthersOfUser(userId: string, keep: string | null, reason: string): Promise<number> {
+      const ended = await revokeSessionsOfUserExcept(deps.sql, userId, keep, deps.clock.now(), reason);
+      revoked?.add(ended);
+      return ended.length;
     },
 
     /** Ends one session of a user (or all when `sessionId` is null); returns how many ended. */

@@ -6,12 +6,25 @@ import { hmacBase64Url, randomToken, sha256 } from '../../core/ids.js';
 import { signJwt } from '../../core/jwt.js';
 import type { KeyedDeps } from '../secrets/index.js';
 
+/** How a session started: the `amr` (authentication methods reference) entry of its tokens. */
+export type SignInMethod = 'password' | 'otp' | 'oauth';
+
+/**
+ * Claims of an access token. Admin tokens carry only the first four. User tokens also carry
+ * Supabase's claim set (what supabase-js and Supabase-style RLS read), so one token works on
+ * Plinth's routes and on /auth/v1: `session_id` names the same session as `sid`.
+ */
 export interface AccessClaims {
   sub: string;
   role: 'authenticated' | 'project_admin';
   sid: string;
   email?: string;
-  // MFA (issue 34): the session's assurance level and how it was reached (the session row's aal, amr).
+  aud?: 'authenticated';
+  phone?: string;
+  app_metadata?: { provider: string; providers: string[] };
+  user_metadata?: Record<string, unknown>;
+  session_id?: string;
+  is_anonymous?: boolean;
   aal?: AssuranceLevel;
   amr?: AmrEntry[];
 }

@@ -163,6 +163,15 @@ export async function setPasswordHash(db: Queryable, email: string, passwordHash
   return row?.id;
 }
 
+/** Sets a signed-in user's password (by id); undefined when the user is gone. */
+export async function setPasswordHashById(db: Queryable, userId: string, passwordHash: string, now: Date) {
+  const [row] = await db<{ id: string }[]>`
+    update auth.users set password_hash = ${passwordHash}, updated_at = ${now}
+    where id = ${userId}
+    returning id`;
+  return row?.id;
+}
+
 /** Removes every provider account linked to the user (an unverified account taken over). */
 export async function unlinkProviderAccounts(db: Queryable, userId: string) {
   await db`delete from auth.user_providers where user_id = ${userId}`;

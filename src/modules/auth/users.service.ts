@@ -16,6 +16,8 @@ export interface Registration {
   email: string;
   password: string;
   name?: string;
+  /** The new account's whole profile (a Supabase sign-up's `data`); `name` is used when absent. */
+  profile?: Record<string, unknown>;
   redirectTo?: string;
   autoConfirm?: boolean;
 }
@@ -69,7 +71,7 @@ export function createUserService(
         email: input.email,
         passwordHash: await deps.hasher.hash(input.password),
         emailVerified,
-        profile: input.name ? { name: input.name } : {},
+        profile: input.profile ?? (input.name ? { name: input.name } : {}),
       });
       if (!user) {
         throw new AppError('AUTH_EMAIL_EXISTS', 'User already exists', {
@@ -109,6 +111,18 @@ export function createUserService(
       const user = await users.findSessionUser(deps.sql, userId, sessionId, deps.clock.now());
       if (!user) throw new AppError('UNAUTHORIZED', 'The session has ended.', { nextActions: 'Sign in again.' });
       return user;
+    },
+
+    /**
+     * Sets a new password (policy checked first); every session of the user ends but
+     * `keepSessionId` (the signed-in user's own; null when an admin sets it).
+     */
+    async changePassword(userId: string, keepSessionId: string | null, newPassword: string): Promise<void> {
+      assertPasswordMeetsPolicy(newPassword, await readAuthConfig(deps.sql));
+      const passwordHash = await deps.hasher.hash(newPassword);
+      const changed = await users.setPasswordHashById(deps.sql, userId, passwordHash, deps.clock.now());
+      if (!changed) throw new AppError('AUTH_USER_NOT_FOUND');
+      await sessions.revokeOthersOfUser(userId, keepSessionId, 'password_change');
     },
 
     async updateProfile(userId: string, profile: Record<string, unknown>) {

@@ -11,7 +11,7 @@ const CODE_TTL_MS = 5 * 60 * 1000;
 export async function issueCodeRedirect(
   db: Queryable,
   now: Date,
-  grant: { userId: string; codeChallenge: string; redirectUri: string },
+  grant: { userId: string; codeChallenge: string; redirectUri: string; wire?: 'supabase' },
 ): Promise<string> {
   const code = randomToken();
   await insertExchangeCode(db, {
@@ -21,6 +21,8 @@ export async function issueCodeRedirect(
     expiresAt: new Date(now.getTime() + CODE_TTL_MS),
     now,
   });
+  // Supabase's clients read `code` (exchangeCodeForSession).
+  if (grant.wire === 'supabase') return withParams(grant.redirectUri, { code });
   // insforge_code: the name the official client hard-codes for its automatic exchange on page
   // load (api-contract Part A item 14), sent beside the spec's svc_code.
   return withParams(grant.redirectUri, { svc_code: code, insforge_code: code });

@@ -7,3 +7,5 @@ export { configuredProviderNames } from './oauth-config.service.js';
 export { resolveAccount } from './oauth-accounts.js';
 export { issueCodeRedirect } from './exchange-codes.js';
 export type { ProviderProfile } from './providers.js';
+export { createOAuthService, type OAuthService, type ProviderRef } from './oauth.service.js';
+export { isBuiltInProvider } from './providers.js';

@@ -23,6 +23,8 @@ interface OAuthState {
   verifier: string;
   nonce: string;
   expiresAt: number;
+  /** 'supabase': the app gets GoTrue's `code` (and error_description) instead of svc_code. */
+  wire?: 'supabase';
 }
 
 const STATE_TTL_MS = 10 * 60 * 1000;
@@ -90,7 +92,13 @@ export function createOAuthService(deps: Pick<Deps, 'sql' | 'clock' | 'config' |
 
   return {
     /** The provider's authorization URL; `hints` that do not collide are forwarded to it. */
-    async initiate(ref: ProviderRef, redirectUri: string, codeChallenge: string, hints: Record<string, unknown>) {
+    async initiate(
+      ref: ProviderRef,
+      redirectUri: string,
+      codeChallenge: string,
+      hints: Record<string, unknown>,
+      wire?: 'supabase',
+    ) {
       assertRedirectAllowed(redirectUri, (await readAuthConfig(deps.sql)).allowedRedirectUrls);
       const flow = await flowFor(ref);
       const state: OAuthState = {
@@ -100,6 +108,7 @@ export function createOAuthService(deps: Pick<Deps, 'sql' | 'clock' | 'config' |
         verifier: randomBytes(32).toString('base64url'),
         nonce: randomBytes(16).toString('base64url'),
         expiresAt: deps.clock.now().getTime() + STATE_TTL_MS,
+        ...(wire ? { wire } : {}),
       };
       const url = await flow.authorizationUrl(deps.keyring.seal(JSON.stringify(state)), state.verifier, state.nonce);
       for (const [name, value] of Object.entries(hints)) {
@@ -120,10 +129,13 @@ export function createOAuthService(deps: Pick<Deps, 'sql' | 'clock' | 'config' |
       input: Omit<CallbackInput, 'code'> & { code?: string; state?: string; error?: string; errorDescription?: string },
     ) {
       const state = readState(input.state, ref);
+      const failed = (message: string) =>
+        withParams(
+          state.redirectUri,
+          state.wire ? { error: 'server_error', error_description: message } : { error: message },
+        );
       if (input.error || !input.code) {
-        return withParams(state.redirectUri, {
-          error: input.errorDescription ?? input.error ?? 'The provider returned no authorization code.',
-        });
+        return failed(input.errorDescription ?? input.error ?? 'The provider returned no authorization code.');
       }
       try {
         const flow = await flowFor(ref);
@@ -136,10 +148,11 @@ export function createOAuthService(deps: Pick<Deps, 'sql' | 'clock' | 'config' |
           userId,
           codeChallenge: state.codeChallenge,
           redirectUri: state.redirectUri,
+          wire: state.wire,
         });
       } catch (err) {
         if (!(err instanceof AppError) || (err.statusCode >= 500 && err.code !== 'UPSTREAM_FAILURE')) throw err;
-        return withParams(state.redirectUri, { error: err.message });
+        return failed(err.message);
       }
     },
 

@@ -778,7 +778,7 @@ describe('/.well-known/jwks.json', () => {
     expect(await jwks('/api/.well-known/jwks.json')).toEqual(body);
   });
 
-  it("a user's access token verifies against the served key and carries sub, email, role, sid, iat, exp (15 min)", async () => {
+  it("a user's access token verifies against the served key and carries sub, email, role, sid, iat, exp (15 min) and Supabase's claims", async () => {
     const s = await t.signUp();
     const { keys } = await jwks();
     const checked = verifyWithJwks(s.accessToken, keys);
@@ -791,9 +791,15 @@ describe('/.well-known/jwks.json', () => {
       sid: expect.stringMatching(/^[0-9a-f-]{36}$/),
       iat: expect.any(Number),
       exp: expect.any(Number),
-      // MFA (issue 34): the session's assurance level and how it was reached.
+      // Supabase's claim set (supabase-js and Supabase-style RLS read it).
+      aud: 'authenticated',
+      phone: '',
+      app_metadata: { provider: 'email', providers: ['email'] },
+      user_metadata: {},
+      session_id: checked.claims.sid,
+      is_anonymous: false,
       aal: 'aal1',
-      amr: [{ method: 'password', timestamp: expect.any(Number) }],
+      amr: [{ method: 'password', timestamp: checked.claims.iat }],
     });
     expect(checked.claims.exp - checked.claims.iat).toBe(900);
     expect(checked.claims.iat).toBe(Math.floor(t.clock.now().getTime() / 1000));
@@ -818,6 +824,7 @@ describe('/.well-known/jwks.json', () => {
       sid: expect.any(String),
     });
     expect(checked.claims).not.toHaveProperty('email');
+    expect(checked.claims).not.toHaveProperty('session_id');
     expect(checked.claims.exp - checked.claims.iat).toBe(900);
   });
 
