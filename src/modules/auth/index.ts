@@ -11,3 +11,6 @@ export { clientTypeSchema, sessionResponseSchema } from './auth.schemas.js';
 export { assertRedirectAllowed, withParams } from './redirects.js';
 export { deliverTokens, USER_REFRESH_COOKIE } from './session-reply.js';
 export type { SessionService } from './sessions.service.js';
+// Anonymous users and linked identities (issue 34).
+export { linkProviderIdentity, type Identity } from './identities.service.js';
+export { linkedResponseSchema } from './identities.schemas.js';

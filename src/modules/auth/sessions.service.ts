@@ -48,7 +48,13 @@ export function createSessionService(
 
   const claimsFor = (owner: { user: User } | { adminSubject: string }): Omit<AccessClaims, 'sid'> =>
     'user' in owner
-      ? { sub: owner.user.id, email: owner.user.email, role: 'authenticated' }
+      ? // An anonymous user's token carries email "" (as GoTrue's does) and is_anonymous.
+        {
+          sub: owner.user.id,
+          email: owner.user.email ?? '',
+          role: 'authenticated',
+          is_anonymous: owner.user.isAnonymous,
+        }
       : { sub: owner.adminSubject, role: 'project_admin' };
 
   const csrfMatches = (refreshToken: string, csrfToken: string | undefined): boolean =>
@@ -142,6 +148,13 @@ export function createSessionService(
     },
 
     revoke,
+
+    /**
+     * A new access token for a live session of `user`, its refresh token unchanged: after the
+     * user changed what its claims say (e.g. is_anonymous), the current session says so at once.
+     */
+    reissueAccess: (sessionId: string, user: User): Promise<string> =>
+      tokens.accessToken({ ...claimsFor({ user }), sid: sessionId }),
 
     /** A user's live sessions, newest first (the admin's view). */
     async listOfUser(userId: string) {

@@ -11,6 +11,8 @@ export interface AccessClaims {
   role: 'authenticated' | 'project_admin';
   sid: string;
   email?: string;
+  // Anonymous users (issue 34): true until the user adds a verified email or links a provider.
+  is_anonymous?: boolean;
 }
 
 export interface IssuedTokens {
