@@ -56,11 +56,17 @@ export async function endAnonymity(db: Queryable, userId: string, email: string 
  * skipped (SKIP LOCKED), so concurrent sweeps never wait for nor double-count each other.
  * Returns the ids deleted and the sessions of theirs that were still live.
  */
-export async function deleteInactiveAnonymousUsers(db: Queryable, cutoff: Date, now: Date, limit: number) {
+export async function deleteInactiveAnonymousUsers(
+  db: Queryable,
+  sweep: { cutoff: Date; now: Date; limit: number; skipIds: string[]; onlyId?: string },
+) {
+  const { cutoff, now, limit, skipIds } = sweep;
+  const onlyId = sweep.onlyId ?? null;
   const [row] = await db<{ deletedIds: string[]; endedSessionIds: string[] }[]>`
     with doomed as (
       select u.id from auth.users u
       where u.is_anonymous and u.updated_at < ${cutoff} and u.created_at < ${cutoff}
+        and u.id <> all(${skipIds}::uuid[]) and (${onlyId}::uuid is null or u.id = ${onlyId}::uuid)
         and not exists (
           select 1 from auth.sessions s
           where s.user_id = u.id and greatest(s.created_at, coalesce(s.refreshed_at, s.created_at)) >= ${cutoff})
@@ -76,4 +82,18 @@ export async function deleteInactiveAnonymousUsers(db: Queryable, cutoff: Date, 
     select coalesce((select array_agg(id::text) from gone), '{}') as "deletedIds",
            coalesce((select array_agg(id::text) from ended), '{}') as "endedSessionIds"`;
   return row!;
+}
+
+/** The ids a sweep would take next (no lock): what it tries one by one after a refused batch. */
+export async function findInactiveAnonymousUsers(db: Queryable, cutoff: Date, limit: number, skipIds: string[]) {
+  const rows = await db<{ id: string }[]>`
+    select u.id from auth.users u
+    where u.is_anonymous and u.updated_at < ${cutoff} and u.created_at < ${cutoff}
+      and u.id <> all(${skipIds}::uuid[])
+      and not exists (
+        select 1 from auth.sessions s
+        where s.user_id = u.id and greatest(s.created_at, coalesce(s.refreshed_at, s.created_at)) >= ${cutoff})
+    order by u.updated_at
+    limit ${limit}`;
+  return rows.map((r) => r.id);
 }

@@ -50,7 +50,7 @@ export function anonymousRoutes(deps: Deps, auth: AuthServices): FastifyPluginAs
         security: bearer,
         response: { 200: cleanupResponseSchema },
       },
-      handler: async () => ({ deletedCount: await auth.anonymous.removeInactive() }),
+      handler: () => auth.anonymous.removeInactive(),
     });
   };
 }

@@ -12,6 +12,9 @@ import type { SessionService } from './sessions.service.js';
 import { findUserById } from './users.repo.js';
 
 const CLEANUP_BATCH = 500;
+
+/** A delete refused because a row of the app still references the user (foreign_key_violation). */
+const isStillReferenced = (err: unknown) => (err as { code?: unknown } | null)?.code === '23503';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface EmailPasswordInput {
@@ -94,23 +97,45 @@ export function createAnonymousService(
 
     /**
      * Removes anonymous users inactive for the configured number of days, with their sessions
-     * (cascade), in batches; safe to run on several servers at once. Returns how many went.
+     * (cascade), in batches; safe to run on several servers at once. A user the app's rows still
+     * reference (a foreign key without ON DELETE CASCADE / SET NULL) is kept and counted as
+     * skipped, so it never blocks the others.
      */
-    async removeInactive(): Promise<number> {
+    async removeInactive(): Promise<{ deletedCount: number; skippedCount: number }> {
       const config = await readAuthConfig(deps.sql);
       const now = deps.clock.now();
       const cutoff = new Date(now.getTime() - config.anonymousRetentionDays * DAY_MS);
-      let total = 0;
-      for (;;) {
-        const { deletedIds, endedSessionIds } = await repo.deleteInactiveAnonymousUsers(
-          deps.sql,
+      const skipIds: string[] = [];
+      let deletedCount = 0;
+      const sweep = async (limit: number, onlyId?: string) => {
+        const { deletedIds, endedSessionIds } = await repo.deleteInactiveAnonymousUsers(deps.sql, {
           cutoff,
           now,
-          CLEANUP_BATCH,
-        );
+          limit,
+          skipIds,
+          onlyId,
+        });
         sessions.refuseAtOnce(endedSessionIds);
-        total += deletedIds.length;
-        if (deletedIds.length < CLEANUP_BATCH) return total;
+        deletedCount += deletedIds.length;
+        return deletedIds.length;
+      };
+      for (;;) {
+        try {
+          if ((await sweep(CLEANUP_BATCH)) < CLEANUP_BATCH) return { deletedCount, skippedCount: skipIds.length };
+        } catch (err) {
+          if (!isStillReferenced(err)) throw err;
+          // One at a time, to find the users the app's rows still hold on to.
+          const ids = await repo.findInactiveAnonymousUsers(deps.sql, cutoff, CLEANUP_BATCH, skipIds);
+          if (ids.length === 0) return { deletedCount, skippedCount: skipIds.length };
+          for (const id of ids) {
+            try {
+              await sweep(1, id);
+            } catch (one) {
+              if (!isStillReferenced(one)) throw one;
+              skipIds.push(id);
+            }
+          }
+        }
       }
     },
   };

@@ -34,4 +34,8 @@ export const convertedResponseSchema = z.object({
 /** A finished OAuth link: the user (its providers now list the provider) and a new access token. */
 export const linkedResponseSchema = z.object({ user: userSchema, accessToken: z.string() });
 
-export const cleanupResponseSchema = z.object({ deletedCount: z.number().int() });
+export const cleanupResponseSchema = z.object({
+  deletedCount: z.number().int(),
+  /** Inactive users kept because the app's rows still reference them (ON DELETE NO ACTION/RESTRICT). */
+  skippedCount: z.number().int(),
+});

@@ -188,6 +188,7 @@ describe('GET /api/auth/public-config', () => {
       verifyEmailMethod: 'code',
       resetPasswordMethod: 'code',
       disableSignup: false,
+      anonymousSignInsEnabled: false,
       oAuthProviders: [],
       customOAuthProviders: [],
     });
@@ -253,6 +254,7 @@ describe('GET /api/auth/users', () => {
         metadata: {},
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
+        isAnonymous: false,
       },
     ]);
     expect(res.body).not.toMatch(/password/i);
@@ -778,7 +780,7 @@ describe('/.well-known/jwks.json', () => {
     expect(await jwks('/api/.well-known/jwks.json')).toEqual(body);
   });
 
-  it("a user's access token verifies against the served key and carries sub, email, role, sid, iat, exp (15 min)", async () => {
+  it("a user's access token verifies against the served key and carries sub, email, role, sid, is_anonymous, iat, exp (15 min)", async () => {
     const s = await t.signUp();
     const { keys } = await jwks();
     const checked = verifyWithJwks(s.accessToken, keys);
@@ -789,6 +791,7 @@ describe('/.well-known/jwks.json', () => {
       email: s.email,
       role: 'authenticated',
       sid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      is_anonymous: false,
       iat: expect.any(Number),
       exp: expect.any(Number),
     });

@@ -23,6 +23,12 @@ beforeAll(async () => {
       buyer uuid default auth.uid() references auth.users (id) on delete set null,
       item text not null
     );
+    create table public.invoices (
+      id bigserial primary key,
+      customer uuid default auth.uid() references auth.users (id),
+      item text not null
+    );
+    create policy own_invoices on public.invoices for insert to authenticated with check (customer = auth.uid());
     create policy own_carts on public.carts for all to authenticated using (owner = auth.uid()) with check (owner = auth.uid());
     create policy own_orders on public.orders for insert to authenticated with check (buyer = auth.uid());
   `);
@@ -74,7 +80,7 @@ describe('inactive anonymous users', () => {
     expect(await userStatus(idle.user.id)).toBe(200);
     const res = await cleanup();
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json).toEqual({ deletedCount: 1 });
+    expect(res.json).toEqual({ deletedCount: 1, skippedCount: 0 });
     expect(await userStatus(idle.user.id)).toBe(404);
     expect(await userStatus(active.user.id)).toBe(200);
     expect(await userStatus(registered.user.id)).toBe(200);
@@ -83,7 +89,7 @@ describe('inactive anonymous users', () => {
              (select count(*) from public.orders where buyer is null)::int as orphans`;
     expect(rows).toEqual({ carts: 0, orphans: 1 });
     // Nothing left to remove: a second run removes nobody.
-    expect((await cleanup()).json).toEqual({ deletedCount: 0 });
+    expect((await cleanup()).json).toEqual({ deletedCount: 0, skippedCount: 0 });
   });
 
   it("a removed user's session is over: its refresh token is refused", async () => {
@@ -107,7 +113,7 @@ describe('inactive anonymous users', () => {
       headers: admin(),
       payload: { anonymousRetentionDays: 30 },
     });
-    expect((await cleanup()).json).toEqual({ deletedCount: 0 });
+    expect((await cleanup()).json).toEqual({ deletedCount: 0, skippedCount: 0 });
     expect(await userStatus(user.id)).toBe(200);
     await t.request({
       method: 'PUT',
@@ -115,7 +121,25 @@ describe('inactive anonymous users', () => {
       headers: admin(),
       payload: { anonymousRetentionDays: 10 },
     });
-    expect((await cleanup()).json).toEqual({ deletedCount: 1 });
+    expect((await cleanup()).json).toEqual({ deletedCount: 1, skippedCount: 0 });
+  });
+
+  it('a user whose rows still hold it (a foreign key without ON DELETE) is kept and skipped, the others go', async () => {
+    const held = await anonymousUser();
+    const free = await anonymousUser();
+    const invoice = await t.request({
+      method: 'POST',
+      url: '/api/database/records/invoices',
+      headers: bearer(held.accessToken),
+      payload: { item: 'x' },
+    });
+    expect(invoice.statusCode, invoice.body).toBe(201);
+    t.clock.advance(11 * DAY);
+    expect((await cleanup()).json).toEqual({ deletedCount: 1, skippedCount: 1 });
+    expect(await userStatus(held.user.id)).toBe(200);
+    expect(await userStatus(free.user.id)).toBe(404);
+    await t.deps.sql`delete from public.invoices`;
+    expect((await cleanup()).json).toEqual({ deletedCount: 1, skippedCount: 0 });
   });
 
   it('two sweeps at once (as two servers run them) remove each user once, between them', async () => {
