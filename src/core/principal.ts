@@ -5,7 +5,14 @@ import type { RequestScope } from './db.js';
 
 export type Principal =
   | { kind: 'anon' }
-  | { kind: 'user'; userId: string; email: string; sessionId: string; aal?: 'aal1' | 'aal2' }
+  | {
+      kind: 'user';
+      userId: string;
+      email: string;
+      sessionId: string;
+      aal?: 'aal1' | 'aal2';
+      isAnonymous?: boolean;
+    }
   | { kind: 'admin'; subject: string; via: 'token'; sessionId: string }
   | { kind: 'admin'; subject: 'api-key'; via: 'apiKey' };
 
@@ -33,6 +40,7 @@ export function scopeOf(principal: Principal, timeouts: StatementTimeouts): Requ
         role: 'authenticated',
         sid: principal.sessionId,
         aal: principal.aal ?? 'aal1',
+        is_anonymous: principal.isAnonymous === true,
       },
       statementTimeoutMs: timeouts.authenticated,
     };

@@ -257,6 +257,39 @@ describe('Users in Chromium', () => {
     const found = (await api('GET', `/api/auth/users?search=lovelace`)).json;
     expect(found.pagination.total).toBe(0);
   });
+
+  it('turns anonymous sign-in on, then marks anonymous users and filters them', { timeout: 60_000 }, async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: 'Auth settings' }).click();
+    await page.getByRole('tab', { name: 'Anonymous and linking' }).click();
+    const anonymousSwitch = page.getByLabel('Allow anonymous sign-in');
+    await anonymousSwitch.waitFor();
+    expect(await anonymousSwitch.isChecked()).toBe(false);
+    await checkScreen(browser, 'auth-settings-anonymous');
+    await anonymousSwitch.click({ force: true });
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Settings saved.').waitFor();
+    expect((await api('GET', '/api/auth/config')).json.anonymousSignInsEnabled).toBe(true);
+
+    // Sign-up was turned off above; an anonymous sign-in needs it on.
+    await api('PUT', '/api/auth/config', { disableSignup: false });
+    const anon = await t.request({ method: 'POST', url: '/api/auth/anonymous?client_type=mobile' });
+    expect(anon.statusCode, anon.body).toBe(200);
+    await api('PUT', '/api/auth/config', { disableSignup: true });
+
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('link', { name: 'grace@example.com' }).waitFor();
+    // The filter (its label comes before the rows' badges) asks for anonymous users only.
+    await page.getByText('Anonymous', { exact: true }).first().click();
+    await page.getByRole('link', { name: 'Anonymous user' }).waitFor();
+    await page.getByText('Users 1–1 of 1').waitFor();
+    const rows = page.getByRole('table', { name: 'Users' }).locator('tbody tr');
+    expect(await rows.count()).toBe(1);
+    await page.getByRole('link', { name: 'Anonymous user' }).click();
+    await page.getByRole('heading', { name: 'Anonymous user' }).waitFor();
+    await page.getByText('No identities').waitFor();
+    await checkScreen(browser, 'user-detail-anonymous');
+  });
 });
 
 describe('Secrets in Chromium', () => {

@@ -26,6 +26,9 @@ export const DEFAULT_AUTH_CONFIG = {
   resetPasswordMethod: 'code',
   allowedRedirectUrls: [],
   disableSignup: false,
+  anonymousSignInsEnabled: false,
+  anonymousRetentionDays: 30,
+  linkOAuthByEmail: false,
 };
 
 export interface Server {

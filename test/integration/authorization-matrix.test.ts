@@ -680,6 +680,85 @@ const routes: Row[] = [
       payload: { code: 'unknown', code_verifier: CHALLENGE },
     }),
   },
+
+  // Anonymous users and linked identities (issue 34). The project admin has no identities.
+  {
+    route: 'POST /api/auth/anonymous',
+    access: 'public',
+    // Anonymous sign-ins are off by default.
+    ok: 403,
+    request: () => ({ method: 'POST', url: '/api/auth/anonymous?client_type=mobile', remoteAddress: someIp() }),
+  },
+  {
+    route: 'POST /api/auth/identities/email',
+    access: 'token',
+    // The matrix user already has an email: only an anonymous user adds one.
+    ok: 409,
+    request: () => ({
+      method: 'POST',
+      url: '/api/auth/identities/email',
+      payload: { email: unique(), password: 'pw-123456' },
+    }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'POST /api/auth/anonymous/cleanup',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'POST', url: '/api/auth/anonymous/cleanup' }),
+  },
+  {
+    route: 'GET /api/auth/identities',
+    access: 'token',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/identities' }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'DELETE /api/auth/identities/:identityId',
+    access: 'token',
+    // An identity id the user does not have.
+    ok: 404,
+    request: () => ({ method: 'DELETE', url: `/api/auth/identities/${randomUUID()}` }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'GET /api/auth/users/:userId/identities',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: `/api/auth/users/${shared.user.id}/identities` }),
+  },
+  {
+    route: 'GET /api/auth/identities/oauth/:provider',
+    access: 'token',
+    ok: 404,
+    request: () => ({
+      method: 'GET',
+      url: `/api/auth/identities/oauth/google?redirect_uri=https://app.example.com/cb&code_challenge=${CHALLENGE}`,
+    }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'GET /api/auth/identities/oauth/custom/:key',
+    access: 'token',
+    ok: 404,
+    request: () => ({
+      method: 'GET',
+      url: `/api/auth/identities/oauth/custom/acme?redirect_uri=https://app.example.com/cb&code_challenge=${CHALLENGE}`,
+    }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'POST /api/auth/identities/oauth/exchange',
+    access: 'token',
+    ok: 400,
+    request: () => ({
+      method: 'POST',
+      url: '/api/auth/identities/oauth/exchange',
+      payload: { code: 'unknown', code_verifier: CHALLENGE },
+    }),
+    overrides: { 'admin access token': 403 },
+  },
   {
     route: 'POST /api/auth/id-token',
     access: 'public',

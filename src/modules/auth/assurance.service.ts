@@ -7,7 +7,7 @@ import { AppError } from '../../core/errors.js';
 import type { KeyedDeps } from '../secrets/index.js';
 import type { User } from './auth.schemas.js';
 import { raiseSession, type AssuranceOwner } from './assurance.repo.js';
-import { createTokens, type IssuedTokens } from './tokens.js';
+import { accessClaimsOf, createTokens, type IssuedTokens } from './tokens.js';
 
 /** A second factor's amr method (GoTrue's names; 'webauthn' is the passkeys engineer's). */
 export type SecondFactorMethod = 'totp' | 'recovery' | 'webauthn';
@@ -35,11 +35,13 @@ async function raise(
     now,
   });
   if (!raised) throw sessionEnded();
+  const assurance = { aal: 'aal2' as const, amr: raised.amr };
   const claims =
     'userId' in owner
-      ? { sub: owner.userId, email: raised.user?.email, role: 'authenticated' as const }
-      : { sub: owner.adminSubject, role: 'project_admin' as const };
-  const accessToken = await tokens.accessToken({ ...claims, sid: sessionId, aal: 'aal2', amr: raised.amr });
+      ? raised.user && accessClaimsOf({ user: raised.user }, sessionId, assurance)
+      : accessClaimsOf({ adminSubject: owner.adminSubject }, sessionId, assurance);
+  if (!claims) throw sessionEnded();
+  const accessToken = await tokens.accessToken(claims);
   return { tokens: tokens.issued(sessionId, accessToken, refreshToken), user: raised.user };
 }
 

@@ -3,6 +3,8 @@
 import type { Mailer } from '../email/index.js';
 import type { KeyedDeps } from '../secrets/index.js';
 import { createAdminAuthService } from './admin-auth.service.js';
+import { createAnonymousService } from './anonymous.service.js';
+import { createIdentityService } from './identities.service.js';
 import { createEmailAuthService, type QuietFailureLog } from './email-auth.service.js';
 import type { RevokedSessions } from './revoked-sessions.js';
 import { createAdminMfaService } from './mfa-admin.service.js';
@@ -33,5 +35,7 @@ export function createAuthServices(
     mfa: createMfaService(deps),
     mfaRecovery: createMfaRecoveryService(deps),
     adminMfa,
+    anonymous: createAnonymousService(deps, sessions, email),
+    identities: createIdentityService(deps),
   };
 }

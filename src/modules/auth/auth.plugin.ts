@@ -3,6 +3,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { KeyedDeps } from '../secrets/index.js';
 import { adminSessionRoutes } from './admin-sessions.routes.js';
+import { startAnonymousCleanup } from './anonymous-cleanup.js';
+import { anonymousRoutes } from './anonymous.routes.js';
+import { identityRoutes } from './identities.routes.js';
 import type { AuthServices } from './auth-services.js';
 import { configRoutes } from './config.routes.js';
 import { createAuthConfigService, type OAuthProviderNames } from './config.service.js';
@@ -30,5 +33,11 @@ export function authPlugin(
     await app.register(emailFlowRoutes(deps, auth));
     await app.register(mfaRoutes(deps, auth));
     await app.register(mfaAdminRoutes(auth));
+    await app.register(anonymousRoutes(deps, auth));
+    await app.register(identityRoutes(auth));
+    const cleanup = startAnonymousCleanup(auth.anonymous, (err) =>
+      app.log.error({ err }, 'auth: removing inactive anonymous users failed'),
+    );
+    app.addHook('onClose', () => cleanup.close());
   };
 }

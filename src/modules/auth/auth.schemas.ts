@@ -23,13 +23,15 @@ export type ClientType = 'web' | 'mobile' | 'desktop' | 'server';
 
 export const userSchema = z.object({
   id: z.uuid(),
-  email: z.string(),
+  /** Null for an anonymous user until it adds an email (or links a provider that shares one). */
+  email: z.string().nullable(),
   emailVerified: z.boolean(),
   providers: z.array(z.string()),
   profile: jsonObject,
   metadata: jsonObject,
   createdAt: z.string(),
   updatedAt: z.string(),
+  isAnonymous: z.boolean(),
 });
 export type User = z.output<typeof userSchema>;
 
@@ -111,6 +113,10 @@ export const authConfigSchema = z.object({
   resetPasswordMethod: z.enum(['code', 'link']),
   allowedRedirectUrls: z.array(z.string()),
   disableSignup: z.boolean(),
+  // Anonymous users and linked identities (docs/auth-anonymous-and-identities.md).
+  anonymousSignInsEnabled: z.boolean(),
+  anonymousRetentionDays: z.number().int().min(1).max(3650),
+  linkOAuthByEmail: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -136,13 +142,25 @@ export const authConfigUpdateSchema = authConfigSchema
   .strict();
 
 export const publicConfigSchema = authConfigSchema
-  .omit({ id: true, createdAt: true, updatedAt: true, allowedRedirectUrls: true })
+  .omit({
+    id: true,
+    createdAt: true,
+    updatedAt: true,
+    allowedRedirectUrls: true,
+    anonymousRetentionDays: true,
+    linkOAuthByEmail: true,
+  })
   .extend({ oAuthProviders: z.array(z.string()), customOAuthProviders: z.array(z.string()) });
 
 export const listUsersQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(10),
   offset: z.coerce.number().int().min(0).default(0),
   search: z.string().trim().max(200).optional(),
+  /** true: only anonymous users; false: only the others; absent: all. */
+  anonymous: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional(),
 });
 
 export const listUsersResponseSchema = z.object({

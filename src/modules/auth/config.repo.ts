@@ -13,6 +13,9 @@ const columns = {
   resetPasswordMethod: 'reset_password_method',
   allowedRedirectUrls: 'allowed_redirect_urls',
   disableSignup: 'disable_signup',
+  anonymousSignInsEnabled: 'anonymous_sign_ins_enabled',
+  anonymousRetentionDays: 'anonymous_retention_days',
+  linkOAuthByEmail: 'link_oauth_by_email',
 } as const;
 
 export type AuthConfigChanges = Partial<Omit<AuthConfig, 'id' | 'createdAt' | 'updatedAt'>>;

@@ -14,3 +14,6 @@ export type { SessionService } from './sessions.service.js';
 export { raiseSessionAssurance, type SecondFactorMethod } from './assurance.service.js';
 export { emailSchema, type User } from './auth.schemas.js';
 export type { SignInMethod } from './tokens.js';
+// Anonymous users and linked identities (issue 34).
+export { linkProviderIdentity, type Identity } from './identities.service.js';
+export { linkedResponseSchema } from './identities.schemas.js';

@@ -111,6 +111,14 @@ export const authLimits = {
     message: 'Too many ID-token sign-ins from this address. Try again in {seconds} seconds.',
     description: 'Native ID-token sign-ins (Google, Apple) from one IP.',
   },
+  /** Each anonymous sign-in creates a user: GoTrue's default, 30 an hour per IP. */
+  anonymousSignInsPerIp: {
+    name: 'anonymous-sign-in:ip',
+    max: 30,
+    windowSeconds: HOUR,
+    message: 'Too many anonymous sign-ins from this address. Try again in {seconds} seconds.',
+    description: 'Anonymous sign-ins (POST /api/auth/anonymous), each of which creates a user, from one IP.',
+  },
 } satisfies Record<string, CataloguedLimit>;
 
 /** How the owner of a locked account gets in at once (signing in by code lifts the lock). */

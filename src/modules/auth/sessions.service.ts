@@ -17,14 +17,7 @@ import {
   type SessionOwner,
 } from './sessions.repo.js';
 import type { RevokedSessions } from './revoked-sessions.js';
-import {
-  createTokens,
-  type AccessClaims,
-  type AmrEntry,
-  type AssuranceLevel,
-  type IssuedTokens,
-  type SignInMethod,
-} from './tokens.js';
+import { accessClaimsOf, createTokens, type AccessClaims, type IssuedTokens, type SignInMethod } from './tokens.js';
 
 export type SessionKind = 'user' | 'admin';
 
@@ -51,33 +44,9 @@ export function createSessionService(
   const ttlSeconds = deps.config.refreshTokenTtlSeconds;
 
   /** A session's tokens: a new access token with the refresh token. */
-  async function issue(sessionId: string, claims: Omit<AccessClaims, 'sid'>, refreshToken: string) {
-    const sessionClaims =
-      claims.role === 'authenticated' ? { sid: sessionId, session_id: sessionId } : { sid: sessionId };
-    return tokens.issued(sessionId, await tokens.accessToken({ ...claims, ...sessionClaims }), refreshToken);
+  async function issue(sessionId: string, claims: AccessClaims, refreshToken: string) {
+    return tokens.issued(sessionId, await tokens.accessToken(claims), refreshToken);
   }
-
-  /** A user's claims are Supabase's set as well (see AccessClaims); an admin's stay minimal. */
-  const claimsFor = (
-    owner: { user: User } | { adminSubject: string },
-    assurance: { aal: AssuranceLevel | null; amr: AmrEntry[] | null },
-  ): Omit<AccessClaims, 'sid'> => {
-    const aal = assurance.aal ?? 'aal1';
-    const amr = assurance.amr ?? [];
-    if (!('user' in owner)) return { sub: owner.adminSubject, role: 'project_admin', aal, amr };
-    return {
-      sub: owner.user.id,
-      email: owner.user.email,
-      role: 'authenticated',
-      aud: 'authenticated',
-      phone: '',
-      app_metadata: { provider: owner.user.providers[0] ?? 'email', providers: owner.user.providers },
-      user_metadata: owner.user.profile,
-      is_anonymous: false,
-      aal,
-      amr,
-    };
-  };
 
   const csrfMatches = (refreshToken: string, csrfToken: string | undefined): boolean =>
     csrfToken !== undefined && safeEqual(csrfToken, tokens.csrfFor(refreshToken));
@@ -112,7 +81,7 @@ export function createSessionService(
       const sessionOwner: SessionOwner = 'user' in owner ? { userId: owner.user.id } : owner;
       const now = deps.clock.now();
       const amr = [{ method, timestamp: epochSeconds(now) }];
-      const claims = claimsFor(owner, { aal: 'aal1', amr });
+      const claims = accessClaimsOf(owner, sessionId, { aal: 'aal1', amr });
       // The access token is signed on the thread pool while the session row is written.
       const [issued, factors] = await Promise.all([
         issue(sessionId, claims, refreshToken),
@@ -150,13 +119,17 @@ export function createSessionService(
       });
       if (result.outcome !== 'rotated' || !result.sessionId) throw invalidRefresh();
       if (kind === 'user' && result.user) {
-        const issued = await issue(result.sessionId, claimsFor({ user: result.user }, result), successor);
+        const issued = await issue(
+          result.sessionId,
+          accessClaimsOf({ user: result.user }, result.sessionId, result),
+          successor,
+        );
         return { tokens: issued, user: result.user, adminSubject: null };
       }
       if (kind === 'admin' && result.adminSubject) {
         const issued = await issue(
           result.sessionId,
-          claimsFor({ adminSubject: result.adminSubject }, result),
+          accessClaimsOf({ adminSubject: result.adminSubject }, result.sessionId, result),
           successor,
         );
         return { tokens: issued, user: null, adminSubject: result.adminSubject };
@@ -184,6 +157,13 @@ export function createSessionService(
     },
 
     revoke,
+
+    /**
+     * A new access token for a live session of `user`, its refresh token unchanged: after the
+     * user changed what its claims say (e.g. is_anonymous), the current session says so at once.
+     */
+    reissueAccess: (sessionId: string, user: User): Promise<string> =>
+      tokens.accessToken(accessClaimsOf({ user }, sessionId, { aal: null, amr: null })),
 
     /** A user's live sessions, newest first (the admin's view). */
     async listOfUser(userId: string) {

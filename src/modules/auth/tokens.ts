@@ -5,6 +5,7 @@ import { epochSeconds } from '../../core/clock.js';
 import { hmacBase64Url, randomToken, sha256 } from '../../core/ids.js';
 import { signJwt } from '../../core/jwt.js';
 import type { KeyedDeps } from '../secrets/index.js';
+import type { User } from './auth.schemas.js';
 
 /** How a session started: the `amr` (authentication methods reference) entry of its tokens. */
 export type SignInMethod = 'password' | 'otp' | 'oauth';
@@ -35,6 +36,35 @@ export type AssuranceLevel = 'aal1' | 'aal2';
 export interface AmrEntry {
   method: string;
   timestamp: number;
+}
+
+/**
+ * The claims of a session's access token. A user's carry Supabase's set as well;
+ * an admin's stay minimal. `assurance` is the session row's (null: a first factor only).
+ */
+export function accessClaimsOf(
+  owner: { user: User } | { adminSubject: string },
+  sessionId: string,
+  assurance: { aal: AssuranceLevel | null; amr: AmrEntry[] | null },
+): AccessClaims {
+  const aal = assurance.aal ?? 'aal1';
+  const amr = assurance.amr ?? [];
+  if (!('user' in owner)) return { sub: owner.adminSubject, role: 'project_admin', sid: sessionId, aal, amr };
+  return {
+    sub: owner.user.id,
+    sid: sessionId,
+    session_id: sessionId,
+    // An anonymous user's token carries email "" (as GoTrue's does) and is_anonymous.
+    email: owner.user.email ?? '',
+    role: 'authenticated',
+    aud: 'authenticated',
+    phone: '',
+    app_metadata: { provider: owner.user.providers[0] ?? 'email', providers: owner.user.providers },
+    user_metadata: owner.user.profile,
+    is_anonymous: owner.user.isAnonymous,
+    aal,
+    amr,
+  };
 }
 
 export interface IssuedTokens {

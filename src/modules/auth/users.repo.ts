@@ -6,6 +6,7 @@ import { jsonText } from '../../core/json-guard.js';
 /** Selects a user_records row in the API's shape; `u` is the alias of auth.user_records. */
 export const userColumns = (db: Queryable) => db`
   u.id, u.email, u.email_verified as "emailVerified", u.providers, u.profile, u.metadata,
+  u.is_anonymous as "isAnonymous",
   to_char(u.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
   to_char(u.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt"`;
 
@@ -81,12 +82,17 @@ export async function findProfile(db: Queryable, userId: string) {
 const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** One page of users, newest first, with the total that match `search`. */
-export async function listUsers(db: Queryable, page: { limit: number; offset: number; search?: string }) {
+export async function listUsers(
+  db: Queryable,
+  page: { limit: number; offset: number; search?: string; anonymous?: boolean },
+) {
   const pattern = page.search ? likePattern(page.search) : null;
+  const anonymous = page.anonymous ?? null;
   const [row] = await db<{ total: number; data: User[] }[]>`
     with matched as (
       select * from auth.user_records u
-      where ${pattern}::text is null or u.email ilike ${pattern} or u.profile ->> 'name' ilike ${pattern}
+      where (${pattern}::text is null or u.email ilike ${pattern} or u.profile ->> 'name' ilike ${pattern})
+        and (${anonymous}::boolean is null or u.is_anonymous = ${anonymous}::boolean)
     ), paged as (
       select ${userColumns(db)}, u.created_at as sort_at
       from matched u order by u.created_at desc, u.id desc
@@ -148,7 +154,7 @@ export async function addEmailCodeProvider(db: Queryable, userId: string, email:
 export async function markEmailVerified(db: Queryable, email: string, now: Date, clearPassword = false) {
   const [row] = await db<{ id: string }[]>`
     update auth.users
-    set email_verified = true, updated_at = ${now},
+    set email_verified = true, is_anonymous = false, updated_at = ${now},
         password_hash = case when ${clearPassword} then null else password_hash end
     where email = ${email}
     returning id`;
@@ -157,7 +163,7 @@ export async function markEmailVerified(db: Queryable, email: string, now: Date,
 
 export async function setPasswordHash(db: Queryable, email: string, passwordHash: string, now: Date) {
   const [row] = await db<{ id: string }[]>`
-    update auth.users set password_hash = ${passwordHash}, email_verified = true, updated_at = ${now}
+    update auth.users set password_hash = ${passwordHash}, email_verified = true, is_anonymous = false, updated_at = ${now}
     where email = ${email}
     returning id`;
   return row?.id;

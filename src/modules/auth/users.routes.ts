@@ -91,14 +91,15 @@ export function userRoutes(deps: Deps, auth: AuthServices): FastifyPluginAsyncZo
       config: adminOnly,
       schema: {
         tags,
-        summary: 'List users, newest first, with case-insensitive search on email and name',
+        summary:
+          'List users, newest first, with case-insensitive search on email and name (anonymous=true|false filters)',
         security: bearer,
         querystring: listUsersQuerySchema,
         response: { 200: listUsersResponseSchema },
       },
       handler: async (request) => {
-        const { limit, offset, search } = request.query;
-        const page = await auth.users.listUsers({ limit, offset, search: search || undefined });
+        const { limit, offset, search, anonymous } = request.query;
+        const page = await auth.users.listUsers({ limit, offset, search: search || undefined, anonymous });
         return { data: page.data, pagination: { offset, limit, total: page.total } };
       },
     });

@@ -80,7 +80,7 @@ export function createUserService(
       }
       if (byAdmin) return { user, tokens: null, requireEmailVerification: needsVerification };
       if (needsVerification) {
-        await emailAuth.sendSignUpVerification(user.email, config, input.redirectTo);
+        await emailAuth.sendSignUpVerification(input.email, config, input.redirectTo);
         return { user, tokens: null, requireEmailVerification: true };
       }
       return { user, tokens: await sessions.open({ user }) };
@@ -157,7 +157,8 @@ export function createUserService(
       return ended;
     },
 
-    listUsers: (page: { limit: number; offset: number; search?: string }) => users.listUsers(deps.sql, page),
+    listUsers: (page: { limit: number; offset: number; search?: string; anonymous?: boolean }) =>
+      users.listUsers(deps.sql, page),
 
     /** Deletes users; their sessions go with them (foreign keys cascade) and their tokens stop. */
     async deleteUsers(ids: string[]): Promise<number> {

@@ -4,7 +4,8 @@ import { AppError } from '../../core/errors.js';
 import type { SendSettingsView } from './send.schemas.js';
 
 /** The sender's own address and whether it is verified (the auth module answers, through app.ts). */
-export type FindSender = (userId: string) => Promise<{ email: string; emailVerified: boolean } | undefined>;
+// An anonymous user has no address (email null) and so may never send.
+export type FindSender = (userId: string) => Promise<{ email: string | null; emailVerified: boolean } | undefined>;
 
 const SETTINGS_ROUTE = 'PUT /api/email/send-settings';
 
@@ -22,7 +23,7 @@ export async function assertUserMaySend(
     });
   }
   const user = await findSender(userId);
-  if (!user?.emailVerified) {
+  if (!user?.emailVerified || !user.email) {
     throw new AppError('FORBIDDEN', 'Verify your email address before sending emails.', {
       nextActions:
         'Request a code with POST /api/auth/email/send-verification, then confirm it with POST /api/auth/email/verify.',

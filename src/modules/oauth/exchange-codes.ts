@@ -3,24 +3,31 @@
 import { randomToken, sha256 } from '../../core/ids.js';
 import type { Queryable } from '../../core/db.js';
 import { withParams } from '../auth/index.js';
-import { insertExchangeCode } from './oauth.repo.js';
+import { insertExchangeCode, insertLinkCode } from './oauth.repo.js';
 
 const CODE_TTL_MS = 5 * 60 * 1000;
 
-/** Stores a new svc_code for the user and answers the app's redirect carrying it. */
-export async function issueCodeRedirect(
-  db: Queryable,
-  now: Date,
-  grant: { userId: string; codeChallenge: string; redirectUri: string; wire?: 'supabase' },
-): Promise<string> {
+interface CodeGrant {
+  userId: string;
+  codeChallenge: string;
+  redirectUri: string;
+  wire?: 'supabase';
+  /** A link flow's code: the provider account to link to `userId` when the code is spent. */
+  link?: { provider: string; accountId: string; data: Record<string, unknown> };
+}
+
+/** Stores a new svc_code for the user (or for a link) and answers the app's redirect carrying it. */
+export async function issueCodeRedirect(db: Queryable, now: Date, grant: CodeGrant): Promise<string> {
   const code = randomToken();
-  await insertExchangeCode(db, {
+  const row = {
     codeHash: sha256(code),
     userId: grant.userId,
     codeChallenge: grant.codeChallenge,
     expiresAt: new Date(now.getTime() + CODE_TTL_MS),
     now,
-  });
+  };
+  if (grant.link) await insertLinkCode(db, { ...row, ...grant.link });
+  else await insertExchangeCode(db, row);
   // Supabase's clients read `code` (exchangeCodeForSession).
   if (grant.wire === 'supabase') return withParams(grant.redirectUri, { code });
   // insforge_code: the name the official client hard-codes for its automatic exchange on page

@@ -1,5 +1,6 @@
 // Which user a provider sign-in belongs to: the one already linked to the provider account;
-// else the user with the same email, when the provider verified it (then linked); else a new
+// else the user with the same email, when the provider verified it and the admin allows linking
+// by email (linkOAuthByEmail, off by default: else a 409 that says how to link); else a new
 // user, unless public signups are disabled. One transaction.
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
@@ -30,6 +31,16 @@ export async function resolveAccount(
           `An account with ${profile.email} exists, and ${provider} did not verify this address.`,
           {
             nextActions: 'Sign in with the existing method for this email.',
+          },
+        );
+      }
+      if (existing.emailVerified && !(await readAuthConfig(tx)).linkOAuthByEmail) {
+        // The owner proved this inbox; a provider account joins it only by the owner's own link.
+        throw new AppError(
+          'CONFLICT',
+          `An account with ${profile.email} already exists; ${provider} was not linked to it.`,
+          {
+            nextActions: `Sign in to that account with its existing method, then link ${provider} with GET /api/auth/identities/oauth/${provider} (the admin may instead allow linking by verified email: linkOAuthByEmail).`,
           },
         );
       }

@@ -6,12 +6,15 @@ import type { SessionService } from '../auth/index.js';
 import { createIdTokenService } from './id-token.service.js';
 import { oauthConfigRoutes } from './oauth-config.routes.js';
 import { createOAuthConfigService } from './oauth-config.service.js';
+import { oauthLinkRoutes } from './oauth-link.routes.js';
 import { oauthRoutes } from './oauth.routes.js';
 import { createOAuthService } from './oauth.service.js';
 
 export function oauthPlugin(deps: Deps, sessions: SessionService): FastifyPluginAsyncZod {
   return async (app) => {
     await app.register(oauthConfigRoutes(createOAuthConfigService(deps)));
-    await app.register(oauthRoutes(deps, createOAuthService(deps, sessions), createIdTokenService(deps, sessions)));
+    const oauth = createOAuthService(deps, sessions);
+    await app.register(oauthRoutes(deps, oauth, createIdTokenService(deps, sessions)));
+    await app.register(oauthLinkRoutes(oauth));
   };
 }

@@ -45,7 +45,46 @@ export async function insertExchangeCode(
 export async function consumeExchangeCode(db: Queryable, codeHash: Buffer, now: Date) {
   const [row] = await db<{ userId: string; codeChallenge: string }[]>`
     update auth.oauth_exchange_codes set consumed_at = ${now}
-    where code_hash = ${codeHash} and consumed_at is null and expires_at > ${now}
+    where code_hash = ${codeHash} and consumed_at is null and expires_at > ${now} and link_provider is null
     returning user_id as "userId", code_challenge as "codeChallenge"`;
+  return row;
+}
+
+/** A link flow's svc_code: it names the user to link to and the provider account to link. */
+export async function insertLinkCode(
+  db: Queryable,
+  c: {
+    codeHash: Buffer;
+    userId: string;
+    codeChallenge: string;
+    expiresAt: Date;
+    now: Date;
+    provider: string;
+    accountId: string;
+    data: Record<string, unknown>;
+  },
+) {
+  await db`
+    insert into auth.oauth_exchange_codes
+      (code_hash, user_id, code_challenge, expires_at, created_at, link_provider, link_account_id, link_data)
+    values (${c.codeHash}, ${c.userId}, ${c.codeChallenge}, ${c.expiresAt}, ${c.now}, ${c.provider}, ${c.accountId},
+      ${jsonText(c.data)}::text::jsonb)`;
+}
+
+/** Spends a link code, once, before it expires, and only for the user it was made for. */
+export async function consumeLinkCode(db: Queryable, codeHash: Buffer, userId: string, now: Date) {
+  const [row] = await db<
+    {
+      codeChallenge: string;
+      provider: string;
+      accountId: string;
+      data: { data: Record<string, unknown>; verifiedEmail: string | null };
+    }[]
+  >`
+    update auth.oauth_exchange_codes set consumed_at = ${now}
+    where code_hash = ${codeHash} and consumed_at is null and expires_at > ${now}
+      and link_provider is not null and user_id = ${userId}
+    returning code_challenge as "codeChallenge", link_provider as provider, link_account_id as "accountId",
+      link_data as data`;
   return row;
 }

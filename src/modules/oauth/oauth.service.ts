@@ -1,11 +1,20 @@
 // OAuth sign-in with PKCE: initiation (authorization URL with an encrypted state), the
 // provider's callback (the account found, linked by verified email, or created; then a svc_code
-// for the app), and the exchange of svc_code + code_verifier for a session.
+// for the app), and the exchange of svc_code + code_verifier for a session. The link flow is the
+// same with the signed-in user in the state: its svc_code links the provider account to that
+// user, only when that user's client spends it with the verifier (linkExchange).
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '../../core/errors.js';
 import { sha256 } from '../../core/ids.js';
 import type { Deps } from '../../deps.js';
-import { assertRedirectAllowed, findUserById, readAuthConfig, type SessionService, withParams } from '../auth/index.js';
+import {
+  assertRedirectAllowed,
+  findUserById,
+  linkProviderIdentity,
+  readAuthConfig,
+  type SessionService,
+  withParams,
+} from '../auth/index.js';
 import { findCustomConfig, findOAuthConfig } from './oauth-config.repo.js';
 import { issueCodeRedirect } from './exchange-codes.js';
 import { resolveAccount } from './oauth-accounts.js';
@@ -25,6 +34,8 @@ interface OAuthState {
   expiresAt: number;
   /** 'supabase': the app gets GoTrue's `code` (and error_description) instead of svc_code. */
   wire?: 'supabase';
+  /** Set by the link flow: the signed-in user the provider account will be linked to. */
+  linkUserId?: string;
 }
 
 const STATE_TTL_MS = 10 * 60 * 1000;
@@ -97,8 +108,9 @@ export function createOAuthService(deps: Pick<Deps, 'sql' | 'clock' | 'config' |
       redirectUri: string,
       codeChallenge: string,
       hints: Record<string, unknown>,
-      wire?: 'supabase',
+      options: { wire?: 'supabase'; linkUserId?: string } = {},
     ) {
+      const { wire, linkUserId } = options;
       assertRedirectAllowed(redirectUri, (await readAuthConfig(deps.sql)).allowedRedirectUrls);
       const flow = await flowFor(ref);
       const state: OAuthState = {
@@ -109,6 +121,7 @@ export function createOAuthService(deps: Pick<Deps, 'sql' | 'clock' | 'config' |
         nonce: randomBytes(16).toString('base64url'),
         expiresAt: deps.clock.now().getTime() + STATE_TTL_MS,
         ...(wire ? { wire } : {}),
+        ...(linkUserId ? { linkUserId } : {}),
       };
       const url = await flow.authorizationUrl(deps.keyring.seal(JSON.stringify(state)), state.verifier, state.nonce);
       for (const [name, value] of Object.entries(hints)) {
@@ -143,6 +156,20 @@ export function createOAuthService(deps: Pick<Deps, 'sql' | 'clock' | 'config' |
           { ...input, code: input.code },
           { state: input.state!, verifier: state.verifier, nonce: state.nonce },
         );
+        if (state.linkUserId) {
+          // Nothing is linked yet: only the initiating client (verifier + the user's token) can.
+          const data = { email: profile.email, name: profile.name, avatar_url: profile.avatarUrl };
+          return await issueCodeRedirect(deps.sql, deps.clock.now(), {
+            userId: state.linkUserId,
+            codeChallenge: state.codeChallenge,
+            redirectUri: state.redirectUri,
+            link: {
+              provider: providerKey(ref),
+              accountId: profile.accountId,
+              data: { data, verifiedEmail: profile.emailVerified ? (profile.email ?? null) : null },
+            },
+          });
+        }
         const userId = await resolveAccount(deps, providerKey(ref), profile);
         return await issueCodeRedirect(deps.sql, deps.clock.now(), {
           userId,
@@ -156,25 +183,54 @@ export function createOAuthService(deps: Pick<Deps, 'sql' | 'clock' | 'config' |
       }
     },
 
+    /**
+     * Spends a link flow's svc_code for the signed-in user who started it (with the PKCE
+     * verifier): the provider account is linked to them. Returns the user and a new access token
+     * of the current session (is_anonymous may have changed).
+     */
+    async linkExchange(code: string, verifier: string, userId: string, sessionId: string) {
+      const spent = await repo.consumeLinkCode(deps.sql, sha256(code), userId, deps.clock.now());
+      if (!spent) {
+        throw new AppError('VALIDATION_ERROR', 'Invalid or expired link code.', {
+          nextActions: 'Start the link again (GET /api/auth/identities/oauth/{provider}) while signed in as this user.',
+        });
+      }
+      if (s256(verifier) !== spent.codeChallenge) throw pkceMismatch();
+      await deps.sql.begin((tx) =>
+        linkProviderIdentity(
+          tx,
+          {
+            userId,
+            provider: spent.provider,
+            accountId: spent.accountId,
+            data: spent.data.data,
+            verifiedEmail: spent.data.verifiedEmail,
+          },
+          deps.clock.now(),
+        ),
+      );
+      const user = await findUserById(deps.sql, userId);
+      if (!user) throw new AppError('AUTH_USER_NOT_FOUND');
+      return { user, accessToken: await sessions.reissueAccess(sessionId, user) };
+    },
+
     /** Trades a svc_code and the PKCE verifier (S256 of it must be the initiation's challenge) for a session. */
     async exchange(code: string, verifier: string) {
       const spent = await repo.consumeExchangeCode(deps.sql, sha256(code), deps.clock.now());
       if (!spent)
         throw new AppError('VALIDATION_ERROR', 'Invalid or expired code.', { nextActions: 'Start the sign-in again.' });
-      if (s256(verifier) !== spent.codeChallenge) {
-        throw new AppError(
-          'VALIDATION_ERROR',
-          'PKCE verification failed: code_verifier does not match code_challenge.',
-          {
-            nextActions: 'Send the code_verifier whose S256 challenge started this sign-in, then start again.',
-          },
-        );
-      }
+      if (s256(verifier) !== spent.codeChallenge) throw pkceMismatch();
       const user = await findUserById(deps.sql, spent.userId);
       if (!user) throw new AppError('AUTH_USER_NOT_FOUND');
       return { user, tokens: await sessions.open({ user }, 'oauth') };
     },
   };
+}
+
+function pkceMismatch() {
+  return new AppError('VALIDATION_ERROR', 'PKCE verification failed: code_verifier does not match code_challenge.', {
+    nextActions: 'Send the code_verifier whose S256 challenge started this sign-in, then start again.',
+  });
 }
 
 function notConfigured(key: string) {

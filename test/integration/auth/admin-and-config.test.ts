@@ -188,6 +188,7 @@ describe('GET /api/auth/public-config', () => {
       verifyEmailMethod: 'code',
       resetPasswordMethod: 'code',
       disableSignup: false,
+      anonymousSignInsEnabled: false,
       oAuthProviders: [],
       customOAuthProviders: [],
     });
@@ -253,6 +254,7 @@ describe('GET /api/auth/users', () => {
         metadata: {},
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
+        isAnonymous: false,
       },
     ]);
     expect(res.body).not.toMatch(/password/i);

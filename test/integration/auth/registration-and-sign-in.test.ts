@@ -72,6 +72,7 @@ describe('POST /api/auth/users (public registration)', () => {
         metadata: {},
         createdAt: isoDate,
         updatedAt: isoDate,
+        isAnonymous: false,
       },
       accessToken: expect.any(String),
       csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]+$/),
@@ -492,6 +493,7 @@ describe('GET /api/auth/sessions/current', () => {
         metadata: {},
         createdAt: isoDate,
         updatedAt: isoDate,
+        isAnonymous: false,
         role: 'authenticated',
       },
     });

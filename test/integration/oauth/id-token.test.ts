@@ -118,17 +118,50 @@ describe('Google', () => {
     expect(cookieFrom(res, 'svc_refresh_token')).toMatchObject({ httpOnly: true });
   });
 
-  it('a verified email links to the existing account with that email', async () => {
-    const email = `linked-${unique()}@example.com`;
+  it('a verified email of an existing account, with linking by email off (the default): 409 saying how to link', async () => {
+    const email = `unlinked-${unique()}@example.com`;
     const created = await createConfirmedUser(t, email);
     expect(created.statusCode, created.body).toBe(200);
     const res = await idTokenSignIn({
       provider: 'google',
       token: await google.sign(claims(GOOGLE.clientId, { email })),
     });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json.user.id).toBe(created.json.user.id);
-    expect([...res.json.user.providers].sort()).toEqual(['email', 'google']);
+    expect(res.statusCode).toBe(409);
+    expect(res.json).toMatchObject({
+      error: 'CONFLICT',
+      nextActions: expect.stringContaining('/api/auth/identities/oauth/google'),
+    });
+    const user = await t.request({ method: 'GET', url: `/api/auth/users/${created.json.user.id}`, headers: admin() });
+    expect(user.json.providers).toEqual(['email']);
+  });
+
+  it('a verified email links to the existing account with that email', async () => {
+    // Linking by verified email is the admin's choice (off by default; identities-link.test.ts covers off).
+    await t.request({
+      method: 'PUT',
+      url: '/api/auth/config',
+      headers: { 'x-api-key': t.apiKey },
+      payload: { linkOAuthByEmail: true },
+    });
+    try {
+      const email = `linked-${unique()}@example.com`;
+      const created = await createConfirmedUser(t, email);
+      expect(created.statusCode, created.body).toBe(200);
+      const res = await idTokenSignIn({
+        provider: 'google',
+        token: await google.sign(claims(GOOGLE.clientId, { email })),
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json.user.id).toBe(created.json.user.id);
+      expect([...res.json.user.providers].sort()).toEqual(['email', 'google']);
+    } finally {
+      await t.request({
+        method: 'PUT',
+        url: '/api/auth/config',
+        headers: { 'x-api-key': t.apiKey },
+        payload: { linkOAuthByEmail: false },
+      });
+    }
   });
 
   it('an unverified email is not used: no new account, and no link to an existing one', async () => {

@@ -215,11 +215,27 @@ describe('full sign-in through the IdP', () => {
   });
 
   it('the same IdP account through two providers is one user (linked by its verified email)', async () => {
-    const person = idpUser();
-    const first = await signIn(GOOGLE, person.sub);
-    const second = await signIn(CUSTOM, person.sub);
-    expect(second.json.user.id).toBe(first.json.user.id);
-    expect([...second.json.user.providers].sort()).toEqual([CUSTOM_KEY, 'google'].sort());
+    // Linking by verified email is the admin's choice (off by default; identities-link.test.ts covers off).
+    await t.request({
+      method: 'PUT',
+      url: '/api/auth/config',
+      headers: { 'x-api-key': t.apiKey },
+      payload: { linkOAuthByEmail: true },
+    });
+    try {
+      const person = idpUser();
+      const first = await signIn(GOOGLE, person.sub);
+      const second = await signIn(CUSTOM, person.sub);
+      expect(second.json.user.id).toBe(first.json.user.id);
+      expect([...second.json.user.providers].sort()).toEqual([CUSTOM_KEY, 'google'].sort());
+    } finally {
+      await t.request({
+        method: 'PUT',
+        url: '/api/auth/config',
+        headers: { 'x-api-key': t.apiKey },
+        payload: { linkOAuthByEmail: false },
+      });
+    }
   });
 
   it('a deep-link redirect receives the svc_code too', async () => {
@@ -479,20 +495,36 @@ describe('provider failures', () => {
 
 describe('linking by email', () => {
   it('a verified password account gets the provider linked and keeps its password', async () => {
-    const email = `linked-${randomBytes(4).toString('hex')}@example.com`;
-    const created = await createConfirmedUser(t, email);
-    expect(created.statusCode, created.body).toBe(200);
-    expect(created.json.user.emailVerified).toBe(true);
+    // Linking by verified email is the admin's choice (off by default; identities-link.test.ts covers off).
+    await t.request({
+      method: 'PUT',
+      url: '/api/auth/config',
+      headers: { 'x-api-key': t.apiKey },
+      payload: { linkOAuthByEmail: true },
+    });
+    try {
+      const email = `linked-${randomBytes(4).toString('hex')}@example.com`;
+      const created = await createConfirmedUser(t, email);
+      expect(created.statusCode, created.body).toBe(200);
+      expect(created.json.user.emailVerified).toBe(true);
 
-    const person = idpUser({ email: email.toUpperCase() });
-    const session = await signIn(GOOGLE, person.sub);
-    expect(session.json.user.id).toBe(created.json.user.id);
-    expect(session.json.user.email).toBe(email);
-    expect([...session.json.user.providers].sort()).toEqual(['email', 'google']);
+      const person = idpUser({ email: email.toUpperCase() });
+      const session = await signIn(GOOGLE, person.sub);
+      expect(session.json.user.id).toBe(created.json.user.id);
+      expect(session.json.user.email).toBe(email);
+      expect([...session.json.user.providers].sort()).toEqual(['email', 'google']);
 
-    const password = await passwordSignIn(t, { email, password: 'password-123' }, 'mobile');
-    expect(password.statusCode).toBe(200);
-    expect(password.json.user.id).toBe(created.json.user.id);
+      const password = await passwordSignIn(t, { email, password: 'password-123' }, 'mobile');
+      expect(password.statusCode).toBe(200);
+      expect(password.json.user.id).toBe(created.json.user.id);
+    } finally {
+      await t.request({
+        method: 'PUT',
+        url: '/api/auth/config',
+        headers: { 'x-api-key': t.apiKey },
+        payload: { linkOAuthByEmail: false },
+      });
+    }
   });
 
   it('an unverified account is taken over safely: password cleared, old sessions revoked', async () => {

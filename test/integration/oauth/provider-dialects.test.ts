@@ -276,12 +276,31 @@ describe('github', () => {
   });
 
   it('a verified primary address links to the existing verified account of that address', async () => {
-    const email = `gh-linked-${tag()}@example.com`;
-    const existing = await verifiedPasswordUser(email);
-    const account = githubAccount({ emails: [{ email, primary: true, verified: true, visibility: 'public' }], email });
-    const { user } = await signIn('github', account.id);
-    expect(user.id).toBe(existing.id);
-    expect([...user.providers].sort()).toEqual(['email', 'github']);
+    // Linking by verified email is the admin's choice (off by default; identities-link.test.ts covers off).
+    await t.request({
+      method: 'PUT',
+      url: '/api/auth/config',
+      headers: { 'x-api-key': t.apiKey },
+      payload: { linkOAuthByEmail: true },
+    });
+    try {
+      const email = `gh-linked-${tag()}@example.com`;
+      const existing = await verifiedPasswordUser(email);
+      const account = githubAccount({
+        emails: [{ email, primary: true, verified: true, visibility: 'public' }],
+        email,
+      });
+      const { user } = await signIn('github', account.id);
+      expect(user.id).toBe(existing.id);
+      expect([...user.providers].sort()).toEqual(['email', 'github']);
+    } finally {
+      await t.request({
+        method: 'PUT',
+        url: '/api/auth/config',
+        headers: { 'x-api-key': t.apiKey },
+        payload: { linkOAuthByEmail: false },
+      });
+    }
   });
 
   it('no verified primary address and an existing account with the public one: error redirect, nothing linked', async () => {

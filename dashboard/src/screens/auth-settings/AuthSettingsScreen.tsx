@@ -1,6 +1,7 @@
 // Auth settings: sign-up and password policy, redirect allowlist, OAuth providers, SMTP with a
 // test email, and email templates with a preview; one tab each.
 import { Stack, Tabs, Title } from '@mantine/core';
+import { AnonymousAndLinking } from './AnonymousAndLinking';
 import { EmailTemplates } from './EmailTemplates';
 import { GeneralSettings } from './GeneralSettings';
 import { OAuthProviders } from './OAuthProviders';
@@ -15,6 +16,7 @@ const TABS = [
   { value: 'sso', label: 'SSO (SAML)', Panel: SsoProviders },
   { value: 'smtp', label: 'SMTP', Panel: SmtpSettings },
   { value: 'templates', label: 'Email templates', Panel: EmailTemplates },
+  { value: 'anonymous', label: 'Anonymous and linking', Panel: AnonymousAndLinking },
 ];
 
 export default function AuthSettingsScreen() {

@@ -14,6 +14,9 @@ export interface AuthConfig {
   resetPasswordMethod: 'code' | 'link';
   allowedRedirectUrls: string[];
   disableSignup: boolean;
+  anonymousSignInsEnabled: boolean;
+  anonymousRetentionDays: number;
+  linkOAuthByEmail: boolean;
 }
 
 export interface BuiltInProviderConfig {

@@ -9,6 +9,7 @@ import { ErrorState, Loading } from '../../shell/states';
 import { ConfirmButton } from '../../ui/ConfirmButton';
 import { ResetEmailForm } from './ResetEmailForm';
 import { UserFactors } from './UserFactors';
+import { UserIdentities } from './UserIdentities';
 import { UserSessions } from './UserSessions';
 import { formatTime } from '../../ui/format';
 import { type User, usersApi } from './users-api';
@@ -37,6 +38,7 @@ function UserFacts({ user }: { user: User }) {
           </Badge>
         </Fact>
         <Fact label="Linked providers">{user.providers.join(', ') || 'none'}</Fact>
+        <Fact label="Anonymous">{user.isAnonymous ? <Badge color="grape.9">Anonymous</Badge> : 'No'}</Fact>
         <Fact label="Name">{typeof user.profile.name === 'string' ? user.profile.name : '—'}</Fact>
         <Fact label="Created">{formatTime(user.createdAt)}</Fact>
         <Fact label="Updated">{formatTime(user.updatedAt)}</Fact>
@@ -56,6 +58,7 @@ export default function UserDetail({ userId }: { userId: string }) {
     navigate('/users');
     queries.removeQueries({ queryKey: ['users', 'one', userId] });
     queries.removeQueries({ queryKey: ['users', 'sessions', userId] });
+    queries.removeQueries({ queryKey: ['users', 'identities', userId] });
     await queries.invalidateQueries({ queryKey: ['users'] });
   };
 
@@ -68,12 +71,12 @@ export default function UserDetail({ userId }: { userId: string }) {
         <>
           <Group justify="space-between">
             <Title order={1} size="h2" style={{ overflowWrap: 'anywhere' }}>
-              {user.data.email}
+              {user.data.email ?? 'Anonymous user'}
             </Title>
             <ConfirmButton
               label="Delete user"
               title="Delete this user?"
-              message={`${user.data.email} and every session of theirs will be deleted. This cannot be undone.`}
+              message={`${user.data.email ?? 'This anonymous user'} and every session of theirs will be deleted. This cannot be undone.`}
               confirmLabel="Delete user"
               onConfirm={remove}
             />
@@ -81,7 +84,8 @@ export default function UserDetail({ userId }: { userId: string }) {
           <UserFacts user={user.data} />
           <UserSessions userId={userId} />
           <UserFactors userId={userId} />
-          <ResetEmailForm email={user.data.email} />
+          <UserIdentities userId={userId} />
+          {user.data.email ? <ResetEmailForm email={user.data.email} /> : null}
         </>
       ) : null}
     </Stack>

@@ -1,6 +1,6 @@
 // Users: search by email or name, page through the results, and create a user; each row opens
 // the user's page (sessions, reset email, delete).
-import { Badge, Button, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Group, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -9,17 +9,18 @@ import { Link } from '../../shell/Link';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { CreateUserModal } from './CreateUserModal';
 import { formatTime } from '../../ui/format';
-import { PAGE_SIZE, usersApi } from './users-api';
+import { type AnonymousFilter, PAGE_SIZE, usersApi } from './users-api';
 
 export default function UsersScreen() {
   const api = usersApi(useApi());
   const [search, setSearch] = useState('');
   const [debounced] = useDebouncedValue(search.trim(), 250);
   const [offset, setOffset] = useState(0);
+  const [anonymous, setAnonymous] = useState<AnonymousFilter>('all');
   const [creating, { open, close }] = useDisclosure(false);
   const users = useQuery({
-    queryKey: ['users', 'list', debounced, offset],
-    queryFn: () => api.list(debounced, offset),
+    queryKey: ['users', 'list', debounced, offset, anonymous],
+    queryFn: () => api.list(debounced, offset, anonymous),
     placeholderData: keepPreviousData,
   });
   const page = users.data;
@@ -42,6 +43,19 @@ export default function UsersScreen() {
           setSearch(e.currentTarget.value);
           setOffset(0);
         }}
+      />
+      <SegmentedControl
+        aria-label="Show users"
+        value={anonymous}
+        onChange={(v) => {
+          setAnonymous(v as AnonymousFilter);
+          setOffset(0);
+        }}
+        data={[
+          { value: 'all', label: 'All users' },
+          { value: 'true', label: 'Anonymous' },
+          { value: 'false', label: 'With an account' },
+        ]}
       />
       {users.isPending ? <Loading what="users" /> : null}
       {users.isError ? <ErrorState error={users.error} what="users" /> : null}
@@ -66,7 +80,12 @@ export default function UsersScreen() {
                 {page.data.map((user) => (
                   <Table.Tr key={user.id}>
                     <Table.Td>
-                      <Link to={`/users/${user.id}`}>{user.email}</Link>
+                      <Link to={`/users/${user.id}`}>{user.email ?? 'Anonymous user'}</Link>
+                      {user.isAnonymous ? (
+                        <Badge ml="xs" color="grape.9">
+                          Anonymous
+                        </Badge>
+                      ) : null}
                     </Table.Td>
                     <Table.Td>
                       <Badge color={user.emailVerified ? 'teal.9' : 'gray.8'}>

@@ -4,7 +4,9 @@ import { jsonBody } from '../../api/json-body';
 
 export interface User {
   id: string;
-  email: string;
+  /** Null for an anonymous user. */
+  email: string | null;
+  isAnonymous: boolean;
   emailVerified: boolean;
   providers: string[];
   profile: Record<string, unknown>;
@@ -24,13 +26,30 @@ export interface UserSession {
   expiresAt: string;
 }
 
+export interface Identity {
+  id: string;
+  provider: string;
+  providerAccountId: string;
+  email: string | null;
+  createdAt: string;
+}
+
+/** The list's anonymous filter: all users, only anonymous ones, or only the others. */
+export type AnonymousFilter = 'all' | 'true' | 'false';
+
 export const PAGE_SIZE = 20;
 
 export const usersApi = (api: ApiClient) => ({
-  list: (search: string, offset: number) =>
+  list: (search: string, offset: number, anonymous: AnonymousFilter = 'all') =>
     api.json<UsersPage>(
-      `/api/auth/users?${new URLSearchParams({ limit: String(PAGE_SIZE), offset: String(offset), search })}`,
+      `/api/auth/users?${new URLSearchParams({
+        limit: String(PAGE_SIZE),
+        offset: String(offset),
+        search,
+        ...(anonymous === 'all' ? {} : { anonymous }),
+      })}`,
     ),
+  identities: (id: string) => api.json<{ data: Identity[] }>(`/api/auth/users/${id}/identities`),
   get: (id: string) => api.json<User>(`/api/auth/users/${id}`),
   create: (body: { email: string; password: string; name?: string; autoConfirm: boolean }) =>
     api.json<{ user: User }>('/api/auth/users', jsonBody('POST', body)),

@@ -29,7 +29,7 @@ export function toGoTrueUser(user: User): GoTrueUser {
     id: user.id,
     aud: 'authenticated',
     role: 'authenticated',
-    email: user.email,
+    email: user.email ?? '',
     email_confirmed_at: confirmedAt,
     confirmed_at: confirmedAt,
     phone: '',
@@ -43,7 +43,7 @@ export function toGoTrueUser(user: User): GoTrueUser {
     })),
     created_at: user.createdAt,
     updated_at: user.updatedAt,
-    is_anonymous: false,
+    is_anonymous: user.isAnonymous,
   };
 }
 

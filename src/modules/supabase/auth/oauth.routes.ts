@@ -58,7 +58,7 @@ export function createOAuthAdapter(deps: Deps, auth: AuthServices) {
           );
         }
         if (!redirect_to) throw new GoTrueError(400, 'validation_failed', 'redirect_to is required.');
-        const url = await oauth.initiate(refOf(provider), redirect_to, code_challenge, {}, 'supabase');
+        const url = await oauth.initiate(refOf(provider), redirect_to, code_challenge, {}, { wire: 'supabase' });
         return reply.redirect(url, 302);
       },
     });
