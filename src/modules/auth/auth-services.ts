@@ -3,6 +3,8 @@
 import type { Mailer } from '../email/index.js';
 import type { KeyedDeps } from '../secrets/index.js';
 import { createAdminAuthService } from './admin-auth.service.js';
+import { createPasskeySignInService } from './passkey-sign-in.service.js';
+import { createPasskeyService } from './passkeys.service.js';
 import { createEmailAuthService, type QuietFailureLog } from './email-auth.service.js';
 import type { RevokedSessions } from './revoked-sessions.js';
 import { createSessionService } from './sessions.service.js';
@@ -23,5 +25,7 @@ export function createAuthServices(
     email,
     users: createUserService(deps, sessions, email),
     admin: createAdminAuthService(deps, sessions),
+    passkeys: createPasskeyService(deps),
+    passkeySignIn: createPasskeySignInService(deps, sessions),
   };
 }
