@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningKey, signingKeyFromPem, signJwt } from '../../src/core/jwt.js';
+import { SoftAuthenticator } from '../harness/soft-authenticator.js';
 import { bearer, startTestApp, TEST_ADMIN, type TestApp } from '../harness/test-app.js';
 
 let t: TestApp;
@@ -1684,7 +1685,126 @@ const routes: Row[] = [
       return { method: 'POST', url: `/api/realtime/webhook-deliveries/${row!.id}/retry` };
     },
   },
+
+  // Passkeys (WebAuthn). The project admin has no passkeys of its own (403 from the handler).
+  {
+    route: 'POST /api/auth/passkeys/registration-options',
+    access: 'token',
+    ok: 200,
+    request: () => ({ method: 'POST', url: '/api/auth/passkeys/registration-options', payload: {} }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'POST /api/auth/passkeys',
+    access: 'token',
+    ok: 200,
+    request: async () => ({ method: 'POST', url: '/api/auth/passkeys', payload: await matrixPasskeyRegistration() }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'GET /api/auth/passkeys',
+    access: 'token',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/passkeys' }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'PATCH /api/auth/passkeys/:id',
+    access: 'token',
+    ok: 200,
+    request: async () => ({
+      method: 'PATCH',
+      url: `/api/auth/passkeys/${(await matrixPasskey()).passkeyId}`,
+      payload: { name: 'Renamed' },
+    }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'DELETE /api/auth/passkeys/:id',
+    access: 'token',
+    ok: 200,
+    request: async () => ({ method: 'DELETE', url: `/api/auth/passkeys/${(await matrixPasskey()).passkeyId}` }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'POST /api/auth/passkeys/sign-in-options',
+    access: 'public',
+    ok: 200,
+    request: () => ({ method: 'POST', url: '/api/auth/passkeys/sign-in-options', remoteAddress: someIp() }),
+  },
+  {
+    route: 'POST /api/auth/passkeys/sign-in',
+    access: 'public',
+    ok: 200,
+    request: async () => {
+      const { authenticator } = await matrixPasskey();
+      const options = await t.request({
+        method: 'POST',
+        url: '/api/auth/passkeys/sign-in-options',
+        remoteAddress: someIp(),
+      });
+      return {
+        method: 'POST',
+        url: '/api/auth/passkeys/sign-in?client_type=mobile',
+        payload: { challengeId: options.json.challengeId, credential: authenticator.get(options.json.options) },
+      };
+    },
+  },
+  {
+    route: 'GET /api/auth/passkeys/relying-party',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/passkeys/relying-party' }),
+  },
+  {
+    route: 'GET /api/auth/users/:userId/passkeys',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: `/api/auth/users/${shared.user.id}/passkeys` }),
+  },
+  {
+    route: 'DELETE /api/auth/users/:userId/passkeys/:id',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({
+      method: 'DELETE',
+      url: `/api/auth/users/${shared.user.id}/passkeys/${(await matrixPasskey()).passkeyId}`,
+    }),
+  },
 ];
+
+/** The shared user's answer to fresh registration options, from a software authenticator. */
+async function matrixPasskeyRegistration(authenticator = new SoftAuthenticator(new URL(t.config.apiBaseUrl).origin)) {
+  const options = await t.request({
+    method: 'POST',
+    url: '/api/auth/passkeys/registration-options',
+    headers: bearer(await matrixUserToken()),
+    payload: {},
+  });
+  return { challengeId: options.json.challengeId, credential: authenticator.create(options.json.options).json };
+}
+
+/** A fresh access token of the shared user (the last describe moves the clock past the shared one's life). */
+async function matrixUserToken(): Promise<string> {
+  const res = await t.request({
+    method: 'POST',
+    url: '/api/auth/sessions?client_type=mobile',
+    payload: { email: shared.user.email, password: shared.user.password },
+  });
+  return res.json.accessToken;
+}
+
+/** A passkey of the shared user, registered with the user's token (a new one per row). */
+async function matrixPasskey() {
+  const authenticator = new SoftAuthenticator(new URL(t.config.apiBaseUrl).origin);
+  const res = await t.request({
+    method: 'POST',
+    url: '/api/auth/passkeys',
+    headers: bearer(await matrixUserToken()),
+    payload: await matrixPasskeyRegistration(authenticator),
+  });
+  return { authenticator, passkeyId: res.json.id as string };
+}
 
 // The payments routes again under /api/payments/stripe/… (the path the official client calls),
 // hidden from the API documentation.
