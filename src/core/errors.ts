@@ -84,6 +84,14 @@ export const errorCatalogue = {
   OUTCOME_UNKNOWN: { status: 503, message: 'The write may or may not have taken effect.' },
   IDEMPOTENCY_KEY_IN_FLIGHT: { status: 409, message: 'A request with this Idempotency-Key is still in progress.' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was used for a different request.' },
+  // Multi-factor authentication (issue 34; GoTrue's mfa_* / insufficient_aal codes).
+  AUTH_MFA_FACTOR_NOT_FOUND: { status: 404, message: 'MFA factor not found.' },
+  AUTH_MFA_FACTOR_NAME_CONFLICT: { status: 409, message: 'A factor with this friendly name already exists.' },
+  AUTH_MFA_VERIFICATION_FAILED: { status: 400, message: 'Invalid MFA code.' },
+  AUTH_MFA_CHALLENGE_EXPIRED: { status: 400, message: 'The MFA challenge has expired or was already answered.' },
+  AUTH_MFA_FACTOR_LOCKED: { status: 429, message: 'Too many failed codes for this factor. Try again later.' },
+  AUTH_MFA_REQUIRED: { status: 401, message: 'A second factor is required.' },
+  AUTH_INSUFFICIENT_AAL: { status: 403, message: 'This action needs a session verified with a second factor (aal2).' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

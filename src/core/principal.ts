@@ -5,7 +5,7 @@ import type { RequestScope } from './db.js';
 
 export type Principal =
   | { kind: 'anon' }
-  | { kind: 'user'; userId: string; email: string; sessionId: string }
+  | { kind: 'user'; userId: string; email: string; sessionId: string; aal?: 'aal1' | 'aal2' }
   | { kind: 'admin'; subject: string; via: 'token'; sessionId: string }
   | { kind: 'admin'; subject: 'api-key'; via: 'apiKey' };
 
@@ -27,7 +27,13 @@ export function scopeOf(principal: Principal, timeouts: StatementTimeouts): Requ
   if (principal.kind === 'user') {
     return {
       role: 'authenticated',
-      claims: { sub: principal.userId, email: principal.email, role: 'authenticated', sid: principal.sessionId },
+      claims: {
+        sub: principal.userId,
+        email: principal.email,
+        role: 'authenticated',
+        sid: principal.sessionId,
+        aal: principal.aal ?? 'aal1',
+      },
       statementTimeoutMs: timeouts.authenticated,
     };
   }

@@ -161,7 +161,7 @@ export function createCredentialResolver(
       if (!isJwtShaped(credential)) throw unauthorized('Invalid access token.');
       throw rejectedAccessToken(REJECTIONS[result.reason]);
     }
-    const { sub, role, sid, email } = result.claims;
+    const { sub, role, sid, email, aal } = result.claims;
     if (typeof sub !== 'string' || typeof sid !== 'string') throw rejectedAccessToken('Invalid access token.');
     if (ended.has(sid)) throw rejectedAccessToken('The session of this access token has ended.');
     if (role === 'project_admin') {
@@ -169,7 +169,7 @@ export function createCredentialResolver(
       return adminSessions ? requireLiveAdminSession(admin, adminSessions) : admin;
     }
     if (role === 'authenticated' && typeof email === 'string') {
-      return { kind: 'user', userId: sub, email, sessionId: sid };
+      return { kind: 'user', userId: sub, email, sessionId: sid, aal: aal === 'aal2' ? 'aal2' : 'aal1' };
     }
     throw rejectedAccessToken('Invalid access token.');
   };

@@ -7,6 +7,8 @@ import { createPasskeySignInService } from './passkey-sign-in.service.js';
 import { createPasskeyService } from './passkeys.service.js';
 import { createEmailAuthService, type QuietFailureLog } from './email-auth.service.js';
 import type { RevokedSessions } from './revoked-sessions.js';
+import { createMfaRecoveryService } from './mfa-recovery.service.js';
+import { createMfaService } from './mfa.service.js';
 import { createSessionService } from './sessions.service.js';
 import { createUserService } from './users.service.js';
 
@@ -25,6 +27,9 @@ export function createAuthServices(
     email,
     users: createUserService(deps, sessions, email),
     admin: createAdminAuthService(deps, sessions),
+    // Multi-factor authentication (issue 34).
+    mfa: createMfaService(deps),
+    mfaRecovery: createMfaRecoveryService(deps),
     passkeys: createPasskeyService(deps),
     passkeySignIn: createPasskeySignInService(deps, sessions),
   };

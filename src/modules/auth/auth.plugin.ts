@@ -7,6 +7,7 @@ import type { AuthServices } from './auth-services.js';
 import { configRoutes } from './config.routes.js';
 import { createAuthConfigService, type OAuthProviderNames } from './config.service.js';
 import { emailFlowRoutes } from './email-flows.routes.js';
+import { mfaRoutes } from './mfa.routes.js';
 import { passkeyAdminRoutes } from './passkeys-admin.routes.js';
 import { passkeyRoutes } from './passkeys.routes.js';
 import { rateLimitRoutes } from './rate-limits.routes.js';
@@ -28,6 +29,7 @@ export function authPlugin(
     await app.register(configRoutes(createAuthConfigService(deps, oauthProviders)));
     await app.register(rateLimitRoutes(createRateLimitSettingsService(deps)));
     await app.register(emailFlowRoutes(deps, auth));
+    await app.register(mfaRoutes(deps, auth));
     await app.register(passkeyRoutes(deps, auth.passkeys, auth.passkeySignIn));
     await app.register(passkeyAdminRoutes(auth.passkeys));
   };

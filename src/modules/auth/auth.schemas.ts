@@ -33,12 +33,19 @@ export const userSchema = z.object({
 });
 export type User = z.output<typeof userSchema>;
 
+export const mfaRequirementSchema = z.object({
+  required: z.boolean(),
+  factors: z.array(z.object({ id: z.uuid(), type: z.literal('totp'), friendlyName: z.string() })),
+});
+
 export const sessionResponseSchema = z.object({
   user: userSchema,
   accessToken: z.string().nullable(),
   csrfToken: z.string().nullable().optional(),
   refreshToken: z.string().nullable().optional(),
   requireEmailVerification: z.boolean().optional(),
+  /** MFA (issue 34): present when the user has verified factors; the session is aal1 until one is verified. */
+  mfa: mfaRequirementSchema.optional(),
 });
 
 export const registerBodySchema = z.object({

@@ -332,7 +332,7 @@ export function createEmailAuthService(
   async function openSessionFor(userId: string): Promise<{ user: User; tokens: IssuedTokens }> {
     const user = await users.findUserById(deps.sql, userId);
     if (!user) throw invalidCode();
-    return { user, tokens: await sessions.open({ user }) };
+    return { user, tokens: await sessions.open({ user }, 'otp') };
   }
 
   /** The stored redirect of a link, if it is still allowed; otherwise a 400 the browser shows. */

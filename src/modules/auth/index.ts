@@ -11,3 +11,4 @@ export { clientTypeSchema, sessionResponseSchema } from './auth.schemas.js';
 export { assertRedirectAllowed, withParams } from './redirects.js';
 export { deliverTokens, USER_REFRESH_COOKIE } from './session-reply.js';
 export type { SessionService } from './sessions.service.js';
+export { raiseSessionAssurance, type SecondFactorMethod } from './assurance.service.js';

@@ -3,7 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { ClientType } from './auth.schemas.js';
-import type { IssuedTokens } from './tokens.js';
+import type { IssuedTokens, MfaRequirement } from './tokens.js';
 
 export interface RefreshCookie {
   name: string;
@@ -40,13 +40,15 @@ export function deliverTokens(
   cookie: RefreshCookie,
   clientType: ClientType,
   tokens: IssuedTokens,
-): { accessToken: string; csrfToken?: string; refreshToken?: string } {
-  if (clientType !== 'web') return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken };
+): { accessToken: string; csrfToken?: string; refreshToken?: string; mfa?: MfaRequirement } {
+  // A sign-in of an owner with verified second factors says so (the session is aal1 until one is verified).
+  const mfa = tokens.mfa ? { mfa: tokens.mfa } : {};
+  if (clientType !== 'web') return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, ...mfa };
   reply.setCookie(cookie.name, tokens.refreshToken, {
     ...cookieOptions(config, cookie),
     maxAge: config.refreshTokenTtlSeconds,
   });
-  return { accessToken: tokens.accessToken, csrfToken: tokens.csrfToken };
+  return { accessToken: tokens.accessToken, csrfToken: tokens.csrfToken, ...mfa };
 }
 
 /** The refresh token a non-web client sent in the body (either spelling). */

@@ -1,18 +1,33 @@
 // SQL for auth.sessions and their rotating refresh tokens (functions in the auth migration).
 import type { Queryable } from '../../core/db.js';
 import type { User } from './auth.schemas.js';
+import type { AmrEntry, AssuranceLevel } from './tokens.js';
 import { userColumns } from './users.repo.js';
 
 export type SessionOwner = { userId: string } | { adminSubject: string };
 
+/** A verified second factor of a session's owner, as a sign-in answer lists it. */
+export interface VerifiedFactor {
+  id: string;
+  type: 'totp';
+  friendlyName: string;
+}
+
+/** Starts a session; returns its owner's verified second factors (one round trip). */
 export async function startSession(
   db: Queryable,
-  s: { id: string; owner: SessionOwner; tokenHash: Buffer; now: Date; ttlSeconds: number },
-): Promise<void> {
+  s: { id: string; owner: SessionOwner; tokenHash: Buffer; now: Date; ttlSeconds: number; amr: AmrEntry[] },
+): Promise<VerifiedFactor[]> {
   const userId = 'userId' in s.owner ? s.owner.userId : null;
   const adminSubject = 'adminSubject' in s.owner ? s.owner.adminSubject : null;
-  await db`select auth.start_session(${s.id}, ${userId}, ${adminSubject}, ${s.tokenHash}, ${s.now},
-    make_interval(secs => ${s.ttlSeconds}))`;
+  const [row] = await db<{ factors: VerifiedFactor[] }[]>`
+    select auth.start_session(${s.id}, ${userId}, ${adminSubject}, ${s.tokenHash}, ${s.now},
+      make_interval(secs => ${s.ttlSeconds}), ${JSON.stringify(s.amr)}::text::jsonb),
+    coalesce((select jsonb_agg(jsonb_build_object('id', f.id, 'type', f.factor_type, 'friendlyName', f.friendly_name)
+        order by f.created_at, f.id)
+      from auth.mfa_factors f
+      where f.status = 'verified' and (f.user_id = ${userId}::uuid or f.admin_subject = ${adminSubject}::text)), '[]') as factors`;
+  return row?.factors ?? [];
 }
 
 export interface RotationResult {
@@ -22,6 +37,9 @@ export interface RotationResult {
   adminSubject: string | null;
   /** The session's user (null for admin sessions and failed rotations). */
   user: User | null;
+  /** The session's assurance level and methods (null for failed rotations). */
+  aal: AssuranceLevel | null;
+  amr: AmrEntry[] | null;
 }
 
 /** Rotates a refresh token and reads the session's user, in one round trip. */
@@ -38,9 +56,11 @@ export async function rotateRefreshToken(
 ): Promise<RotationResult> {
   const [row] = await db<RotationResult[]>`
     select r.outcome, r.session_id as "sessionId", r.user_id as "userId", r.admin_subject as "adminSubject",
-      (select to_jsonb(x) from (select ${userColumns(db)} from auth.user_records u where u.id = r.user_id) x) as "user"
+      (select to_jsonb(x) from (select ${userColumns(db)} from auth.user_records u where u.id = r.user_id) x) as "user",
+      s.aal, s.amr
     from auth.rotate_refresh_token(${r.tokenHash}, ${r.successorHash}, ${r.now},
-      make_interval(secs => ${r.graceSeconds}), make_interval(secs => ${r.ttlSeconds}), ${r.admin}) r`;
+      make_interval(secs => ${r.graceSeconds}), make_interval(secs => ${r.ttlSeconds}), ${r.admin}) r
+    left join auth.sessions s on s.id = r.session_id`;
   if (!row) throw new Error('rotate_refresh_token returned no row');
   return row;
 }

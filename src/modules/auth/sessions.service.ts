@@ -15,7 +15,8 @@ import {
   type SessionOwner,
 } from './sessions.repo.js';
 import type { RevokedSessions } from './revoked-sessions.js';
-import { createTokens, type AccessClaims, type IssuedTokens } from './tokens.js';
+import { epochSeconds } from '../../core/clock.js';
+import { createTokens, type AccessClaims, type AmrEntry, type AssuranceLevel, type IssuedTokens } from './tokens.js';
 
 export type SessionKind = 'user' | 'admin';
 
@@ -46,10 +47,16 @@ export function createSessionService(
     return tokens.issued(sessionId, await tokens.accessToken({ ...claims, sid: sessionId }), refreshToken);
   }
 
-  const claimsFor = (owner: { user: User } | { adminSubject: string }): Omit<AccessClaims, 'sid'> =>
-    'user' in owner
-      ? { sub: owner.user.id, email: owner.user.email, role: 'authenticated' }
-      : { sub: owner.adminSubject, role: 'project_admin' };
+  const claimsFor = (
+    owner: { user: User } | { adminSubject: string },
+    assurance: { aal: AssuranceLevel | null; amr: AmrEntry[] | null },
+  ): Omit<AccessClaims, 'sid'> => ({
+    ...('user' in owner
+      ? { sub: owner.user.id, email: owner.user.email, role: 'authenticated' as const }
+      : { sub: owner.adminSubject, role: 'project_admin' as const }),
+    aal: assurance.aal ?? 'aal1',
+    amr: assurance.amr ?? [],
+  });
 
   const csrfMatches = (refreshToken: string, csrfToken: string | undefined): boolean =>
     csrfToken !== undefined && safeEqual(csrfToken, tokens.csrfFor(refreshToken));
@@ -71,24 +78,31 @@ export function createSessionService(
     /** This server refuses these ended sessions' access tokens at once; the others hear the NOTIFY. */
     refuseAtOnce: (sessionIds: string[]) => revoked?.add(sessionIds),
 
-    /** Starts a session and returns its first tokens. */
-    async open(owner: { user: User } | { adminSubject: string }): Promise<IssuedTokens> {
+    /**
+     * Starts a session (at aal1, `method` its first amr entry) and returns its first tokens; when
+     * the owner has verified second factors the tokens say so (`mfa.required`).
+     */
+    async open(owner: { user: User } | { adminSubject: string }, method = 'password'): Promise<IssuedTokens> {
       const sessionId = randomUUID();
       const refreshToken = tokens.newRefreshToken();
       const sessionOwner: SessionOwner = 'user' in owner ? { userId: owner.user.id } : owner;
-      const claims = claimsFor(owner);
+      const now = deps.clock.now();
+      const amr = [{ method, timestamp: epochSeconds(now) }];
+      const claims = claimsFor(owner, { aal: 'aal1', amr });
       // The access token is signed on the thread pool while the session row is written.
-      const [issued] = await Promise.all([
+      const [issued, factors] = await Promise.all([
         issue(sessionId, claims, refreshToken),
         startSession(deps.sql, {
           id: sessionId,
           owner: sessionOwner,
           tokenHash: tokens.hash(refreshToken),
-          now: deps.clock.now(),
+          now,
           ttlSeconds,
+          amr,
         }),
       ]);
-      return issued;
+      if (factors.length === 0) return issued;
+      return tokens.issued(sessionId, issued.accessToken, refreshToken, { required: true, factors });
     },
 
     /**
@@ -112,11 +126,15 @@ export function createSessionService(
       });
       if (result.outcome !== 'rotated' || !result.sessionId) throw invalidRefresh();
       if (kind === 'user' && result.user) {
-        const issued = await issue(result.sessionId, claimsFor({ user: result.user }), successor);
+        const issued = await issue(result.sessionId, claimsFor({ user: result.user }, result), successor);
         return { tokens: issued, user: result.user, adminSubject: null };
       }
       if (kind === 'admin' && result.adminSubject) {
-        const issued = await issue(result.sessionId, claimsFor({ adminSubject: result.adminSubject }), successor);
+        const issued = await issue(
+          result.sessionId,
+          claimsFor({ adminSubject: result.adminSubject }, result),
+          successor,
+        );
         return { tokens: issued, user: null, adminSubject: result.adminSubject };
       }
       throw invalidRefresh();

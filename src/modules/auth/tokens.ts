@@ -11,6 +11,17 @@ export interface AccessClaims {
   role: 'authenticated' | 'project_admin';
   sid: string;
   email?: string;
+  // MFA (issue 34): the session's assurance level and how it was reached (the session row's aal, amr).
+  aal?: AssuranceLevel;
+  amr?: AmrEntry[];
+}
+
+/** aal1: one factor (password, code, OAuth…); aal2: a second factor too (TOTP, recovery code, passkey). */
+export type AssuranceLevel = 'aal1' | 'aal2';
+/** How a session was signed in or stepped up; `timestamp` in epoch seconds (GoTrue's amr claim). */
+export interface AmrEntry {
+  method: string;
+  timestamp: number;
 }
 
 export interface IssuedTokens {
@@ -19,6 +30,14 @@ export interface IssuedTokens {
   refreshToken: string;
   /** Bound to the refresh token; web clients get it (made when read: an HMAC). */
   readonly csrfToken: string;
+  /** Set at sign-in when the owner has verified second factors: the session is aal1 until one is verified. */
+  readonly mfa?: MfaRequirement;
+}
+
+/** What a sign-in answer says about second factors (`required`: verify one to reach aal2). */
+export interface MfaRequirement {
+  required: boolean;
+  factors: { id: string; type: 'totp'; friendlyName: string }[];
 }
 
 export type Tokens = ReturnType<typeof createTokens>;
@@ -37,6 +56,7 @@ class SessionTokens implements IssuedTokens {
     readonly accessToken: string,
     readonly refreshToken: string,
     csrfKey: Buffer,
+    readonly mfa: MfaRequirement | undefined = undefined,
   ) {
     this.#csrfKey = csrfKey;
   }
@@ -55,8 +75,8 @@ export function createTokens(deps: Pick<KeyedDeps, 'keys' | 'clock' | 'config' |
     newRefreshToken: (): string => randomToken(),
     successorOf: (refreshToken: string): string => hmacBase64Url(deps.hmacKeys.refreshSuccessor, refreshToken),
     csrfFor: (refreshToken: string): string => csrfTokenOf(deps.hmacKeys.csrf, refreshToken),
-    issued: (sessionId: string, accessToken: string, refreshToken: string): IssuedTokens =>
-      new SessionTokens(sessionId, accessToken, refreshToken, deps.hmacKeys.csrf),
+    issued: (sessionId: string, accessToken: string, refreshToken: string, mfa?: MfaRequirement): IssuedTokens =>
+      new SessionTokens(sessionId, accessToken, refreshToken, deps.hmacKeys.csrf, mfa),
     hash: (token: string): Buffer => sha256(token),
   };
 }

@@ -77,7 +77,7 @@ export function createIdTokenService(deps: Pick<Deps, 'sql' | 'clock'>, sessions
       const userId = await resolveAccount(deps, input.provider, { ...trusted, name: input.name ?? profile.name });
       const user = await findUserById(deps.sql, userId);
       if (!user) throw new AppError('AUTH_USER_NOT_FOUND');
-      return { user, tokens: await sessions.open({ user }) };
+      return { user, tokens: await sessions.open({ user }, 'oauth') };
     },
   };
 }

@@ -165,7 +165,7 @@ export function createOAuthService(deps: Pick<Deps, 'sql' | 'clock' | 'config' |
       }
       const user = await findUserById(deps.sql, spent.userId);
       if (!user) throw new AppError('AUTH_USER_NOT_FOUND');
-      return { user, tokens: await sessions.open({ user }) };
+      return { user, tokens: await sessions.open({ user }, 'oauth') };
     },
   };
 }
