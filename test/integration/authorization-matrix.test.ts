@@ -1751,6 +1751,38 @@ const routes: Row[] = [
     },
   },
   {
+    route: 'POST /api/auth/passkeys/assurance-options',
+    access: 'token',
+    ok: 200,
+    // The shared user has passkeys once the rows above ran; one of its own makes the row stand alone.
+    request: async () => {
+      await matrixPasskey();
+      return { method: 'POST', url: '/api/auth/passkeys/assurance-options' };
+    },
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'POST /api/auth/passkeys/assurance',
+    access: 'token',
+    ok: 400,
+    // A well-formed answer to a challenge that does not exist: the handler's 400 shows access was granted.
+    request: () => ({
+      method: 'POST',
+      url: '/api/auth/passkeys/assurance?client_type=mobile',
+      payload: {
+        challengeId: randomUUID(),
+        credential: {
+          id: 'AAAA',
+          rawId: 'AAAA',
+          type: 'public-key',
+          clientExtensionResults: {},
+          response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA' },
+        },
+      },
+    }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
     route: 'GET /api/auth/passkeys/relying-party',
     access: 'admin',
     ok: 200,

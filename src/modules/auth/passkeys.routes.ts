@@ -1,5 +1,6 @@
 // Passkey routes: a signed-in user registers, lists, renames and removes passkeys; anyone signs in
-// with a discoverable passkey (options, then the browser's assertion).
+// with a discoverable passkey (options, then the browser's assertion); an aal1 session proves a
+// passkey of its user and rises to aal2.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
@@ -122,6 +123,33 @@ export function passkeyRoutes(
       },
       handler: async (request, reply) => {
         const { user, tokens } = await signIn.signIn(request.body);
+        return { user, ...deliverTokens(reply, deps.config, USER_REFRESH_COOKIE, request.query.client_type, tokens) };
+      },
+    });
+
+    app.post('/api/auth/passkeys/assurance-options', {
+      config: userOnly,
+      schema: {
+        tags,
+        summary: "Options for navigator.credentials.get() to prove one of the user's passkeys (second factor)",
+        security,
+        response: { 200: ceremonyOptionsSchema },
+      },
+      handler: (request) => signIn.assuranceOptions(signedInUser(request)),
+    });
+
+    app.post('/api/auth/passkeys/assurance', {
+      config: userOnly,
+      schema: {
+        tags,
+        summary: 'Verify a passkey as a second factor: new tokens at aal2 (amr "webauthn")',
+        security,
+        querystring: clientTypeSchema,
+        body: verifyPasskeyBodySchema,
+        response: { 200: sessionResponseSchema },
+      },
+      handler: async (request, reply) => {
+        const { user, tokens } = await signIn.verifyAssurance(signedInUser(request), request.body);
         return { user, ...deliverTokens(reply, deps.config, USER_REFRESH_COOKIE, request.query.client_type, tokens) };
       },
     });

@@ -47,6 +47,17 @@ async function signInWith(authenticator: SoftAuthenticator, tweaks = {}) {
   return signIn({ challengeId: options.json.challengeId, credential: authenticator.get(options.json.options, tweaks) });
 }
 
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
+const assuranceOptions = (token: string) =>
+  t.request({ method: 'POST', url: '/api/auth/passkeys/assurance-options', headers: bearer(token) });
+const assurance = (token: string, payload: any) =>
+  t.request({
+    method: 'POST',
+    url: '/api/auth/passkeys/assurance?client_type=mobile',
+    headers: bearer(token),
+    payload,
+  });
+
 const expectError = (res: { statusCode: number; json: any; body: string }, status: number, code: string) => {
   expect(res.statusCode, res.body).toBe(status);
   expect(res.json).toMatchObject({ error: code, statusCode: status });
@@ -215,6 +226,12 @@ describe('discoverable sign-in', () => {
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json.user).toMatchObject({ id: session.user.id, email: session.email });
+    // A normal session (aal1) whose method is the passkey.
+    expect(claimsOf(res.json.accessToken)).toMatchObject({
+      sub: session.user.id,
+      aal: 'aal1',
+      amr: [{ method: 'webauthn', timestamp: expect.any(Number) }],
+    });
     const me = await t.request({
       method: 'GET',
       url: '/api/auth/sessions/current',
@@ -398,5 +415,91 @@ describe('managing passkeys', () => {
       payload: { userIds: [session.user.id] },
     });
     expectError(await signInWith(authenticator), 401, 'UNAUTHORIZED');
+  });
+});
+
+describe('a passkey as a second factor', () => {
+  it('an aal1 session proves a passkey of its user and gets aal2 tokens (amr webauthn); refresh keeps aal2', async () => {
+    const { session, authenticator, passkey } = await userWithPasskey();
+    const other = await userWithPasskey();
+    expect(claimsOf(session.accessToken).aal).toBe('aal1');
+
+    const options = await assuranceOptions(session.accessToken);
+    expect(options.statusCode, options.body).toBe(200);
+    // Only the caller's passkeys may answer.
+    expect(options.json.options.allowCredentials).toEqual([
+      { id: passkey.credentialId, type: 'public-key', transports: ['internal'] },
+    ]);
+    expect(options.json.options.allowCredentials).not.toContainEqual(
+      expect.objectContaining({ id: other.passkey.credentialId }),
+    );
+
+    const res = await assurance(session.accessToken, {
+      challengeId: options.json.challengeId,
+      credential: authenticator.get(options.json.options),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const claims = claimsOf(res.json.accessToken);
+    expect(claims).toMatchObject({ sub: session.user.id, sid: claimsOf(session.accessToken).sid, aal: 'aal2' });
+    expect(claims.amr.map((e: { method: string }) => e.method)).toEqual(['password', 'webauthn']);
+
+    const refreshed = await t.request({
+      method: 'POST',
+      url: '/api/auth/refresh?client_type=mobile',
+      payload: { refreshToken: res.json.refreshToken },
+    });
+    expect(claimsOf(refreshed.json.accessToken).aal).toBe('aal2');
+  });
+
+  it("another user's passkey cannot raise the session, and the failed step changes nothing", async () => {
+    const { session, authenticator } = await userWithPasskey();
+    const other = await userWithPasskey();
+    const options = await assuranceOptions(session.accessToken);
+    const refused = await assurance(session.accessToken, {
+      challengeId: options.json.challengeId,
+      credential: other.authenticator.get(options.json.options),
+    });
+    expectError(refused, 401, 'UNAUTHORIZED');
+    expect(refused.json.message).toMatch(/another user/);
+    // The same challenge still works with the user's own passkey.
+    const ok = await assurance(session.accessToken, {
+      challengeId: options.json.challengeId,
+      credential: authenticator.get(options.json.options),
+    });
+    expect(claimsOf(ok.json.accessToken).aal).toBe('aal2');
+  });
+
+  it('a challenge of another session of the same user is refused; a counter going backwards is refused', async () => {
+    const { session, authenticator } = await userWithPasskey();
+    const second = await t.request({
+      method: 'POST',
+      url: '/api/auth/sessions?client_type=mobile',
+      payload: { email: session.email, password: session.password },
+    });
+    const options = await assuranceOptions(second.json.accessToken);
+    expectError(
+      await assurance(session.accessToken, {
+        challengeId: options.json.challengeId,
+        credential: authenticator.get(options.json.options),
+      }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expect((await signInWith(authenticator, { counter: 5 })).statusCode).toBe(200);
+    const mine = await assuranceOptions(session.accessToken);
+    const cloned = await assurance(session.accessToken, {
+      challengeId: mine.json.challengeId,
+      credential: authenticator.get(mine.json.options, { counter: 4 }),
+    });
+    expectError(cloned, 401, 'UNAUTHORIZED');
+    expect(cloned.json.message).toMatch(/cloned/);
+  });
+
+  it('a user without passkeys is told how to register one; the admin has none', async () => {
+    const session = await t.signUp();
+    const res = await assuranceOptions(session.accessToken);
+    expectError(res, 404, 'NOT_FOUND');
+    expect(res.json.nextActions).toMatch(/registration-options/);
+    expectError(await assuranceOptions(adminToken), 403, 'INSUFFICIENT_PERMISSIONS');
   });
 });
