@@ -4,6 +4,7 @@ import { Stack, Tabs, Title } from '@mantine/core';
 import { EmailTemplates } from './EmailTemplates';
 import { GeneralSettings } from './GeneralSettings';
 import { OAuthProviders } from './OAuthProviders';
+import { PasskeySettings } from './PasskeySettings';
 import { RedirectAllowlist } from './RedirectAllowlist';
 import { SmtpSettings } from './SmtpSettings';
 
@@ -13,6 +14,7 @@ const TABS = [
   { value: 'oauth', label: 'OAuth providers', Panel: OAuthProviders },
   { value: 'smtp', label: 'SMTP', Panel: SmtpSettings },
   { value: 'templates', label: 'Email templates', Panel: EmailTemplates },
+  { value: 'passkeys', label: 'Passkeys', Panel: PasskeySettings },
 ];
 
 export default function AuthSettingsScreen() {

@@ -9,6 +9,7 @@ import { ErrorState, Loading } from '../../shell/states';
 import { ConfirmButton } from '../../ui/ConfirmButton';
 import { ResetEmailForm } from './ResetEmailForm';
 import { UserSessions } from './UserSessions';
+import { UserPasskeys } from './UserPasskeys';
 import { formatTime } from '../../ui/format';
 import { type User, usersApi } from './users-api';
 
@@ -79,6 +80,7 @@ export default function UserDetail({ userId }: { userId: string }) {
           </Group>
           <UserFacts user={user.data} />
           <UserSessions userId={userId} />
+          <UserPasskeys userId={userId} />
           <ResetEmailForm email={user.data.email} />
         </>
       ) : null}
