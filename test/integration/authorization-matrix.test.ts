@@ -1686,6 +1686,133 @@ const routes: Row[] = [
     },
   },
 
+  // Multi-factor authentication (issue 34). The user routes are for users: an admin token is 403.
+  {
+    route: 'GET /api/auth/mfa/factors',
+    access: 'token',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/mfa/factors' }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'POST /api/auth/mfa/factors',
+    access: 'token',
+    ok: 200,
+    request: () => ({ method: 'POST', url: '/api/auth/mfa/factors', payload: { friendlyName: `m-${randomUUID()}` } }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'POST /api/auth/mfa/factors/:factorId/challenge',
+    access: 'token',
+    // An unknown factor is the handler's 404 (the shared user may hold at most ten factors).
+    ok: 404,
+    request: () => ({ method: 'POST', url: `/api/auth/mfa/factors/${randomUUID()}/challenge` }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'POST /api/auth/mfa/factors/:factorId/verify',
+    access: 'token',
+    // Accepted credentials reach the handler: an unknown factor is its 404.
+    ok: 404,
+    request: () => ({
+      method: 'POST',
+      url: `/api/auth/mfa/factors/${randomUUID()}/verify`,
+      payload: { challengeId: randomUUID(), code: '123456' },
+    }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'DELETE /api/auth/mfa/factors/:factorId',
+    access: 'token',
+    // An unknown factor is the handler's 404 (a factor of the shared user would be gone after one case).
+    ok: 404,
+    request: () => ({ method: 'DELETE', url: `/api/auth/mfa/factors/${randomUUID()}` }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'POST /api/auth/mfa/recovery',
+    access: 'token',
+    // The shared user has no recovery codes: a wrong code is the handler's 400.
+    ok: 400,
+    request: () => ({ method: 'POST', url: '/api/auth/mfa/recovery', payload: { code: 'abcde-fghij' } }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'POST /api/auth/mfa/recovery-codes',
+    access: 'token',
+    // The shared user's session is aal1: the handler answers 403 AUTH_INSUFFICIENT_AAL.
+    ok: 403,
+    request: () => ({ method: 'POST', url: '/api/auth/mfa/recovery-codes' }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'GET /api/auth/users/:userId/factors',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: `/api/auth/users/${shared.user.id}/factors` }),
+  },
+  {
+    route: 'DELETE /api/auth/users/:userId/factors/:factorId',
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      const { user, accessToken } = await t.signUp();
+      const enrolled = await t.request({
+        method: 'POST',
+        url: '/api/auth/mfa/factors',
+        headers: bearer(accessToken),
+        payload: {},
+      });
+      return { method: 'DELETE', url: `/api/auth/users/${user.id}/factors/${enrolled.json.id}` };
+    },
+  },
+  {
+    route: 'GET /api/auth/mfa/settings',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/mfa/settings' }),
+  },
+  {
+    route: 'PUT /api/auth/mfa/settings',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PUT', url: '/api/auth/mfa/settings', payload: { requireAdminMfa: false } }),
+  },
+  {
+    route: 'GET /api/auth/admin/mfa/factors',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/admin/mfa/factors' }),
+  },
+  {
+    route: 'POST /api/auth/admin/mfa/factors',
+    access: 'admin',
+    ok: 200,
+    request: () => ({
+      method: 'POST',
+      url: '/api/auth/admin/mfa/factors',
+      payload: { friendlyName: `m-${randomUUID()}` },
+    }),
+  },
+  {
+    route: 'POST /api/auth/admin/mfa/factors/:factorId/verify',
+    access: 'admin',
+    // An unknown factor is the handler's 404.
+    ok: 404,
+    request: () => ({
+      method: 'POST',
+      url: `/api/auth/admin/mfa/factors/${randomUUID()}/verify`,
+      payload: { totpCode: '123456' },
+    }),
+  },
+  {
+    route: 'DELETE /api/auth/admin/mfa/factors/:factorId',
+    access: 'admin',
+    // An unknown factor is the handler's 404 (the admin may hold at most ten factors).
+    ok: 404,
+    request: () => ({ method: 'DELETE', url: `/api/auth/admin/mfa/factors/${randomUUID()}` }),
+  },
+
   // Passkeys (WebAuthn). The project admin has no passkeys of its own (403 from the handler).
   {
     route: 'POST /api/auth/passkeys/registration-options',

@@ -3,6 +3,7 @@
 import { AppError } from '../../core/errors.js';
 import { safeEqual } from '../../core/ids.js';
 import type { KeyedDeps } from '../secrets/index.js';
+import { raiseAdminSessionAssurance } from './assurance.service.js';
 import { authLimits } from './rate-limits.js';
 import { createSignInAttempts } from './sign-in-attempts.js';
 import { adminSubjectOf, type SessionService } from './sessions.service.js';
@@ -18,8 +19,10 @@ export function adminCredentials(deps: Pick<KeyedDeps, 'config' | 'keys'>): { em
 }
 
 export function createAdminAuthService(
-  deps: Pick<KeyedDeps, 'config' | 'keys' | 'hasher' | 'sql' | 'clock'>,
+  deps: Pick<KeyedDeps, 'config' | 'keys' | 'hasher' | 'sql' | 'clock' | 'hmacKeys'>,
   sessions: SessionService,
+  /** MFA (issue 34): whether a TOTP code was required and right (throws when required and wrong). */
+  checkSecondFactor: (totpCode: string | undefined) => Promise<boolean> = async () => false,
 ) {
   const credentials = adminCredentials(deps);
   const attempts = createSignInAttempts(deps.sql, deps.clock, {
@@ -37,7 +40,7 @@ export function createAdminAuthService(
   return {
     subject,
     username: credentials.email,
-    async signIn(email: string, password: string, ip: string): Promise<IssuedTokens> {
+    async signIn(email: string, password: string, ip: string, totpCode?: string): Promise<IssuedTokens> {
       await attempts.count(ADMIN_ACCOUNT, ip);
       const passwordOk = await deps.hasher.verify(await passwordHash, password);
       if (!(safeEqual(email, credentials.email) && passwordOk)) {
@@ -46,7 +49,9 @@ export function createAdminAuthService(
         });
       }
       await attempts.forgive(ADMIN_ACCOUNT, ip);
-      return sessions.open({ adminSubject: subject });
+      if (!(await checkSecondFactor(totpCode))) return sessions.open({ adminSubject: subject });
+      const opened = await sessions.open({ adminSubject: subject });
+      return raiseAdminSessionAssurance(deps, { sessionId: opened.sessionId, adminSubject: subject, method: 'totp' });
     },
     /** Admin sessions of a former admin email stop refreshing when the email changes. */
     isCurrentSubject: (candidate: string) => candidate === subject,

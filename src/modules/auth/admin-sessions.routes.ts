@@ -41,7 +41,7 @@ export function adminSessionRoutes(deps: Deps, auth: AuthServices): FastifyPlugi
       },
       handler: async (request, reply) => {
         const email = (request.body.email ?? request.body.username)!;
-        const tokens = await auth.admin.signIn(email, request.body.password, request.ip);
+        const tokens = await auth.admin.signIn(email, request.body.password, request.ip, request.body.totpCode);
         const delivered = deliverTokens(reply, deps.config, ADMIN_REFRESH_COOKIE, request.query.client_type, tokens);
         return { projectAdmin: projectAdmin(auth.admin.subject), ...delivered };
       },

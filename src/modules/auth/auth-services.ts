@@ -7,6 +7,7 @@ import { createPasskeySignInService } from './passkey-sign-in.service.js';
 import { createPasskeyService } from './passkeys.service.js';
 import { createEmailAuthService, type QuietFailureLog } from './email-auth.service.js';
 import type { RevokedSessions } from './revoked-sessions.js';
+import { createAdminMfaService } from './mfa-admin.service.js';
 import { createMfaRecoveryService } from './mfa-recovery.service.js';
 import { createMfaService } from './mfa.service.js';
 import { createSessionService } from './sessions.service.js';
@@ -22,15 +23,19 @@ export function createAuthServices(
 ) {
   const sessions = createSessionService(deps, revoked);
   const email = createEmailAuthService(deps, sessions, mailer, logQuietFailure);
+  // The admin sign-in asks the admin's MFA whether a TOTP code is required (issue 34).
+  const admin = createAdminAuthService(deps, sessions, (code) => adminMfa.checkSignInCode(code));
+  const adminMfa = createAdminMfaService(deps, { subject: admin.subject, username: admin.username });
   return {
     sessions,
     email,
     users: createUserService(deps, sessions, email),
-    admin: createAdminAuthService(deps, sessions),
+    admin,
     // Multi-factor authentication (issue 34).
     mfa: createMfaService(deps),
     mfaRecovery: createMfaRecoveryService(deps),
     passkeys: createPasskeyService(deps),
     passkeySignIn: createPasskeySignInService(deps, sessions),
+    adminMfa,
   };
 }

@@ -7,6 +7,7 @@ import type { AuthServices } from './auth-services.js';
 import { configRoutes } from './config.routes.js';
 import { createAuthConfigService, type OAuthProviderNames } from './config.service.js';
 import { emailFlowRoutes } from './email-flows.routes.js';
+import { mfaAdminRoutes } from './mfa-admin.routes.js';
 import { mfaRoutes } from './mfa.routes.js';
 import { passkeyAdminRoutes } from './passkeys-admin.routes.js';
 import { passkeyRoutes } from './passkeys.routes.js';
@@ -32,5 +33,6 @@ export function authPlugin(
     await app.register(mfaRoutes(deps, auth));
     await app.register(passkeyRoutes(deps, auth.passkeys, auth.passkeySignIn));
     await app.register(passkeyAdminRoutes(auth.passkeys));
+    await app.register(mfaAdminRoutes(auth));
   };
 }

@@ -159,6 +159,8 @@ export const adminSignInBodySchema = z
     email: emailSchema.optional(),
     username: z.string().trim().toLowerCase().min(1).max(320).optional(),
     password: passwordSchema,
+    /** MFA (issue 34): the admin's current TOTP code, when the project requires MFA for the admin. */
+    totpCode: z.string().trim().min(1).max(32).optional(),
   })
   .refine((b) => b.email !== undefined || b.username !== undefined, {
     message: 'email (or username) is required',

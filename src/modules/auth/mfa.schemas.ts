@@ -50,6 +50,7 @@ export const recoveryCodesSchema = z.object({ recoveryCodes: z.array(z.string())
 
 export const removedSchema = z.object({ success: z.boolean(), message: z.string() });
 
-export const adminVerifyBodySchema = z.object({ code: codeSchema });
+/** `totpCode`, a name the audit log redacts (admin writes are audited with their bodies). */
+export const adminVerifyBodySchema = z.object({ totpCode: codeSchema });
 
 export const mfaSettingsSchema = z.object({ requireAdminMfa: z.boolean() });

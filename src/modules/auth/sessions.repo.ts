@@ -20,13 +20,14 @@ export async function startSession(
 ): Promise<VerifiedFactor[]> {
   const userId = 'userId' in s.owner ? s.owner.userId : null;
   const adminSubject = 'adminSubject' in s.owner ? s.owner.adminSubject : null;
+  // One owner column per statement, so each uses its own (partial) index.
+  const ownFactors = userId !== null ? db`f.user_id = ${userId}::uuid` : db`f.admin_subject = ${adminSubject}::text`;
   const [row] = await db<{ factors: VerifiedFactor[] }[]>`
     select auth.start_session(${s.id}, ${userId}, ${adminSubject}, ${s.tokenHash}, ${s.now},
       make_interval(secs => ${s.ttlSeconds}), ${JSON.stringify(s.amr)}::text::jsonb),
     coalesce((select jsonb_agg(jsonb_build_object('id', f.id, 'type', f.factor_type, 'friendlyName', f.friendly_name)
         order by f.created_at, f.id)
-      from auth.mfa_factors f
-      where f.status = 'verified' and (f.user_id = ${userId}::uuid or f.admin_subject = ${adminSubject}::text)), '[]') as factors`;
+      from auth.mfa_factors f where f.status = 'verified' and ${ownFactors}), '[]') as factors`;
   return row?.factors ?? [];
 }
 

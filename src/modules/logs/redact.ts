@@ -3,7 +3,7 @@
 // carry tokens under any name), and the user:password of a URL (a webhook's, a schedule target's);
 // a large body is cut to a bounded excerpt.
 
-const SECRET_KEY = /pass(word)?|secret|token|api[-_]?key|^value$|authorization|credential|private/i;
+const SECRET_KEY = /pass(word)?|secret|token|totp|api[-_]?key|^value$|authorization|credential|private/i;
 const REDACTED = '[redacted]';
 const MAX_DEPTH = 6;
 const MAX_ARRAY_ITEMS = 20;

@@ -791,6 +791,9 @@ describe('/.well-known/jwks.json', () => {
       sid: expect.stringMatching(/^[0-9a-f-]{36}$/),
       iat: expect.any(Number),
       exp: expect.any(Number),
+      // MFA (issue 34): the session's assurance level and how it was reached.
+      aal: 'aal1',
+      amr: [{ method: 'password', timestamp: expect.any(Number) }],
     });
     expect(checked.claims.exp - checked.claims.iat).toBe(900);
     expect(checked.claims.iat).toBe(Math.floor(t.clock.now().getTime() / 1000));

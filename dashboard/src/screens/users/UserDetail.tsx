@@ -8,6 +8,7 @@ import { navigate } from '../../shell/route';
 import { ErrorState, Loading } from '../../shell/states';
 import { ConfirmButton } from '../../ui/ConfirmButton';
 import { ResetEmailForm } from './ResetEmailForm';
+import { UserFactors } from './UserFactors';
 import { UserSessions } from './UserSessions';
 import { UserPasskeys } from './UserPasskeys';
 import { formatTime } from '../../ui/format';
@@ -81,6 +82,7 @@ export default function UserDetail({ userId }: { userId: string }) {
           <UserFacts user={user.data} />
           <UserSessions userId={userId} />
           <UserPasskeys userId={userId} />
+          <UserFactors userId={userId} />
           <ResetEmailForm email={user.data.email} />
         </>
       ) : null}
