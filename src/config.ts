@@ -36,6 +36,18 @@ const envSchema = z
       .string()
       .regex(/^[0-9a-fA-F]{64}(,[0-9a-fA-F]{64})*$/, 'must be comma-separated keys of 64 hex characters')
       .optional(),
+    // Passkeys (WebAuthn): the relying party. Unset: API_BASE_URL's host name and origin.
+    WEBAUTHN_RP_ID: z
+      .string()
+      .regex(/^[a-z0-9.-]+$/i, 'must be a host name, such as example.com')
+      .optional(),
+    WEBAUTHN_RP_NAME: z.string().min(1).max(100).default('Plinth'),
+    WEBAUTHN_ORIGINS: z
+      .string()
+      .refine((list) => list.split(',').every((o) => URL.canParse(o.trim()) && new URL(o.trim()).origin === o.trim()), {
+        message: 'must be comma-separated origins, such as https://app.example.com',
+      })
+      .optional(),
     ACCESS_TOKEN_TTL_SECONDS: seconds.default(15 * 60),
     REFRESH_TOKEN_TTL_SECONDS: seconds.default(7 * 24 * 60 * 60),
     REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).default(10),
@@ -234,6 +246,11 @@ const envSchema = z
     }
   })
   .transform((env) => ({
+    webauthn: {
+      rpId: env.WEBAUTHN_RP_ID ?? new URL(apiBaseUrlOf(env)).hostname,
+      rpName: env.WEBAUTHN_RP_NAME,
+      origins: env.WEBAUTHN_ORIGINS?.split(',').map((o) => o.trim()) ?? [new URL(apiBaseUrlOf(env)).origin],
+    },
     port: env.PORT,
     host: env.HOST,
     apiBaseUrl: apiBaseUrlOf(env),

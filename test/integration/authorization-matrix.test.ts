@@ -6,6 +6,7 @@ import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningKey, signingKeyFromPem, signJwt } from '../../src/core/jwt.js';
 import { idpMetadataXml, type IdpKey, makeIdpKey } from '../harness/saml-idp.js';
+import { SoftAuthenticator } from '../harness/soft-authenticator.js';
 import { bearer, startTestApp, TEST_ADMIN, type TestApp } from '../harness/test-app.js';
 
 let t: TestApp;
@@ -1857,6 +1858,7 @@ const routes: Row[] = [
       return { method: 'POST', url: `/api/realtime/webhook-deliveries/${row!.id}/retry` };
     },
   },
+
   // Multi-factor authentication (issue 34). The user routes are for users: an admin token is 403.
   {
     route: 'GET /api/auth/mfa/factors',
@@ -2025,7 +2027,157 @@ const routes: Row[] = [
     ok: 202,
     request: () => ({ method: 'POST', url: '/realtime/v1/api/broadcast/matrix/events/e', payload: { n: 1 } }),
   },
+  // Passkeys (WebAuthn). The project admin has no passkeys of its own (403 from the handler).
+  {
+    route: 'POST /api/auth/passkeys/registration-options',
+    access: 'token',
+    ok: 200,
+    request: () => ({ method: 'POST', url: '/api/auth/passkeys/registration-options', payload: {} }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'POST /api/auth/passkeys',
+    access: 'token',
+    ok: 200,
+    request: async () => ({ method: 'POST', url: '/api/auth/passkeys', payload: await matrixPasskeyRegistration() }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'GET /api/auth/passkeys',
+    access: 'token',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/passkeys' }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'PATCH /api/auth/passkeys/:id',
+    access: 'token',
+    ok: 200,
+    request: async () => ({
+      method: 'PATCH',
+      url: `/api/auth/passkeys/${(await matrixPasskey()).passkeyId}`,
+      payload: { name: 'Renamed' },
+    }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'DELETE /api/auth/passkeys/:id',
+    access: 'token',
+    ok: 200,
+    request: async () => ({ method: 'DELETE', url: `/api/auth/passkeys/${(await matrixPasskey()).passkeyId}` }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'POST /api/auth/passkeys/sign-in-options',
+    access: 'public',
+    ok: 200,
+    request: () => ({ method: 'POST', url: '/api/auth/passkeys/sign-in-options', remoteAddress: someIp() }),
+  },
+  {
+    route: 'POST /api/auth/passkeys/sign-in',
+    access: 'public',
+    ok: 200,
+    request: async () => {
+      const { authenticator } = await matrixPasskey();
+      const options = await t.request({
+        method: 'POST',
+        url: '/api/auth/passkeys/sign-in-options',
+        remoteAddress: someIp(),
+      });
+      return {
+        method: 'POST',
+        url: '/api/auth/passkeys/sign-in?client_type=mobile',
+        payload: { challengeId: options.json.challengeId, credential: authenticator.get(options.json.options) },
+      };
+    },
+  },
+  {
+    route: 'POST /api/auth/passkeys/assurance-options',
+    access: 'token',
+    ok: 200,
+    // The shared user has passkeys once the rows above ran; one of its own makes the row stand alone.
+    request: async () => {
+      await matrixPasskey();
+      return { method: 'POST', url: '/api/auth/passkeys/assurance-options' };
+    },
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'POST /api/auth/passkeys/assurance',
+    access: 'token',
+    ok: 400,
+    // A well-formed answer to a challenge that does not exist: the handler's 400 shows access was granted.
+    request: () => ({
+      method: 'POST',
+      url: '/api/auth/passkeys/assurance?client_type=mobile',
+      payload: {
+        challengeId: randomUUID(),
+        credential: {
+          id: 'AAAA',
+          rawId: 'AAAA',
+          type: 'public-key',
+          clientExtensionResults: {},
+          response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA' },
+        },
+      },
+    }),
+    overrides: { 'admin access token': 403 },
+  },
+  {
+    route: 'GET /api/auth/passkeys/relying-party',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/auth/passkeys/relying-party' }),
+  },
+  {
+    route: 'GET /api/auth/users/:userId/passkeys',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: `/api/auth/users/${shared.user.id}/passkeys` }),
+  },
+  {
+    route: 'DELETE /api/auth/users/:userId/passkeys/:id',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({
+      method: 'DELETE',
+      url: `/api/auth/users/${shared.user.id}/passkeys/${(await matrixPasskey()).passkeyId}`,
+    }),
+  },
 ];
+
+/** The shared user's answer to fresh registration options, from a software authenticator. */
+async function matrixPasskeyRegistration(authenticator = new SoftAuthenticator(new URL(t.config.apiBaseUrl).origin)) {
+  const options = await t.request({
+    method: 'POST',
+    url: '/api/auth/passkeys/registration-options',
+    headers: bearer(await matrixUserToken()),
+    payload: {},
+  });
+  return { challengeId: options.json.challengeId, credential: authenticator.create(options.json.options).json };
+}
+
+/** A fresh access token of the shared user (the last describe moves the clock past the shared one's life). */
+async function matrixUserToken(): Promise<string> {
+  const res = await t.request({
+    method: 'POST',
+    url: '/api/auth/sessions?client_type=mobile',
+    payload: { email: shared.user.email, password: shared.user.password },
+  });
+  return res.json.accessToken;
+}
+
+/** A passkey of the shared user, registered with the user's token (a new one per row). */
+async function matrixPasskey() {
+  const authenticator = new SoftAuthenticator(new URL(t.config.apiBaseUrl).origin);
+  const res = await t.request({
+    method: 'POST',
+    url: '/api/auth/passkeys',
+    headers: bearer(await matrixUserToken()),
+    payload: await matrixPasskeyRegistration(authenticator),
+  });
+  return { authenticator, passkeyId: res.json.id as string };
+}
 
 // The payments routes again under /api/payments/stripe/… (the path the official client calls),
 // hidden from the API documentation.

@@ -48,7 +48,7 @@ export function createAnonymousService(
       }
       await limiter.hit(authLimits.anonymousSignInsPerIp, ip);
       const user = await repo.insertAnonymousUser(deps.sql, deps.clock.now());
-      return { user, tokens: await sessions.open({ user }) };
+      return { user, tokens: await sessions.open({ user }, 'anonymous') };
     },
 
     /**

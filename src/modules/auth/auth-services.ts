@@ -5,6 +5,8 @@ import type { KeyedDeps } from '../secrets/index.js';
 import { createAdminAuthService } from './admin-auth.service.js';
 import { createAnonymousService } from './anonymous.service.js';
 import { createIdentityService } from './identities.service.js';
+import { createPasskeySignInService } from './passkey-sign-in.service.js';
+import { createPasskeyService } from './passkeys.service.js';
 import { createEmailAuthService, type QuietFailureLog } from './email-auth.service.js';
 import type { RevokedSessions } from './revoked-sessions.js';
 import { createAdminMfaService } from './mfa-admin.service.js';
@@ -34,6 +36,8 @@ export function createAuthServices(
     // Multi-factor authentication (issue 34).
     mfa: createMfaService(deps),
     mfaRecovery: createMfaRecoveryService(deps),
+    passkeys: createPasskeyService(deps),
+    passkeySignIn: createPasskeySignInService(deps, sessions),
     adminMfa,
     anonymous: createAnonymousService(deps, sessions, email),
     identities: createIdentityService(deps),

@@ -12,6 +12,8 @@ import { createAuthConfigService, type OAuthProviderNames } from './config.servi
 import { emailFlowRoutes } from './email-flows.routes.js';
 import { mfaAdminRoutes } from './mfa-admin.routes.js';
 import { mfaRoutes } from './mfa.routes.js';
+import { passkeyAdminRoutes } from './passkeys-admin.routes.js';
+import { passkeyRoutes } from './passkeys.routes.js';
 import { rateLimitRoutes } from './rate-limits.routes.js';
 import { createRateLimitSettingsService } from './rate-limits.service.js';
 import { sessionRoutes } from './sessions.routes.js';
@@ -32,6 +34,8 @@ export function authPlugin(
     await app.register(rateLimitRoutes(createRateLimitSettingsService(deps)));
     await app.register(emailFlowRoutes(deps, auth));
     await app.register(mfaRoutes(deps, auth));
+    await app.register(passkeyRoutes(deps, auth.passkeys, auth.passkeySignIn));
+    await app.register(passkeyAdminRoutes(auth.passkeys));
     await app.register(mfaAdminRoutes(auth));
     await app.register(anonymousRoutes(deps, auth));
     await app.register(identityRoutes(auth));

@@ -119,6 +119,14 @@ export const authLimits = {
     message: 'Too many anonymous sign-ins from this address. Try again in {seconds} seconds.',
     description: 'Anonymous sign-ins (POST /api/auth/anonymous), each of which creates a user, from one IP.',
   },
+  /** Each passkey sign-in starts with options: a stored challenge, so a host cannot fill the table. */
+  passkeySignInPerIp: {
+    name: 'passkey-sign-in:ip',
+    max: 300,
+    windowSeconds: FIFTEEN_MINUTES,
+    message: 'Too many passkey sign-ins from this address. Try again in {seconds} seconds.',
+    description: 'Passkey sign-in options (each a stored challenge) requested from one IP.',
+  },
 } satisfies Record<string, CataloguedLimit>;
 
 /** How the owner of a locked account gets in at once (signing in by code lifts the lock). */

@@ -8,7 +8,7 @@ import type { KeyedDeps } from '../secrets/index.js';
 import type { User } from './auth.schemas.js';
 
 /** How a session started: the `amr` (authentication methods reference) entry of its tokens. */
-export type SignInMethod = 'password' | 'otp' | 'oauth';
+export type SignInMethod = 'password' | 'otp' | 'oauth' | 'webauthn' | 'anonymous';
 
 /**
  * Claims of an access token. Admin tokens carry only the first four. User tokens also carry

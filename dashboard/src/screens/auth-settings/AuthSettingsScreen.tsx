@@ -5,6 +5,7 @@ import { AnonymousAndLinking } from './AnonymousAndLinking';
 import { EmailTemplates } from './EmailTemplates';
 import { GeneralSettings } from './GeneralSettings';
 import { OAuthProviders } from './OAuthProviders';
+import { PasskeySettings } from './PasskeySettings';
 import { RedirectAllowlist } from './RedirectAllowlist';
 import { SmtpSettings } from './SmtpSettings';
 import { SsoProviders } from './SsoProviders';
@@ -17,6 +18,7 @@ const TABS = [
   { value: 'smtp', label: 'SMTP', Panel: SmtpSettings },
   { value: 'templates', label: 'Email templates', Panel: EmailTemplates },
   { value: 'anonymous', label: 'Anonymous and linking', Panel: AnonymousAndLinking },
+  { value: 'passkeys', label: 'Passkeys', Panel: PasskeySettings },
 ];
 
 export default function AuthSettingsScreen() {

@@ -11,6 +11,7 @@ import { ResetEmailForm } from './ResetEmailForm';
 import { UserFactors } from './UserFactors';
 import { UserIdentities } from './UserIdentities';
 import { UserSessions } from './UserSessions';
+import { UserPasskeys } from './UserPasskeys';
 import { formatTime } from '../../ui/format';
 import { type User, usersApi } from './users-api';
 
@@ -83,6 +84,7 @@ export default function UserDetail({ userId }: { userId: string }) {
           </Group>
           <UserFacts user={user.data} />
           <UserSessions userId={userId} />
+          <UserPasskeys userId={userId} />
           <UserFactors userId={userId} />
           <UserIdentities userId={userId} />
           {user.data.email ? <ResetEmailForm email={user.data.email} /> : null}
