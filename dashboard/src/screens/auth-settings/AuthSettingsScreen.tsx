@@ -1,6 +1,7 @@
 // Auth settings: sign-up and password policy, redirect allowlist, OAuth providers, SMTP with a
-// test email, and email templates with a preview; one tab each.
+// test email, email templates with a preview, and the admin's own MFA; one tab each.
 import { Stack, Tabs, Title } from '@mantine/core';
+import { AdminMfaSettings } from './AdminMfaSettings';
 import { EmailTemplates } from './EmailTemplates';
 import { GeneralSettings } from './GeneralSettings';
 import { OAuthProviders } from './OAuthProviders';
@@ -13,6 +14,7 @@ const TABS = [
   { value: 'oauth', label: 'OAuth providers', Panel: OAuthProviders },
   { value: 'smtp', label: 'SMTP', Panel: SmtpSettings },
   { value: 'templates', label: 'Email templates', Panel: EmailTemplates },
+  { value: 'admin-mfa', label: 'Admin MFA', Panel: AdminMfaSettings },
 ];
 
 export default function AuthSettingsScreen() {
