@@ -16,7 +16,7 @@ import {
   VisuallyHidden,
 } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useApi } from '../../api/context';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { ActionError } from '../../ui/ActionError';
@@ -42,6 +42,14 @@ function RequireAdminMfa() {
     mutationFn: api.updateSettings,
     onSuccess: (saved) => queries.setQueryData(SETTINGS, saved),
   });
+  // A refusal ("no verified factor") is stale once the admin's verified factors change.
+  const verified = useQuery({ queryKey: FACTORS, queryFn: api.factors }).data?.data.filter(
+    (f) => f.status === 'verified',
+  ).length;
+  const { reset } = save;
+  useEffect(() => {
+    if (verified !== undefined) reset();
+  }, [verified, reset]);
   if (settings.isPending) return <Loading what="admin MFA setting" />;
   if (settings.isError) return <ErrorState error={settings.error} what="admin MFA setting" />;
   const on = settings.data.requireAdminMfa;

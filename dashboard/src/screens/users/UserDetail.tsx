@@ -56,6 +56,7 @@ export default function UserDetail({ userId }: { userId: string }) {
     navigate('/users');
     queries.removeQueries({ queryKey: ['users', 'one', userId] });
     queries.removeQueries({ queryKey: ['users', 'sessions', userId] });
+    queries.removeQueries({ queryKey: ['users', 'factors', userId] });
     await queries.invalidateQueries({ queryKey: ['users'] });
   };
 
