@@ -2,7 +2,8 @@
 // before a verified authenticator exists; the admin enrolls one (QR code and secret shown once, a
 // wrong first code refused), turns the requirement on, signs out, and signs in again with the
 // authenticator's code (codes made with otpauth at the server's manual clock) after a wrong code
-// and a spent one are refused; the last authenticator cannot go while required. Axe on each screen.
+// and a spent one are refused; five wrong codes lock it for five minutes (clock moved, no sleep);
+// the last authenticator cannot go while required. Axe on each screen.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../harness/mfa.js';
 import { TEST_ADMIN } from '../harness/test-app.js';
@@ -123,6 +124,34 @@ describe('admin MFA in Chromium', { timeout: 60_000 }, () => {
     await page.getByRole('heading', { name: 'Auth settings' }).waitFor();
   });
 
+  it('locks the authenticator after five wrong codes, even for the right one, until five minutes pass', async () => {
+    const { page } = live.browser;
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Admin email').fill(TEST_ADMIN.email);
+    await page.getByRole('textbox', { name: 'Password' }).fill(TEST_ADMIN.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const codeField = page.getByRole('textbox', { name: 'Authentication code' });
+    await codeField.waitFor();
+    const submit = async (code: string) => {
+      await codeField.fill(code);
+      const [answer] = await Promise.all([
+        page.waitForResponse((r) => r.url().includes('/api/auth/admin/sessions')),
+        page.getByRole('button', { name: 'Sign in' }).click(),
+      ]);
+      return answer.status();
+    };
+    for (let i = 0; i < 4; i++) expect(await submit(wrongCode())).toBe(400);
+    expect(await submit(wrongCode())).toBe(429);
+    await page.getByRole('alert').getByText('the authenticator is locked for up to five minutes').waitFor();
+    live.t.clock.advance(30_000);
+    expect(await submit(totpCode(live.t, secret))).toBe(429);
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
+
+    live.t.clock.advance(300_000);
+    expect(await submit(totpCode(live.t, secret))).toBe(200);
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  });
+
   it('keeps the last authenticator while MFA is required; off, it can go', async () => {
     const { page } = live.browser;
     await openAdminMfaTab();
@@ -146,7 +175,7 @@ describe('admin MFA in Chromium', { timeout: 60_000 }, () => {
   });
 
   it('logged no console errors but the refusals it provoked', () => {
-    const refusals = /^console: Failed to load resource: the server responded with a status of (400|401|409) /;
+    const refusals = /^console: Failed to load resource: the server responded with a status of (400|401|409|429) /;
     expect(live.browser.errors.filter((e) => !refusals.test(e))).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ function failureMessage(err: unknown): string {
     return 'That code is not right, or it was already used. Wait for the next code in your authenticator app and try again.';
   }
   if (err instanceof ApiError && err.code === 'AUTH_MFA_FACTOR_LOCKED') {
-    return 'Too many wrong codes: the authenticator is locked for a few minutes. Try again later.';
+    return 'Too many wrong codes: the authenticator is locked for up to five minutes. Try again later.';
   }
   return err instanceof Error ? err.message : String(err);
 }
