@@ -15,6 +15,8 @@ export class ApiError extends Error {
     readonly nextActions?: string,
     /** The error body's `details`, e.g. which statement failed, or { line, column } of a function that did not deploy. */
     readonly details?: unknown,
+    /** The error body's `error` code, e.g. AUTH_MFA_REQUIRED. */
+    readonly code?: string,
   ) {
     super(message);
   }
@@ -28,11 +30,18 @@ interface SessionAnswer {
 
 async function errorOf(res: Response): Promise<ApiError> {
   const body = (await res.json().catch(() => null)) as {
+    error?: string;
     message?: string;
     nextActions?: string;
     details?: unknown;
   } | null;
-  return new ApiError(body?.message ?? `${res.status} ${res.statusText}`, res.status, body?.nextActions, body?.details);
+  return new ApiError(
+    body?.message ?? `${res.status} ${res.statusText}`,
+    res.status,
+    body?.nextActions,
+    body?.details,
+    body?.error,
+  );
 }
 
 /** A JSON object body, or {} when there is none or it is not JSON. */
@@ -64,12 +73,13 @@ export class ApiClient {
     return answer.projectAdmin;
   }
 
-  async signIn(email: string, password: string): Promise<ProjectAdmin> {
+  /** `totpCode`: the authenticator's current code, when the project requires MFA for the admin. */
+  async signIn(email: string, password: string, totpCode?: string): Promise<ProjectAdmin> {
     const res = await fetch('/api/auth/admin/sessions?client_type=web', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       credentials: 'same-origin',
-      body: JSON.stringify({ email, password }),
+      body: JSON.stringify(totpCode ? { email, password, totpCode } : { email, password }),
     });
     if (!res.ok) throw await errorOf(res);
     return this.accept((await res.json()) as SessionAnswer);

@@ -28,7 +28,8 @@ export const totpUri = (secret: string, issuer: string, label: string): string =
 /** The URI as a QR code: an SVG data URI (GoTrue's qr_code shape). */
 export async function totpQrCode(uri: string): Promise<string> {
   const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 1 });
-  return `data:image/svg+xml;utf-8,${svg}`;
+  // '#' (the SVG's colours) would start the URL's fragment and cut the image short in <img src>.
+  return `data:image/svg+xml;utf-8,${svg.replaceAll('#', '%23')}`;
 }
 
 /** The time step (counter) a code matches at `now`, or null when it matches none in the window. */

@@ -45,6 +45,7 @@ describe('enrolling a TOTP factor', () => {
     expect(parsed.searchParams.get('secret')).toBe(secret);
     expect(decodeURIComponent(parsed.pathname)).toContain(user.email);
     expect(qrCode).toMatch(/^data:image\/svg\+xml;utf-8,<svg/);
+    expect(qrCode).not.toContain('#');
 
     const list = await listFactors(user.accessToken);
     expect(list.statusCode).toBe(200);

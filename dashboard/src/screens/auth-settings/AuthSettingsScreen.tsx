@@ -1,6 +1,7 @@
 // Auth settings: sign-up and password policy, redirect allowlist, OAuth providers, SMTP with a
-// test email, and email templates with a preview; one tab each.
+// test email, email templates with a preview, and the admin's own MFA; one tab each.
 import { Stack, Tabs, Title } from '@mantine/core';
+import { AdminMfaSettings } from './AdminMfaSettings';
 import { AnonymousAndLinking } from './AnonymousAndLinking';
 import { EmailTemplates } from './EmailTemplates';
 import { GeneralSettings } from './GeneralSettings';
@@ -19,6 +20,7 @@ const TABS = [
   { value: 'templates', label: 'Email templates', Panel: EmailTemplates },
   { value: 'anonymous', label: 'Anonymous and linking', Panel: AnonymousAndLinking },
   { value: 'passkeys', label: 'Passkeys', Panel: PasskeySettings },
+  { value: 'admin-mfa', label: 'Admin MFA', Panel: AdminMfaSettings },
 ];
 
 export default function AuthSettingsScreen() {

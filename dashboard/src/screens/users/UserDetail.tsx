@@ -57,9 +57,8 @@ export default function UserDetail({ userId }: { userId: string }) {
     await api.remove(userId);
     // Leave first: refetching the deleted user's page would only answer 404.
     navigate('/users');
-    queries.removeQueries({ queryKey: ['users', 'one', userId] });
-    queries.removeQueries({ queryKey: ['users', 'sessions', userId] });
-    queries.removeQueries({ queryKey: ['users', 'identities', userId] });
+    // Every per-user query (['users', <part>, userId]: one, sessions, factors, passkeys, identities).
+    queries.removeQueries({ predicate: (q) => q.queryKey[0] === 'users' && q.queryKey[2] === userId });
     await queries.invalidateQueries({ queryKey: ['users'] });
   };
 
