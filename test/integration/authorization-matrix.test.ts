@@ -2521,19 +2521,37 @@ routes.push(
       {
         route: 'POST /auth/v1/factors',
         access: 'token',
-        ok: 422, // MFA is another adapter's (issue 34)
-        request: () => ({ method: 'POST', url: '/auth/v1/factors', payload: { factor_type: 'totp' } }),
+        ok: 200,
+        overrides: gotrueUserOnly,
+        request: () => ({
+          method: 'POST',
+          url: '/auth/v1/factors',
+          payload: { factor_type: 'totp', friendly_name: `m-${randomUUID()}` },
+        }),
       },
       {
-        route: 'POST /auth/v1/factors/*',
+        route: 'POST /auth/v1/factors/:factorId/challenge',
         access: 'token',
-        ok: 422,
+        ok: 404, // another user's (or no) factor: mfa_factor_not_found
+        overrides: gotrueUserOnly,
         request: () => ({ method: 'POST', url: `/auth/v1/factors/${randomUUID()}/challenge`, payload: {} }),
       },
       {
-        route: 'DELETE /auth/v1/factors/*',
+        route: 'POST /auth/v1/factors/:factorId/verify',
         access: 'token',
-        ok: 422,
+        ok: 404,
+        overrides: gotrueUserOnly,
+        request: () => ({
+          method: 'POST',
+          url: `/auth/v1/factors/${randomUUID()}/verify`,
+          payload: { challenge_id: randomUUID(), code: '123456' },
+        }),
+      },
+      {
+        route: 'DELETE /auth/v1/factors/:factorId',
+        access: 'token',
+        ok: 404,
+        overrides: gotrueUserOnly,
         request: () => ({ method: 'DELETE', url: `/auth/v1/factors/${randomUUID()}` }),
       },
       {
@@ -2588,8 +2606,8 @@ function expectStorageRefusal(res: Response, status: 401 | 403) {
 
 function expectOutcome(res: Response, row: Row, outcome: Outcome, kind: Kind) {
   if (outcome !== 'ok' && row.route.includes(' /storage/v1/') && !row.route.includes('/s3')) {
-    expectStorageRefusal(res, outcome);
-  } else if (outcome === 401) expectUnauthorized(res, kind);
+    return expectStorageRefusal(res, outcome);
+  }
   if (row.gotrue) return expectGoTrueOutcome(res, row, outcome, kind);
   if (outcome === 401) expectUnauthorized(res, kind);
   else if (outcome === 403) expectForbidden(res);

@@ -1,5 +1,5 @@
 // /auth/v1/settings and /auth/v1/health, and the GoTrue features other parts of Plinth provide
-// (MFA factors, SSO) answered with a clear GoTrue error until their adapters are wired in.
+// (SSO) answered with a clear GoTrue error until their adapters are wired in.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../../deps.js';
 import { readAuthConfig } from '../../auth/index.js';
@@ -8,10 +8,6 @@ import { GoTrueError } from './gotrue-errors.js';
 
 const tags = ['supabase-auth'];
 const security = [{ bearerAuth: [] }];
-const mfaNotEnabled = async () => {
-  throw new GoTrueError(422, 'mfa_totp_enroll_not_enabled', 'MFA factors are not enabled on this server.');
-};
-const mfaDoc = { tags, security, summary: 'MFA factors: not enabled on this server yet' };
 
 export function metaRoutes(deps: Pick<Deps, 'sql'>, providers: () => Promise<string[]>): FastifyPluginAsyncZod {
   return async (app) => {
@@ -24,7 +20,7 @@ export function metaRoutes(deps: Pick<Deps, 'sql'>, providers: () => Promise<str
           external: {
             email: true,
             phone: false,
-            anonymous_users: false,
+            anonymous_users: config.anonymousSignInsEnabled,
             ...Object.fromEntries(names.map((n) => [n, true])),
           },
           disable_signup: config.disableSignup,
@@ -46,11 +42,6 @@ export function metaRoutes(deps: Pick<Deps, 'sql'>, providers: () => Promise<str
       }),
     });
 
-    // Multi-factor authentication (issue 34) replaces these with its adapter: enroll, then
-    // challenge, verify and unenroll (/factors/{id}/challenge, /factors/{id}/verify, DELETE /factors/{id}).
-    app.post('/factors', { config: { access: 'token' }, schema: mfaDoc, handler: mfaNotEnabled });
-    app.post('/factors/*', { config: { access: 'token' }, schema: mfaDoc, handler: mfaNotEnabled });
-    app.delete('/factors/*', { config: { access: 'token' }, schema: mfaDoc, handler: mfaNotEnabled });
     // SAML single sign-on (issue 34) replaces this with its adapter.
     app.post('/sso', {
       config: { access: 'client' },
