@@ -2557,7 +2557,7 @@ routes.push(
       {
         route: 'POST /auth/v1/sso',
         access: 'client',
-        ok: 422, // SSO is another adapter's (issue 34)
+        ok: 400, // no PKCE challenge: validation_failed (nothing is started)
         request: () => ({ method: 'POST', url: '/auth/v1/sso', payload: { domain: 'example.com' } }),
       },
     ] satisfies Row[]

@@ -2,16 +2,40 @@
 // (is_anonymous on the user and in the token), conversion with updateUser({email, password}),
 // and auth.mfa's enroll → challenge → verify (aal2, user.factors, getAuthenticatorAssuranceLevel),
 // unenroll at aal2 only, and GoTrue's MFA error codes; another user's factor is never reachable.
+// SSO: signInWithSSO → a real SAML IdP on loopback → Plinth's ACS → redirect_to?code= →
+// exchangeCodeForSession.
 import { AuthApiError } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../harness/mfa.js';
+import { type SamlIdp, startSamlIdp } from '../../harness/saml-idp.js';
 import { claimsOf, newEmail, startSupabaseAuthApp, type SupabaseAuthApp } from './auth-app.js';
 
+const APP_REDIRECT = 'https://app.example/sso/callback';
 let s: SupabaseAuthApp;
+let idp: SamlIdp;
 beforeAll(async () => {
-  s = await startSupabaseAuthApp();
+  idp = await startSamlIdp({ now: () => s.t.clock.now() });
+  s = await startSupabaseAuthApp({ env: { OUTBOUND_ALLOWED_ORIGINS: new URL(idp.metadataUrl).origin } });
+  const admin = { 'x-api-key': s.t.apiKey };
+  const config = await s.t.request({
+    method: 'PUT',
+    url: '/api/auth/config',
+    headers: admin,
+    payload: { allowedRedirectUrls: [APP_REDIRECT] },
+  });
+  expect(config.statusCode, config.body).toBe(200);
+  const provider = await s.t.request({
+    method: 'POST',
+    url: '/api/auth/sso/providers',
+    headers: admin,
+    payload: { metadataUrl: idp.metadataUrl, domains: ['acme.test'] },
+  });
+  expect(provider.statusCode, provider.body).toBe(201);
 });
-afterAll(() => s.close());
+afterAll(async () => {
+  await s?.close();
+  await idp?.close();
+});
 
 const PASSWORD = 'sb-password-1';
 
@@ -243,5 +267,53 @@ describe('MFA factors (auth.mfa)', () => {
     expect(phone.error).toMatchObject({ status: 422, code: 'mfa_phone_enroll_not_enabled' });
     const dup = await sb.auth.mfa.enroll({ factorType: 'totp', friendlyName: 'dup' });
     expect(dup.error).toMatchObject({ status: 422, code: 'mfa_factor_name_conflict' });
+  });
+});
+
+describe('SSO (signInWithSSO)', () => {
+  /** The browser: to the IdP, then the IdP's form posted to Plinth's ACS; where it lands. */
+  async function throughIdp(url: string, email: string) {
+    idp.actAs({ nameId: `idp-${email}`, email });
+    const form = await idp.visit(url);
+    const acs = await s.t.request({
+      method: 'POST',
+      url: new URL(form.action).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ SAMLResponse: form.SAMLResponse, RelayState: form.RelayState! }).toString(),
+    });
+    expect(acs.statusCode, acs.body).toBe(302);
+    return new URL(acs.headers.location as string);
+  }
+
+  it('by domain: the IdP URL, then redirect_to?code= and exchangeCodeForSession signs the user in', async () => {
+    const { sb, events } = s.client();
+    const started = await sb.auth.signInWithSSO({ domain: 'acme.test', options: { redirectTo: APP_REDIRECT } });
+    expect(started.error).toBeNull();
+    expect(started.data!.url.startsWith(idp.ssoUrl)).toBe(true);
+    const email = `ada-${Date.now()}@acme.test`;
+    const landing = await throughIdp(started.data!.url, email);
+    expect(`${landing.origin}${landing.pathname}`).toBe(APP_REDIRECT);
+    const code = landing.searchParams.get('code');
+    expect(code).toEqual(expect.any(String));
+    expect(landing.searchParams.has('svc_code')).toBe(false);
+
+    const { data, error } = await sb.auth.exchangeCodeForSession(code!);
+    expect(error).toBeNull();
+    expect(data.user).toMatchObject({ email, is_anonymous: false });
+    expect(events).toContain('SIGNED_IN');
+    // The code is single-use.
+    const again = await s.client().sb.auth.exchangeCodeForSession(code!);
+    expect(again.error).not.toBeNull();
+  });
+
+  it('an unknown domain is 404 sso_provider_not_found; a redirect outside the allow-list is refused', async () => {
+    const { sb } = s.client();
+    const unknown = await sb.auth.signInWithSSO({ domain: 'nobody.test', options: { redirectTo: APP_REDIRECT } });
+    expect(unknown.error).toMatchObject({ status: 404, code: 'sso_provider_not_found' });
+    const evil = await sb.auth.signInWithSSO({
+      domain: 'acme.test',
+      options: { redirectTo: 'https://evil.example/cb' },
+    });
+    expect(evil.error).toMatchObject({ status: 400 });
   });
 });

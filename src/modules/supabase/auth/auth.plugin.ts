@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../../deps.js';
 import type { AuthServices } from '../../auth/index.js';
 import { configuredProviderNames } from '../../oauth/index.js';
+import { createSamlSignInService } from '../../sso/index.js';
 import { adminRoutes } from './admin.routes.js';
 import { createGoTrueAdmin } from './gotrue-admin.service.js';
 import { createGoTrueAuth } from './gotrue-auth.service.js';
@@ -11,6 +12,7 @@ import { createGoTrueMfa } from './gotrue-mfa.service.js';
 import { API_VERSION, API_VERSION_HEADER, GoTrueError, gotrueErrorHandler } from './gotrue-errors.js';
 import { metaRoutes } from './meta.routes.js';
 import { mfaRoutes } from './mfa.routes.js';
+import { ssoRoutes } from './sso.routes.js';
 import { createOAuthAdapter } from './oauth.routes.js';
 import { sessionRoutes } from './session.routes.js';
 
@@ -42,6 +44,7 @@ export function supabaseAuthPlugin(deps: Deps, auth: AuthServices): FastifyPlugi
         });
         await scope.register(sessionRoutes(createGoTrueAuth(deps, auth, mfa), oauth.exchange));
         await scope.register(mfaRoutes(mfa));
+        await scope.register(ssoRoutes(createSamlSignInService(deps)));
         await scope.register(oauth.routes);
         await scope.register(adminRoutes(deps.config, createGoTrueAdmin(auth)));
         await scope.register(metaRoutes(deps, providers));

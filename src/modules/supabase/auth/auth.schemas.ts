@@ -110,3 +110,13 @@ export const verifyFactorBodySchema = z.object({
   challenge_id: z.uuid({ message: 'must be a challenge id (uuid)' }),
   code: z.string().max(16),
 });
+
+// signInWithSSO: by email domain or provider id; PKCE (code_challenge) is required here.
+export const ssoBodySchema = z.object({
+  domain: z.string().max(253).optional(),
+  provider_id: z.uuid({ message: 'must be a provider id (uuid)' }).optional(),
+  redirect_to: z.url().optional(),
+  code_challenge: z.string().max(128).nullish(),
+  code_challenge_method: z.string().max(10).nullish(),
+  skip_http_redirect: z.boolean().optional(),
+});

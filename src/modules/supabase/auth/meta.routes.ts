@@ -1,10 +1,8 @@
-// /auth/v1/settings and /auth/v1/health, and the GoTrue features other parts of Plinth provide
-// (SSO) answered with a clear GoTrue error until their adapters are wired in.
+// /auth/v1/settings (which sign-in methods this server offers) and /auth/v1/health.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../../deps.js';
 import { readAuthConfig } from '../../auth/index.js';
 import { VERSION } from '../../health/index.js';
-import { GoTrueError } from './gotrue-errors.js';
 
 const tags = ['supabase-auth'];
 const security = [{ bearerAuth: [] }];
@@ -27,7 +25,7 @@ export function metaRoutes(deps: Pick<Deps, 'sql'>, providers: () => Promise<str
           mailer_autoconfirm: !config.requireEmailVerification,
           phone_autoconfirm: false,
           sms_provider: '',
-          saml_enabled: false,
+          saml_enabled: true,
         };
       },
     });
@@ -40,15 +38,6 @@ export function metaRoutes(deps: Pick<Deps, 'sql'>, providers: () => Promise<str
         name: 'GoTrue',
         description: 'Plinth serves the GoTrue API over its own auth',
       }),
-    });
-
-    // SAML single sign-on (issue 34) replaces this with its adapter.
-    app.post('/sso', {
-      config: { access: 'client' },
-      schema: { tags, security, summary: 'SSO: not enabled on this server yet' },
-      handler: async () => {
-        throw new GoTrueError(422, 'sso_provider_not_found', 'SAML single sign-on is not enabled on this server.');
-      },
     });
   };
 }
