@@ -2605,11 +2605,10 @@ function expectStorageRefusal(res: Response, status: 401 | 403) {
 }
 
 function expectOutcome(res: Response, row: Row, outcome: Outcome, kind: Kind) {
-  if (outcome !== 'ok' && row.route.includes(' /storage/v1/') && !row.route.includes('/s3')) {
-    return expectStorageRefusal(res, outcome);
-  }
   if (row.gotrue) return expectGoTrueOutcome(res, row, outcome, kind);
-  if (outcome === 401) expectUnauthorized(res, kind);
+  if (outcome !== 'ok' && row.route.includes(' /storage/v1/') && !row.route.includes('/s3')) {
+    expectStorageRefusal(res, outcome);
+  } else if (outcome === 401) expectUnauthorized(res, kind);
   else if (outcome === 403) expectForbidden(res);
   else expect(res.statusCode, res.body).toBe(row.ok);
 }
