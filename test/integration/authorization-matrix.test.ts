@@ -2521,25 +2521,43 @@ routes.push(
       {
         route: 'POST /auth/v1/factors',
         access: 'token',
-        ok: 422, // MFA is another adapter's (issue 34)
-        request: () => ({ method: 'POST', url: '/auth/v1/factors', payload: { factor_type: 'totp' } }),
+        ok: 200,
+        overrides: gotrueUserOnly,
+        request: () => ({
+          method: 'POST',
+          url: '/auth/v1/factors',
+          payload: { factor_type: 'totp', friendly_name: `m-${randomUUID()}` },
+        }),
       },
       {
-        route: 'POST /auth/v1/factors/*',
+        route: 'POST /auth/v1/factors/:factorId/challenge',
         access: 'token',
-        ok: 422,
+        ok: 404, // another user's (or no) factor: mfa_factor_not_found
+        overrides: gotrueUserOnly,
         request: () => ({ method: 'POST', url: `/auth/v1/factors/${randomUUID()}/challenge`, payload: {} }),
       },
       {
-        route: 'DELETE /auth/v1/factors/*',
+        route: 'POST /auth/v1/factors/:factorId/verify',
         access: 'token',
-        ok: 422,
+        ok: 404,
+        overrides: gotrueUserOnly,
+        request: () => ({
+          method: 'POST',
+          url: `/auth/v1/factors/${randomUUID()}/verify`,
+          payload: { challenge_id: randomUUID(), code: '123456' },
+        }),
+      },
+      {
+        route: 'DELETE /auth/v1/factors/:factorId',
+        access: 'token',
+        ok: 404,
+        overrides: gotrueUserOnly,
         request: () => ({ method: 'DELETE', url: `/auth/v1/factors/${randomUUID()}` }),
       },
       {
         route: 'POST /auth/v1/sso',
         access: 'client',
-        ok: 422, // SSO is another adapter's (issue 34)
+        ok: 400, // no PKCE challenge: validation_failed (nothing is started)
         request: () => ({ method: 'POST', url: '/auth/v1/sso', payload: { domain: 'example.com' } }),
       },
     ] satisfies Row[]

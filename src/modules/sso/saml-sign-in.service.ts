@@ -66,7 +66,14 @@ export function createSamlSignInService(deps: Pick<Deps, 'sql' | 'clock' | 'conf
 
   return {
     /** The IdP URL to send the browser to (HTTP-Redirect binding, RelayState = flow id). */
-    async start(input: { domain?: string; providerId?: string; redirectUri: string; codeChallenge: string }) {
+    async start(input: {
+      domain?: string;
+      providerId?: string;
+      redirectUri: string;
+      codeChallenge: string;
+      /** 'supabase': the ACS sends the browser back with `code` (supabase-js). */
+      wire?: 'supabase';
+    }) {
       assertRedirectAllowed(input.redirectUri, (await readAuthConfig(deps.sql)).allowedRedirectUrls);
       const provider = input.domain
         ? await repo.findProviderByDomain(deps.sql, input.domain)
@@ -96,6 +103,7 @@ export function createSamlSignInService(deps: Pick<Deps, 'sql' | 'clock' | 'conf
         requestId,
         redirectUri: input.redirectUri,
         codeChallenge: input.codeChallenge,
+        wire: input.wire ?? null,
         now,
         expiresAt: new Date(now.getTime() + FLOW_TTL_MS),
       });
@@ -147,6 +155,7 @@ export function createSamlSignInService(deps: Pick<Deps, 'sql' | 'clock' | 'conf
           userId,
           codeChallenge: spent.codeChallenge,
           redirectUri: spent.redirectUri,
+          ...(spent.wire ? { wire: spent.wire } : {}),
         });
       });
     },

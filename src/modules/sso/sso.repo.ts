@@ -98,13 +98,14 @@ export async function insertFlow(
     requestId: string;
     redirectUri: string;
     codeChallenge: string;
+    wire: 'supabase' | null;
     now: Date;
     expiresAt: Date;
   },
 ) {
   await db`
-    insert into auth.saml_flows (id, provider_id, request_id, redirect_uri, code_challenge, created_at, expires_at)
-    values (${f.id}, ${f.providerId}, ${f.requestId}, ${f.redirectUri}, ${f.codeChallenge}, ${f.now}, ${f.expiresAt})`;
+    insert into auth.saml_flows (id, provider_id, request_id, redirect_uri, code_challenge, wire, created_at, expires_at)
+    values (${f.id}, ${f.providerId}, ${f.requestId}, ${f.redirectUri}, ${f.codeChallenge}, ${f.wire}, ${f.now}, ${f.expiresAt})`;
 }
 
 export interface FlowRow {
@@ -113,11 +114,13 @@ export interface FlowRow {
   requestId: string;
   redirectUri: string;
   codeChallenge: string;
+  /** The wire the sign-in started on ('supabase': /auth/v1/sso), null for Plinth's own. */
+  wire: 'supabase' | null;
 }
 
 const flowColumns = (db: Queryable) => db`
   id, provider_id as "providerId", request_id as "requestId", redirect_uri as "redirectUri",
-  code_challenge as "codeChallenge"`;
+  code_challenge as "codeChallenge", wire`;
 
 /** A flow not expired yet (spent or not: a replayed answer is told apart by its assertion id). */
 export async function findLiveFlow(db: Queryable, id: string, now: Date) {

@@ -96,3 +96,27 @@ export const authorizeQuerySchema = z.object({
   code_challenge_method: z.string().optional(),
   scopes: z.string().optional(),
 });
+
+// MFA factors (auth.mfa.*): auth-js sends issuer/phone on enroll and its own params on challenge.
+export const factorParamsSchema = z.object({ factorId: z.uuid({ message: 'must be a factor id (uuid)' }) });
+export const enrollFactorBodySchema = z.object({
+  factor_type: z.string().max(32),
+  friendly_name: z.string().max(100).optional(),
+  issuer: z.string().max(200).optional(),
+  phone: z.string().optional(),
+});
+export const challengeFactorBodySchema = z.object({}).loose().optional();
+export const verifyFactorBodySchema = z.object({
+  challenge_id: z.uuid({ message: 'must be a challenge id (uuid)' }),
+  code: z.string().max(16),
+});
+
+// signInWithSSO: by email domain or provider id; PKCE (code_challenge) is required here.
+export const ssoBodySchema = z.object({
+  domain: z.string().max(253).optional(),
+  provider_id: z.uuid({ message: 'must be a provider id (uuid)' }).optional(),
+  redirect_to: z.url().optional(),
+  code_challenge: z.string().max(128).nullish(),
+  code_challenge_method: z.string().max(10).nullish(),
+  skip_http_redirect: z.boolean().optional(),
+});

@@ -41,7 +41,7 @@ export function createGoTrueAdmin(auth: AuthServices) {
 
     async listUsers(page: number, perPage: number) {
       const found = await auth.users.listUsers({ limit: perPage, offset: (page - 1) * perPage });
-      return { users: found.data.map(toGoTrueUser), aud: 'authenticated', total: found.total };
+      return { users: found.data.map((u) => toGoTrueUser(u)), aud: 'authenticated', total: found.total };
     },
 
     getUser: async (id: string) => toGoTrueUser(await auth.users.getUser(id)),

@@ -4,9 +4,10 @@
 import type { z } from 'zod';
 import { AppError } from '../../../core/errors.js';
 import type { Deps } from '../../../deps.js';
-import { type AuthServices, findAccountByEmail, type User } from '../../auth/index.js';
+import { type AuthServices, emailSchema, findAccountByEmail, type User } from '../../auth/index.js';
 import type { signUpBodySchema, tokenBodySchema, updateUserBodySchema, verifyBodySchema } from './auth.schemas.js';
 import { GoTrueError, translating, weakPassword } from './gotrue-errors.js';
+import type { GoTrueMfa } from './gotrue-mfa.service.js';
 import { toGoTrueSession, toGoTrueUser } from './gotrue-shapes.js';
 
 type SignUp = z.output<typeof signUpBodySchema>;
@@ -22,17 +23,53 @@ const badCode = () => new GoTrueError(403, 'otp_expired', 'Token has expired or 
 
 export type GoTrueAuth = ReturnType<typeof createGoTrueAuth>;
 
-export function createGoTrueAuth(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, auth: AuthServices) {
+export function createGoTrueAuth(
+  deps: Pick<Deps, 'sql' | 'clock' | 'config'>,
+  auth: AuthServices,
+  mfa: Pick<GoTrueMfa, 'factorsOf'>,
+) {
   const ttl = deps.config.accessTokenTtlSeconds;
-  const session = (s: { user: User; tokens: { accessToken: string; refreshToken: string } }) =>
-    toGoTrueSession(s, ttl, deps.clock);
+  // The user's factors ride along: auth-js reads session.user.factors for the next assurance level.
+  const session = async (s: { user: User; tokens: { accessToken: string; refreshToken: string } }) =>
+    toGoTrueSession(s, ttl, deps.clock, await mfa.factorsOf(s.user.id));
+
+  /**
+   * An anonymous user's email and password (PUT /user {email, password}): the anonymous service's
+   * conversion, same user id and data. Other users cannot change their email here.
+   */
+  async function convertAnonymous(userId: string, sessionId: string, body: UpdateUser, redirectTo?: string) {
+    const email = emailSchema.safeParse(body.email);
+    if (!email.success)
+      throw new GoTrueError(400, 'validation_failed', 'Unable to validate email address: invalid format');
+    if (body.password === undefined) {
+      throw new GoTrueError(
+        422,
+        'validation_failed',
+        'Set the email and the password together (an anonymous user converts with both).',
+      );
+    }
+    const converting = auth.anonymous.addEmailPassword(userId, sessionId, {
+      email: email.data,
+      password: body.password,
+      ...(redirectTo ? { redirectTo } : {}),
+    });
+    await translating(
+      translating(
+        converting,
+        'CONFLICT',
+        () => new GoTrueError(422, 'validation_failed', 'Changing the email address is not supported.'),
+      ),
+      'VALIDATION_ERROR',
+      weakPassword,
+    );
+  }
 
   return {
     /** A session, or the bare user when the project requires a verified email first. */
     async signUp(body: SignUp, redirectTo: string | undefined, ip: string) {
       if (!body.email) {
         if (body.phone) throw phoneDisabled();
-        throw new GoTrueError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
+        return this.signInAnonymously(body.data, ip);
       }
       if (!body.password) throw new GoTrueError(422, 'validation_failed', 'Signup requires a valid password');
       const registration = { email: body.email, password: body.password, profile: body.data ?? {}, redirectTo };
@@ -46,6 +83,20 @@ export function createGoTrueAuth(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, a
         weakPassword,
       );
       return result.tokens ? session({ user: result.user, tokens: result.tokens }) : toGoTrueUser(result.user);
+    },
+
+    /** signInAnonymously: a new anonymous user; `data` becomes its user_metadata (in the token too). */
+    async signInAnonymously(data: Record<string, unknown> | undefined, ip: string) {
+      const signedIn = await translating(
+        auth.anonymous.signIn(ip),
+        'FORBIDDEN',
+        () => new GoTrueError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled'),
+      );
+      if (!data || Object.keys(data).length === 0) return session(signedIn);
+      // The data lands in the profile; a refresh then issues tokens that carry it (amr kept).
+      await auth.users.updateProfile(signedIn.user.id, data);
+      const refreshed = await auth.sessions.refresh(signedIn.tokens.refreshToken, 'user');
+      return session({ user: refreshed.user ?? signedIn.user, tokens: refreshed.tokens });
     },
 
     async passwordGrant(body: TokenBody, ip: string) {
@@ -82,16 +133,16 @@ export function createGoTrueAuth(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, a
         'UNAUTHORIZED',
         () => new GoTrueError(403, 'session_not_found', 'Session from session_id claim in JWT does not exist'),
       );
-      return toGoTrueUser(user);
+      return toGoTrueUser(user, await mfa.factorsOf(userId));
     },
 
     /** Metadata merges into the profile; a new password ends the user's other sessions. */
-    async updateUser(userId: string, sessionId: string, body: UpdateUser) {
-      if (body.email !== undefined || body.phone !== undefined) {
-        throw new GoTrueError(422, 'validation_failed', 'Changing the email address or phone is not supported.');
-      }
-      // The password first: a weak one changes nothing.
-      if (body.password !== undefined) {
+    async updateUser(userId: string, sessionId: string, body: UpdateUser, redirectTo?: string) {
+      if (body.phone !== undefined) throw phoneDisabled();
+      if (body.email !== undefined) {
+        await convertAnonymous(userId, sessionId, body, redirectTo);
+      } else if (body.password !== undefined) {
+        // The password first: a weak one changes nothing.
         await translating(
           auth.users.changePassword(userId, sessionId, body.password),
           'VALIDATION_ERROR',

@@ -17,13 +17,43 @@ export interface GoTrueUser {
   created_at: string;
   updated_at: string;
   is_anonymous: boolean;
+  /** GoTrue omits the list when the user has no factors. */
+  factors?: GoTrueFactor[];
+}
+
+export interface GoTrueFactor {
+  id: string;
+  friendly_name: string;
+  factor_type: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One of Plinth's MFA factors (its public view) as GoTrue lists it on the user. */
+export function toGoTrueFactor(f: {
+  id: string;
+  type: string;
+  friendlyName: string;
+  status: string;
+  createdAt: string;
+  updatedAt: string;
+}): GoTrueFactor {
+  return {
+    id: f.id,
+    friendly_name: f.friendlyName,
+    factor_type: f.type,
+    status: f.status,
+    created_at: f.createdAt,
+    updated_at: f.updatedAt,
+  };
 }
 
 /**
  * A Plinth user as GoTrue shows one. Plinth keeps no verification time, so a verified email's
  * `email_confirmed_at` is the account's last update (a non-null time is what clients test).
  */
-export function toGoTrueUser(user: User): GoTrueUser {
+export function toGoTrueUser(user: User, factors: GoTrueFactor[] = []): GoTrueUser {
   const confirmedAt = user.emailVerified ? user.updatedAt : null;
   return {
     id: user.id,
@@ -44,6 +74,7 @@ export function toGoTrueUser(user: User): GoTrueUser {
     created_at: user.createdAt,
     updated_at: user.updatedAt,
     is_anonymous: user.isAnonymous,
+    ...(factors.length > 0 ? { factors } : {}),
   };
 }
 
@@ -52,6 +83,7 @@ export function toGoTrueSession(
   session: { user: User; tokens: { accessToken: string; refreshToken: string } },
   ttlSeconds: number,
   clock: Clock,
+  factors: GoTrueFactor[] = [],
 ) {
   return {
     access_token: session.tokens.accessToken,
@@ -59,7 +91,7 @@ export function toGoTrueSession(
     expires_in: ttlSeconds,
     expires_at: epochSeconds(clock.now()) + ttlSeconds,
     refresh_token: session.tokens.refreshToken,
-    user: toGoTrueUser(session.user),
+    user: toGoTrueUser(session.user, factors),
   };
 }
 

@@ -1,17 +1,11 @@
-// /auth/v1/settings and /auth/v1/health, and the GoTrue features other parts of Plinth provide
-// (MFA factors, SSO) answered with a clear GoTrue error until their adapters are wired in.
+// /auth/v1/settings (which sign-in methods this server offers) and /auth/v1/health.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../../deps.js';
 import { readAuthConfig } from '../../auth/index.js';
 import { VERSION } from '../../health/index.js';
-import { GoTrueError } from './gotrue-errors.js';
 
 const tags = ['supabase-auth'];
 const security = [{ bearerAuth: [] }];
-const mfaNotEnabled = async () => {
-  throw new GoTrueError(422, 'mfa_totp_enroll_not_enabled', 'MFA factors are not enabled on this server.');
-};
-const mfaDoc = { tags, security, summary: 'MFA factors: not enabled on this server yet' };
 
 export function metaRoutes(deps: Pick<Deps, 'sql'>, providers: () => Promise<string[]>): FastifyPluginAsyncZod {
   return async (app) => {
@@ -24,14 +18,14 @@ export function metaRoutes(deps: Pick<Deps, 'sql'>, providers: () => Promise<str
           external: {
             email: true,
             phone: false,
-            anonymous_users: false,
+            anonymous_users: config.anonymousSignInsEnabled,
             ...Object.fromEntries(names.map((n) => [n, true])),
           },
           disable_signup: config.disableSignup,
           mailer_autoconfirm: !config.requireEmailVerification,
           phone_autoconfirm: false,
           sms_provider: '',
-          saml_enabled: false,
+          saml_enabled: true,
         };
       },
     });
@@ -44,20 +38,6 @@ export function metaRoutes(deps: Pick<Deps, 'sql'>, providers: () => Promise<str
         name: 'GoTrue',
         description: 'Plinth serves the GoTrue API over its own auth',
       }),
-    });
-
-    // Multi-factor authentication (issue 34) replaces these with its adapter: enroll, then
-    // challenge, verify and unenroll (/factors/{id}/challenge, /factors/{id}/verify, DELETE /factors/{id}).
-    app.post('/factors', { config: { access: 'token' }, schema: mfaDoc, handler: mfaNotEnabled });
-    app.post('/factors/*', { config: { access: 'token' }, schema: mfaDoc, handler: mfaNotEnabled });
-    app.delete('/factors/*', { config: { access: 'token' }, schema: mfaDoc, handler: mfaNotEnabled });
-    // SAML single sign-on (issue 34) replaces this with its adapter.
-    app.post('/sso', {
-      config: { access: 'client' },
-      schema: { tags, security, summary: 'SSO: not enabled on this server yet' },
-      handler: async () => {
-        throw new GoTrueError(422, 'sso_provider_not_found', 'SAML single sign-on is not enabled on this server.');
-      },
     });
   };
 }

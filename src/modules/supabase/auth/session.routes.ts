@@ -82,13 +82,14 @@ export function sessionRoutes(gotrue: GoTrueAuth, pkce: PkceExchange): FastifyPl
       config: userOnly,
       schema: {
         tags,
-        summary: 'Update user_metadata (data) or the password',
+        summary: 'Update user_metadata (data) or the password; an anonymous user adds an email and password',
         security,
+        querystring: redirectQuerySchema,
         body: updateUserBodySchema,
       },
       handler: (request) => {
         const user = userOf(request);
-        return gotrue.updateUser(user.userId, user.sessionId, request.body);
+        return gotrue.updateUser(user.userId, user.sessionId, request.body, request.query.redirect_to);
       },
     });
 
