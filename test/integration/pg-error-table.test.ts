@@ -33,7 +33,8 @@ beforeAll(async () => {
     insert into public.authors values (1, 'Ann'), (2, 'Bob');
     insert into public.books values (10, 1, 'First');
     create table public.locked_out (id int primary key);
-    revoke all on public.locked_out from project_admin;
+    -- project_admin also holds what service_role holds (Supabase's grants): revoke from both.
+    revoke all on public.locked_out from project_admin, service_role;
     create function public.grab_books() returns int language sql volatile
       as $$ lock table public.books in access exclusive mode nowait; select 1 $$;
     grant execute on function public.grab_books() to project_admin;
