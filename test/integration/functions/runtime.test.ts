@@ -167,12 +167,13 @@ describe('permissions', () => {
       .sql`insert into system.secrets (key, value_ciphertext) values ('STRIPE_LIKE_KEY', ${t.deps.keyring.seal('sk_visible')})`;
     await t.deps
       .sql`insert into system.secrets (key, value_ciphertext, is_active) values ('OLD_KEY', ${t.deps.keyring.seal('old')}, false)`;
-    // The signal every secret write sends (the rows above were written behind the API's back).
-    await t.deps.sql`select pg_notify('plinth_secrets', 'STRIPE_LIKE_KEY')`;
     await t.deploy('env', 'export default () => Response.json(Deno.env.toObject());');
     let env: Record<string, string> = {};
     await vi.waitFor(
       async () => {
+        // The signal every secret write sends (the rows above were written behind the API's back),
+        // sent again on each try: a runtime still subscribing when the first one went out hears a later one.
+        await t.deps.sql`select pg_notify('plinth_secrets', 'STRIPE_LIKE_KEY')`;
         env = await (await invoke('env')).json();
         expect(env).toEqual({
           STRIPE_LIKE_KEY: 'sk_visible',
