@@ -41,3 +41,11 @@ export async function raiseSession(
     from raised`;
   return row;
 }
+
+/** Whether a user has a second factor: a verified TOTP factor or a passkey (each can raise a session to aal2). */
+export async function userHasSecondFactor(db: Queryable, userId: string): Promise<boolean> {
+  const [row] = await db<{ has: boolean }[]>`
+    select exists (select 1 from auth.mfa_factors f where f.user_id = ${userId}::uuid and f.status = 'verified')
+      or exists (select 1 from auth.passkeys p where p.user_id = ${userId}::uuid) as has`;
+  return row?.has ?? false;
+}

@@ -6,7 +6,7 @@ import type { Queryable } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import type { KeyedDeps } from '../secrets/index.js';
 import type { User } from './auth.schemas.js';
-import { raiseSession, type AssuranceOwner } from './assurance.repo.js';
+import { raiseSession, type AssuranceOwner, userHasSecondFactor } from './assurance.repo.js';
 import { accessClaimsOf, createTokens, type IssuedTokens } from './tokens.js';
 
 /** A second factor's amr method (GoTrue's names; 'webauthn' is the passkeys engineer's). */
@@ -14,6 +14,23 @@ export type SecondFactorMethod = 'totp' | 'recovery' | 'webauthn';
 
 /** What raising needs; `sql` may be a transaction of the caller's, so the raise commits with its checks. */
 export type AssuranceDeps = Pick<KeyedDeps, 'clock' | 'config' | 'keys' | 'hmacKeys'> & { sql: Queryable };
+
+export const needsAal2 = () =>
+  new AppError('AUTH_INSUFFICIENT_AAL', undefined, {
+    nextActions:
+      'Raise the session to aal2 first: verify a TOTP factor (POST /api/auth/mfa/factors/{id}/challenge, then /verify), prove a passkey (POST /api/auth/passkeys/assurance-options, then /api/auth/passkeys/assurance) or use a recovery code.',
+  });
+
+/**
+ * Refuses a change to a user's second factors from a session below aal2 while the user has one:
+ * otherwise a stolen password alone could add a factor of its own, or remove the owner's.
+ */
+export async function requireAal2ForFactorChange(
+  db: Queryable,
+  caller: { userId: string; aal: 'aal1' | 'aal2' },
+): Promise<void> {
+  if (caller.aal !== 'aal2' && (await userHasSecondFactor(db, caller.userId))) throw needsAal2();
+}
 
 const sessionEnded = () =>
   new AppError('UNAUTHORIZED', 'The session has ended.', { nextActions: 'Sign in again, then verify the factor.' });

@@ -37,7 +37,8 @@ export type User = z.output<typeof userSchema>;
 
 export const mfaRequirementSchema = z.object({
   required: z.boolean(),
-  factors: z.array(z.object({ id: z.uuid(), type: z.literal('totp'), friendlyName: z.string() })),
+  /** Verified TOTP factors ('totp') and passkeys ('webauthn'), each able to raise the session to aal2. */
+  factors: z.array(z.object({ id: z.uuid(), type: z.enum(['totp', 'webauthn']), friendlyName: z.string() })),
 });
 
 export const sessionResponseSchema = z.object({

@@ -7,7 +7,8 @@ import type { KeyedDeps } from '../secrets/index.js';
 import { raiseSessionAssurance } from './assurance.service.js';
 import { newRecoveryCodes, recoveryCodeFailures, recoveryCodeHash } from './mfa-checks.js';
 import * as repo from './mfa.repo.js';
-import { type MfaCaller, needsAal2 } from './mfa.service.js';
+import { needsAal2 } from './assurance.service.js';
+import type { MfaCaller } from './mfa.service.js';
 
 export type MfaRecoveryService = ReturnType<typeof createMfaRecoveryService>;
 

@@ -4,7 +4,7 @@
 import { withTx } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import type { KeyedDeps } from '../secrets/index.js';
-import { raiseSessionAssurance } from './assurance.service.js';
+import { raiseSessionAssurance, requireAal2ForFactorChange } from './assurance.service.js';
 import type { User } from './auth.schemas.js';
 import {
   CHALLENGE_TTL_SECONDS,
@@ -32,12 +32,6 @@ export const factorNotFound = () =>
     nextActions: 'List the factors with GET /api/auth/mfa/factors and use one of their ids.',
   });
 
-export const needsAal2 = () =>
-  new AppError('AUTH_INSUFFICIENT_AAL', undefined, {
-    nextActions:
-      'Verify a factor first (POST /api/auth/mfa/factors/{id}/challenge, then /verify) or use a recovery code.',
-  });
-
 export const factorView = (f: repo.FactorRow) => ({
   id: f.id,
   type: f.type,
@@ -51,17 +45,16 @@ export type MfaService = ReturnType<typeof createMfaService>;
 
 export function createMfaService(deps: KeyedDeps) {
   const issuer = new URL(deps.config.apiBaseUrl).host;
-  const hasVerified = (factors: repo.FactorRow[]) => factors.some((f) => f.status === 'verified');
 
   return {
     async list(userId: string) {
       return (await repo.listFactors(deps.sql, { userId })).map(factorView);
     },
 
-    /** A new unverified TOTP factor; a user with verified factors must be at aal2 to add one. */
+    /** A new unverified TOTP factor; a user with a second factor (TOTP or passkey) must be at aal2 to add one. */
     async enroll(caller: MfaCaller, friendlyName: string | undefined) {
+      await requireAal2ForFactorChange(deps.sql, caller);
       const existing = await repo.listFactors(deps.sql, { userId: caller.userId });
-      if (hasVerified(existing) && caller.aal !== 'aal2') throw needsAal2();
       if (existing.length >= MAX_FACTORS_PER_OWNER) {
         throw new AppError('CONFLICT', `A user has at most ${MAX_FACTORS_PER_OWNER} factors.`, {
           nextActions: 'Remove a factor that is no longer used (DELETE /api/auth/mfa/factors/{id}).',
@@ -140,12 +133,12 @@ export function createMfaService(deps: KeyedDeps) {
       return result;
     },
 
-    /** Removes one of the caller's factors; at aal2 whenever the user has a verified factor. */
+    /** Removes one of the caller's factors; at aal2 whenever the user has a second factor (TOTP or passkey). */
     async unenroll(caller: MfaCaller, factorId: string): Promise<void> {
       await withTx(deps.sql, async (tx) => {
         const factors = await repo.listFactors(tx, { userId: caller.userId });
         if (!factors.some((f) => f.id === factorId)) throw factorNotFound();
-        if (hasVerified(factors) && caller.aal !== 'aal2') throw needsAal2();
+        await requireAal2ForFactorChange(tx, caller);
         await repo.deleteFactor(tx, { userId: caller.userId }, factorId);
       });
     },

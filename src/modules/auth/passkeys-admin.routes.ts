@@ -44,7 +44,7 @@ export function passkeyAdminRoutes(passkeys: PasskeyService): FastifyPluginAsync
         params: userPasskeyParamsSchema,
         response: { 200: successSchema },
       },
-      handler: (request) => passkeys.remove(request.params.userId, request.params.id),
+      handler: (request) => passkeys.removeOfUser(request.params.userId, request.params.id),
     });
   };
 }

@@ -30,7 +30,7 @@ const security = [{ bearerAuth: [] }];
 function signedInUser(request: FastifyRequest) {
   const principal = principalOf(request);
   if (principal.kind !== 'user') throw new AppError('INSUFFICIENT_PERMISSIONS', 'Only users have passkeys.');
-  return principal;
+  return { ...principal, aal: principal.aal ?? ('aal1' as const) };
 }
 
 export function passkeyRoutes(
@@ -49,8 +49,7 @@ export function passkeyRoutes(
         response: { 200: ceremonyOptionsSchema },
       },
       handler: (request) => {
-        const user = signedInUser(request);
-        return passkeys.registrationOptions(user.userId, user.sessionId, request.body?.name);
+        return passkeys.registrationOptions(signedInUser(request), request.body?.name);
       },
     });
 
@@ -94,12 +93,12 @@ export function passkeyRoutes(
       config: userOnly,
       schema: {
         tags,
-        summary: 'Remove a passkey (it can no longer sign in)',
+        summary: 'Remove a passkey (it can no longer sign in); needs aal2, as a passkey is a second factor',
         security,
         params: passkeyParamsSchema,
         response: { 200: successSchema },
       },
-      handler: (request) => passkeys.remove(signedInUser(request).userId, request.params.id),
+      handler: (request) => passkeys.remove(signedInUser(request), request.params.id),
     });
 
     app.post('/api/auth/passkeys/sign-in-options', {

@@ -5,12 +5,21 @@ import type { z } from 'zod';
 import { withTx } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import type { KeyedDeps } from '../secrets/index.js';
+import { requireAal2ForFactorChange } from './assurance.service.js';
 import { consumeChallenge, issueChallenge, PROMPT_TIMEOUT_MS, passkeyView, userHandleOf } from './passkey-ceremony.js';
 import { deletePasskey, insertPasskey, listPasskeys, renamePasskey } from './passkeys.repo.js';
 import type { registerPasskeyBodySchema } from './passkeys.schemas.js';
+import type { AssuranceLevel } from './tokens.js';
 import { findSessionUser, findUserById } from './users.repo.js';
 
 export type PasskeyService = ReturnType<typeof createPasskeyService>;
+
+/** The signed-in user calling (from the access token). */
+export interface PasskeyCaller {
+  userId: string;
+  sessionId: string;
+  aal: AssuranceLevel;
+}
 
 const notFound = () => new AppError('NOT_FOUND', 'Passkey not found.');
 
@@ -26,9 +35,14 @@ export function createPasskeyService(deps: Pick<KeyedDeps, 'sql' | 'clock' | 'co
   return {
     relyingParty: () => ({ rpId: rp.rpId, rpName: rp.rpName, origins: rp.origins }),
 
-    /** Options for navigator.credentials.create(): a discoverable credential, verified user. */
-    async registrationOptions(userId: string, sessionId: string, name?: string) {
+    /**
+     * Options for navigator.credentials.create(): a discoverable credential, verified user. A user
+     * with a second factor already (TOTP or passkey) must be at aal2 to add one.
+     */
+    async registrationOptions(caller: PasskeyCaller, name?: string) {
+      const { userId, sessionId } = caller;
       const user = await sessionUser(userId, sessionId);
+      await requireAal2ForFactorChange(deps.sql, caller);
       const existing = await listPasskeys(deps.sql, userId);
       const displayName = typeof user.profile.name === 'string' ? user.profile.name : (user.email ?? user.id);
       const options = await generateRegistrationOptions({
@@ -107,7 +121,14 @@ export function createPasskeyService(deps: Pick<KeyedDeps, 'sql' | 'clock' | 'co
       return passkeyView(row);
     },
 
-    async remove(userId: string, passkeyId: string) {
+    /** Removes one of the caller's passkeys: a second factor, so at aal2. */
+    async remove(caller: PasskeyCaller, passkeyId: string) {
+      await requireAal2ForFactorChange(deps.sql, caller);
+      return this.removeOfUser(caller.userId, passkeyId);
+    },
+
+    /** The admin removes a user's passkey (a lost device). */
+    async removeOfUser(userId: string, passkeyId: string) {
       if (!(await deletePasskey(deps.sql, userId, passkeyId))) throw notFound();
       return { success: true, message: 'Passkey removed.' };
     },

@@ -1,33 +1,38 @@
 // SQL for auth.sessions and their rotating refresh tokens (functions in the auth migration).
 import type { Queryable } from '../../core/db.js';
 import type { User } from './auth.schemas.js';
-import type { AmrEntry, AssuranceLevel } from './tokens.js';
+import type { AmrEntry, AssuranceLevel, VerifiedFactor } from './tokens.js';
 import { userColumns } from './users.repo.js';
 
 export type SessionOwner = { userId: string } | { adminSubject: string };
 
-/** A verified second factor of a session's owner, as a sign-in answer lists it. */
-export interface VerifiedFactor {
-  id: string;
-  type: 'totp';
-  friendlyName: string;
-}
-
-/** Starts a session; returns its owner's verified second factors (one round trip). */
+/** Starts a session (at `aal`); returns its owner's second factors (one round trip). */
 export async function startSession(
   db: Queryable,
-  s: { id: string; owner: SessionOwner; tokenHash: Buffer; now: Date; ttlSeconds: number; amr: AmrEntry[] },
+  s: {
+    id: string;
+    owner: SessionOwner;
+    tokenHash: Buffer;
+    now: Date;
+    ttlSeconds: number;
+    amr: AmrEntry[];
+    aal: AssuranceLevel;
+  },
 ): Promise<VerifiedFactor[]> {
   const userId = 'userId' in s.owner ? s.owner.userId : null;
   const adminSubject = 'adminSubject' in s.owner ? s.owner.adminSubject : null;
   // One owner column per statement, so each uses its own (partial) index.
   const ownFactors = userId !== null ? db`f.user_id = ${userId}::uuid` : db`f.admin_subject = ${adminSubject}::text`;
+  // Passkeys are users' only (the admin has none): TOTP factors first, then passkeys, oldest first.
   const [row] = await db<{ factors: VerifiedFactor[] }[]>`
     select auth.start_session(${s.id}, ${userId}, ${adminSubject}, ${s.tokenHash}, ${s.now},
-      make_interval(secs => ${s.ttlSeconds}), ${JSON.stringify(s.amr)}::text::jsonb),
+      make_interval(secs => ${s.ttlSeconds}), ${JSON.stringify(s.amr)}::text::jsonb, ${s.aal}),
     coalesce((select jsonb_agg(jsonb_build_object('id', f.id, 'type', f.factor_type, 'friendlyName', f.friendly_name)
         order by f.created_at, f.id)
-      from auth.mfa_factors f where f.status = 'verified' and ${ownFactors}), '[]') as factors`;
+      from auth.mfa_factors f where f.status = 'verified' and ${ownFactors}), '[]')
+    || coalesce((select jsonb_agg(jsonb_build_object('id', p.id, 'type', 'webauthn', 'friendlyName', p.name)
+        order by p.created_at, p.id)
+      from auth.passkeys p where p.user_id = ${userId}::uuid), '[]') as factors`;
   return row?.factors ?? [];
 }
 

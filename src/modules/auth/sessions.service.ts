@@ -69,8 +69,9 @@ export function createSessionService(
     refuseAtOnce: (sessionIds: string[]) => revoked?.add(sessionIds),
 
     /**
-     * Starts a session (at aal1, `method` its first amr entry) and returns its first tokens; when
-     * the owner has verified second factors the tokens say so (`mfa.required`).
+     * Starts a session (`method` its first amr entry) and returns its first tokens. It starts at
+     * aal1, and when the owner has second factors the tokens say so (`mfa.required`); a passkey
+     * that verified its user ('webauthn') is two factors in one step, so that session starts at aal2.
      */
     async open(
       owner: { user: User } | { adminSubject: string },
@@ -81,7 +82,8 @@ export function createSessionService(
       const sessionOwner: SessionOwner = 'user' in owner ? { userId: owner.user.id } : owner;
       const now = deps.clock.now();
       const amr = [{ method, timestamp: epochSeconds(now) }];
-      const claims = accessClaimsOf(owner, sessionId, { aal: 'aal1', amr });
+      const aal = method === 'webauthn' ? 'aal2' : 'aal1';
+      const claims = accessClaimsOf(owner, sessionId, { aal, amr });
       // The access token is signed on the thread pool while the session row is written.
       const [issued, factors] = await Promise.all([
         issue(sessionId, claims, refreshToken),
@@ -92,9 +94,10 @@ export function createSessionService(
           now,
           ttlSeconds,
           amr,
+          aal,
         }),
       ]);
-      if (factors.length === 0) return issued;
+      if (factors.length === 0 || aal === 'aal2') return issued;
       return tokens.issued(sessionId, issued.accessToken, refreshToken, { required: true, factors });
     },
 

@@ -77,10 +77,17 @@ export interface IssuedTokens {
   readonly mfa?: MfaRequirement;
 }
 
+/** A second factor of a session's owner, as a sign-in answer lists it: a verified TOTP factor or a passkey. */
+export interface VerifiedFactor {
+  id: string;
+  type: 'totp' | 'webauthn';
+  friendlyName: string;
+}
+
 /** What a sign-in answer says about second factors (`required`: verify one to reach aal2). */
 export interface MfaRequirement {
   required: boolean;
-  factors: { id: string; type: 'totp'; friendlyName: string }[];
+  factors: VerifiedFactor[];
 }
 
 export type Tokens = ReturnType<typeof createTokens>;

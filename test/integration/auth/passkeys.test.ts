@@ -3,6 +3,8 @@
 // challenges that are single use and expire, bad payloads, and the admin's view (audited).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
+import { challengeAndVerify, enroll } from '../../harness/mfa.js';
+import { passwordSignIn } from '../../harness/sessions.js';
 import { SoftAuthenticator } from '../../harness/soft-authenticator.js';
 import { bearer, startTestApp, type TestApp } from '../../harness/test-app.js';
 
@@ -45,6 +47,13 @@ async function signInWith(authenticator: SoftAuthenticator, tweaks = {}) {
   const options = await signInOptions();
   expect(options.statusCode, options.body).toBe(200);
   return signIn({ challengeId: options.json.challengeId, credential: authenticator.get(options.json.options, tweaks) });
+}
+
+/** A session at aal2 for the passkey's user: signing in with the passkey (it verified the user). */
+async function aal2Token(authenticator: SoftAuthenticator): Promise<string> {
+  const res = await signInWith(authenticator);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json.accessToken;
 }
 
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
@@ -93,12 +102,13 @@ describe('relying party from configuration', () => {
 
 describe('registration', () => {
   it('options ask for a discoverable, user-verified credential of this RP and user; the passkey is listed', async () => {
-    const { session, passkey } = await userWithPasskey('Laptop');
+    const { session, authenticator, passkey } = await userWithPasskey('Laptop');
     expect(passkey).toMatchObject({ name: 'Laptop', transports: ['internal'], lastUsedAt: null });
     const list = await listPasskeys(session.accessToken);
     expect(list.json.data).toEqual([passkey]);
 
-    const options = await registrationOptions(session.accessToken);
+    // A second passkey needs aal2 (the first one is a second factor): sign in with it.
+    const options = await registrationOptions(await aal2Token(authenticator));
     expect(options.json.options).toMatchObject({
       rp: { id: 'api.example.com', name: 'Plinth' },
       user: { name: session.email, id: Buffer.from(session.user.id).toString('base64url') },
@@ -226,12 +236,14 @@ describe('discoverable sign-in', () => {
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json.user).toMatchObject({ id: session.user.id, email: session.email });
-    // A normal session (aal1) whose method is the passkey.
+    // A passkey that verified its user is two factors in one step: the session starts at aal2,
+    // and the answer asks for no other factor.
     expect(claimsOf(res.json.accessToken)).toMatchObject({
       sub: session.user.id,
-      aal: 'aal1',
+      aal: 'aal2',
       amr: [{ method: 'webauthn', timestamp: expect.any(Number) }],
     });
+    expect(res.json.mfa).toBeUndefined();
     const me = await t.request({
       method: 'GET',
       url: '/api/auth/sessions/current',
@@ -293,8 +305,8 @@ describe('discoverable sign-in', () => {
   });
 
   it('a registration challenge cannot be used to sign in', async () => {
-    const { session, authenticator } = await userWithPasskey();
-    const options = await registrationOptions(session.accessToken);
+    const { authenticator } = await userWithPasskey();
+    const options = await registrationOptions(await aal2Token(authenticator));
     const credential = authenticator.get({ challenge: options.json.options.challenge, rpId: 'api.example.com' });
     expectError(await signIn({ challengeId: options.json.challengeId, credential }), 400, 'VALIDATION_ERROR');
   });
@@ -371,7 +383,15 @@ describe('managing passkeys', () => {
     });
     expect(renamed.json).toMatchObject({ id: passkey.id, name: 'Phone' });
 
-    expect((await t.request({ method: 'DELETE', url, headers: bearer(session.accessToken) })).statusCode).toBe(200);
+    // A passkey is a second factor: removing one needs aal2, so a stolen password alone cannot.
+    expectError(
+      await t.request({ method: 'DELETE', url, headers: bearer(session.accessToken) }),
+      403,
+      'AUTH_INSUFFICIENT_AAL',
+    );
+    expect((await listPasskeys(session.accessToken)).json.data).toHaveLength(1);
+    const removed = await t.request({ method: 'DELETE', url, headers: bearer(await aal2Token(authenticator)) });
+    expect(removed.statusCode, removed.body).toBe(200);
     expect((await listPasskeys(session.accessToken)).json.data).toEqual([]);
     const refused = await signInWith(authenticator);
     expectError(refused, 401, 'UNAUTHORIZED');
@@ -501,5 +521,54 @@ describe('a passkey as a second factor', () => {
     expectError(res, 404, 'NOT_FOUND');
     expect(res.json.nextActions).toMatch(/registration-options/);
     expectError(await assuranceOptions(adminToken), 403, 'INSUFFICIENT_PERMISSIONS');
+  });
+});
+
+describe('passkeys among the second factors', () => {
+  it('a password sign-in of a user with a passkey is aal1 and lists the passkey as a factor to verify', async () => {
+    const { session, passkey } = await userWithPasskey('Laptop');
+    const res = await passwordSignIn(t, session, 'mobile');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(claimsOf(res.json.accessToken).aal).toBe('aal1');
+    expect(res.json.mfa).toEqual({
+      required: true,
+      factors: [{ id: passkey.id, type: 'webauthn', friendlyName: 'Laptop' }],
+    });
+  });
+
+  it('TOTP factors come first, then passkeys', async () => {
+    const { session, authenticator, passkey } = await userWithPasskey('Key');
+    const aal2 = await aal2Token(authenticator);
+    const enrolled = await enroll(t, aal2, 'phone');
+    expect(enrolled.statusCode, enrolled.body).toBe(200);
+    expect((await challengeAndVerify(t, aal2, enrolled.json.id, enrolled.json.totp.secret)).statusCode).toBe(200);
+    const res = await passwordSignIn(t, session, 'mobile');
+    expect(res.json.mfa.factors).toEqual([
+      { id: enrolled.json.id, type: 'totp', friendlyName: 'phone' },
+      { id: passkey.id, type: 'webauthn', friendlyName: 'Key' },
+    ]);
+  });
+
+  it('a stolen password alone (aal1) cannot add a passkey or a TOTP factor to an account that has a passkey', async () => {
+    const { session, authenticator } = await userWithPasskey();
+    const aal1 = (await passwordSignIn(t, session, 'mobile')).json.accessToken;
+    const refusedPasskey = await registrationOptions(aal1);
+    expectError(refusedPasskey, 403, 'AUTH_INSUFFICIENT_AAL');
+    expect(refusedPasskey.json.nextActions).toMatch(/passkeys\/assurance/);
+    expectError(await enroll(t, aal1, 'attacker phone'), 403, 'AUTH_INSUFFICIENT_AAL');
+    expect((await listPasskeys(aal1)).json.data).toHaveLength(1);
+    expect((await t.request({ method: 'GET', url: '/api/auth/mfa/factors', headers: bearer(aal1) })).json.data).toEqual(
+      [],
+    );
+
+    // Proving the passkey raises that session, which may then add both.
+    const options = await assuranceOptions(aal1);
+    const raised = await assurance(aal1, {
+      challengeId: options.json.challengeId,
+      credential: authenticator.get(options.json.options),
+    });
+    expect(raised.statusCode, raised.body).toBe(200);
+    expect((await registrationOptions(raised.json.accessToken)).statusCode).toBe(200);
+    expect((await enroll(t, raised.json.accessToken, 'phone')).statusCode).toBe(200);
   });
 });
