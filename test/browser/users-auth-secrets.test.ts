@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../harness/free-port.js';
-import { idpMetadataXml, makeIdpKey } from '../harness/saml-idp.js';
+import { idpMetadataXml, makeIdpKey, type SamlIdp, startSamlIdp } from '../harness/saml-idp.js';
 import { refreshMobile } from '../harness/sessions.js';
 import { startSmtpPeer, type SmtpPeer } from '../harness/smtp-peer.js';
 import { bearer, startTestApp, type TestApp } from '../harness/test-app.js';
@@ -20,6 +20,7 @@ let t: TestApp;
 let peer: SmtpPeer;
 let baseUrl = '';
 let browser: BrowserSession;
+let idp: SamlIdp;
 /** The API key as the test started (rotated in the last step). */
 let originalApiKey = '';
 
@@ -61,6 +62,7 @@ afterAll(async () => {
   await browser?.close();
   await t?.close();
   await peer?.close();
+  await idp?.close();
 });
 
 describe('Auth settings in Chromium', () => {
@@ -145,6 +147,32 @@ describe('Auth settings in Chromium', () => {
     const [stored] = (await api('GET', '/api/auth/sso/providers')).json.data;
     expect(stored).toMatchObject({ name: 'Browser IdP', saml: { entityId } });
     await checkScreen(browser, 'auth-settings-sso');
+  });
+
+  it('test sign-in goes through a real SAML IdP and back to the outcome, signing nobody in', {
+    timeout: 60_000,
+  }, async () => {
+    const { page } = browser;
+    idp = await startSamlIdp({ now: () => t.clock.now() });
+    const created = await api('POST', '/api/auth/sso/providers', {
+      name: 'Loopback IdP',
+      metadataXml: idp.metadataXml,
+      domains: ['loopback.test'],
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    idp.actAs({ nameId: 'lb-0001', email: 'tess@loopback.test', name: 'Tess Tester' });
+    await page.reload();
+    await page.getByRole('tab', { name: 'SSO (SAML)' }).click();
+    // The browser goes to the IdP, whose form posts the assertion to Plinth's ACS, which sends
+    // it back to the console's page of the outcome.
+    await page.getByRole('button', { name: 'Test sign-in through Loopback IdP' }).click();
+    await page.waitForURL(/\/dashboard\/auth-settings\/sso\/test\//);
+    await page.getByText('Test sign-in passed').waitFor();
+    await page.getByRole('table', { name: 'The signed-in user' }).getByText('tess@loopback.test').first().waitFor();
+    expect(idp.requests).toHaveLength(1);
+    const users = await api('GET', '/api/auth/users?search=loopback.test');
+    expect(users.json.data ?? users.json.users ?? []).toEqual([]);
+    await checkScreen(browser, 'auth-settings-sso-test');
   });
 
   it('sets SMTP to the SMTP peer and sends a test email that the peer receives', { timeout: 60_000 }, async () => {

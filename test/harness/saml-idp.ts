@@ -154,6 +154,11 @@ export async function startSamlIdp(options: { now: () => Date; key?: IdpKey }): 
 
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', idp.metadataUrl);
+    // A browser visiting the IdP asks for its icon: none, but no 404 in the page's console either.
+    if (url.pathname === '/favicon.ico') {
+      res.writeHead(204).end();
+      return;
+    }
     if (url.pathname === '/metadata') {
       res.writeHead(200, { 'content-type': 'application/samlmetadata+xml' }).end(idp.metadataXml);
       return;

@@ -907,6 +907,33 @@ const routes: Row[] = [
     }),
   ),
 
+  {
+    route: 'POST /api/auth/sso/providers/:id/test',
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      const created = await asAdmin({
+        method: 'POST',
+        url: '/api/auth/sso/providers',
+        payload: await samlProviderBody(),
+      });
+      return { method: 'POST', url: `/api/auth/sso/providers/${created.json.id}/test` };
+    },
+  },
+  {
+    route: 'GET /api/auth/sso/tests/:id',
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      const created = await asAdmin({
+        method: 'POST',
+        url: '/api/auth/sso/providers',
+        payload: await samlProviderBody(),
+      });
+      const started = await asAdmin({ method: 'POST', url: `/api/auth/sso/providers/${created.json.id}/test` });
+      return { method: 'GET', url: `/api/auth/sso/tests/${started.json.id}` };
+    },
+  },
   // Records: any credential reaches the pipeline (row-level security decides rows); an unknown
   // table answers 404 to every accepted caller alike.
   // (HEAD is covered with the other GET routes' HEAD checks.)

@@ -33,7 +33,7 @@ export const screens: ScreenEntry[] = [
   { path: '/sql', label: 'SQL editor', render: () => <SqlScreen /> },
   { path: '/migrations', label: 'Migrations', render: () => <MigrationsScreen /> },
   { path: '/users', label: 'Users', render: (rest) => (rest ? <UserDetail userId={rest} /> : <UsersScreen />) },
-  { path: '/auth-settings', label: 'Auth settings', render: () => <AuthSettingsScreen /> },
+  { path: '/auth-settings', label: 'Auth settings', render: (rest) => <AuthSettingsScreen rest={rest} /> },
   { path: '/storage', label: 'Storage', render: (rest) => <Storage rest={rest} /> },
   { path: '/functions', label: 'Functions', render: (rest) => <Functions rest={rest} /> },
   { path: '/secrets', label: 'Secrets', render: () => <SecretsScreen /> },

@@ -9,7 +9,8 @@ import { ssoRoutes } from './sso.routes.js';
 export function ssoPlugin(deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     const metadata = serviceProviderMetadata(deps.config.apiBaseUrl);
-    await app.register(ssoAdminRoutes(createSsoProvidersService(deps)));
-    await app.register(ssoRoutes(createSamlSignInService(deps), () => metadata));
+    const signIn = createSamlSignInService(deps);
+    await app.register(ssoAdminRoutes(createSsoProvidersService(deps), signIn));
+    await app.register(ssoRoutes(signIn, () => metadata));
   };
 }

@@ -97,30 +97,38 @@ export async function insertFlow(
     providerId: string;
     requestId: string;
     redirectUri: string;
-    codeChallenge: string;
+    /** Null for a test sign-in (nobody signs in, nothing to exchange). */
+    codeChallenge: string | null;
     wire: 'supabase' | null;
+    purpose: FlowPurpose;
     now: Date;
     expiresAt: Date;
   },
 ) {
   await db`
-    insert into auth.saml_flows (id, provider_id, request_id, redirect_uri, code_challenge, wire, created_at, expires_at)
-    values (${f.id}, ${f.providerId}, ${f.requestId}, ${f.redirectUri}, ${f.codeChallenge}, ${f.wire}, ${f.now}, ${f.expiresAt})`;
+    insert into auth.saml_flows
+      (id, provider_id, request_id, redirect_uri, code_challenge, wire, purpose, created_at, expires_at)
+    values (${f.id}, ${f.providerId}, ${f.requestId}, ${f.redirectUri}, ${f.codeChallenge}, ${f.wire}, ${f.purpose},
+      ${f.now}, ${f.expiresAt})`;
 }
+
+/** 'sign-in': an app's user signs in; 'test': the admin tries the provider from the console. */
+export type FlowPurpose = 'sign-in' | 'test';
 
 export interface FlowRow {
   id: string;
   providerId: string;
   requestId: string;
   redirectUri: string;
-  codeChallenge: string;
+  codeChallenge: string | null;
   /** The wire the sign-in started on ('supabase': /auth/v1/sso), null for Plinth's own. */
   wire: 'supabase' | null;
+  purpose: FlowPurpose;
 }
 
 const flowColumns = (db: Queryable) => db`
   id, provider_id as "providerId", request_id as "requestId", redirect_uri as "redirectUri",
-  code_challenge as "codeChallenge", wire`;
+  code_challenge as "codeChallenge", wire, purpose`;
 
 /** A flow not expired yet (spent or not: a replayed answer is told apart by its assertion id). */
 export async function findLiveFlow(db: Queryable, id: string, now: Date) {
@@ -135,6 +143,28 @@ export async function consumeFlow(db: Queryable, id: string, now: Date) {
     update auth.saml_flows set consumed_at = ${now}
     where id = ${id} and consumed_at is null and expires_at > ${now}
     returning ${flowColumns(db)}`;
+  return row;
+}
+
+/** Spends a test flow once, keeping its outcome; false when it was spent (or expired) meanwhile. */
+export async function recordTestResult(db: Queryable, id: string, result: unknown, now: Date): Promise<boolean> {
+  const rows = await db`
+    update auth.saml_flows set consumed_at = ${now}, test_result = ${db.json(result as never)}
+    where id = ${id} and purpose = 'test' and consumed_at is null and expires_at > ${now}
+    returning id`;
+  return rows.length > 0;
+}
+
+export interface TestFlowRow {
+  providerId: string;
+  result: Record<string, unknown> | null;
+}
+
+/** A test flow not expired yet, with its outcome once the identity provider answered. */
+export async function findTestFlow(db: Queryable, id: string, now: Date) {
+  const [row] = await db<TestFlowRow[]>`
+    select provider_id as "providerId", test_result as result from auth.saml_flows
+    where id = ${id} and purpose = 'test' and expires_at > ${now}`;
   return row;
 }
 

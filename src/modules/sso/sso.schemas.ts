@@ -109,3 +109,28 @@ export const acsBodySchema = z
     RelayState: z.string().max(80).optional(),
   })
   .catchall(z.unknown());
+
+/** The admin's test sign-in: its id (for the outcome) and the IdP URL to open. */
+export const testStartSchema = z.object({ id: z.uuid(), url: z.string() });
+
+export const testResultSchema = z.object({
+  id: z.uuid(),
+  providerId: z.uuid(),
+  /** 'pending' until the identity provider answers the ACS. */
+  status: z.enum(['pending', 'passed', 'failed']),
+  result: z
+    .union([
+      z.object({
+        passed: z.literal(true),
+        nameId: z.string(),
+        email: z.string(),
+        name: z.string().nullable(),
+        /** The attribute mapping's keys as this assertion fills them. */
+        mapped: z.record(z.string(), z.string().optional()),
+        /** Every attribute the assertion carries. */
+        attributes: z.record(z.string(), z.unknown()),
+      }),
+      z.object({ passed: z.literal(false), error: z.string(), message: z.string() }),
+    ])
+    .optional(),
+});

@@ -285,3 +285,91 @@ describe('refused answers change nothing', () => {
     expect(await usersWithEmail(t, 'dave@acme.test')).toHaveLength(0);
   });
 });
+
+describe('the account is resolved in the transaction that spends the flow', () => {
+  it('a refused account (an existing verified user, linking by email off) spends nothing: the same answer completes once linking is allowed', async () => {
+    const existing = await t.signUp('erin@acme.test');
+    await t.deps.sql`update auth.users set email_verified = true where id = ${existing.user.id}`;
+    const { pkce, form } = await startAndVisit({ nameId: 'acme-erin', email: 'erin@acme.test' });
+    const refused = await postAcs(form);
+    expectRefused(refused, /already exists/, 409);
+
+    await t.request({ method: 'PUT', url: '/api/auth/config', headers: admin(), payload: { linkOAuthByEmail: true } });
+    try {
+      // The flow was not spent nor the assertion remembered: the same post now signs in.
+      const redirect = redirectOf(await postAcs(form));
+      const session = await exchangeCode(t, redirect.params.svc_code!, pkce.verifier);
+      expect(session.statusCode, session.body).toBe(200);
+      expect(session.json.user.id).toBe(existing.user.id);
+    } finally {
+      await t.request({
+        method: 'PUT',
+        url: '/api/auth/config',
+        headers: admin(),
+        payload: { linkOAuthByEmail: false },
+      });
+    }
+  });
+});
+
+describe("the admin's test sign-in", () => {
+  const startTest = () =>
+    t.request({ method: 'POST', url: `/api/auth/sso/providers/${providerId}/test`, headers: admin() });
+  const testResult = (id: string) => t.request({ method: 'GET', url: `/api/auth/sso/tests/${id}`, headers: admin() });
+
+  it('runs the IdP round trip with every check, shows what the assertion said, and signs nobody in', async () => {
+    const started = await startTest();
+    expect(started.statusCode, started.body).toBe(200);
+    const { id, url } = started.json;
+    expect((await testResult(id)).json).toEqual({ id, providerId, status: 'pending' });
+
+    idp.actAs({ nameId: 'acme-tester', email: 'tester@acme.test', name: 'Tess Tester' });
+    const form = await idp.visit(url);
+    expect(form.RelayState).toBe(id);
+    const res = await postAcs(form);
+    expect(res.statusCode, res.body).toBe(302);
+    expect(res.headers.location).toBe(`${t.config.apiBaseUrl}/dashboard/auth-settings/sso/test/${id}`);
+
+    const outcome = await testResult(id);
+    expect(outcome.json).toMatchObject({
+      status: 'passed',
+      result: { passed: true, nameId: 'acme-tester', email: 'tester@acme.test', attributes: expect.any(Object) },
+    });
+    expect(await usersWithEmail(t, 'tester@acme.test')).toHaveLength(0);
+    // The tested answer is spent: posting it again is refused and still signs nobody in.
+    expect((await postAcs(form)).statusCode).toBe(400);
+    expect(await usersWithEmail(t, 'tester@acme.test')).toHaveLength(0);
+  });
+
+  it('a refused answer is kept with the reason, and the browser still comes back to the console', async () => {
+    const { id, url } = (await startTest()).json;
+    idp.actAs({ nameId: 'acme-tester-2', email: 'tester2@acme.test' }, { signWith: await makeIdpKey('Attacker') });
+    const res = await postAcs(await idp.visit(url));
+    expect(res.statusCode, res.body).toBe(302);
+    expect(res.headers.location).toBe(`${t.config.apiBaseUrl}/dashboard/auth-settings/sso/test/${id}`);
+    const outcome = (await testResult(id)).json;
+    expect(outcome).toMatchObject({ status: 'failed', result: { passed: false, error: 'VALIDATION_ERROR' } });
+    expect(outcome.result.message).toMatch(/signature/i);
+    expect(await usersWithEmail(t, 'tester2@acme.test')).toHaveLength(0);
+  });
+
+  it('a test flow cannot finish an app sign-in, and unknown tests or providers are 404s', async () => {
+    const { id } = (await startTest()).json;
+    // A sign-in's answer posted with a test flow's RelayState: checked against the test's request, refused.
+    const { form } = await startAndVisit({ nameId: 'acme-frank', email: 'frank@acme.test' });
+    const res = await postAcs({ SAMLResponse: form.SAMLResponse, RelayState: id });
+    expect(res.headers.location).toBe(`${t.config.apiBaseUrl}/dashboard/auth-settings/sso/test/${id}`);
+    expect((await testResult(id)).json.status).toBe('failed');
+    expect(await usersWithEmail(t, 'frank@acme.test')).toHaveLength(0);
+
+    const unknownTest = await testResult('00000000-0000-4000-8000-000000000000');
+    expect(unknownTest.statusCode).toBe(404);
+    expect(unknownTest.json.nextActions).toEqual(expect.any(String));
+    const unknownProvider = await t.request({
+      method: 'POST',
+      url: '/api/auth/sso/providers/00000000-0000-4000-8000-000000000000/test',
+      headers: admin(),
+    });
+    expect(unknownProvider.statusCode).toBe(404);
+  });
+});

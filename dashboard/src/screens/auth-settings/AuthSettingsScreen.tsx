@@ -1,5 +1,6 @@
-// Auth settings: sign-up and password policy, redirect allowlist, OAuth providers, SMTP with a
-// test email, email templates with a preview, and the admin's own MFA; one tab each.
+// Auth settings: sign-up and password policy, redirect allowlist, OAuth providers, SAML SSO, SMTP
+// with a test email, email templates with a preview, anonymous users and linking, passkeys, and the
+// admin's own MFA; one tab each. /auth-settings/sso/test/{id} opens the SSO tab on a test sign-in's outcome.
 import { Stack, Tabs, Title } from '@mantine/core';
 import { AdminMfaSettings } from './AdminMfaSettings';
 import { AnonymousAndLinking } from './AnonymousAndLinking';
@@ -23,13 +24,16 @@ const TABS = [
   { value: 'admin-mfa', label: 'Admin MFA', Panel: AdminMfaSettings },
 ];
 
-export default function AuthSettingsScreen() {
+const SSO_TEST = /^sso\/test\/([0-9a-f-]{36})$/;
+
+export default function AuthSettingsScreen({ rest = '' }: { rest?: string }) {
+  const ssoTestId = SSO_TEST.exec(rest)?.[1];
   return (
     <Stack>
       <Title order={1} size="h2">
         Auth settings
       </Title>
-      <Tabs defaultValue="general" keepMounted={false}>
+      <Tabs defaultValue={ssoTestId ? 'sso' : 'general'} keepMounted={false}>
         <Tabs.List>
           {TABS.map((tab) => (
             <Tabs.Tab key={tab.value} value={tab.value}>
@@ -39,7 +43,7 @@ export default function AuthSettingsScreen() {
         </Tabs.List>
         {TABS.map(({ value, Panel }) => (
           <Tabs.Panel key={value} value={value} pt="md">
-            <Panel />
+            {value === 'sso' ? <SsoProviders testId={ssoTestId} /> : <Panel />}
           </Tabs.Panel>
         ))}
       </Tabs>

@@ -1,6 +1,7 @@
 // SAML single sign-on providers: what to give the identity provider (Plinth's SP metadata and ACS
 // URLs), the registered providers with their domains, and a form to add one from a metadata URL
-// or pasted XML, edit its domains and attribute mapping, or remove it.
+// or pasted XML, edit its domains and attribute mapping, or remove it. "Test sign-in" takes this
+// browser through the provider and back to the outcome (SsoTestResult), signing nobody in.
 import { Button, Code, Group, Modal, Paper, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -11,6 +12,7 @@ import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { ActionResult } from '../../ui/ActionResult';
 import { ConfirmButton } from '../../ui/ConfirmButton';
 import { onSubmit } from '../../ui/on-submit';
+import { SsoTestResult } from './SsoTestResult';
 
 interface SsoProvider {
   id: string;
@@ -25,6 +27,8 @@ const ssoApi = (api: ApiClient) => ({
   update: (id: string, body: Record<string, unknown>) =>
     api.json(`/api/auth/sso/providers/${id}`, jsonBody('PUT', body)),
   remove: (id: string) => api.json(`/api/auth/sso/providers/${id}`, jsonBody('DELETE')),
+  startTest: (id: string) =>
+    api.json<{ id: string; url: string }>(`/api/auth/sso/providers/${id}/test`, jsonBody('POST')),
 });
 
 const domainsOf = (text: string) =>
@@ -104,15 +108,22 @@ function SsoProviderForm({ existing, onClose }: { existing?: SsoProvider; onClos
   );
 }
 
-export function SsoProviders() {
+export function SsoProviders({ testId }: { testId?: string }) {
   const client = useApi();
   const api = ssoApi(client);
   const queries = useQueryClient();
   const list = useQuery({ queryKey: ['sso', 'providers'], queryFn: api.list });
   const [editing, setEditing] = useState<SsoProvider | 'new' | null>(null);
+  // The browser goes to the identity provider and comes back to this screen with the outcome.
+  const test = useMutation({
+    mutationFn: api.startTest,
+    onSuccess: ({ url }) => window.location.assign(url),
+  });
   const origin = window.location.origin;
   return (
     <Stack>
+      {testId ? <SsoTestResult testId={testId} /> : null}
+      <ActionResult error={test.error} />
       <Paper withBorder p="md">
         <Stack gap="xs">
           <Text size="sm">Give the identity provider Plinth's service-provider details:</Text>
@@ -165,6 +176,15 @@ export function SsoProviders() {
                       onClick={() => setEditing(p)}
                     >
                       Edit
+                    </Button>
+                    <Button
+                      size="xs"
+                      variant="default"
+                      aria-label={`Test sign-in through ${p.name ?? p.saml.entityId}`}
+                      loading={test.isPending && test.variables === p.id}
+                      onClick={() => test.mutate(p.id)}
+                    >
+                      Test sign-in
                     </Button>
                     <ConfirmButton
                       size="xs"
