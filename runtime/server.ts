@@ -341,7 +341,19 @@ async function route(req: Request): Promise<Response> {
   const slug = /^\/([a-zA-Z0-9_-]+)\/?$/.exec(url.pathname)?.[1];
   if (!slug) return new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain' } });
   const fn = deployed.get(slug);
-  if (!fn) return json(404, { error: 'Function not found or not active' }, { 'x-plinth-runtime-missing': '1' });
+  // The server checked its table first; this answers a call that raced a deploy or a removal, in
+  // the server's own shape (invoke.routes.ts functionNotFound).
+  if (!fn)
+    return json(
+      404,
+      {
+        error: 'FUNCTION_NOT_FOUND',
+        message: `Function "${slug}" not found or not active.`,
+        statusCode: 404,
+        nextActions: `List the functions with GET /api/functions; deploy one with POST /api/functions, or activate "${slug}" with PUT /api/functions/${slug} {"status": "active"}.`,
+      },
+      { 'x-plinth-runtime-missing': '1' },
+    );
   return fn.invoke(req, req.headers.get('x-plinth-url') ?? req.url);
 }
 

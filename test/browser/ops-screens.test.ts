@@ -104,7 +104,7 @@ describe('the operations screens in Chromium', { timeout: 60_000 }, () => {
     await page.getByRole('textbox', { name: 'Name' }).fill('Health ping');
     await page.getByRole('textbox', { name: 'Cron expression' }).fill('0 3 * * *');
     await page.getByRole('region', { name: 'Next runs' }).getByRole('listitem').nth(2).waitFor();
-    await page.getByText('URL of this API', { exact: true }).click();
+    await page.getByText('Any URL', { exact: true }).click();
     await page.getByRole('textbox', { name: 'URL' }).fill(`${live.baseUrl}/api/health`);
     await page.getByRole('combobox', { name: 'Method' }).selectOption('GET');
     await live.screenIsClean('schedules-new');

@@ -57,10 +57,43 @@ export const foreignKeyDefinition = z.strictObject({
 });
 export type ForeignKeyDefinition = z.infer<typeof foreignKeyDefinition>;
 
+/**
+ * The reference platform's shape (its shared-schemas foreignKeySchema): one constraint with its
+ * (source → referenced) column pairs, in order; a composite key is one entry. `constraintName`
+ * names it (PostgreSQL's default name otherwise).
+ */
+export const foreignKeyConstraint = z.strictObject({
+  constraintName: identifier.optional(),
+  referenceTable: referencedTable,
+  referenceColumns: z
+    .array(z.strictObject({ sourceColumn: identifier, referenceColumn: identifier }))
+    .min(1, 'give at least one {sourceColumn, referenceColumn} pair')
+    .max(32, 'a key has at most 32 columns'),
+  onDelete: action.default('NO ACTION'),
+  onUpdate: action.default('NO ACTION'),
+});
+export type ForeignKeyConstraint = z.infer<typeof foreignKeyConstraint>;
+
+type UnionIssue = { input?: unknown; errors?: { path: PropertyKey[]; message: string }[][] };
+
+/** A failed entry's problems as the shape it was meant to be (the one with referenceColumns or not). */
+function foreignKeyProblems(issue: UnionIssue): string | undefined {
+  const input = issue.input;
+  const meant = input !== null && typeof input === 'object' && 'referenceColumns' in input ? 1 : 0;
+  const problems = (issue.errors?.[meant] ?? []).map((i) => `${i.path.map(String).join('.') || 'entry'}: ${i.message}`);
+  return problems.length === 0 ? undefined : problems.join('; ');
+}
+
+/** Either shape: Plinth's {columnName, referenceTable, referenceColumn} or the reference's. */
+export const anyForeignKey = z.union([foreignKeyDefinition, foreignKeyConstraint], {
+  error: (issue) => foreignKeyProblems(issue as UnionIssue),
+});
+export type AnyForeignKey = z.infer<typeof anyForeignKey>;
+
 export const createTableBody = z.strictObject({
   tableName: identifier,
   columns: z.array(columnDefinition).max(1600),
-  foreignKeys: z.array(foreignKeyDefinition).max(100).optional(),
+  foreignKeys: z.array(anyForeignKey).max(100).optional(),
   rlsEnabled: z.boolean().default(true),
 });
 export type CreateTable = z.infer<typeof createTableBody>;
@@ -83,8 +116,8 @@ export const alterTableBody = z
       .optional(),
     dropColumns: z.array(identifier).max(1600).optional(),
     updateColumns: z.array(columnUpdate).max(1600).optional(),
-    addForeignKeys: z.array(foreignKeyDefinition).max(100).optional(),
-    /** Columns whose foreign keys are dropped. */
+    addForeignKeys: z.array(anyForeignKey).max(100).optional(),
+    /** Columns whose foreign keys are dropped, or (as the reference) foreign-key constraint names. */
     dropForeignKeys: z.array(identifier).max(100).optional(),
     renameTable: z.strictObject({ newTableName: identifier }).optional(),
   })

@@ -6,9 +6,9 @@ import { withTx } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import { announceSchemaChange } from './schema-version.repo.js';
-import { columnSql, defaultSql, foreignKeySql, quoteIdent, sqlType, tableRef } from './table-ddl.js';
+import { columnSql, defaultSql, foreignKeyPairs, foreignKeySql, quoteIdent, sqlType, tableRef } from './table-ddl.js';
 import type { AlterTable, ColumnUpdate, CreateTable, TableSchema } from './table-admin.schemas.js';
-import { findTable, foreignKeysOn, hasPolicy, readTableSchema } from './table-schema.repo.js';
+import { findTable, foreignKeysOn, hasForeignKeyNamed, hasPolicy, readTableSchema } from './table-schema.repo.js';
 import { tableAdminError } from './table-admin.errors.js';
 
 type Tx = postgres.TransactionSql;
@@ -154,7 +154,18 @@ export function createTableAdminService(deps: Pick<Deps, 'sql'>, onSchemaChanged
           if (!existing.has(column)) throw columnNotFound(name, column);
         };
         for (const column of changes.dropForeignKeys ?? []) {
-          mustExist(column);
+          // As the reference: a foreign-key constraint's name (a column of that name comes first).
+          if (!existing.has(column) && (await hasForeignKeyNamed(tx, table.oid, column))) {
+            statements.push(`alter table ${ref} drop constraint ${quoteIdent(column)}`);
+            operations.push(`dropped the foreign key ${column}`);
+            continue;
+          }
+          if (!existing.has(column))
+            throw new AppError(
+              'VALIDATION_ERROR',
+              `"${column}" is neither a column nor a foreign-key constraint of table "${name}".`,
+              { nextActions: `Check the names with GET /api/database/tables/${name}/schema.` },
+            );
           const constraints = await foreignKeysOn(tx, table.oid, column);
           if (constraints.length === 0)
             throw new AppError('VALIDATION_ERROR', `Column "${column}" of "${name}" has no foreign key.`);
@@ -185,7 +196,12 @@ export function createTableAdminService(deps: Pick<Deps, 'sql'>, onSchemaChanged
         }
         for (const fk of changes.addForeignKeys ?? []) {
           statements.push(`alter table ${ref} add ${foreignKeySql(fk)}`);
-          operations.push(`added a foreign key on ${fk.columnName} to ${fk.referenceTable}.${fk.referenceColumn}`);
+          const pairs = foreignKeyPairs(fk);
+          operations.push(
+            pairs.length === 1
+              ? `added a foreign key on ${pairs[0]!.sourceColumn} to ${fk.referenceTable}.${pairs[0]!.referenceColumn}`
+              : `added a foreign key on (${pairs.map((p) => p.sourceColumn).join(', ')}) to ${fk.referenceTable} (${pairs.map((p) => p.referenceColumn).join(', ')})`,
+          );
         }
         const newName = changes.renameTable?.newTableName;
         if (newName !== undefined && newName !== name) {

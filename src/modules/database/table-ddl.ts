@@ -4,7 +4,7 @@
 import type { ParseResult } from 'libpg-query';
 import { AppError } from '../../core/errors.js';
 import { loadPgParser } from './pg-parser.js';
-import { FRIENDLY_TYPES, type ColumnDefinition, type ForeignKeyDefinition } from './table-admin.schemas.js';
+import { FRIENDLY_TYPES, type AnyForeignKey, type ColumnDefinition } from './table-admin.schemas.js';
 
 export const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 /** A string literal; standard_conforming_strings is on in every supported PostgreSQL. */
@@ -67,9 +67,18 @@ export async function columnSql(column: Omit<ColumnDefinition, 'isPrimaryKey'>):
   return parts.join(' ');
 }
 
-export function foreignKeySql(fk: ForeignKeyDefinition): string {
+/** A foreign key in either accepted shape as its (source → referenced) column pairs. */
+export function foreignKeyPairs(fk: AnyForeignKey): { sourceColumn: string; referenceColumn: string }[] {
+  return 'referenceColumns' in fk
+    ? fk.referenceColumns
+    : [{ sourceColumn: fk.columnName, referenceColumn: fk.referenceColumn }];
+}
+
+export function foreignKeySql(fk: AnyForeignKey): string {
+  const pairs = foreignKeyPairs(fk);
+  const named = 'constraintName' in fk && fk.constraintName ? `constraint ${quoteIdent(fk.constraintName)} ` : '';
   return (
-    `foreign key (${quoteIdent(fk.columnName)}) references ${referenceRef(fk.referenceTable)} (${quoteIdent(fk.referenceColumn)})` +
+    `${named}foreign key (${pairs.map((p) => quoteIdent(p.sourceColumn)).join(', ')}) references ${referenceRef(fk.referenceTable)} (${pairs.map((p) => quoteIdent(p.referenceColumn)).join(', ')})` +
     ` on delete ${fk.onDelete.toLowerCase()} on update ${fk.onUpdate.toLowerCase()}`
   );
 }

@@ -80,6 +80,12 @@ export async function foreignKeysOn(db: Queryable, oid: number, column: string):
   return rows.map((r) => r.name);
 }
 
+/** Whether the table has a foreign-key constraint of this name. */
+export async function hasForeignKeyNamed(db: Queryable, oid: number, name: string): Promise<boolean> {
+  const [row] = await db`select 1 from pg_constraint where conrelid = ${oid} and contype = 'f' and conname = ${name}`;
+  return row !== undefined;
+}
+
 export async function hasPolicy(db: Queryable, table: string, policy: string): Promise<boolean> {
   const [row] =
     await db`select 1 from pg_policies where schemaname = 'public' and tablename = ${table} and policyname = ${policy}`;

@@ -18,6 +18,12 @@ const unauthorized = () =>
     nextActions: 'Send an access token, the anon key or the API key in the Authorization header.',
   });
 
+/** The spec's error shape (the reference answers a bare {error}, which clients show as no message). */
+export const functionNotFound = (slug: string) =>
+  new AppError('FUNCTION_NOT_FOUND', `Function "${slug}" not found or not active.`, {
+    nextActions: `List the functions with GET /api/functions; deploy one with POST /api/functions, or activate "${slug}" with PUT /api/functions/${slug} {"status": "active"}.`,
+  });
+
 /**
  * What a function's answer always carries (unless FUNCTIONS_SANDBOX=false): it is a sandboxed
  * document of an opaque origin, so a page a function echoes user input into cannot run script as
@@ -144,11 +150,7 @@ export function invokeRoutes(
       const slug = (request.params as { '*': string })['*'].replace(/\/$/, '');
       if (!SLUG.test(slug)) return reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
       const fn = host.lookup(slug);
-      if (!fn)
-        return reply
-          .code(404)
-          .type('application/json; charset=utf-8')
-          .send({ error: 'Function not found or not active' });
+      if (!fn) throw functionNotFound(slug);
       // A CORS preflight carries no credential: the function answers it (Supabase's pattern).
       if (fn.verifyJwt && request.method !== 'OPTIONS') checkCredential(request);
       const key = idempotencyKeyOf(request.headers['idempotency-key']);

@@ -18,7 +18,7 @@ export interface EntryFilter {
   status?: number;
   userId?: string;
   requestId?: string;
-  /** Case-insensitive substring of the message or the details. */
+  /** Case-insensitive substring of the message, the details, the request id or the user id. */
   text?: string;
   /** Audit filters: the actor (user id, else the principal kind), the action, the module. */
   actor?: string;
@@ -96,7 +96,12 @@ function whereOf(filter: EntryFilter): { clause: string; params: unknown[] } {
     // ASCII text is matched under collation "C": ASCII-only case folding, ~4× cheaper a row than
     // the database locale's (a search without a time range reads every row). Other text keeps it.
     const collate = ASCII.test(filter.text) ? ' collate "C"' : '';
-    add((p) => `(message${collate} ilike ${p} or details::text${collate} ilike ${p})`, pattern);
+    // Ids too: a request id (what a user pastes first, from an X-Request-Id or an error) or a user id.
+    add(
+      (p) =>
+        `(message${collate} ilike ${p} or details::text${collate} ilike ${p} or request_id${collate} ilike ${p} or user_id${collate} ilike ${p})`,
+      pattern,
+    );
   }
   return { clause: conditions.join(' and '), params };
 }

@@ -20,7 +20,12 @@ const date = z.iso
   .transform((v) => new Date(v));
 
 export const searchQuerySchema = z.object({
-  q: z.string().min(1).max(500).optional().describe('Case-insensitive text in the message or details'),
+  q: z
+    .string()
+    .min(1)
+    .max(500)
+    .optional()
+    .describe('Case-insensitive text in the message or details, or part of a request id or user id'),
   source: z
     .string()
     .min(1)

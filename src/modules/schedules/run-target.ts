@@ -1,5 +1,5 @@
 // One run of a schedule: the HTTP request to its target — the function runtime directly for a
-// function (as the invocation route would forward it), or a URL of this API — with the stored
+// function (as the invocation route would forward it), or a URL (this API's or elsewhere) — with the stored
 // method, the resolved headers and the JSON body, bounded by the run's timeout. A URL goes
 // through the outbound address policy (a stored URL outside the allowed origins is refused, nothing
 // sent). Answers the outcome the history records; it never throws.

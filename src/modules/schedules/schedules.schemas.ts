@@ -19,7 +19,7 @@ const scheduleFields = {
   cronSchedule: z.string().trim().min(1).max(200),
   /** IANA zone the cron fields are read in (default UTC). */
   timeZone: z.string().trim().min(1).max(100),
-  /** A URL of this project's API (a function's URL invokes the function). */
+  /** Any http(s) URL the outbound address policy allows (a function's URL on this API invokes the function). */
   functionUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048),
   /** The function to invoke (instead of functionUrl). */
   functionSlug: z

@@ -1,6 +1,6 @@
 // Schedules as the admin manages them: create, list, read, update (including pause and resume),
-// delete, the run history and its retention. Timing and target are checked when saved; header
-// secrets must exist when saved and are resolved only when a run starts.
+// delete, the run history and its retention. Timing and target (under the outbound address policy)
+// are checked when saved; header secrets must exist when saved and are resolved only when a run starts.
 import { withTx } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import { allowedOutboundOrigins, assertOutboundUrl } from '../../platform/outbound-http.js';
@@ -30,15 +30,16 @@ export function createSchedulesService(deps: RunOnceDeps & Pick<Deps, 'clock'>) 
   const base = new URL(deps.config.apiBaseUrl);
   const basePath = base.pathname.replace(/\/$/, '');
 
-  /** Where runs go: a function by slug, or a URL of this API (a function's URL means the function). */
+  /**
+   * Where runs go: a function by slug, or any http(s) URL the outbound address policy allows (as
+   * the reference, which schedules any URL; loopback, private and link-local addresses only when
+   * OUTBOUND_ALLOWED_ORIGINS lists them). A function's URL on this API means the function.
+   */
   function target(input: { functionUrl?: string; functionSlug?: string }) {
     if (input.functionSlug !== undefined) return { functionSlug: input.functionSlug, functionUrl: null };
-    const url = new URL(input.functionUrl!);
     assertOutboundUrl(input.functionUrl!, 'functionUrl', allowedOutboundOrigins(deps.config));
-    if (url.origin !== base.origin)
-      throw new AppError('SCHEDULE_INVALID_TARGET', `functionUrl must be a URL of this API (${base.origin}).`, {
-        nextActions: `Give functionSlug to invoke a function, or a functionUrl starting with ${deps.config.apiBaseUrl}.`,
-      });
+    const url = new URL(input.functionUrl!);
+    if (url.origin !== base.origin) return { functionSlug: null, functionUrl: url.toString() };
     const path = url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) : url.pathname;
     const fn = url.search === '' ? FUNCTION_PATH.exec(path) : null;
     return fn ? { functionSlug: fn[1]!, functionUrl: null } : { functionSlug: null, functionUrl: url.toString() };

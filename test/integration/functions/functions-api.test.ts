@@ -85,7 +85,7 @@ describe('management', () => {
     const gone = await invoke('hello-world');
     expect(gone.status).toBe(404);
     expect(gone.headers.get('content-type')).toContain('application/json');
-    expect(await gone.json()).toEqual({ error: 'Function not found or not active' });
+    expect(await gone.json()).toMatchObject({ error: 'FUNCTION_NOT_FOUND', statusCode: 404 });
 
     const again = await t.request({ method: 'DELETE', url: '/api/functions/hello-world', headers: admin() });
     expect(again.statusCode).toBe(404);
@@ -242,11 +242,48 @@ describe('invocation', () => {
     expect(res.headers.get('content-type')).toContain('text/plain');
   });
 
-  it('answers JSON 404 for a slug with no active function', async () => {
-    const res = await invoke('no_such-fn');
+  // The reference answers a bare {error}; clients then show no message (issue 36).
+  const notFound = (slug: string) => ({
+    error: 'FUNCTION_NOT_FOUND',
+    message: `Function "${slug}" not found or not active.`,
+    statusCode: 404,
+    nextActions: expect.stringContaining('GET /api/functions'),
+  });
+
+  it.each([
+    ['POST /functions/{slug}', '/functions/no_such-fn', {}],
+    ['GET /functions/{slug}', '/functions/no_such-fn', { method: 'GET' }],
+    ['a trailing slash', '/functions/no_such-fn/', { method: 'PUT', body: '{}' }],
+    ['with an Idempotency-Key', '/functions/no_such-fn', { method: 'POST', headers: { 'idempotency-key': 'k-1' } }],
+    ["Supabase's /functions/v1/{slug}", '/functions/v1/no_such-fn', { method: 'POST', body: '{}' }],
+    ['a draft (not active) function', '/functions/drafted', {}],
+  ] as const)('answers the error shape with a message and nextActions: %s', async (_label, path, init) => {
+    if (path.endsWith('drafted')) {
+      const draft = await t.request({
+        method: 'POST',
+        url: '/api/functions',
+        headers: admin(),
+        payload: { name: 'Drafted', slug: 'drafted', code: 'export default () => new Response("no")', status: 'draft' },
+      });
+      expect(draft.statusCode, draft.body).toBe(201);
+    }
+    const res = await fetch(`${t.baseUrl}${path}`, {
+      method: 'POST',
+      ...init,
+      headers: { ...bearer(t.anonKey), ...((init as RequestInit).headers as Record<string, string>) },
+    });
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toContain('application/json');
-    expect(await res.json()).toEqual({ error: 'Function not found or not active' });
+    expect(await res.json()).toEqual(notFound(path.endsWith('drafted') ? 'drafted' : 'no_such-fn'));
+  });
+
+  it('the runtime answers the same shape for a slug it does not hold (a call racing a deploy)', async () => {
+    const res = await fetch(`http://127.0.0.1:${t.deps.runtime.port}/no_such-fn`, {
+      method: 'POST',
+      headers: { 'x-plinth-runtime-token': t.deps.runtime.token },
+    });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual(notFound('no_such-fn'));
   });
 });
 

@@ -382,6 +382,38 @@ describe('text search', () => {
     const byRoute = await search({ q: 'post /API/FUNCTIONS', request_id: String(id) });
     expect(byRoute.json).toHaveLength(2);
   });
+
+  // Issue 36: the request id is the first thing a user pastes (from an error or X-Request-Id).
+  it('finds a request by its id, whole, in part or in another letter case, and a user by theirs', async () => {
+    const user = await t.signUp();
+    const generated = await t.request({
+      method: 'GET',
+      url: '/api/auth/sessions/current',
+      headers: bearer(user.accessToken),
+    });
+    const chosen = await t.request({
+      method: 'GET',
+      url: '/api/database/records/no_such_table',
+      headers: { ...bearer(user.accessToken), 'x-request-id': 'Checkout-7f3a.retry:2' },
+    });
+    const other = await t.request({ method: 'GET', url: '/api/health' });
+    await flush();
+    const id = String(generated.headers['x-request-id']);
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const ids = async (q: string) => (await search({ q })).json.map((l: any) => l.body.requestId);
+    expect(await ids(id)).toEqual([id]);
+    expect(await ids(id.toUpperCase())).toEqual([id]);
+    expect(await ids(id.slice(0, 13))).toEqual([id]);
+    expect(await ids('checkout-7F3A.RETRY:2')).toEqual(['Checkout-7f3a.retry:2']);
+    expect(await ids(String(other.headers['x-request-id']))).toEqual([other.headers['x-request-id']]);
+    // A user id finds that user's requests (newest first), and the sign-up that made them.
+    const byUser = await ids(user.user.id);
+    expect(byUser.slice(0, 2)).toEqual(['Checkout-7f3a.retry:2', id]);
+    expect(byUser).not.toContain(other.headers['x-request-id']);
+    // The other filters still narrow it.
+    expect((await search({ q: id, source: 'audit' })).json).toEqual([]);
+    expect(chosen.statusCode).toBe(404);
+  });
 });
 
 describe('storage format', () => {

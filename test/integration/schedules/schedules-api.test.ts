@@ -91,6 +91,17 @@ describe('create, read, list', () => {
       functionUrl: 'http://plinth.test/functions/hello',
       functionSlug: 'hello',
     });
+    // Another site's /functions/hello is that site's URL, not this project's function.
+    const elsewhere = await asAdmin(
+      'POST',
+      '/api/schedules',
+      valid({ functionSlug: undefined, functionUrl: 'https://other.example/functions/hello' }),
+    );
+    expect(elsewhere.statusCode, elsewhere.body).toBe(201);
+    expect((await asAdmin('GET', `/api/schedules/${elsewhere.json.id}`)).json).toMatchObject({
+      functionUrl: 'https://other.example/functions/hello',
+      functionSlug: null,
+    });
   });
 
   it('accepts the interval form "<n> seconds"', async () => {
@@ -135,7 +146,7 @@ describe('bad input', () => {
     ['an interval of 60 seconds', { cronSchedule: '60 seconds' }, 400, 'SCHEDULE_INVALID_CRON'],
     ['junk', { cronSchedule: 'every day' }, 400, 'SCHEDULE_INVALID_CRON'],
     ['an unknown time zone', { timeZone: 'Mars/Olympus' }, 400, 'SCHEDULE_INVALID_TIME_ZONE'],
-    ['another site', { functionSlug: undefined, functionUrl: 'http://evil.test/x' }, 400, 'SCHEDULE_INVALID_TARGET'],
+    ['a private address', { functionSlug: undefined, functionUrl: 'http://10.0.0.7/x' }, 400, 'VALIDATION_ERROR'],
     ['no target', { functionSlug: undefined }, 400, 'VALIDATION_ERROR'],
     ['both targets', { functionUrl: 'http://plinth.test/api/health' }, 400, 'VALIDATION_ERROR'],
     ['a short name', { name: 'ab' }, 400, 'VALIDATION_ERROR'],

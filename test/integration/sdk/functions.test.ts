@@ -90,9 +90,12 @@ describe('functions.invoke', () => {
     expect(anonymous.error).toMatchObject({ statusCode: 401, error: 'UNAUTHORIZED', message: 'Sign in first.' });
   });
 
-  it('an unknown function is a 404 error', async () => {
+  it('an unknown function is a 404 error whose message says which function, and what to do', async () => {
     const { data, error } = await s.client().functions.invoke('no-such-function');
     expect(data).toBeNull();
-    expect(error).toMatchObject({ statusCode: 404 });
+    expect(error).toMatchObject({ statusCode: 404, error: 'FUNCTION_NOT_FOUND' });
+    // What an app shows its user: the client's Error message (empty when the answer had none).
+    expect(error!.message).toBe('Function "no-such-function" not found or not active.');
+    expect(error!.nextActions).toContain('POST /api/functions');
   });
 });

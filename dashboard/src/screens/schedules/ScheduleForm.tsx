@@ -1,5 +1,5 @@
 // Creating a schedule: name, timing (with the server's preview of the next runs), target (a
-// deployed function or a URL of this API), method, headers and JSON body.
+// deployed function or any http(s) URL the server's outbound policy allows), method, headers and JSON body.
 import { Button, Group, NativeSelect, SegmentedControl, Select, Stack, Textarea, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
@@ -88,7 +88,7 @@ export function ScheduleForm({ onDone }: { onDone(): void }) {
           onChange={(v) => setTargetKind(v as 'function' | 'url')}
           data={[
             { value: 'function', label: 'Function' },
-            { value: 'url', label: 'URL of this API' },
+            { value: 'url', label: 'Any URL' },
           ]}
         />
         {targetKind === 'function' ? (
@@ -105,7 +105,7 @@ export function ScheduleForm({ onDone }: { onDone(): void }) {
           <TextInput
             label="URL"
             type="url"
-            placeholder={`${window.location.origin}/api/…`}
+            placeholder="https://…"
             required
             value={functionUrl}
             onChange={(e) => setUrl(e.currentTarget.value)}

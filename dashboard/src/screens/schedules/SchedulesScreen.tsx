@@ -36,7 +36,7 @@ export default function SchedulesScreen() {
       <QueryTable
         label="Schedules"
         emptyTitle="No schedules yet"
-        empty="A schedule calls a function or a URL of this API on a cron timing."
+        empty="A schedule calls a function or a URL on a cron timing."
         minWidth={900}
         query={schedules}
         rowKey={(s) => s.id}
