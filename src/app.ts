@@ -51,6 +51,7 @@ import { loadPlatformKeys, type PlatformKeys, secretsPlugin } from './modules/se
 import { storagePlugin } from './modules/storage/index.js';
 import {
   supabaseApiKeyHeader,
+  supabaseExposedHeaders,
   supabaseAuthPlugin,
   supabaseRealtimePlugin,
   supabaseRestPlugin,
@@ -158,7 +159,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   const adminSessions = createAdminSessionBinding(deps);
   registerAccessControl(app, deps, revokedSessions, adminSessions, supabaseApiKeyHeader);
 
-  registerCors(app, allowsOrigin);
+  registerCors(app, allowsOrigin, supabaseExposedHeaders);
   registerFunctionsOrigin(app, deps.config.functions.origin);
   await app.register(cookie);
 

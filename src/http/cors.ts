@@ -9,6 +9,15 @@ import { sendError } from './error-handler.js';
 const EXPOSED_HEADERS = 'Content-Range, Preference-Applied, X-Request-Id, Retry-After';
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 const FUNCTION_PREFLIGHTS = '/functions/v1/';
+// Chromium's ceiling: a page whose every call is preflighted (supabase-js's apikey header does
+// that) asks once per URL every two hours instead of before each request.
+const PREFLIGHT_MAX_AGE_SECONDS = '7200';
+
+/** More answer headers a page may read on some paths (a compatibility surface's clients read them). */
+export interface ExtraExposedHeaders {
+  appliesTo(url: string): boolean;
+  headers: string;
+}
 
 /**
  * What a page of an origin may do: call with credentials (its cookies ride along, so the page acts
@@ -48,10 +57,15 @@ const notAPreflight = () =>
  * Adds the CORS headers to every answer and answers preflights (204, no body). Requests without an
  * Origin (servers, mobile apps) get only `Vary: Origin`, so caches keep browsers' answers apart.
  */
-export function registerCors(app: FastifyInstance, allows: OriginPolicy): void {
+export function registerCors(app: FastifyInstance, allows: OriginPolicy, extra?: ExtraExposedHeaders): void {
+  const allExposed = extra && `${EXPOSED_HEADERS}, ${extra.headers}`;
   app.addHook('onRequest', (request, reply, done) => {
     const origin = request.headers.origin;
-    reply.header('vary', 'Origin').headers(corsHeaders(origin, allows));
+    const headers = corsHeaders(origin, allows);
+    reply.header('vary', 'Origin').headers(headers);
+    if (allExposed && headers !== NONE && extra.appliesTo(request.url)) {
+      reply.header('access-control-expose-headers', allExposed);
+    }
     // Supabase's functions answer their own preflights (modules/functions/invoke.routes.ts).
     if (request.method !== 'OPTIONS' || request.url.startsWith(FUNCTION_PREFLIGHTS)) return done();
     if (origin === undefined || request.headers['access-control-request-method'] === undefined) {
@@ -60,6 +74,7 @@ export function registerCors(app: FastifyInstance, allows: OriginPolicy): void {
     }
     // A preflight from an origin not allowed gets no Allow-Origin: the browser stops there.
     reply.header('access-control-allow-methods', ALLOWED_METHODS);
+    reply.header('access-control-max-age', PREFLIGHT_MAX_AGE_SECONDS);
     const requested = request.headers['access-control-request-headers'];
     reply.header('vary', 'Origin, Access-Control-Request-Headers');
     if (requested !== undefined) reply.header('access-control-allow-headers', requested);

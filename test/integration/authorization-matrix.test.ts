@@ -2587,6 +2587,33 @@ routes.push(
         ok: 400, // no PKCE challenge: validation_failed (nothing is started)
         request: () => ({ method: 'POST', url: '/auth/v1/sso', payload: { domain: 'example.com' } }),
       },
+      // Issue 35 leftovers (br-sb3): admin generate_link and invite, and the emailed link (GET /verify).
+      {
+        route: 'POST /auth/v1/admin/generate_link',
+        access: 'admin',
+        ok: 200,
+        request: () => ({
+          method: 'POST',
+          url: '/auth/v1/admin/generate_link',
+          payload: { type: 'magiclink', email: unique() },
+        }),
+      },
+      {
+        route: 'POST /auth/v1/invite',
+        access: 'admin',
+        ok: 200,
+        request: () => ({ method: 'POST', url: '/auth/v1/invite', payload: { email: unique() } }),
+      },
+      {
+        route: 'GET /auth/v1/verify',
+        access: 'public',
+        ok: 403, // otp_expired: a link that was never issued (and no redirect_to to send it back to)
+        request: () => ({
+          method: 'GET',
+          url: `/auth/v1/verify?token=${wrongToken}&type=magiclink`,
+          remoteAddress: someIp(),
+        }),
+      },
     ] satisfies Row[]
   ).map((row) => ({ ...row, gotrue: true as const })),
 );

@@ -8,6 +8,7 @@ import { createIdentityService } from './identities.service.js';
 import { createPasskeySignInService } from './passkey-sign-in.service.js';
 import { createPasskeyService } from './passkeys.service.js';
 import { createEmailAuthService, type QuietFailureLog } from './email-auth.service.js';
+import { createEmailLinkService } from './email-links.service.js';
 import type { RevokedSessions } from './revoked-sessions.js';
 import { createAdminMfaService } from './mfa-admin.service.js';
 import { createMfaRecoveryService } from './mfa-recovery.service.js';
@@ -41,5 +42,7 @@ export function createAuthServices(
     adminMfa,
     anonymous: createAnonymousService(deps, sessions, email),
     identities: createIdentityService(deps),
+    // Links an admin generates and invitations (Supabase's generate_link, issue 35).
+    links: createEmailLinkService(deps, sessions, mailer),
   };
 }

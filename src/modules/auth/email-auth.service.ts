@@ -5,17 +5,17 @@ import { AppError } from '../../core/errors.js';
 import { createRateLimiter } from '../../core/rate-limiter.js';
 import type { Deps } from '../../deps.js';
 import type { Mailer, TemplateType } from '../email/index.js';
-import type { AuthConfig, User } from './auth.schemas.js';
+import type { AuthConfig } from './auth.schemas.js';
 import { readAuthConfig } from './config.repo.js';
 import type { SecretPurpose } from './email-secrets.repo.js';
 import { createEmailSecrets, LINK_TOKEN } from './email-secrets.js';
 import { claimUnverifiedAccount } from './accounts.service.js';
+import { createEmailSignIn, invalidCode } from './email-sign-in.js';
 import { assertPasswordMeetsPolicy } from './password-policy.js';
 import { authLimits } from './rate-limits.js';
 import { assertRedirectAllowed, withParams } from './redirects.js';
 import { revokeUserSessions } from './sessions.repo.js';
 import type { SessionService } from './sessions.service.js';
-import type { IssuedTokens } from './tokens.js';
 import * as users from './users.repo.js';
 
 const MINUTE = 60;
@@ -26,11 +26,6 @@ const TTL = {
   link: 24 * 60 * MINUTE,
   exchangedResetToken: 60 * MINUTE,
 };
-
-const invalidCode = () =>
-  new AppError('VALIDATION_ERROR', 'Invalid or expired code', {
-    nextActions: 'Request a new code and try again.',
-  });
 
 export type EmailAuthService = ReturnType<typeof createEmailAuthService>;
 
@@ -45,6 +40,7 @@ export function createEmailAuthService(
 ) {
   const secrets = createEmailSecrets(deps);
   const limiter = createRateLimiter(deps.sql, deps.clock);
+  const { checked, claimAccount, openSessionFor } = createEmailSignIn(deps, sessions, limiter);
   const linkTo = (path: string, token: string) => `${deps.config.apiBaseUrl}${path}?token=${token}`;
 
   // Quiet sends still running after their answer (awaited by drain() before the pool closes).
@@ -87,31 +83,6 @@ export function createEmailAuthService(
       .catch((err) => logQuietFailure(err, `${purpose} cooldown release`))
       .finally(() => pending.delete(work));
     pending.add(work);
-  }
-
-  /**
-   * Runs a code or token check under the failed-attempts limits of the address (when the check
-   * names one) and of the caller's IP: one user's wrong codes do not lock out their neighbours.
-   */
-  async function checked<T>(
-    subject: { ip: string; email?: string },
-    check: () => Promise<T | undefined>,
-    fail: () => AppError,
-  ): Promise<T> {
-    const { ip, email } = subject;
-    await Promise.all([
-      limiter.check(authLimits.failedCodesPerIp, ip),
-      email === undefined ? undefined : limiter.check(authLimits.failedCodesPerAddress, email),
-    ]);
-    const result = await check();
-    if (result === undefined) {
-      await Promise.all([
-        limiter.record(authLimits.failedCodesPerIp, ip),
-        email === undefined ? undefined : limiter.record(authLimits.failedCodesPerAddress, email),
-      ]);
-      throw fail();
-    }
-    return result;
   }
 
   async function sendCode(email: string, purpose: SecretPurpose, type: TemplateType, ttlSeconds: number) {
@@ -335,25 +306,6 @@ export function createEmailAuthService(
       await limiter.release(authLimits.failedSignInsPerAccount, email);
     },
   };
-
-  /**
-   * The account a correct sign-in code opens. Whoever registered the address without proving
-   * the inbox loses the password and every session they opened with it; from now on the account
-   * signs in by code.
-   */
-  async function claimAccount(tx: Queryable, account: { id: string; emailVerified: boolean }, email: string) {
-    if (!account.emailVerified) {
-      await claimUnverifiedAccount(tx, { id: account.id, email }, deps.clock.now(), 'email_code_takeover');
-      await users.addEmailCodeProvider(tx, account.id, email);
-    }
-    return account.id;
-  }
-
-  async function openSessionFor(userId: string): Promise<{ user: User; tokens: IssuedTokens }> {
-    const user = await users.findUserById(deps.sql, userId);
-    if (!user) throw invalidCode();
-    return { user, tokens: await sessions.open({ user }, 'otp') };
-  }
 
   /** The stored redirect of a link, if it is still allowed; otherwise a 400 the browser shows. */
   async function usableRedirect(

@@ -1,7 +1,16 @@
 // SQL for auth.email_otps: the one live code or link token per (email, purpose).
 import type { Queryable } from '../../core/db.js';
 
-export type SecretPurpose = 'SIGN_IN' | 'VERIFY_EMAIL' | 'RESET_PASSWORD' | 'RESET_TOKEN';
+export type SecretPurpose =
+  | 'SIGN_IN'
+  | 'VERIFY_EMAIL'
+  | 'RESET_PASSWORD'
+  | 'RESET_TOKEN'
+  // Links an admin generates or an invitation sends (email-links.service.ts).
+  | 'SIGN_IN_LINK'
+  | 'SIGN_UP_LINK'
+  | 'INVITE_LINK'
+  | 'RECOVERY_LINK';
 
 export interface StoredSecret {
   email: string;

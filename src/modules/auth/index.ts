@@ -17,3 +17,5 @@ export type { SignInMethod } from './tokens.js';
 // Anonymous users and linked identities (issue 34).
 export { linkProviderIdentity, type Identity } from './identities.service.js';
 export { linkedResponseSchema } from './identities.schemas.js';
+// Admin-generated sign-in links and invitations (issue 35).
+export type { LinkFlow } from './email-links.service.js';

@@ -14,6 +14,18 @@ export function isSupabasePath(url: string): boolean {
   return false;
 }
 
+/**
+ * What the Supabase clients read from an answer, so a browser page may see it on these prefixes:
+ * PostgREST's headers (postgrest-js counts from Content-Range), GoTrue's (auth-js pages by
+ * X-Total-Count and Link, and reads error codes only when it sees X-Supabase-Api-Version) and
+ * functions-js's X-Relay-Error.
+ */
+export const supabaseExposedHeaders = {
+  appliesTo: isSupabasePath,
+  headers:
+    'Range-Unit, Content-Location, Location, Content-Profile, X-Total-Count, Link, X-Supabase-Api-Version, X-Relay-Error',
+};
+
 /** The two project keys' shapes: an API key (service_role) and an anon key. */
 const PROJECT_KEY = /^(?:ik_|anon_)[0-9a-f]{64}$/;
 

@@ -9,6 +9,8 @@ import { adminRoutes } from './admin.routes.js';
 import { createGoTrueAdmin } from './gotrue-admin.service.js';
 import { createGoTrueAuth } from './gotrue-auth.service.js';
 import { createGoTrueMfa } from './gotrue-mfa.service.js';
+import { createGoTrueLinks } from './gotrue-links.service.js';
+import { linkRoutes } from './links.routes.js';
 import { API_VERSION, API_VERSION_HEADER, GoTrueError, gotrueErrorHandler } from './gotrue-errors.js';
 import { metaRoutes } from './meta.routes.js';
 import { mfaRoutes } from './mfa.routes.js';
@@ -19,6 +21,7 @@ import { sessionRoutes } from './session.routes.js';
 export function supabaseAuthPlugin(deps: Deps, auth: AuthServices): FastifyPluginAsyncZod {
   const oauth = createOAuthAdapter(deps, auth);
   const mfa = createGoTrueMfa(deps, auth);
+  const links = createGoTrueLinks(deps, auth);
   const providers = async () => {
     const names = await configuredProviderNames(deps.sql);
     return [...names.builtIn, ...names.custom];
@@ -42,12 +45,13 @@ export function supabaseAuthPlugin(deps: Deps, auth: AuthServices): FastifyPlugi
           reply.header(API_VERSION_HEADER, API_VERSION);
           done(null, payload);
         });
-        await scope.register(sessionRoutes(createGoTrueAuth(deps, auth, mfa), oauth.exchange));
+        await scope.register(sessionRoutes(createGoTrueAuth(deps, auth, mfa), oauth.exchange, links));
         await scope.register(mfaRoutes(mfa));
         await scope.register(ssoRoutes(createSamlSignInService(deps)));
         await scope.register(oauth.routes);
         await scope.register(adminRoutes(deps.config, createGoTrueAdmin(auth)));
         await scope.register(metaRoutes(deps, providers));
+        await scope.register(linkRoutes(links));
       },
       { prefix: '/auth/v1' },
     );

@@ -81,11 +81,23 @@ export const listUsersQuerySchema = z.object({
 
 export const userIdParamsSchema = z.object({ id: z.uuid() });
 
+// auth-js spreads generateLink's options into the body (data, redirectTo) and sends redirect_to in the query.
 export const generateLinkBodySchema = z.object({
   type: z.enum(['signup', 'invite', 'magiclink', 'recovery', 'email_change_current', 'email_change_new']),
   email: emailSchema,
   password: password.optional(),
   data: metadata.optional(),
+  redirect_to: z.url().optional(),
+  redirectTo: z.url().optional(),
+  new_email: z.string().optional(),
+});
+
+export const inviteBodySchema = z.object({ email: emailSchema, data: metadata.optional() });
+
+// The link in the email (GET /verify): what GoTrue's action_link carries.
+export const verifyLinkQuerySchema = z.object({
+  token: z.string().min(1).max(512),
+  type: z.string().min(1).max(32),
   redirect_to: z.url().optional(),
 });
 

@@ -15,6 +15,7 @@ import {
   verifyBodySchema,
 } from './auth.schemas.js';
 import type { GoTrueAuth } from './gotrue-auth.service.js';
+import type { GoTrueLinks } from './gotrue-links.service.js';
 import { GoTrueError } from './gotrue-errors.js';
 import type { PkceExchange } from './oauth.routes.js';
 
@@ -31,7 +32,7 @@ function userOf(request: FastifyRequest) {
   return principal;
 }
 
-export function sessionRoutes(gotrue: GoTrueAuth, pkce: PkceExchange): FastifyPluginAsyncZod {
+export function sessionRoutes(gotrue: GoTrueAuth, pkce: PkceExchange, links: GoTrueLinks): FastifyPluginAsyncZod {
   return async (app) => {
     app.post('/signup', {
       config: withKey,
@@ -134,10 +135,15 @@ export function sessionRoutes(gotrue: GoTrueAuth, pkce: PkceExchange): FastifyPl
       schema: {
         tags,
         security,
-        summary: 'Verify an emailed code: a session (email, magiclink, invite, signup, recovery)',
+        summary:
+          'Verify an emailed code, or a link’s token_hash: a session (email, magiclink, invite, signup, recovery)',
         body: verifyBodySchema,
       },
-      handler: (request) => gotrue.verify(request.body, request.ip),
+      handler: (request) => {
+        const { token_hash, type } = request.body;
+        if (token_hash !== undefined) return links.verifyTokenHash(type, token_hash, request.ip);
+        return gotrue.verify(request.body, request.ip);
+      },
     });
 
     app.post('/recover', {
