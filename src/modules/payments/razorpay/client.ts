@@ -6,6 +6,7 @@ import { AppError } from '../../../core/errors.js';
 import type { Environment } from '../processor.js';
 
 /** A Razorpay object as the API returns it (snake_case JSON). */
+// biome-ignore lint/suspicious/noExplicitAny: Razorpay objects are untyped JSON read field by field
 export type RzpObject = Record<string, any>;
 export interface RzpList {
   entity: 'collection';
@@ -86,9 +87,8 @@ export async function callRazorpay<T>(what: string, call: () => Promise<T>): Pro
     }
     const description = err.error?.description ?? `Razorpay answered ${err.statusCode}.`;
     if (err.statusCode === 401 || err.statusCode === 403) {
-      throw new AppError('PAYMENT_CONFIG_INVALID', `Razorpay rejected the stored keys: ${description}`, {
+      throw new AppError('PAYMENT_CONFIG_INVALID', `Razorpay rejected the keys: ${description}`, {
         cause: err,
-        status: err.statusCode,
         nextActions: 'Store a valid key pair with PUT /api/payments/razorpay/{environment}/config.',
       });
     }

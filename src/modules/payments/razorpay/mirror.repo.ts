@@ -4,6 +4,7 @@ import type { Queryable } from '../../../core/db.js';
 import { jsonText } from '../../../core/json-guard.js';
 import type { Environment } from '../processor.js';
 import { fromSeconds, notesOf, type RzpObject } from './client.js';
+import type { CustomerRow, ItemRow, PlanRow, TransactionRow } from './razorpay.schemas.js';
 
 export const secretNames = (env: Environment) => {
   const E = env.toUpperCase();
@@ -89,7 +90,7 @@ const planColumns = (db: Queryable) => db`
   unit_amount::float8 as "unitAmount", currency, active, notes, provider_created_at as "providerCreatedAt", synced_at as "syncedAt"`;
 
 export async function upsertItem(db: Queryable, env: Environment, i: RzpObject, now: Date) {
-  const [row] = await db`
+  const [row] = await db<ItemRow[]>`
     insert into payments.razorpay_items (environment, item_id, name, description, active, amount, unit_amount, currency,
       type, provider_created_at, raw, synced_at)
     values (${env}, ${i.id}, ${i.name ?? ''}, ${i.description ?? null}, ${i.active !== false}, ${i.amount ?? null},
@@ -104,7 +105,7 @@ export async function upsertItem(db: Queryable, env: Environment, i: RzpObject, 
 
 export async function upsertPlan(db: Queryable, env: Environment, p: RzpObject, now: Date) {
   const item = (p.item ?? {}) as RzpObject;
-  const [row] = await db`
+  const [row] = await db<PlanRow[]>`
     insert into payments.razorpay_plans (environment, plan_id, item_id, period, interval, amount, unit_amount, currency,
       active, notes, provider_created_at, raw, synced_at)
     values (${env}, ${p.id}, ${item.id ?? ''}, ${p.period}, ${Number(p.interval)}, ${item.amount ?? null},
@@ -119,9 +120,13 @@ export async function upsertPlan(db: Queryable, env: Environment, p: RzpObject, 
 }
 
 export const listItems = (db: Queryable, env: Environment) =>
-  db`select ${itemColumns(db)} from payments.razorpay_items where environment = ${env} order by provider_created_at desc nulls last, item_id`;
+  db<
+    ItemRow[]
+  >`select ${itemColumns(db)} from payments.razorpay_items where environment = ${env} order by provider_created_at desc nulls last, item_id`;
 export const listPlans = (db: Queryable, env: Environment) =>
-  db`select ${planColumns(db)} from payments.razorpay_plans where environment = ${env} order by provider_created_at desc nulls last, plan_id`;
+  db<
+    PlanRow[]
+  >`select ${planColumns(db)} from payments.razorpay_plans where environment = ${env} order by provider_created_at desc nulls last, plan_id`;
 
 export async function upsertCustomer(
   db: Queryable,
@@ -154,7 +159,9 @@ export async function subjectOfCustomer(db: Queryable, env: Environment, custome
 }
 
 export const listCustomers = (db: Queryable, env: Environment, limit: number) =>
-  db`select environment, customer_id as "customerId", name, email, contact, subject_type as "subjectType",
+  db<
+    CustomerRow[]
+  >`select environment, customer_id as "customerId", name, email, contact, subject_type as "subjectType",
       subject_id as "subjectId", synced_at as "syncedAt"
     from payments.razorpay_customers where environment = ${env} order by synced_at desc, customer_id limit ${limit}`;
 
@@ -207,7 +214,9 @@ export const listTransactions = (
   subject: { type: string; id: string } | null,
   limit: number,
 ) =>
-  db`select environment, object_id as "objectId", type, status, order_id as "orderId", payment_id as "paymentId",
+  db<
+    TransactionRow[]
+  >`select environment, object_id as "objectId", type, status, order_id as "orderId", payment_id as "paymentId",
       subscription_id as "subscriptionId", invoice_id as "invoiceId", customer_id as "customerId",
       subject_type as "subjectType", subject_id as "subjectId", amount::float8 as amount,
       amount_refunded::float8 as "amountRefunded", currency, method, email, contact,

@@ -228,6 +228,8 @@ export const planSchema = z.object({
   providerCreatedAt: date,
   syncedAt: z.date(),
 });
+export type ItemRow = z.output<typeof itemSchema>;
+export type PlanRow = z.output<typeof planSchema>;
 export const itemCreateSchema = z.strictObject({
   name: z.string().trim().min(1).max(255),
   description: z.string().trim().max(2048).nullish(),
@@ -263,6 +265,7 @@ export const rzpCustomerSchema = z.object({
   subjectId: z.string().nullable(),
   syncedAt: z.date(),
 });
+export type CustomerRow = z.output<typeof rzpCustomerSchema>;
 export const transactionSchema = z.object({
   environment: environmentSchema,
   objectId: z.string(),
@@ -286,6 +289,7 @@ export const transactionSchema = z.object({
   createdAt: z.date(),
   updatedAt: z.date(),
 });
+export type TransactionRow = z.output<typeof transactionSchema>;
 export const limitQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(50) });
 export const subjectListQuery = z
   .strictObject({
