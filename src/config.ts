@@ -182,6 +182,11 @@ const envSchema = z
     PAYMENTS_PROCESSOR_PORT: port.optional(),
     PAYMENTS_PROCESSOR_PROTOCOL: z.enum(['http', 'https']).optional(),
     PAYMENTS_PROCESSOR_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+    // Razorpay (the second processor): where its SDK sends calls, how long one may take, and how
+    // long a rotated webhook secret keeps verifying deliveries.
+    RAZORPAY_API_BASE_URL: z.url().default('https://api.razorpay.com'),
+    RAZORPAY_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+    RAZORPAY_WEBHOOK_SECRET_GRACE_SECONDS: z.coerce.number().int().min(0).default(86_400),
     // Logs kept in PostgreSQL (searchable, audit trail): on/off, the in-memory buffer (entries past
     // it are dropped and counted), the batch size and how often the buffer is flushed.
     LOGS_STORE: flag.default(true),
@@ -384,6 +389,11 @@ const envSchema = z
       port: env.PAYMENTS_PROCESSOR_PORT,
       protocol: env.PAYMENTS_PROCESSOR_PROTOCOL,
       maxNetworkRetries: env.PAYMENTS_PROCESSOR_MAX_RETRIES,
+    },
+    razorpay: {
+      baseUrl: env.RAZORPAY_API_BASE_URL,
+      timeoutMs: env.RAZORPAY_TIMEOUT_MS,
+      webhookSecretGraceSeconds: env.RAZORPAY_WEBHOOK_SECRET_GRACE_SECONDS,
     },
     storage: {
       backend: env.STORAGE_BACKEND,

@@ -2171,6 +2171,114 @@ const routes: Row[] = [
       url: `/api/auth/users/${shared.user.id}/passkeys/${(await matrixPasskey()).passkeyId}`,
     }),
   },
+
+  // Razorpay (issue 36, slice rzp). No Razorpay keys are stored here: the client's calls that
+  // reach Razorpay answer 400 PAYMENT_CONFIG_NOT_FOUND, subscription management finds no row
+  // (404), and admin writes stop before any network call. The API key has no user: 401 on the
+  // client's calls.
+  ...(
+    [
+      ['orders', { amount: 1000, currency: 'INR' }],
+      ['orders/verify', { orderId: 'order_matrix', paymentId: 'pay_matrix', signature: 'f'.repeat(64) }],
+      ['subscriptions/verify', { subscriptionId: 'sub_matrix', paymentId: 'pay_matrix', signature: 'f'.repeat(64) }],
+    ] as const
+  ).map(
+    ([path, payload]): Row => ({
+      route: `POST /api/payments/razorpay/:environment/${path}`,
+      access: 'client',
+      ok: 400,
+      request: () => ({ method: 'POST', url: `/api/payments/razorpay/test/${path}`, payload }),
+      overrides: { 'API key as Bearer': 401, 'API key as x-api-key': 401 },
+    }),
+  ),
+  {
+    route: 'POST /api/payments/razorpay/:environment/subscriptions',
+    access: 'token',
+    ok: 400,
+    request: () => ({
+      method: 'POST',
+      url: '/api/payments/razorpay/test/subscriptions',
+      payload: { planId: 'plan_matrix', totalCount: 3, subject: { type: 'user', id: shared.user.id } },
+    }),
+  },
+  ...(['cancel', 'pause', 'resume'] as const).map(
+    (action): Row => ({
+      route: `POST /api/payments/razorpay/:environment/subscriptions/:subscriptionId/${action}`,
+      access: 'token',
+      ok: 404,
+      request: () => ({
+        method: 'POST',
+        url: `/api/payments/razorpay/test/subscriptions/sub_matrix/${action}`,
+        payload: {},
+      }),
+    }),
+  ),
+  ...(
+    [
+      ['GET /api/payments/razorpay/status', 200, '/api/payments/razorpay/status'],
+      ['GET /api/payments/razorpay/config', 200, '/api/payments/razorpay/config'],
+      ['POST /api/payments/razorpay/sync', 200, '/api/payments/razorpay/sync'],
+      [
+        'PUT /api/payments/razorpay/:environment/config',
+        400,
+        '/api/payments/razorpay/test/config',
+        { keyId: 'rzp_live_matrix', keySecret: 'matrix' },
+      ],
+      ['DELETE /api/payments/razorpay/:environment/config', 404, '/api/payments/razorpay/test/config'],
+      ['POST /api/payments/razorpay/:environment/sync', 400, '/api/payments/razorpay/test/sync'],
+      ['GET /api/payments/razorpay/:environment/webhook', 404, '/api/payments/razorpay/test/webhook'],
+      [
+        'POST /api/payments/razorpay/:environment/webhook/rotate-secret',
+        400,
+        '/api/payments/razorpay/test/webhook/rotate-secret',
+      ],
+      ['GET /api/payments/razorpay/:environment/catalog', 200, '/api/payments/razorpay/test/catalog'],
+      [
+        'POST /api/payments/razorpay/:environment/catalog/items',
+        400,
+        '/api/payments/razorpay/test/catalog/items',
+        { name: 'Matrix', amount: 100, currency: 'INR' },
+      ],
+      [
+        'PATCH /api/payments/razorpay/:environment/catalog/items/:itemId',
+        400,
+        '/api/payments/razorpay/test/catalog/items/item_matrix',
+        { active: false },
+      ],
+      [
+        'POST /api/payments/razorpay/:environment/catalog/plans',
+        400,
+        '/api/payments/razorpay/test/catalog/plans',
+        { period: 'monthly', interval: 1, item: { name: 'Matrix', amount: 100, currency: 'INR' } },
+      ],
+      ['GET /api/payments/razorpay/:environment/customers', 200, '/api/payments/razorpay/test/customers?limit=5'],
+      ['GET /api/payments/razorpay/:environment/transactions', 200, '/api/payments/razorpay/test/transactions?limit=5'],
+      [
+        'GET /api/payments/razorpay/:environment/subscriptions',
+        200,
+        '/api/payments/razorpay/test/subscriptions?limit=5',
+      ],
+    ] as const
+  ).map(
+    ([route, ok, url, payload]: readonly [string, number, string, object?]): Row => ({
+      route,
+      access: 'admin',
+      ok,
+      request: () => ({ method: route.split(' ')[0] as InjectOptions['method'], url, ...(payload ? { payload } : {}) }),
+    }),
+  ),
+  {
+    // Authenticated by Razorpay's signature, not by a credential; no webhook secret is stored here.
+    route: 'POST /api/webhooks/razorpay/:environment',
+    access: 'public',
+    ok: 400,
+    request: () => ({
+      method: 'POST',
+      url: '/api/webhooks/razorpay/test',
+      headers: { 'x-razorpay-signature': 'f'.repeat(64) },
+      payload: { event: 'payment.captured', payload: {} },
+    }),
+  },
 ];
 
 /** The shared user's answer to fresh registration options, from a software authenticator. */
@@ -2210,7 +2318,7 @@ async function matrixPasskey() {
 // hidden from the API documentation.
 routes.push(
   ...routes
-    .filter((r) => r.route.includes(' /api/payments/'))
+    .filter((r) => r.route.includes(' /api/payments/') && !r.route.includes(' /api/payments/razorpay/'))
     .map(
       (r): Row => ({
         ...r,

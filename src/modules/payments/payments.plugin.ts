@@ -1,6 +1,7 @@
 // Wires the payments module: its services from the app's deps, and every payments route, also
 // under /api/payments/stripe/… (the path the official client calls; hidden from the API docs),
-// and the processor's webhook at /api/webhooks/processor/{environment}.
+// and the processor's webhook at /api/webhooks/processor/{environment}; Razorpay (the second
+// processor) under /api/payments/razorpay/… and /api/webhooks/razorpay/{environment}.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
 import { billingRoutes } from './billing.routes.js';
@@ -9,6 +10,7 @@ import { catalogRoutes } from './catalog.routes.js';
 import { createCatalogService } from './catalog.service.js';
 import { createConnectionsService } from './connections.service.js';
 import { historyRoutes } from './history.routes.js';
+import { razorpayPlugin } from './razorpay/index.js';
 import { createHistoryService } from './history.service.js';
 import { createSessionsService } from './sessions.service.js';
 import { sessionsRoutes } from './sessions.routes.js';
@@ -41,5 +43,6 @@ export function paymentsPlugin(deps: Deps): FastifyPluginAsyncZod {
       });
     }
     await app.register(webhooksRoutes(webhooks));
+    await app.register(razorpayPlugin(deps));
   };
 }

@@ -2,12 +2,11 @@
 // request scope (row-level security decides whether the caller may act for the billing
 // subject), then the processor creates the session and the row becomes created/open or failed.
 import { createHash } from 'node:crypto';
-import { withRequestScope } from '../../core/db.js';
+import type postgres from 'postgres';
 import { AppError } from '../../core/errors.js';
-import { type PgOverrides, withPgOverrides } from '../../core/pg-errors.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../core/principal.js';
-import { scopeOf } from '../../core/principal.js';
+import { principalId, runAsCaller } from './caller-scope.js';
 import { findMapping, SUBJECT_ID_KEY, SUBJECT_TYPE_KEY, type Subject } from './billing.repo.js';
 import type { ConnectionsService } from './connections.service.js';
 import type { CheckoutCreate, PortalCreate } from './payments.schemas.js';
@@ -16,29 +15,17 @@ import * as repo from './sessions.repo.js';
 
 const CHECKOUT_SESSION_KEY = 'svc_checkout_session_id';
 
-const principalId = (p: Principal) =>
-  p.kind === 'user' ? `user:${p.userId}` : p.kind === 'admin' ? `admin:${p.subject}` : 'anon';
-
 /** Payments' meaning of a refusal by row-level security: "not your subject" (see core/pg-errors.ts). */
-const CALLER_OVERRIDES: PgOverrides = {
-  '42501': (_pg, cause) =>
-    new AppError('FORBIDDEN', 'You may not open a billing session for this subject.', {
-      cause,
-      nextActions:
-        'A user may act for the subject {type: "user", id: <their user id>}; other subjects need a row-level security policy.',
-    }),
-};
+const notYourSubject = (cause: unknown) =>
+  new AppError('FORBIDDEN', 'You may not open a billing session for this subject.', {
+    cause,
+    nextActions:
+      'A user may act for the subject {type: "user", id: <their user id>}; other subjects need a row-level security policy.',
+  });
 
 /** Inserts under the caller's role; a refusal by row-level security means "not your subject". */
-async function recordAsCaller<T>(
-  deps: Deps,
-  principal: Principal,
-  insert: (db: Parameters<Parameters<typeof withRequestScope>[2]>[0]) => Promise<T>,
-): Promise<T> {
-  return withPgOverrides(CALLER_OVERRIDES, () =>
-    withRequestScope(deps.sql, scopeOf(principal, deps.config.statementTimeouts), insert),
-  );
-}
+const recordAsCaller = <T>(deps: Deps, principal: Principal, insert: (db: postgres.Sql) => Promise<T>) =>
+  runAsCaller(deps, principal, notYourSubject, insert);
 
 const failureText = (err: unknown) => (err instanceof AppError ? err.message : 'The processor request failed.');
 

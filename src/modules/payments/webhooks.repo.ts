@@ -1,8 +1,9 @@
-// SQL for received processor events: one row per (environment, event id), used to deduplicate
-// deliveries and to tell the processor's retries of a failed event from replays of a done one.
+// SQL for received processor events: one row per (provider, environment, event id), used to
+// deduplicate deliveries and to tell a processor's retries of a failed event from replays of a done one.
 import type { Queryable } from '../../core/db.js';
 import type { Environment } from './processor.js';
 
+export type Provider = 'stripe' | 'razorpay';
 export type ProcessingStatus = 'pending' | 'processed' | 'failed' | 'ignored';
 
 export interface WebhookEventRow {
@@ -25,6 +26,7 @@ const columns = (db: Queryable) => db`
   attempt_count as "attemptCount", last_error as "lastError", received_at as "receivedAt", processed_at as "processedAt"`;
 
 export interface EventInsert {
+  provider: Provider;
   environment: Environment;
   id: string;
   type: string;
@@ -39,23 +41,30 @@ export interface EventInsert {
  */
 export async function claimEvent(db: Queryable, e: EventInsert, now: Date): Promise<WebhookEventRow | undefined> {
   const [row] = await db<WebhookEventRow[]>`
-    insert into payments.webhook_events (environment, processor_event_id, event_type, livemode, object_type, object_id,
+    insert into payments.webhook_events (provider, environment, processor_event_id, event_type, livemode, object_type, object_id,
       processing_status, attempt_count, received_at)
-    values (${e.environment}, ${e.id}, ${e.type}, ${e.livemode}, ${e.objectType}, ${e.objectId}, 'pending', 1, ${now})
-    on conflict (environment, processor_event_id) do update set attempt_count = payments.webhook_events.attempt_count + 1
+    values (${e.provider}, ${e.environment}, ${e.id}, ${e.type}, ${e.livemode}, ${e.objectType}, ${e.objectId}, 'pending', 1, ${now})
+    on conflict (provider, environment, processor_event_id) do update set attempt_count = payments.webhook_events.attempt_count + 1
     where payments.webhook_events.processing_status in ('pending', 'failed')
     returning ${columns(db)}`;
   return row;
 }
 
-export async function findEvent(db: Queryable, env: Environment, id: string): Promise<WebhookEventRow | undefined> {
+export async function findEvent(
+  db: Queryable,
+  provider: Provider,
+  env: Environment,
+  id: string,
+): Promise<WebhookEventRow | undefined> {
   const [row] = await db<WebhookEventRow[]>`
-    select ${columns(db)} from payments.webhook_events where environment = ${env} and processor_event_id = ${id}`;
+    select ${columns(db)} from payments.webhook_events
+    where provider = ${provider} and environment = ${env} and processor_event_id = ${id}`;
   return row;
 }
 
 export async function finishEvent(
   db: Queryable,
+  provider: Provider,
   env: Environment,
   id: string,
   outcome: { status: ProcessingStatus; error: string | null },
@@ -64,7 +73,7 @@ export async function finishEvent(
   const [row] = await db<WebhookEventRow[]>`
     update payments.webhook_events set processing_status = ${outcome.status}, last_error = ${outcome.error},
       processed_at = ${outcome.status === 'failed' ? null : now}
-    where environment = ${env} and processor_event_id = ${id}
+    where provider = ${provider} and environment = ${env} and processor_event_id = ${id}
     returning ${columns(db)}`;
   return row!;
 }
@@ -72,10 +81,10 @@ export async function finishEvent(
 /** Records a failed attempt (after its transaction rolled back), creating the row if needed. */
 export async function recordFailure(db: Queryable, e: EventInsert, error: string, now: Date): Promise<WebhookEventRow> {
   const [row] = await db<WebhookEventRow[]>`
-    insert into payments.webhook_events (environment, processor_event_id, event_type, livemode, object_type, object_id,
+    insert into payments.webhook_events (provider, environment, processor_event_id, event_type, livemode, object_type, object_id,
       processing_status, attempt_count, last_error, received_at)
-    values (${e.environment}, ${e.id}, ${e.type}, ${e.livemode}, ${e.objectType}, ${e.objectId}, 'failed', 1, ${error}, ${now})
-    on conflict (environment, processor_event_id) do update set processing_status = 'failed',
+    values (${e.provider}, ${e.environment}, ${e.id}, ${e.type}, ${e.livemode}, ${e.objectType}, ${e.objectId}, 'failed', 1, ${error}, ${now})
+    on conflict (provider, environment, processor_event_id) do update set processing_status = 'failed',
       attempt_count = payments.webhook_events.attempt_count + 1, last_error = excluded.last_error
     returning ${columns(db)}`;
   return row!;

@@ -1,15 +1,13 @@
 // The processor's signed events: the signature is checked on the raw body (300 s tolerance, our
-// clock), each event is applied once in one transaction; a failure rolls it back and is recorded,
-// and answers 500 so the processor retries it.
+// clock), each event is applied once (webhook-once.ts, shared with Razorpay).
 import type Stripe from 'stripe';
 import { z } from 'zod';
-import { withTx } from '../../core/db.js';
 import { AppError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import type { ConnectionsService } from './connections.service.js';
 import type { Environment } from './processor.js';
 import { applyEvent } from './webhook-handlers.js';
-import * as repo from './webhooks.repo.js';
+import { applyEventOnce } from './webhook-once.js';
 
 const TOLERANCE_SECONDS = 300;
 
@@ -69,6 +67,7 @@ export function createWebhooksService(deps: Pick<Deps, 'sql' | 'clock'>, connect
   async function apply(env: Environment, event: Stripe.Event) {
     const object = event.data.object as { id?: string; object?: string };
     const meta = {
+      provider: 'stripe' as const,
       environment: env,
       id: event.id,
       type: event.type,
@@ -76,30 +75,7 @@ export function createWebhooksService(deps: Pick<Deps, 'sql' | 'clock'>, connect
       objectType: object.object ?? null,
       objectId: object.id ?? null,
     };
-    const now = deps.clock.now();
-    try {
-      return await withTx(deps.sql, async (tx) => {
-        const claimed = await repo.claimEvent(tx, meta, now);
-        if (!claimed) return { handled: false, event: (await repo.findEvent(tx, env, event.id))! };
-        const applied = await applyEvent(tx, env, event, now);
-        const done = await repo.finishEvent(
-          tx,
-          env,
-          event.id,
-          { status: applied ? 'processed' : 'ignored', error: null },
-          now,
-        );
-        return { handled: applied, event: done };
-      });
-    } catch (err) {
-      await repo.recordFailure(deps.sql, meta, err instanceof Error ? err.message : String(err), now);
-      // Whatever the cause, nothing was applied: a 5xx makes the processor deliver it again.
-      throw new AppError(
-        'INTERNAL_ERROR',
-        'The event could not be applied; nothing was changed and the processor will retry it.',
-        { cause: err },
-      );
-    }
+    return applyEventOnce(deps, meta, (tx, now) => applyEvent(tx, env, event, now));
   }
 
   return {

@@ -1,6 +1,6 @@
-// The part of the official JavaScript client Plinth does not serve (the second payment processor)
-// fails cleanly with a 404 InsForgeError, never a hang or a crash, so an app can detect it; and
-// realtime, served now, refuses a channel no admin opened instead of failing to connect.
+// Parts of the official JavaScript client that need the admin first fail cleanly with a 4xx
+// InsForgeError carrying what to do, never a hang or a crash: Razorpay (served since issue 36;
+// sdk/razorpay.test.ts) before its keys are stored, and realtime on a channel no admin opened.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSdkApp, type SdkApp } from './sdk-app.js';
 
@@ -10,10 +10,11 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-describe('not served by Plinth (the spec has no such endpoints)', () => {
-  it('payments.razorpay answers a 404 error', async () => {
+describe('not set up by the admin yet', () => {
+  it('payments.razorpay without keys answers 400 PAYMENT_CONFIG_NOT_FOUND with nextActions', async () => {
     const { error } = await s.client().payments.razorpay.createOrder('test', { amount: 100, currency: 'INR' } as never);
-    expect(error).toMatchObject({ statusCode: 404 });
+    expect(error).toMatchObject({ statusCode: 400, error: 'PAYMENT_CONFIG_NOT_FOUND' });
+    expect(error!.nextActions).toContain('/api/payments/razorpay/test/config');
   });
 
   it('realtime is served now: a channel no admin opened is refused, not a connection failure', async () => {
