@@ -98,8 +98,12 @@ const expiredCredentials = {
 // Routes
 
 type Access = 'public' | 'client' | 'token' | 'admin';
-/** 'ok': the route's success status; 401 UNAUTHORIZED; 403 INSUFFICIENT_PERMISSIONS. */
-type Outcome = 'ok' | 401 | 403;
+/**
+ * 'ok': the route's success status; 401 UNAUTHORIZED; 403 INSUFFICIENT_PERMISSIONS; 'aal2': 403
+ * AUTH_INSUFFICIENT_AAL, the caller is let in but the handler wants a session verified with a
+ * second factor (the matrix's user token is aal1, and the shared user has passkeys by then).
+ */
+type Outcome = 'ok' | 401 | 403 | 'aal2';
 
 interface Row {
   /** METHOD and path pattern exactly as the router holds it. */
@@ -2092,7 +2096,8 @@ const routes: Row[] = [
     access: 'token',
     ok: 200,
     request: async () => ({ method: 'DELETE', url: `/api/auth/passkeys/${(await matrixPasskey()).passkeyId}` }),
-    overrides: { 'admin access token': 403 },
+    // Removing a passkey needs aal2 (passkeys.test.ts removes one at aal2).
+    overrides: { 'admin access token': 403, 'user access token': 'aal2' },
   },
   {
     route: 'POST /api/auth/passkeys/sign-in-options',
@@ -2292,14 +2297,50 @@ async function matrixPasskeyRegistration(authenticator = new SoftAuthenticator(n
   return { challengeId: options.json.challengeId, credential: authenticator.create(options.json.options).json };
 }
 
-/** A fresh access token of the shared user (the last describe moves the clock past the shared one's life). */
+/**
+ * A fresh aal2 access token of the shared user, for arranging passkey rows (a new passkey needs
+ * aal2 once the user has one): signed in with the user's first passkey, registered at aal1 on the
+ * first call, before the user had any second factor.
+ */
 async function matrixUserToken(): Promise<string> {
+  setupPasskey ??= registerFirstPasskey();
+  const authenticator = await setupPasskey;
+  const options = await t.request({
+    method: 'POST',
+    url: '/api/auth/passkeys/sign-in-options',
+    remoteAddress: someIp(),
+  });
   const res = await t.request({
+    method: 'POST',
+    url: '/api/auth/passkeys/sign-in?client_type=mobile',
+    payload: { challengeId: options.json.challengeId, credential: authenticator.get(options.json.options) },
+  });
+  return res.json.accessToken;
+}
+
+let setupPasskey: Promise<SoftAuthenticator> | undefined;
+async function registerFirstPasskey(): Promise<SoftAuthenticator> {
+  const signedIn = await t.request({
     method: 'POST',
     url: '/api/auth/sessions?client_type=mobile',
     payload: { email: shared.user.email, password: shared.user.password },
   });
-  return res.json.accessToken;
+  const headers = bearer(signedIn.json.accessToken);
+  const authenticator = new SoftAuthenticator(new URL(t.config.apiBaseUrl).origin);
+  const options = await t.request({
+    method: 'POST',
+    url: '/api/auth/passkeys/registration-options',
+    headers,
+    payload: {},
+  });
+  const credential = authenticator.create(options.json.options).json;
+  await t.request({
+    method: 'POST',
+    url: '/api/auth/passkeys',
+    headers,
+    payload: { challengeId: options.json.challengeId, credential },
+  });
+  return authenticator;
 }
 
 /** A passkey of the shared user, registered with the user's token (a new one per row). */
@@ -2657,7 +2698,8 @@ routes.push(
         route: 'POST /auth/v1/factors',
         access: 'token',
         ok: 200,
-        overrides: gotrueUserOnly,
+        // The shared user has passkeys (rows above): a new factor needs aal2.
+        overrides: { ...gotrueUserOnly, 'user access token': 'aal2' },
         request: () => ({
           method: 'POST',
           url: '/auth/v1/factors',
@@ -2768,16 +2810,23 @@ function expectStorageRefusal(res: Response, status: 401 | 403) {
 
 function expectOutcome(res: Response, row: Row, outcome: Outcome, kind: Kind) {
   if (row.gotrue) return expectGoTrueOutcome(res, row, outcome, kind);
-  if (outcome !== 'ok' && row.route.includes(' /storage/v1/') && !row.route.includes('/s3')) {
+  if ((outcome === 401 || outcome === 403) && row.route.includes(' /storage/v1/') && !row.route.includes('/s3')) {
     expectStorageRefusal(res, outcome);
   } else if (outcome === 401) expectUnauthorized(res, kind);
   else if (outcome === 403) expectForbidden(res);
-  else expect(res.statusCode, res.body).toBe(row.ok);
+  else if (outcome === 'aal2') {
+    expect(res.statusCode, res.body).toBe(403);
+    expect(res.json).toMatchObject({ error: 'AUTH_INSUFFICIENT_AAL', nextActions: expect.any(String) });
+  } else expect(res.statusCode, res.body).toBe(row.ok);
 }
 
 /** GoTrue's refusals: 401 no_authorization, 403 bad_jwt (a rejected token) or not_admin. */
 function expectGoTrueOutcome(res: Response, row: Row, outcome: Outcome, kind: Kind) {
   if (outcome === 'ok') return expect(res.statusCode, res.body).toBe(row.ok);
+  if (outcome === 'aal2') {
+    expect(res.statusCode, res.body).toBe(403);
+    return expect(res.json).toMatchObject({ code: 403, error_code: 'insufficient_aal' });
+  }
   const rejected = outcome === 401 && kind === 'rejectedToken';
   expect(res.statusCode, res.body).toBe(rejected ? 403 : outcome);
   // An admin token on a user's own route is a token, but no user's: bad_jwt too.
