@@ -135,7 +135,7 @@ export function registerSites(program: Command, ctx: CommandContext): void {
         let deployment = await api.call<Deployment>('POST', `/api/deployments/${created.id}/start`, {
           json: { projectSettings, envVars, meta: { source: 'plinth-cli' } },
         });
-        if (deployment.status === 'BUILDING' && options.wait) {
+        if ((deployment.status === 'QUEUED' || deployment.status === 'BUILDING') && options.wait) {
           say(ctx, `Building ${deployment.id} on the server…`);
           while (deployment.status === 'BUILDING' || deployment.status === 'QUEUED') {
             await new Promise((resolve) => setTimeout(resolve, POLL_MS));

@@ -57,6 +57,8 @@ export function createDeploymentsService(
   const now = () => clock.now();
   /** Builds and publications still running here (tests and shutdown wait for them). */
   const running = new Set<Promise<unknown>>();
+  /** Builds run one at a time on each server (QUEUED until their turn): N deploys are not N builds at once. */
+  let buildQueue: Promise<unknown> = Promise.resolve();
 
   const present = (row: repo.RunRow): Deployment => ({
     ...row,
@@ -255,6 +257,8 @@ export function createDeploymentsService(
   }
 
   async function prune(): Promise<void> {
+    // A build whose server stopped midway never ends by itself: past twice the time limit it failed.
+    await repo.failAbandonedBuilds(sql, new Date(now().getTime() - 2 * config.sites.buildTimeoutMs - 60_000), now());
     const site = directory.current();
     const deleted = await repo.pruneRuns(sql, site.retention, new Date(now().getTime() - STALE_UPLOAD_MS));
     if (deleted.length > 0) await blobs.remove(await repo.pruneBlobs(sql, new Date(now().getTime() - BLOB_GRACE_MS)));
@@ -397,7 +401,7 @@ export function createDeploymentsService(
           }
         }
         return repo.updateRun(tx, id, {
-          status: needsBuild ? 'BUILDING' : 'UPLOADING',
+          status: needsBuild ? 'QUEUED' : 'UPLOADING',
           metadata: {
             projectSettings: settings,
             envVarKeys: (input.envVars ?? []).map((v) => v.key),
@@ -409,7 +413,18 @@ export function createDeploymentsService(
       });
       const work = (async () => {
         if (claimed.metadata?.uploadMode === 'legacy') await unpackSource(id, claimed.metadata.sourceBlobId as string);
-        if (needsBuild) return buildAndPublish(id, input);
+        if (needsBuild) {
+          const turn = buildQueue.then(async () => {
+            await repo.updateRun(sql, id, {
+              status: 'BUILDING',
+              metadata: { buildStartedAt: now().toISOString() },
+              now: now(),
+            });
+            await buildAndPublish(id, input);
+          });
+          buildQueue = turn.catch(() => {});
+          return turn;
+        }
         const sources = await sourcesOf(id);
         // Without a build, the served folder is outputDirectory inside rootDirectory (both optional).
         const base = insideFolder('/', settings.rootDirectory, 'rootDirectory');
@@ -428,7 +443,7 @@ export function createDeploymentsService(
         if (!needsBuild) throw err;
       });
       if (needsBuild) {
-        // Builds take their time: the answer says BUILDING, GET /api/deployments/{id} says how it ended.
+        // Builds take their time: the answer says QUEUED, GET /api/deployments/{id} says how it ended.
         running.add(work);
         void work.finally(() => running.delete(work));
         return present(claimed);

@@ -288,3 +288,11 @@ export async function pruneBlobs(db: Queryable, unusedSince: Date): Promise<stri
     returning b.blob_id`;
   return rows.map((r) => r.blob_id as string);
 }
+
+/** Marks builds not heard of since `before` as failed (their server stopped during the build). */
+export async function failAbandonedBuilds(db: Queryable, before: Date, now: Date): Promise<void> {
+  await db`update deployments.runs
+              set status = 'ERROR', updated_at = ${now},
+                  metadata = coalesce(metadata, '{}'::jsonb) || '{"error": "The server stopped during the build."}'::jsonb
+            where status in ('QUEUED', 'BUILDING') and updated_at < ${before}`;
+}

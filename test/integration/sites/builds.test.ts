@@ -79,7 +79,7 @@ describe('builds', () => {
       },
     );
     expect(started.statusCode, started.body).toBe(200);
-    expect(started.json.status).toBe('BUILDING');
+    expect(started.json.status).toBe('QUEUED');
     const done = await settled(id);
     expect(done.status, JSON.stringify(done.metadata)).toBe('READY');
     expect(done.metadata.build).toMatchObject({ exitCode: 0 });
