@@ -45,14 +45,14 @@ describe('the Sites screen in Chromium', { timeout: 60_000 }, () => {
     await table.getByText(ids[1]!.slice(0, 8)).waitFor();
     const rows = table.getByRole('row');
     expect(await rows.count()).toBe(3);
-    await expect.poll(() => rows.nth(1).innerText()).toContain('live');
+    await expect.poll(() => rows.nth(1).textContent()).toContain('live');
     await live.screenIsClean('sites-screen');
 
     await page.getByRole('button', { name: `Make live: ${ids[0]!.slice(0, 8)}` }).click();
     await expect
       .poll(async () => (await live.api('GET', '/api/deployments/metadata')).json.currentDeploymentId)
       .toBe(ids[0]);
-    await expect.poll(() => rows.nth(2).innerText()).toContain('live');
+    await expect.poll(() => rows.nth(2).textContent()).toContain('live');
     const served = await live.t.request({ method: 'GET', url: '/', headers: { host: 'app.localhost' } });
     expect(served.body).toContain('<title>first</title>');
   });

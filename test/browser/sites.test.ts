@@ -119,7 +119,10 @@ async function renderedTodos(url: string): Promise<{ heading: string; todos: str
   const { page } = browser;
   await page.goto(url);
   await page.locator('#todos[aria-busy="false"]').waitFor();
-  return { heading: await page.locator('h1').innerText(), todos: await page.locator('#todos li').allInnerTexts() };
+  return {
+    heading: (await page.locator('h1').textContent()) ?? '',
+    todos: await page.locator('#todos li').allTextContents(),
+  };
 }
 
 beforeAll(async () => {
