@@ -59,6 +59,8 @@ export function createDeploymentsService(
   const running = new Set<Promise<unknown>>();
   /** Builds run one at a time on each server (QUEUED until their turn): N deploys are not N builds at once. */
   let buildQueue: Promise<unknown> = Promise.resolve();
+  /** Aborted when the server closes: running and queued builds stop (and are marked failed). */
+  const stopping = new AbortController();
 
   const present = (row: repo.RunRow): Deployment => ({
     ...row,
@@ -177,6 +179,7 @@ export function createDeploymentsService(
         envVars: input.envVars ?? [],
         timeoutMs: config.sites.buildTimeoutMs,
         memoryMb: config.sites.buildMemoryMb,
+        signal: stopping.signal,
       });
       const notes: string[] = [];
       const build = {
@@ -186,8 +189,13 @@ export function createDeploymentsService(
       };
       if (!outcome.ok) {
         await repo.setBuildLog(sql, id, outcome.log);
+        const stopped = {
+          timeout: `it ran past ${config.sites.buildTimeoutMs} ms`,
+          memory: `it used more than ${config.sites.buildMemoryMb} MB`,
+          shutdown: 'the server shut down',
+        };
         const why = outcome.killedFor
-          ? `The build was stopped: ${outcome.killedFor === 'timeout' ? `it ran past ${config.sites.buildTimeoutMs} ms` : `it used more than ${config.sites.buildMemoryMb} MB`}.`
+          ? `The build was stopped: ${stopped[outcome.killedFor]}.`
           : `The build failed with exit code ${outcome.exitCode}.`;
         await repo.updateRun(sql, id, { status: 'ERROR', metadata: { build, error: why }, now: now() });
         return;
@@ -261,7 +269,10 @@ export function createDeploymentsService(
     await repo.failAbandonedBuilds(sql, new Date(now().getTime() - 2 * config.sites.buildTimeoutMs - 60_000), now());
     const site = directory.current();
     const deleted = await repo.pruneRuns(sql, site.retention, new Date(now().getTime() - STALE_UPLOAD_MS));
-    if (deleted.length > 0) await blobs.remove(await repo.pruneBlobs(sql, new Date(now().getTime() - BLOB_GRACE_MS)));
+    if (deleted.length === 0) return;
+    // A legacy zip never started is in the blob store under its own id, not by SHA-1.
+    await blobs.remove(deleted.map((d) => d.sourceBlobId).filter((id): id is string => id !== null));
+    await blobs.remove(await repo.pruneBlobs(sql, new Date(now().getTime() - BLOB_GRACE_MS)));
   }
 
   return {
@@ -478,6 +489,9 @@ export function createDeploymentsService(
     },
 
     prune,
+
+    /** Stops the builds running or queued here (the server is closing). */
+    stop: () => stopping.abort(),
 
     /** Resolves once the builds and publications started here have ended. */
     async settled() {

@@ -35,6 +35,7 @@ export async function createSitesHosting(deps: Deps, log: FastifyBaseLogger): Pr
       await app.register(deploymentsRoutes(deployments, settings));
     },
     async close() {
+      deployments.stop();
       await deployments.settled();
       await directory.close();
     },

@@ -18,13 +18,15 @@ export interface BuildCommand {
   envVars: { key: string; value: string }[];
   timeoutMs: number;
   memoryMb: number;
+  /** Aborted when the server shuts down: the build is stopped. */
+  signal?: AbortSignal;
 }
 
 export interface BuildOutcome {
   ok: boolean;
   exitCode: number | null;
   /** Why it was stopped, when it was. */
-  killedFor?: 'timeout' | 'memory';
+  killedFor?: 'timeout' | 'memory' | 'shutdown';
   durationMs: number;
   log: string;
 }
@@ -102,6 +104,9 @@ export function runBuild(command: BuildCommand): Promise<BuildOutcome> {
     child.stdout.on('data', append);
     child.stderr.on('data', append);
     const timer = setTimeout(() => killGroup('timeout'), command.timeoutMs);
+    const onAbort = () => killGroup('shutdown');
+    if (command.signal?.aborted) onAbort();
+    command.signal?.addEventListener('abort', onAbort, { once: true });
     const limitBytes = command.memoryMb * 1024 * 1024;
     let sampling = false;
     const sampler = setInterval(() => {
@@ -121,6 +126,7 @@ export function runBuild(command: BuildCommand): Promise<BuildOutcome> {
       settled = true;
       clearTimeout(timer);
       clearInterval(sampler);
+      command.signal?.removeEventListener('abort', onAbort);
       const stoppedFor = killedFor;
       // Whatever the group left running (a daemon a build started) goes with it.
       try {
@@ -130,6 +136,7 @@ export function runBuild(command: BuildCommand): Promise<BuildOutcome> {
       }
       if (error) append(Buffer.from(`\n${error.message}\n`));
       if (stoppedFor === 'timeout') append(Buffer.from(`\nBuild stopped: it ran past ${command.timeoutMs} ms.\n`));
+      if (stoppedFor === 'shutdown') append(Buffer.from('\nBuild stopped: the server shut down.\n'));
       if (stoppedFor === 'memory')
         append(Buffer.from(`\nBuild stopped: it used more than ${command.memoryMb} MB of memory.\n`));
       const head = dropped > 0 ? `[${dropped} earlier bytes of output dropped]\n` : '';

@@ -261,9 +261,13 @@ export async function deleteDomain(db: Queryable, domain: string): Promise<boole
 /**
  * Deletes deployments past the retention: all but the `keep` newest READY ones (the live one is
  * always kept), failed or abandoned ones older than the oldest kept, and unfinished uploads
- * older than `staleBefore`. Answers the deleted ids.
+ * older than `staleBefore`. Answers the deleted ids and the legacy source zips they held.
  */
-export async function pruneRuns(db: Queryable, keep: number, staleBefore: Date): Promise<string[]> {
+export async function pruneRuns(
+  db: Queryable,
+  keep: number,
+  staleBefore: Date,
+): Promise<{ id: string; sourceBlobId: string | null }[]> {
   const rows = await db`
     with kept as (
       select id, created_at from deployments.runs where status = 'READY' order by created_at desc, id desc limit ${keep}
@@ -274,8 +278,8 @@ export async function pruneRuns(db: Queryable, keep: number, staleBefore: Date):
        and (r.status = 'READY'
             or (r.status in ('ERROR', 'CANCELED') and r.created_at < coalesce((select at from oldest_kept), '-infinity'))
             or (r.status in ('WAITING', 'UPLOADING') and r.updated_at < ${staleBefore}))
-    returning r.id`;
-  return rows.map((r) => r.id as string);
+    returning r.id, r.metadata->>'sourceBlobId' as source_blob_id`;
+  return rows.map((r) => ({ id: r.id as string, sourceBlobId: r.source_blob_id as string | null }));
 }
 
 /** Forgets blobs no file or asset refers to and no manifest used since `unusedSince`; answers their blob ids. */

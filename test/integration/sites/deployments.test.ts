@@ -215,6 +215,20 @@ describe('direct deployments', () => {
     expect((await api('GET', `/api/deployments/${created.json.id}`)).json.status).toBe('WAITING');
   });
 
+  it('lets admin SQL read deployments.runs and deployments.files, as the agent tools advise, and nothing write them', async () => {
+    const read = await api('POST', '/api/database/advance/rawsql', {
+      query:
+        "select count(*)::int as n from deployments.runs r join deployments.files f on f.deployment_id = r.id where r.status = 'READY'",
+    });
+    expect(read.statusCode, read.body).toBe(200);
+    expect(JSON.stringify(read.json)).toMatch(/"n":\s*[1-9]/);
+    const write = await api('POST', '/api/database/advance/rawsql', {
+      query: "update deployments.runs set status = 'READY'",
+    });
+    expect(write.statusCode).toBeGreaterThanOrEqual(400);
+    expect(write.statusCode).toBeLessThan(500);
+  });
+
   it('needs the admin: a user token or the anon key cannot deploy', async () => {
     const user = await t.signUp();
     const asUser = await t.request({
