@@ -19,7 +19,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../harness/free-port.js';
 import { startTestApp, type TestApp } from '../harness/test-app.js';
-import { type BrowserSession, openBrowser } from './browser.js';
+import { type BrowserSession, openBrowser, signInAsAdmin } from './browser.js';
 
 const MCP_DIST = fileURLToPath(new URL('../../node_modules/@insforge/mcp/dist/', import.meta.url));
 const SDK_ENTRY = fileURLToPath(new URL('../../node_modules/@insforge/sdk/dist/index.mjs', import.meta.url));
@@ -214,6 +214,36 @@ describe('an agent deploys the app and Chromium loads it', () => {
     const earlier = list.filter((d) => d.status === 'READY' && !d.live)[0]!;
     expect((await api('POST', `/api/deployments/${earlier.id}/promote`)).json.live).toBe(true);
     expect((await renderedTodos(siteUrl)).heading).toBe('Todos v1');
+  });
+
+  it("cannot take the admin's dashboard session from a site page, though the site's origin has CORS with credentials", async () => {
+    const { page } = browser;
+    await signInAsAdmin(page, `${base}/dashboard/`);
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    const refresh = (apiBase: string) =>
+      fetch(`${apiBase}/api/auth/admin/refresh?client_type=web`, {
+        method: 'POST',
+        credentials: 'include',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      }).then(async (r) => ({ status: r.status, body: await r.text() }));
+    // The dashboard itself (same origin) can refresh: the session is there to steal.
+    expect((await page.evaluate(refresh, base)).status).toBe(200);
+    // A script of the site, in the same browser, cannot.
+    await page.goto(siteUrl);
+    const stolen = await page.evaluate(refresh, base).catch((err: Error) => ({ status: 0, body: err.message }));
+    expect(stolen.status).not.toBe(200);
+    expect(stolen.body).not.toContain('accessToken');
+    // Nor can it read the API key with the cookies the browser holds (refused, or not readable).
+    const key = await page.evaluate(
+      (apiBase) =>
+        fetch(`${apiBase}/api/metadata/api-key`, { credentials: 'include' }).then(
+          (r) => r.status,
+          () => 0,
+        ),
+      base,
+    );
+    expect(key).not.toBe(200);
   });
 
   it("never runs the site's page on the API's origin, and the API never answers on the site's", async () => {
