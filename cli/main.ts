@@ -13,6 +13,7 @@ import { registerLogin } from './commands/login.js';
 import { registerLogs } from './commands/logs.js';
 import { registerNew } from './commands/new.js';
 import { registerSecrets } from './commands/secrets.js';
+import { registerSites } from './commands/sites.js';
 import { registerStorage } from './commands/storage.js';
 import { registerTypes } from './commands/types.js';
 import { registerUp } from './commands/up.js';
@@ -48,6 +49,7 @@ export function buildProgram(ctx: CommandContext): Command {
   registerStorage(program, ctx);
   registerLogs(program, ctx);
   registerBackup(program, ctx);
+  registerSites(program, ctx);
   const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
   for (const command of all(program)) command.exitOverride();
   return program;

@@ -49,6 +49,7 @@ import { usagePlugin } from './modules/usage/index.js';
 import { schedulesPlugin } from './modules/schedules/index.js';
 import { loadPlatformKeys, type PlatformKeys, secretsPlugin } from './modules/secrets/index.js';
 import { storagePlugin } from './modules/storage/index.js';
+import { createSitesHosting } from './modules/sites/index.js';
 import {
   supabaseApiKeyHeader,
   supabaseExposedHeaders,
@@ -100,7 +101,10 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   const pool = guardOf(deps.sql);
   const now = () => deps.clock.now().getTime();
   const { admission } = deps.config;
-  const allowsOrigin = originPolicy(deps.config.corsOrigins);
+  // Sites (issue 36): the site's own origins get CORS with credentials without being listed.
+  const sites = await createSitesHosting(deps, app.log);
+  app.addHook('onClose', () => sites.close());
+  const allowsOrigin = sites.directory.withSiteOrigins(originPolicy(deps.config.corsOrigins));
   installAdmission(app, {
     pool,
     limit: createConcurrencyLimit({
@@ -157,6 +161,8 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   app.addHook('onClose', () => revokedSessions.close());
   // Admin access tokens hold only while their session is live (a leaked signing key mints none).
   const adminSessions = createAdminSessionBinding(deps);
+  // A site host answers with the site before any credential check, CORS header or API route.
+  sites.serve(app);
   registerAccessControl(app, deps, revokedSessions, adminSessions, supabaseApiKeyHeader);
 
   registerCors(app, allowsOrigin, supabaseExposedHeaders);
@@ -225,6 +231,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   await app.register(storagePlugin(deps));
   await app.register(supabaseStoragePlugin(deps));
   await app.register(schedulesPlugin(deps));
+  await app.register(sites.plugin);
   if (logging.plugin) await app.register(logging.plugin);
   if (metricsPlugin) await app.register(metricsPlugin);
   await app.register(realtimePlugin(deps, revokedSessions, SESSION_REVOKED_CHANNEL, realtimeRefusals, adminSessions));

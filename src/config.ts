@@ -213,6 +213,29 @@ const envSchema = z
     STORAGE_S3_FORCE_PATH_STYLE: flag.default(false),
     STORAGE_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
     STORAGE_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    // Sites (the app's front end, docs/sites.md): served at {slug}.localhost:PORT and, when set,
+    // at {slug}.SITES_DOMAIN; builds on/off, their time and memory limits; upload limits.
+    SITES_DOMAIN: z
+      .string()
+      .regex(
+        /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/i,
+        'must be a domain, such as sites.example.com',
+      )
+      .optional(),
+    SITES_BUILDS: flag.default(true),
+    SITES_BUILD_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(600_000),
+    SITES_BUILD_MEMORY_MB: z.coerce.number().int().min(16).max(65_536).default(2048),
+    SITES_MAX_FILE_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(50 * 1024 * 1024),
+    SITES_MAX_TOTAL_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(500 * 1024 * 1024),
+    SITES_MAX_FILES: z.coerce.number().int().min(1).max(1_000_000).default(20_000),
   })
   .superRefine((env, ctx) => {
     if (env.SMTP_HOST && !env.SMTP_SENDER_EMAIL) {
@@ -394,6 +417,15 @@ const envSchema = z
       baseUrl: env.RAZORPAY_API_BASE_URL,
       timeoutMs: env.RAZORPAY_TIMEOUT_MS,
       webhookSecretGraceSeconds: env.RAZORPAY_WEBHOOK_SECRET_GRACE_SECONDS,
+    },
+    sites: {
+      domain: env.SITES_DOMAIN?.toLowerCase(),
+      builds: env.SITES_BUILDS,
+      buildTimeoutMs: env.SITES_BUILD_TIMEOUT_MS,
+      buildMemoryMb: env.SITES_BUILD_MEMORY_MB,
+      maxFileBytes: env.SITES_MAX_FILE_BYTES,
+      maxTotalBytes: env.SITES_MAX_TOTAL_BYTES,
+      maxFiles: env.SITES_MAX_FILES,
     },
     storage: {
       backend: env.STORAGE_BACKEND,

@@ -27,7 +27,13 @@ export interface Deps {
   clock: Clock;
   keyring: Keyring;
   /** HMAC keys derived from the master key for values that must match across servers. */
-  hmacKeys: { csrf: Buffer; refreshSuccessor: Buffer; emailSecrets: Buffer; storageUrls: Buffer } & {
+  hmacKeys: {
+    csrf: Buffer;
+    refreshSuccessor: Buffer;
+    emailSecrets: Buffer;
+    storageUrls: Buffer;
+    siteUploads: Buffer;
+  } & {
     /** Backup archive signatures: the primary key's first (it signs), then the previous keys' (they verify). */
     backupArchives: Buffer[];
   };
@@ -128,6 +134,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
         refreshSuccessor: derive(masterKey, 'refresh-successor'),
         emailSecrets: derive(masterKey, 'email-secrets'),
         storageUrls: derive(masterKey, 'storage-urls'),
+        siteUploads: derive(masterKey, 'site-uploads'),
         backupArchives: [masterKey, ...previousKeys].map((key) => derive(key, 'backup-archives')),
       },
       hasher,

@@ -80,6 +80,11 @@ export const errorCatalogue = {
   REALTIME_TABLE_NOT_WATCHED: { status: 404, message: 'This table is not watched.' },
   REALTIME_WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, message: 'Webhook delivery not found.' },
   DOCS_NOT_FOUND: { status: 404, message: 'Documentation not found' },
+  // Sites (the reference's deployments codes).
+  DEPLOYMENT_NOT_FOUND: { status: 404, message: 'Deployment not found.' },
+  DEPLOYMENT_INVALID_FILE: { status: 400, message: 'The deployment file is not valid.' },
+  DOMAIN_NOT_FOUND: { status: 404, message: 'Domain not found.' },
+  DOMAIN_ALREADY_EXISTS: { status: 409, message: 'This domain is already added.' },
   // A write sent to the database whose answer never came: it may or may not have taken effect.
   OUTCOME_UNKNOWN: { status: 503, message: 'The write may or may not have taken effect.' },
   IDEMPOTENCY_KEY_IN_FLIGHT: { status: 409, message: 'A request with this Idempotency-Key is still in progress.' },

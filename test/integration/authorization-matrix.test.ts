@@ -1,7 +1,7 @@
 // Authorization matrix: every route the app registers × every kind of credential a caller can
 // send, with the status the caller must see. The route table is checked against the app's own
 // route tree and OpenAPI document, so a new route without a row here fails this file.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningKey, signingKeyFromPem, signJwt } from '../../src/core/jwt.js';
@@ -2284,7 +2284,172 @@ const routes: Row[] = [
       payload: { event: 'payment.captured', payload: {} },
     }),
   },
+  // Sites (issue 36, br-sites): the deployments API is the admin's; the legacy zip upload is
+  // public and allowed by the signed token its create call answered.
+  {
+    route: 'POST /api/deployments',
+    access: 'admin',
+    ok: 201,
+    request: () => ({ method: 'POST', url: '/api/deployments' }),
+  },
+  {
+    route: 'POST /api/deployments/direct',
+    access: 'admin',
+    ok: 201,
+    request: () => ({ method: 'POST', url: '/api/deployments/direct', payload: { files: [siteFile(randomUUID())] } }),
+  },
+  {
+    route: 'PUT /api/deployments/:id/files/:fileId/content',
+    access: 'admin',
+    ok: 200,
+    request: async () => {
+      const content = randomUUID();
+      const created = await asAdmin({
+        method: 'POST',
+        url: '/api/deployments/direct',
+        payload: { files: [siteFile(content)] },
+      });
+      return {
+        method: 'PUT',
+        url: `/api/deployments/${created.json.id}/files/${created.json.files[0].fileId}/content`,
+        headers: { 'content-type': 'application/octet-stream' },
+        payload: Buffer.from(content),
+      };
+    },
+  },
+  {
+    route: 'POST /api/deployments/:id/source',
+    access: 'public',
+    ok: 204,
+    request: async () => {
+      const created = await asAdmin({ method: 'POST', url: '/api/deployments' });
+      const zip = '--matrix\r\ncontent-disposition: form-data; name="token"\r\n\r\n';
+      return {
+        method: 'POST',
+        url: `/api/deployments/${created.json.id}/source`,
+        headers: { 'content-type': 'multipart/form-data; boundary=matrix' },
+        payload: `${zip}${created.json.uploadFields.token}\r\n--matrix\r\ncontent-disposition: form-data; name="file"; filename="d.zip"\r\n\r\nPK\r\n--matrix--\r\n`,
+      };
+    },
+  },
+  {
+    route: 'POST /api/deployments/:id/start',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({
+      method: 'POST',
+      url: `/api/deployments/${await siteDeployment(false)}/start`,
+      payload: {},
+    }),
+  },
+  {
+    route: 'POST /api/deployments/:id/promote',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({ method: 'POST', url: `/api/deployments/${await siteDeployment(true)}/promote` }),
+  },
+  {
+    route: 'GET /api/deployments',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/deployments?limit=1000' }),
+  },
+  {
+    route: 'GET /api/deployments/:id',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({ method: 'GET', url: `/api/deployments/${await siteDeployment(true)}` }),
+  },
+  {
+    route: 'GET /api/deployments/:id/logs',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({ method: 'GET', url: `/api/deployments/${await siteDeployment(true)}/logs` }),
+  },
+  {
+    route: 'GET /api/deployments/metadata',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/deployments/metadata' }),
+  },
+  {
+    route: 'GET /api/deployments/site',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/deployments/site' }),
+  },
+  {
+    route: 'PATCH /api/deployments/site',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PATCH', url: '/api/deployments/site', payload: { spaFallback: false } }),
+  },
+  {
+    route: 'PUT /api/deployments/slug',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'PUT', url: '/api/deployments/slug', payload: { slug: 'app' } }),
+  },
+  {
+    route: 'GET /api/deployments/domains',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/deployments/domains' }),
+  },
+  {
+    route: 'POST /api/deployments/domains',
+    access: 'admin',
+    ok: 201,
+    request: () => ({
+      method: 'POST',
+      url: '/api/deployments/domains',
+      payload: { domain: `m${randomUUID().slice(0, 8)}.example.com` },
+    }),
+  },
+  {
+    route: 'POST /api/deployments/domains/:domain/verify',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({ method: 'POST', url: `/api/deployments/domains/${await siteDomain()}/verify` }),
+  },
+  {
+    route: 'DELETE /api/deployments/domains/:domain',
+    access: 'admin',
+    ok: 200,
+    request: async () => ({ method: 'DELETE', url: `/api/deployments/domains/${await siteDomain()}` }),
+  },
 ];
+
+// Sites (issue 36, br-sites): a manifest entry, a deployment (waiting with every file uploaded,
+// or READY), and a custom domain, each made fresh by the admin.
+function siteFile(content: string) {
+  return {
+    path: 'index.html',
+    sha: createHash('sha1').update(content).digest('hex'),
+    size: Buffer.byteLength(content),
+  };
+}
+async function siteDeployment(ready: boolean): Promise<string> {
+  const content = `<title>${randomUUID()}</title>`;
+  const created = await asAdmin({
+    method: 'POST',
+    url: '/api/deployments/direct',
+    payload: { files: [siteFile(content)] },
+  });
+  await t.request({
+    method: 'PUT',
+    url: `/api/deployments/${created.json.id}/files/${created.json.files[0].fileId}/content`,
+    headers: { 'x-api-key': t.apiKey, 'content-type': 'application/octet-stream' },
+    payload: Buffer.from(content),
+  });
+  if (ready) await asAdmin({ method: 'POST', url: `/api/deployments/${created.json.id}/start`, payload: {} });
+  return created.json.id;
+}
+async function siteDomain(): Promise<string> {
+  const domain = `d${randomUUID().slice(0, 8)}.example.com`;
+  await asAdmin({ method: 'POST', url: '/api/deployments/domains', payload: { domain } });
+  return domain;
+}
 
 /** The shared user's answer to fresh registration options, from a software authenticator. */
 async function matrixPasskeyRegistration(authenticator = new SoftAuthenticator(new URL(t.config.apiBaseUrl).origin)) {

@@ -19,6 +19,7 @@ const BackupsScreen = lazy(() => import('../screens/backups/BackupsScreen'));
 const LogsScreen = lazy(() => import('../screens/logs/LogsScreen'));
 const PaymentsScreen = lazy(() => import('../screens/payments/PaymentsScreen'));
 const AiScreen = lazy(() => import('../screens/ai/AiScreen'));
+const SitesScreen = lazy(() => import('../screens/sites/SitesScreen'));
 
 export interface ScreenEntry {
   path: string;
@@ -43,6 +44,7 @@ export const screens: ScreenEntry[] = [
   { path: '/logs', label: 'Logs', render: () => <LogsScreen /> },
   { path: '/payments', label: 'Payments', render: () => <PaymentsScreen /> },
   { path: '/ai', label: 'AI', render: () => <AiScreen /> },
+  { path: '/sites', label: 'Sites', render: () => <SitesScreen /> },
 ];
 
 /** The screen that owns a path and the rest of it below the screen's own, or null. */
