@@ -163,9 +163,10 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   const adminSessions = createAdminSessionBinding(deps);
   // A site host answers with the site before any credential check, CORS header or API route.
   sites.serve(app);
-  registerAccessControl(app, deps, revokedSessions, adminSessions, supabaseApiKeyHeader);
-
+  // CORS before access control: a refused credential's 401 carries the page's CORS headers too,
+  // so a browser app reads AUTH_UNAUTHORIZED (and refreshes) instead of a network error.
   registerCors(app, allowsOrigin, supabaseExposedHeaders);
+  registerAccessControl(app, deps, revokedSessions, adminSessions, supabaseApiKeyHeader);
   registerFunctionsOrigin(app, deps.config.functions.origin);
   await app.register(cookie);
 

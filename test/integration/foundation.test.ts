@@ -121,6 +121,17 @@ describe('operations endpoints', () => {
     expect(Object.keys(server.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
   });
 
+  it("a refused credential's 401 carries the CORS headers, so the page can read the error", async () => {
+    const res = await t.request({
+      method: 'GET',
+      url: '/api/auth/sessions/current',
+      headers: { origin: 'https://app.example', authorization: 'Bearer not-a-token' },
+    });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(res.json.error).toEqual(expect.any(String));
+  });
+
   it('reflects the headers a preflight asks for', async () => {
     const res = await t.request({
       method: 'OPTIONS',
