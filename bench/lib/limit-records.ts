@@ -14,6 +14,9 @@ export interface UserClaims {
   email: string;
   role: string;
   sid: string;
+  /** The session's assurance level (RLS can ask for aal2); aal1 when the token says nothing. */
+  aal?: string;
+  is_anonymous?: boolean;
 }
 
 type Rows = postgres.RowList<postgres.Row[]>;
@@ -164,9 +167,16 @@ export const LIMIT_ENVELOPE: EnvelopeName = 'pipelined';
 /** Prefix of the records route of an envelope on the limit server (none for the limit's own). */
 export const envelopePrefix = (name: EnvelopeName) => (name === LIMIT_ENVELOPE ? '' : `/variant/${name}`);
 
-/** The claims JSON Plinth publishes for a user (scopeOf in records.service.ts), same key order. */
+/** The claims JSON Plinth publishes for a user (scopeOf in src/core/principal.ts), same key order. */
 export const scopeClaims = (c: UserClaims) =>
-  JSON.stringify({ sub: c.sub, email: c.email, role: 'authenticated', sid: c.sid });
+  JSON.stringify({
+    sub: c.sub,
+    email: c.email,
+    role: 'authenticated',
+    sid: c.sid,
+    aal: c.aal === 'aal2' ? 'aal2' : 'aal1',
+    is_anonymous: c.is_anonymous === true,
+  });
 
 /** A read's answer as PostgREST sends it: the JSON text, with the Content-Range of its `rows` rows. */
 export const sendRows = (reply: FastifyReply, body: string, rows: number) =>

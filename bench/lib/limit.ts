@@ -56,7 +56,7 @@ const jwsAlgorithm = (key: KeyObject) => (key.asymmetricKeyType === 'ec' ? 'ES25
 
 const b64json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-/** sub, sid, email and role of a valid token, else null. */
+/** sub, sid, email, role, aal and is_anonymous of a valid token, else null. */
 function verifiedClaims(token: string, publicKey: KeyObject): UserClaims | null {
   const [header, payload, signature] = token.split('.');
   if (!header || !payload || !signature) return null;
@@ -64,7 +64,14 @@ function verifiedClaims(token: string, publicKey: KeyObject): UserClaims | null 
     return null;
   const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   if (!(claims.exp > Date.now() / 1000)) return null;
-  return { sub: claims.sub, sid: claims.sid, email: claims.email, role: claims.role };
+  return {
+    sub: claims.sub,
+    sid: claims.sid,
+    email: claims.email,
+    role: claims.role,
+    aal: claims.aal,
+    is_anonymous: claims.is_anonymous,
+  };
 }
 
 function routes(app: FastifyInstance, sql: postgres.Sql, o: LimitOptions): void {

@@ -346,6 +346,34 @@ const recordsInsertOne: Scenario = {
   },
 };
 
+/**
+ * Supabase's /rest/v1 read of one row, as supabase-js sends it (apikey + Bearer), against the same
+ * read on Plinth's own /api/database/records: the adapter's cost (issue 35: within 5%). Both sides
+ * are this Plinth; the records route is the "limit".
+ */
+const supabaseRestReadOne: Scenario = {
+  name: 'supabase-rest-read-one',
+  async run(ctx) {
+    const records = recordsSpec(ctx, 'records-read-one', ctx.plinthUrl);
+    const restPaths = ctx.recordIds.map((id) => `/rest/v1/${RECORDS_TABLE}?select=*&id=eq.${id}`);
+    const rest: SpecFor = async (seconds, phase, warmup) => ({
+      ...(await records(seconds, phase, warmup)),
+      path: restPaths[0]!,
+      paths: restPaths,
+      headers: { apikey: ctx.anonKey, authorization: `Bearer ${ctx.user.accessToken}` },
+    });
+    return {
+      name: this.name,
+      request: `GET /rest/v1/${RECORDS_TABLE}?select=*&id=eq.<random id> (apikey + user Bearer, as supabase-js) against GET ${RECORDS_PATH}?id=eq.<random id>; every answer must be 200`,
+      connections: RECORDS_CONNECTIONS,
+      plinth: await measureLoad(rest, ctx),
+      limit: await measureLoad(records, ctx),
+      limitDoes: `Plinth itself: the same read through ${RECORDS_PATH} (Plinth's own records route)`,
+      target: { kind: 'ratio', min: 0.95 },
+    };
+  },
+};
+
 export const SCENARIOS: Scenario[] = [
   currentSession,
   refresh,
@@ -356,4 +384,5 @@ export const SCENARIOS: Scenario[] = [
   functionsInvoke,
   functionsLatency,
   paymentsSubscriptions,
+  supabaseRestReadOne,
 ];
