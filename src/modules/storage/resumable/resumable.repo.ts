@@ -1,5 +1,6 @@
 // SQL of resumable uploads: their rows (storage.resumable_uploads) and the session-level advisory
 // locks that keep two requests, on any server, off one upload.
+import type { Queryable } from '../../../core/db.js';
 
 export interface ResumableRow {
   id: string;
