@@ -2,7 +2,7 @@
 // read its offset, append to it and terminate it; OPTIONS answers tus's discovery. The body is
 // never parsed: the raw request goes to @tus/server as a web Request (a body carrying
 // Upload-Checksum is first staged and verified, checksum.ts). Errors leave as the app's errors.
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -45,6 +45,28 @@ function tusError(status: number, text: string): AppError {
   });
 }
 
+/**
+ * The request body as a web stream that reads nothing until it is read: a request refused before
+ * its body is wanted leaves the body to Node, which discards it once the answer is sent.
+ */
+function lazyBody(node: Readable): ReadableStream<Uint8Array> {
+  let chunks: AsyncIterator<Buffer> | undefined;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        chunks ??= node[Symbol.asyncIterator]();
+        const next = await chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(new Uint8Array(next.value.buffer, next.value.byteOffset, next.value.byteLength));
+      },
+      async cancel() {
+        await chunks?.return?.();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
 /** The web Request @tus/server reads: the raw body (or the verified staged one), never parsed. */
 function webRequestOf(request: FastifyRequest, staged: StagedBody | undefined): Request {
   const headers = new Headers();
@@ -56,8 +78,8 @@ function webRequestOf(request: FastifyRequest, staged: StagedBody | undefined): 
   let body: ReadableStream | undefined;
   if (staged) {
     headers.set('content-length', String(staged.size));
-    body = Readable.toWeb(staged.open()) as ReadableStream;
-  } else if (hasBody) body = Readable.toWeb(request.raw) as ReadableStream;
+    body = lazyBody(staged.open());
+  } else if (hasBody) body = lazyBody(request.raw);
   const url = new URL(request.url, 'http://plinth.invalid');
   const web = new Request(`http://plinth.invalid${url.pathname}`, {
     method: request.method,
@@ -68,6 +90,13 @@ function webRequestOf(request: FastifyRequest, staged: StagedBody | undefined): 
   // @tus/server ends a write cleanly when the client's connection breaks (Node's request events).
   if (!staged) Object.assign(web, { runtime: { node: { req: request.raw, res: null } } });
   return web;
+}
+
+/** A body left half read (a write refused or cut short) cannot be skipped: the connection closes. */
+function closeIfUnread(request: FastifyRequest, reply: FastifyReply): void {
+  if (request.raw.complete || request.raw.readableEnded) return;
+  reply.header('connection', 'close');
+  reply.raw.once('finish', () => request.raw.destroy());
 }
 
 export function resumableRoutes(resumable: ResumableUploads, surface: ResumableSurface): FastifyPluginAsyncZod {
@@ -92,6 +121,7 @@ export function resumableRoutes(resumable: ResumableUploads, surface: ResumableS
       }
       try {
         const { response, error } = await resumable.handle(server, webRequestOf(request, staged), surface, principal);
+        if (error || response.status >= 400) closeIfUnread(request, reply);
         if (error) throw error;
         const text = await response.text();
         if (response.status >= 400) throw tusError(response.status, text);
@@ -111,6 +141,7 @@ export function resumableRoutes(resumable: ResumableUploads, surface: ResumableS
             `${reply.getHeader('access-control-expose-headers')}, ${TUS_HEADERS}`,
           );
         }
+        closeIfUnread(request, reply);
         reply.code(response.status).send(text.length > 0 ? text : undefined);
       } finally {
         await staged?.dispose();

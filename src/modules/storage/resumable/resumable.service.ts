@@ -242,6 +242,12 @@ export async function createResumableUploads(deps: Deps, options: { onError(err:
       const call: Call = { principal, surface };
       calls.set(request, call);
       const response = await server.handleWeb(request);
+      // Terminated: the row stops counting in the quota, and what the tus store leaves behind
+      // (S3's incomplete part) goes too.
+      if (request.method === 'DELETE' && response.status === 204 && call.row) {
+        await repo.deleteResumable(sql, call.row.id);
+        await store.discard(call.row.id);
+      }
       return { response, error: call.error };
     },
 

@@ -164,6 +164,10 @@ async function createS3ResumableStore(config: Config['storage'], hashes: Running
     // Parts are staged on disk and sent a few at a time: memory stays flat on large uploads.
     maxConcurrentPartUploads: 4,
     s3ClientConfig: {
+      // Parts are files of known length: plain signed bodies, which every S3-compatible server
+      // takes (the SDK's default streams them aws-chunked with a trailing checksum).
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
       bucket: s3.bucket,
       region: config.region,
       endpoint: s3.endpoint,
