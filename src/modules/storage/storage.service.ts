@@ -329,6 +329,7 @@ export function createStorageService(
         scoped(input.principal, async (tx) => {
           const written = await write(tx, input);
           if (!(await claim(tx))) throw notFound();
+          await assertQuota(tx, 0);
           return written;
         }),
       );

@@ -323,6 +323,15 @@ for (const backend of ['local', 's3'] as const) {
       const two = await create(alice, Math.floor(room * 0.6), { bucketName: 'media', objectName: 'q2.bin' });
       expect(two.res.status, await two.res.clone().text()).toBe(413);
       expect((await two.res.json()).error).toBe('STORAGE_INSUFFICIENT_QUOTA');
+      // A plain upload does not fit beside the reserved one either.
+      const plain = await t.request({
+        method: 'PUT',
+        url: '/api/storage/buckets/media/objects/plain.bin',
+        headers: { ...bearer(alice), 'content-type': 'application/octet-stream' },
+        payload: Buffer.alloc(Math.floor(room * 0.5)),
+      });
+      expect(plain.statusCode).toBe(413);
+      expect(plain.json.error).toBe('STORAGE_INSUFFICIENT_QUOTA');
       expect((await fetch(one.url, { method: 'DELETE', headers: tusHeaders(alice) })).status).toBe(204);
       expect(
         (await create(alice, Math.floor(room * 0.6), { bucketName: 'media', objectName: 'q2.bin' })).res.status,

@@ -115,7 +115,7 @@ export function resumableRoutes(resumable: ResumableUploads, surface: ResumableS
         const declared =
           request.method === 'PATCH'
             ? Number((await resumable.ownUpload(resumable.uploadIdOfUrl(uploadUrlId ?? ''), principal)).upload_length)
-            : Number(request.headers['upload-length']);
+            : Math.min(Number(request.headers['upload-length']), await resumable.maxBytes());
         if (!Number.isSafeInteger(declared) || declared < 0) throw tusError(400, 'Invalid Upload-Length');
         staged = await stageVerified(request.raw, resumable.chunkDir, checksum, declared);
       }

@@ -261,6 +261,9 @@ export async function createResumableUploads(deps: Deps, options: { onError(err:
 
     uploadIdOfUrl: (last: string) => store.uploadIdOf(store.storeId(last)),
 
+    /** The largest object accepted right now (a creation's staged body is held to it). */
+    maxBytes: () => storage.maxBytes(),
+
     sweepExpired,
 
     async start(): Promise<void> {
