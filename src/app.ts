@@ -48,7 +48,7 @@ import { docsPlugin } from './modules/docs/index.js';
 import { usagePlugin } from './modules/usage/index.js';
 import { schedulesPlugin } from './modules/schedules/index.js';
 import { loadPlatformKeys, type PlatformKeys, secretsPlugin } from './modules/secrets/index.js';
-import { storagePlugin } from './modules/storage/index.js';
+import { createResumableUploads, storagePlugin } from './modules/storage/index.js';
 import { createSitesHosting } from './modules/sites/index.js';
 import {
   supabaseApiKeyHeader,
@@ -229,8 +229,14 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   await app.register(aiPlugin(deps));
   await app.register(functionsPlugin(deps));
   await app.register(paymentsPlugin(deps));
-  await app.register(storagePlugin(deps));
-  await app.register(supabaseStoragePlugin(deps));
+  // Resumable uploads (tus) on Plinth's path and Supabase's: one store, locker and sweep for both.
+  const resumableUploads = await createResumableUploads(deps, {
+    onError: (err) => app.log.error({ err }, 'resumable uploads'),
+  });
+  app.addHook('onReady', () => resumableUploads.start());
+  app.addHook('onClose', () => resumableUploads.close());
+  await app.register(storagePlugin(deps, resumableUploads));
+  await app.register(supabaseStoragePlugin(deps, resumableUploads));
   await app.register(schedulesPlugin(deps));
   await app.register(sites.plugin);
   if (logging.plugin) await app.register(logging.plugin);

@@ -205,6 +205,14 @@ const envSchema = z
       .int()
       .min(1)
       .default(50 * 1024 * 1024),
+    // Resumable uploads (tus): how long an incomplete upload lives; the total bytes of stored
+    // objects plus uploads in progress (0: no quota).
+    STORAGE_RESUMABLE_EXPIRY_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(60)
+      .default(24 * 60 * 60),
+    STORAGE_QUOTA_BYTES: z.coerce.number().int().min(0).default(0),
     STORAGE_S3_BUCKET: z.string().min(1).optional(),
     STORAGE_S3_PREFIX: z.string().default(''),
     STORAGE_S3_REGION: z.string().min(1).optional(),
@@ -431,6 +439,8 @@ const envSchema = z
       backend: env.STORAGE_BACKEND,
       dir: path.resolve(env.STORAGE_DIR ?? path.join(env.PLINTH_DATA_DIR, 'storage')),
       maxFileSizeBytes: env.STORAGE_MAX_FILE_SIZE_BYTES,
+      resumableExpirySeconds: env.STORAGE_RESUMABLE_EXPIRY_SECONDS,
+      quotaBytes: env.STORAGE_QUOTA_BYTES,
       // The signing region: the storage setting, then the AWS one, then us-east-2.
       region: env.STORAGE_S3_REGION ?? env.AWS_REGION ?? 'us-east-2',
       s3: env.STORAGE_S3_BUCKET

@@ -64,6 +64,13 @@ export const errorCatalogue = {
   STORAGE_ALREADY_EXISTS: { status: 409, message: 'The bucket already exists.' },
   STORAGE_INVALID_PARAMETER: { status: 400, message: 'Invalid storage parameter.' },
   STORAGE_PERMISSION_DENIED: { status: 403, message: 'Row-level security does not allow this.' },
+  STORAGE_INSUFFICIENT_QUOTA: { status: 413, message: 'The storage quota does not leave room for this upload.' },
+  STORAGE_CHECKSUM_MISMATCH: {
+    status: 460,
+    message: 'The checksum of the received bytes does not match Upload-Checksum.',
+  },
+  STORAGE_UPLOAD_LOCKED: { status: 423, message: 'Another request is writing this upload.' },
+  STORAGE_UPLOAD_EXPIRED: { status: 410, message: 'This upload has expired.' },
   S3_ACCESS_KEY_NOT_FOUND: { status: 404, message: 'Access key not found.' },
   S3_ACCESS_KEY_LIMIT_EXCEEDED: { status: 400, message: 'Too many S3 access keys.' },
   SECRET_NOT_FOUND: { status: 404, message: 'Secret not found.' },

@@ -9,6 +9,8 @@ import { sendError } from './error-handler.js';
 const EXPOSED_HEADERS = 'Content-Range, Preference-Applied, X-Request-Id, Retry-After';
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 const FUNCTION_PREFLIGHTS = '/functions/v1/';
+/** tus endpoints answer a plain OPTIONS (protocol discovery) themselves; preflights stay here. */
+const TUS_DISCOVERY = ['/api/storage/uploads/resumable', '/storage/v1/upload/resumable'];
 // Chromium's ceiling: a page whose every call is preflighted (supabase-js's apikey header does
 // that) asks once per URL every two hours instead of before each request.
 const PREFLIGHT_MAX_AGE_SECONDS = '7200';
@@ -68,6 +70,8 @@ export function registerCors(app: FastifyInstance, allows: OriginPolicy, extra?:
     }
     // Supabase's functions answer their own preflights (modules/functions/invoke.routes.ts).
     if (request.method !== 'OPTIONS' || request.url.startsWith(FUNCTION_PREFLIGHTS)) return done();
+    const preflight = request.headers['access-control-request-method'] !== undefined;
+    if (!preflight && TUS_DISCOVERY.some((p) => request.url.startsWith(p))) return done();
     if (origin === undefined || request.headers['access-control-request-method'] === undefined) {
       sendError(reply, notAPreflight());
       return;

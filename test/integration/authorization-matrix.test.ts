@@ -2418,6 +2418,70 @@ const routes: Row[] = [
     ok: 200,
     request: async () => ({ method: 'DELETE', url: `/api/deployments/domains/${await siteDomain()}` }),
   },
+  // Resumable uploads (tus 1.0), issue 37 part 2 (br-tus): Plinth's path and Supabase's. Creation
+  // needs any credential (row-level security decides, here the matrix bucket's policy lets every
+  // role write); an upload id nobody created is 404 to every caller; discovery is public.
+  ...['/api/storage/uploads/resumable', '/storage/v1/upload/resumable'].flatMap((path): Row[] => {
+    const tusHeaders = { 'tus-resumable': '1.0.0' };
+    const unknown = () => `${path}/${randomUUID()}`;
+    return [
+      {
+        route: `POST ${path}`,
+        access: 'client',
+        ok: 201,
+        hidden: true,
+        request: async () => ({
+          method: 'POST',
+          url: path,
+          headers: {
+            ...tusHeaders,
+            'upload-length': '5',
+            'upload-metadata': `bucketName ${Buffer.from(await storageBucket()).toString('base64')},objectName ${Buffer.from(`tus/${randomUUID()}`).toString('base64')}`,
+          },
+        }),
+      },
+      {
+        route: `OPTIONS ${path}`,
+        access: 'public',
+        ok: 204,
+        hidden: true,
+        request: () => ({ method: 'OPTIONS', url: path }),
+      },
+      {
+        route: `OPTIONS ${path}/:id`,
+        access: 'public',
+        ok: 204,
+        hidden: true,
+        request: () => ({ method: 'OPTIONS', url: unknown() }),
+      },
+      {
+        route: `HEAD ${path}/:id`,
+        access: 'client',
+        ok: 404,
+        hidden: true,
+        request: () => ({ method: 'HEAD', url: unknown(), headers: tusHeaders }),
+      },
+      {
+        route: `PATCH ${path}/:id`,
+        access: 'client',
+        ok: 404,
+        hidden: true,
+        request: () => ({
+          method: 'PATCH',
+          url: unknown(),
+          headers: { ...tusHeaders, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+          payload: 'bytes',
+        }),
+      },
+      {
+        route: `DELETE ${path}/:id`,
+        access: 'client',
+        ok: 404,
+        hidden: true,
+        request: () => ({ method: 'DELETE', url: unknown(), headers: tusHeaders }),
+      },
+    ];
+  }),
 ];
 
 // Sites (issue 36, br-sites): a manifest entry, a deployment (waiting with every file uploaded,
@@ -2975,6 +3039,10 @@ function expectStorageRefusal(res: Response, status: 401 | 403) {
 
 function expectOutcome(res: Response, row: Row, outcome: Outcome, kind: Kind) {
   if (row.gotrue) return expectGoTrueOutcome(res, row, outcome, kind);
+  // A HEAD answer has no body to check: its status says it (tus's HEAD routes have no GET twin).
+  if (row.route.startsWith('HEAD ')) {
+    return expect(res.statusCode).toBe(outcome === 'ok' ? row.ok : outcome === 'aal2' ? 403 : outcome);
+  }
   if ((outcome === 401 || outcome === 403) && row.route.includes(' /storage/v1/') && !row.route.includes('/s3')) {
     expectStorageRefusal(res, outcome);
   } else if (outcome === 401) expectUnauthorized(res, kind);

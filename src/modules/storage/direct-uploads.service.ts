@@ -26,7 +26,7 @@ export interface ConfirmRequest {
 }
 
 /** Who asked for an upload: only they may confirm it. */
-const requesterOf = (p: Principal): string => {
+export const requesterOf = (p: Principal): string => {
   if (p.kind === 'user') return `user:${p.userId}`;
   if (p.kind === 'anon') return 'anon';
   return p.via === 'apiKey' ? 'api-key' : `admin:${p.subject}`;

@@ -9,3 +9,5 @@ export { createUrlSigner, MAX_EXPIRES_IN, type UrlSigner } from './signed-urls.j
 export { sendObject } from './download.js';
 export { normaliseMimeType } from './keys.js';
 export { createObjectOps, type FolderEntry, type FolderSortColumn, type ObjectOps } from './object-ops.service.js';
+export { createResumableUploads, type ResumableSurface, type ResumableUploads } from './resumable/resumable.service.js';
+export { resumableRoutes } from './resumable/resumable.routes.js';

@@ -15,8 +15,10 @@ import { storageConfigRoutes } from './storage-config.routes.js';
 import { createStorageConfig } from './storage-config.service.js';
 import { createStorageService } from './storage.service.js';
 import { uploadRoutes } from './uploads.routes.js';
+import { resumableRoutes } from './resumable/resumable.routes.js';
+import { PLINTH_SURFACE, type ResumableUploads } from './resumable/resumable.service.js';
 
-export function storagePlugin(deps: Deps): FastifyPluginAsyncZod {
+export function storagePlugin(deps: Deps, resumable?: ResumableUploads): FastifyPluginAsyncZod {
   return async (app) => {
     const settings = createStorageConfig(deps);
     const storage = createStorageService(deps, settings);
@@ -35,5 +37,6 @@ export function storagePlugin(deps: Deps): FastifyPluginAsyncZod {
     await app.register(gatewayRoutes(deps, storage, accessKeys));
     await app.register(storageConfigRoutes(settings));
     await app.register(uploadRoutes(storage, { now: () => deps.clock.now() }));
+    if (resumable) await app.register(resumableRoutes(resumable, PLINTH_SURFACE));
   };
 }

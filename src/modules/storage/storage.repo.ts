@@ -319,6 +319,19 @@ export async function lapsedDirectUploads(db: Queryable, before: Date): Promise<
   return rows.map((r) => r.blob_id);
 }
 
+// ---- quota (STORAGE_QUOTA_BYTES)
+
+/** Holds off every other writer of the quota's usage until the transaction ends. */
+export async function lockQuota(db: Queryable): Promise<void> {
+  await db`select pg_advisory_xact_lock(hashtext('storage.quota'))`;
+}
+
+/** Bytes of every object plus the declared lengths of uploads still in progress at `now`. */
+export async function usedBytes(db: Queryable, now: Date): Promise<number> {
+  const [row] = await db<{ used: string }[]>`select storage.used_bytes(${now})::text as used`;
+  return Number(row!.used);
+}
+
 // ---- settings
 
 export interface ConfigRow {

@@ -62,7 +62,7 @@ const SCOPED_OVERRIDES: PgOverrides = {
 export const bucketSummaries = (db: Queryable) => repo.listBucketSummaries(db);
 
 export function createStorageService(
-  deps: Pick<Deps, 'sql' | 'blobStore' | 'config'>,
+  deps: Pick<Deps, 'sql' | 'blobStore' | 'config' | 'clock'>,
   settings: Pick<StorageConfig, 'maxBytes'>,
 ) {
   const { sql, blobStore } = deps;
@@ -142,6 +142,21 @@ export function createStorageService(
     }
   }
 
+  /**
+   * 413 when the objects and uploads in progress (STORAGE_QUOTA_BYTES) exceed the quota with
+   * `adding` more bytes; in the transaction that writes, which it serialises with every other.
+   */
+  async function assertQuota(tx: Queryable, adding: number): Promise<void> {
+    const quota = deps.config.storage.quotaBytes;
+    if (!quota) return;
+    await repo.lockQuota(tx);
+    if ((await repo.usedBytes(tx, deps.clock.now())) + adding > quota) {
+      throw new AppError('STORAGE_INSUFFICIENT_QUOTA', `The storage quota (${quota} bytes) is full.`, {
+        nextActions: 'Delete objects or abandoned uploads, or raise STORAGE_QUOTA_BYTES.',
+      });
+    }
+  }
+
   /** Runs a scoped statement; row-level security refusals are storage's own 403. */
   const scoped = <T>(principal: Principal, work: (tx: Queryable) => Promise<T>): Promise<T> =>
     withPgOverrides(SCOPED_OVERRIDES, () =>
@@ -171,6 +186,7 @@ export function createStorageService(
               etag: staged.md5,
             });
             await repo.claimBlob(tx, staged.id);
+            await assertQuota(tx, 0);
             await blobStore.promote(staged.id);
             return written;
           }),
@@ -211,6 +227,8 @@ export function createStorageService(
     withNewBlob,
     withPendingBlob,
     scoped,
+    assertAllowedType,
+    assertQuota,
     putRow,
     head,
     remove,
@@ -299,14 +317,22 @@ export function createStorageService(
      * `claim` (which must answer false when the blob was claimed already: 404).
      */
     async adoptBlob(
-      input: Omit<RowInput, 'via'> & { principal: Principal },
+      input: Omit<RowInput, 'via'> & { principal: Principal; upsert?: boolean },
       claim: (tx: Queryable) => Promise<boolean>,
     ): Promise<StoredFile> {
-      const row = await scoped(input.principal, async (tx) => {
-        const written = await repo.upsertObject(tx, input);
-        if (!(await claim(tx))) throw notFound();
-        return written;
-      });
+      const write = input.upsert === false ? repo.insertObject : repo.upsertObject;
+      const overrides: PgOverrides = {
+        '23503': () => bucketNotFound(input.bucket),
+        '23505': () => new AppError('STORAGE_ALREADY_EXISTS', 'The resource already exists.'),
+      };
+      const row = await withPgOverrides(overrides, () =>
+        scoped(input.principal, async (tx) => {
+          const written = await write(tx, input);
+          if (!(await claim(tx))) throw notFound();
+          await assertQuota(tx, 0);
+          return written;
+        }),
+      );
       await sweepOrphans();
       return toFile(row);
     },

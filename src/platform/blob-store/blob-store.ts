@@ -27,6 +27,11 @@ export interface BlobStore {
   remove(id: string): Promise<void>;
   /** The blob's bytes, or null when it does not exist. */
   read(id: string, range?: ByteRange): Promise<Readable | null>;
+  /**
+   * Local disk only: moves a complete file (on the same file system, e.g. a resumable upload's)
+   * into place as blob `id`, atomically; it must be noted as pending first, like a staged blob.
+   */
+  adoptFile?(id: string, file: string): Promise<void>;
   /** Present when clients can write blobs to the backend themselves (S3: a presigned POST). */
   readonly direct?: DirectWrites;
 }

@@ -41,6 +41,10 @@ export async function createLocalBlobStore(dir: string): Promise<BlobStore> {
       await mkdir(path.dirname(blobPath(id)), { recursive: true, mode: 0o700 });
       await rename(tmpPath(id), blobPath(id));
     },
+    async adoptFile(id, file) {
+      await mkdir(path.dirname(blobPath(id)), { recursive: true, mode: 0o700 });
+      await rename(file, blobPath(id));
+    },
     async remove(id) {
       await rm(tmpPath(id), { force: true });
       await rm(blobPath(id), { force: true });

@@ -94,12 +94,16 @@ function directWrites(
   };
 }
 
+/** The object key of blob `id` under the configured prefix. */
+export const s3BlobKey = (prefix: string, id: string): string =>
+  `${prefix}${prefix && !prefix.endsWith('/') ? '/' : ''}blobs/${id}`;
+
 export function createS3BlobStore(
   s3: S3Settings,
   region: string,
 ): BlobStore & { client: S3Client; keyOf(id: string): string } {
   const client = createS3Client(s3, region);
-  const keyOf = (id: string) => `${s3.prefix}${s3.prefix && !s3.prefix.endsWith('/') ? '/' : ''}blobs/${id}`;
+  const keyOf = (id: string) => s3BlobKey(s3.prefix, id);
   const isMissing = (err: unknown) => {
     const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
     return e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404;

@@ -2,15 +2,28 @@
 // of buckets, objects and blobs; the same row-level security), answering in storage-api's shapes.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../../deps.js';
-import { createObjectOps, createStorageConfig, createStorageService } from '../../storage/index.js';
+import {
+  createObjectOps,
+  createStorageConfig,
+  createStorageService,
+  resumableRoutes,
+  type ResumableUploads,
+} from '../../storage/index.js';
 import { bucketRoutes } from './buckets.routes.js';
 import { objectRoutes } from './objects.routes.js';
 import { signRoutes } from './sign.routes.js';
 import { createSupabaseTokens } from './signed-tokens.js';
 import { useStorageErrorShape } from './storage-errors.js';
-import { uploadRoutes } from './uploads.routes.js';
+import { cacheControlOf, uploadRoutes } from './uploads.routes.js';
 
-export function supabaseStoragePlugin(deps: Deps): FastifyPluginAsyncZod {
+/** storage-api's tus endpoint: x-upsert on creation, cacheControl metadata in seconds. */
+const SUPABASE_RESUMABLE = {
+  path: '/storage/v1/upload/resumable',
+  upsert: (headers: Headers) => headers.get('x-upsert') === 'true',
+  cacheControl: (value: string | undefined) => cacheControlOf(value),
+};
+
+export function supabaseStoragePlugin(deps: Deps, resumable?: ResumableUploads): FastifyPluginAsyncZod {
   return async (app) => {
     const storage = createStorageService(deps, createStorageConfig(deps));
     const ops = createObjectOps(storage);
@@ -20,5 +33,6 @@ export function supabaseStoragePlugin(deps: Deps): FastifyPluginAsyncZod {
     await app.register(objectRoutes(storage, ops));
     await app.register(signRoutes(storage, tokens));
     await app.register(uploadRoutes(storage, tokens));
+    if (resumable) await app.register(resumableRoutes(resumable, SUPABASE_RESUMABLE));
   };
 }

@@ -24,7 +24,7 @@ interface Upload {
 }
 
 /** '3600' or 'max-age=3600' → 'max-age=3600'; anything else → storage-js's default. */
-const cacheControlOf = (value: string | undefined) => {
+export const cacheControlOf = (value: string | undefined) => {
   const seconds = /^(?:max-age=)?(\d{1,10})$/.exec(value?.trim() ?? '')?.[1];
   return `max-age=${seconds ?? '3600'}`;
 };
