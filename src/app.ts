@@ -48,7 +48,7 @@ import { docsPlugin } from './modules/docs/index.js';
 import { usagePlugin } from './modules/usage/index.js';
 import { schedulesPlugin } from './modules/schedules/index.js';
 import { loadPlatformKeys, type PlatformKeys, secretsPlugin } from './modules/secrets/index.js';
-import { storagePlugin } from './modules/storage/index.js';
+import { createImageService, storagePlugin } from './modules/storage/index.js';
 import {
   supabaseApiKeyHeader,
   supabaseExposedHeaders,
@@ -145,11 +145,14 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   registerRequestDeadline(app, deps.config);
   const logging = installLogging(app, deps);
   const realtimeRefusals = createRealtimeRefusals();
+  // Image transformations: one queue and variant cache for Plinth's and Supabase's paths.
+  const images = createImageService(deps, (err) => app.log.warn({ err }, 'storing an image variant failed'));
   const metricsPlugin = instrumentRequests(
     app,
     deps,
     () => logging.service?.droppedCount() ?? 0,
     () => realtimeRefusals.counts(),
+    () => images.counts(),
   );
   const revokedSessions = await startRevokedSessions(deps, (err) =>
     app.log.error({ err }, 'reloading revoked sessions failed'),
@@ -222,8 +225,8 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   await app.register(aiPlugin(deps));
   await app.register(functionsPlugin(deps));
   await app.register(paymentsPlugin(deps));
-  await app.register(storagePlugin(deps));
-  await app.register(supabaseStoragePlugin(deps));
+  await app.register(storagePlugin(deps, images));
+  await app.register(supabaseStoragePlugin(deps, images));
   await app.register(schedulesPlugin(deps));
   if (logging.plugin) await app.register(logging.plugin);
   if (metricsPlugin) await app.register(metricsPlugin);

@@ -64,6 +64,9 @@ export const errorCatalogue = {
   STORAGE_ALREADY_EXISTS: { status: 409, message: 'The bucket already exists.' },
   STORAGE_INVALID_PARAMETER: { status: 400, message: 'Invalid storage parameter.' },
   STORAGE_PERMISSION_DENIED: { status: 403, message: 'Row-level security does not allow this.' },
+  // Image transformations (issue 37): a source the limits refuse, or one that is no image sharp may read.
+  IMAGE_TOO_LARGE: { status: 422, message: 'The image is too large to transform.' },
+  IMAGE_NOT_SUPPORTED: { status: 422, message: 'The object is not an image that can be transformed.' },
   S3_ACCESS_KEY_NOT_FOUND: { status: 404, message: 'Access key not found.' },
   S3_ACCESS_KEY_LIMIT_EXCEEDED: { status: 400, message: 'Too many S3 access keys.' },
   SECRET_NOT_FOUND: { status: 404, message: 'Secret not found.' },

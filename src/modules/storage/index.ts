@@ -9,3 +9,5 @@ export { createUrlSigner, MAX_EXPIRES_IN, type UrlSigner } from './signed-urls.j
 export { sendObject } from './download.js';
 export { normaliseMimeType } from './keys.js';
 export { createObjectOps, type FolderEntry, type FolderSortColumn, type ObjectOps } from './object-ops.service.js';
+export { createImageService, type ImageCounts, type ImageService } from './images.service.js';
+export { canonicalTransform, signedSubject, transformOf, transformQuery, type Transform } from './image-params.js';
