@@ -98,7 +98,9 @@ export async function transformImage(
     ? { width: meta.width, height: pageHeight }
     : { width: meta.autoOrient?.width ?? meta.width, height: meta.autoOrient?.height ?? pageHeight };
   if (r.width !== undefined && r.height !== undefined) {
-    image = image.resize({ width: r.width, height: r.height, fit: r.fit, withoutEnlargement: true });
+    // contain keeps the whole image inside the box without padding it (as Supabase's does).
+    const fit = r.fit === 'contain' ? 'inside' : r.fit;
+    image = image.resize({ width: r.width, height: r.height, fit, withoutEnlargement: true });
   } else {
     const size = boundedSize(oriented.width, oriented.height, r, limits.maxDimension);
     if (size.width !== oriented.width || size.height !== oriented.height) {

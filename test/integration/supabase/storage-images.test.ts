@@ -62,7 +62,7 @@ describe('download(path, { transform })', () => {
       .from('vault')
       .download(aliceKey, { transform: { width: 32, height: 32, resize: 'contain' } });
     expect(error).toBeNull();
-    expect(await sizeOf(await data!.arrayBuffer())).toEqual({ format: 'png', width: 32, height: 32 });
+    expect(await sizeOf(await data!.arrayBuffer())).toEqual({ format: 'png', width: 32, height: 24 });
     const webp = await fetch(`${url}/storage/v1/render/image/authenticated/vault/${aliceKey}?width=16`, {
       headers: { apikey: t.anonKey, authorization: `Bearer ${aliceToken}`, accept: 'image/webp,*/*' },
     });
