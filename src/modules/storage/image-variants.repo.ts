@@ -9,28 +9,27 @@ export interface VariantRow {
   mime_type: string;
 }
 
-/**
- * The variant `params` of the object now at (bucket, key), if cached; a hit marks it used (at
- * most once a minute, so hits rarely write). The caller compares source_blob_id with the row
- * its access check read, so a replace between the two is never served.
- */
-export async function findVariantAt(
+/** The variant `params` of blob `sourceBlobId`, if cached; a hit marks it used (at most once a minute). */
+export async function findVariant(
   db: Queryable,
-  bucket: string,
-  key: string,
+  sourceBlobId: string,
   params: string,
 ): Promise<VariantRow | undefined> {
   const [row] = await db<VariantRow[]>`
     with hit as (
-      select v.source_blob_id, v.blob_id, v.size, v.mime_type, v.last_used_at
-      from storage.objects o join storage.image_variants v on v.source_blob_id = o.blob_id and v.params = ${params}
-      where o.bucket = ${bucket} and o.key = ${key}
+      select source_blob_id, blob_id, size, mime_type, last_used_at from storage.image_variants
+      where source_blob_id = ${sourceBlobId} and params = ${params}
     ), touched as (
       update storage.image_variants v set last_used_at = now() from hit
-      where v.source_blob_id = hit.source_blob_id and v.params = ${params} and hit.last_used_at < now() - interval '1 minute'
+      where v.blob_id = hit.blob_id and hit.last_used_at < now() - interval '1 minute'
     )
     select source_blob_id, blob_id, size, mime_type from hit`;
   return row;
+}
+
+/** Marks a variant used now (a hit answered from the server's memory of the cache). */
+export async function touchVariant(db: Queryable, blobId: string): Promise<void> {
+  await db`update storage.image_variants set last_used_at = now() where blob_id = ${blobId}`;
 }
 
 /** Records a stored variant; false when one is there already (another request stored it first). */

@@ -2,6 +2,9 @@
 // how: credential, public bucket or signed URL), then the variant cache (keyed by the object's
 // blob, so a replaced object never answers with its old variants), else one transformation in
 // the bounded queue, stored as a variant; the cache is kept under its size bound, LRU first.
+// A variant's bytes never change (same source blob, same parameters), so each server remembers
+// where the variants it has seen are, and a hit costs no query beyond the access check: a
+// remembered variant whose bytes are gone (evicted, or its object replaced) is simply made again.
 import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -48,6 +51,17 @@ interface Made {
 class AlreadyStored extends Error {}
 
 const YEAR = 31_536_000;
+/** Variants each server remembers the place of (a few hundred bytes each). */
+const REMEMBERED = 10_000;
+/** A remembered hit marks its row used at most this often (the LRU order of eviction). */
+const TOUCH_EVERY_MS = 60_000;
+
+interface KnownVariant {
+  blobId: string;
+  size: number;
+  mimeType: string;
+  touchedAt: number;
+}
 
 /** Reads a stream into memory, refusing past `max` bytes. */
 async function readAll(body: Readable, max: number): Promise<Buffer> {
@@ -73,7 +87,7 @@ const matches = (ifNoneMatch: string | undefined, etag: string) =>
   !!ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*');
 
 export function createImageService(
-  deps: Pick<Deps, 'sql' | 'blobStore' | 'config'>,
+  deps: Pick<Deps, 'sql' | 'blobStore' | 'config' | 'clock'>,
   onStoreError: (err: unknown) => void = () => {},
 ) {
   const { sql, blobStore } = deps;
@@ -82,6 +96,33 @@ export function createImageService(
   const queue = createWorkQueue(cfg.concurrency, cfg.queue);
   const inflight = new Map<string, Promise<Made>>();
   const counts = { hits: 0, misses: 0, evictions: 0 };
+  // Insertion order is use order: a hit moves its entry to the end, the oldest goes first.
+  const known = new Map<string, KnownVariant>();
+  const remember = (key: string, v: KnownVariant) => {
+    known.delete(key);
+    known.set(key, v);
+    if (known.size > REMEMBERED) known.delete(known.keys().next().value!);
+  };
+
+  /** Where the variant `params` of `sourceBlobId` is: remembered, else from its row; undefined when not cached. */
+  async function locate(sourceBlobId: string, params: string): Promise<KnownVariant | undefined> {
+    const key = `${sourceBlobId}\n${params}`;
+    const remembered = known.get(key);
+    const now = deps.clock.now().getTime();
+    if (remembered) {
+      remember(key, remembered);
+      if (now - remembered.touchedAt > TOUCH_EVERY_MS) {
+        remembered.touchedAt = now;
+        await variants.touchVariant(sql, remembered.blobId);
+      }
+      return remembered;
+    }
+    const row = await variants.findVariant(sql, sourceBlobId, params);
+    if (!row) return undefined;
+    const found = { blobId: row.blob_id, size: Number(row.size), mimeType: row.mime_type, touchedAt: now };
+    remember(key, found);
+    return found;
+  }
   const limits = {
     maxSourcePixels: cfg.maxSourcePixels,
     maxDimension: cfg.maxDimension,
@@ -106,6 +147,12 @@ export function createImageService(
           await claimBlob(tx, id);
           await blobStore.promote(id);
         });
+      });
+      remember(`${sourceBlobId}\n${params}`, {
+        blobId: id,
+        size: made.data.length,
+        mimeType: made.mimeType,
+        touchedAt: deps.clock.now().getTime(),
       });
     } catch (err) {
       // Stored by another request first, or the source was replaced or deleted meanwhile (the
@@ -152,12 +199,6 @@ export function createImageService(
         accept: request.headers.accept,
       });
       const params = variantParams(resolved);
-      // The cache is read beside the access check, and used only once that check passed and
-      // read the same version of the object.
-      const cached =
-        cfg.cacheMaxBytes > 0
-          ? variants.findVariantAt(sql, req.bucket, req.key, params).catch(() => undefined)
-          : Promise.resolve(undefined);
       const { row, shared } = await req.find();
 
       const etag = `"${createHash('sha256').update(`${row.blob_id}\n${params}`).digest('base64url').slice(0, 32)}"`;
@@ -172,16 +213,17 @@ export function createImageService(
       }
       if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send();
 
-      const hit = await cached;
-      if (hit && hit.source_blob_id === row.blob_id) {
-        const body = request.method === 'HEAD' ? null : await blobStore.read(hit.blob_id);
+      const hit = cfg.cacheMaxBytes > 0 ? await locate(row.blob_id, params) : undefined;
+      if (hit) {
+        const body = request.method === 'HEAD' ? null : await blobStore.read(hit.blobId);
         if (body || request.method === 'HEAD') {
           counts.hits++;
-          reply.header('content-type', hit.mime_type).header('content-length', Number(hit.size));
+          reply.header('content-type', hit.mimeType).header('content-length', hit.size);
           return reply.send(body ?? undefined);
         }
-        // Its bytes are gone (evicted just now): forget it and make it again.
-        await variants.deleteVariant(sql, hit.blob_id);
+        // Its bytes are gone (evicted, or its source replaced, meanwhile): forget it, make it again.
+        known.delete(`${row.blob_id}\n${params}`);
+        await variants.deleteVariant(sql, hit.blobId);
       }
       counts.misses++;
       const made = await produce(row, resolved, params);

@@ -113,12 +113,17 @@ describe('the cache’s size bound', () => {
     expect((await variant(101)).statusCode).toBe(200);
     expect(await has(100)).toBe(true);
     expect(await has(101)).toBe(true);
-    // Both were last used ten minutes ago, 100 before 101; then 100 is read again (a hit marks it).
+    // Both were last used minutes ago, 100 before 101; a minute on (a hit marks a variant used at
+    // most once a minute), 100 is read again.
     await t.deps.sql`update storage.image_variants set last_used_at = now() - interval '10 minutes'
       where params like 'w100.%'`;
     await t.deps.sql`update storage.image_variants set last_used_at = now() - interval '9 minutes'
       where params like 'w101.%'`;
+    t.clock.advance(61_000);
     expect((await variant(100)).statusCode).toBe(200);
+    const [touched] = await t.deps.sql<{ recent: boolean }[]>`
+      select last_used_at > now() - interval '1 minute' as recent from storage.image_variants where params like 'w100.%'`;
+    expect(touched?.recent).toBe(true);
 
     // A third ~5 kB variant passes the 12 kB bound: 101, least recently used, goes.
     expect((await variant(102)).statusCode).toBe(200);

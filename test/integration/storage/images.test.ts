@@ -4,7 +4,7 @@
 // decompression bombs, animated frames past the pixel limit), who may read a variant (exactly who
 // may read the object: credential, public bucket, signed URL covering the transformation), and the
 // variant cache (hit/miss counters, ETag and 304, variants gone with a replaced or deleted object).
-import { mkdtemp, readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -405,6 +405,37 @@ describe('the variant cache', () => {
     const removed = before.filter((id) => !after.includes(id));
     expect(removed).toHaveLength(1);
     expect(await blobFiles()).not.toContain(removed[0]);
+  });
+
+  it('a variant whose bytes went (evicted by another server) is made again, not answered empty', async () => {
+    const url = objectUrl('pics', 'two-tone.png', 'width=30&format=jpeg');
+    const first = await get(url);
+    const [stored] = await t.deps.sql<{ blob_id: string }[]>`
+      select blob_id from storage.image_variants where params = 'w30.h.cover.q80.jpeg'`;
+    await rm(path.join(storageDir, 'blobs', stored!.blob_id.slice(0, 2), stored!.blob_id));
+    const again = await get(url);
+    expect(again.statusCode).toBe(200);
+    expect(again.rawPayload.length).toBe(first.rawPayload.length);
+    const [remade] = await t.deps.sql<{ blob_id: string }[]>`
+      select blob_id from storage.image_variants where params = 'w30.h.cover.q80.jpeg'`;
+    expect(remade!.blob_id).not.toBe(stored!.blob_id);
+    expect(await blobFiles()).toContain(remade!.blob_id);
+  });
+
+  it('a second server on the same database and store answers from the variants the first made', async () => {
+    const url = objectUrl('pics', 'two-tone.png', 'width=26&format=webp');
+    const first = await get(url);
+    const other = await t.startAnotherServer();
+    try {
+      const res = await other.app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(200);
+      expect(res.rawPayload.equals(first.rawPayload)).toBe(true);
+      const metrics = await other.app.inject({ method: 'GET', url: '/metrics', headers: admin() });
+      expect(metrics.body).toMatch(/^plinth_storage_image_cache_hits_total 1$/m);
+      expect(metrics.body).toMatch(/^plinth_storage_image_cache_misses_total 0$/m);
+    } finally {
+      await other.close();
+    }
   });
 
   it('no request role can read the variant table', async () => {
