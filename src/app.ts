@@ -48,7 +48,7 @@ import { docsPlugin } from './modules/docs/index.js';
 import { usagePlugin } from './modules/usage/index.js';
 import { schedulesPlugin } from './modules/schedules/index.js';
 import { loadPlatformKeys, type PlatformKeys, secretsPlugin } from './modules/secrets/index.js';
-import { createResumableUploads, storagePlugin } from './modules/storage/index.js';
+import { createImageService, createResumableUploads, storagePlugin } from './modules/storage/index.js';
 import { createSitesHosting } from './modules/sites/index.js';
 import {
   supabaseApiKeyHeader,
@@ -149,11 +149,14 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   registerRequestDeadline(app, deps.config);
   const logging = installLogging(app, deps);
   const realtimeRefusals = createRealtimeRefusals();
+  // Image transformations: one queue and variant cache for Plinth's and Supabase's paths.
+  const images = createImageService(deps, (err) => app.log.warn({ err }, 'storing an image variant failed'));
   const metricsPlugin = instrumentRequests(
     app,
     deps,
     () => logging.service?.droppedCount() ?? 0,
     () => realtimeRefusals.counts(),
+    () => images.counts(),
   );
   const revokedSessions = await startRevokedSessions(deps, (err) =>
     app.log.error({ err }, 'reloading revoked sessions failed'),
@@ -235,8 +238,8 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   });
   app.addHook('onReady', () => resumableUploads.start());
   app.addHook('onClose', () => resumableUploads.close());
-  await app.register(storagePlugin(deps, resumableUploads));
-  await app.register(supabaseStoragePlugin(deps, resumableUploads));
+  await app.register(storagePlugin(deps, images, resumableUploads));
+  await app.register(supabaseStoragePlugin(deps, images, resumableUploads));
   await app.register(schedulesPlugin(deps));
   await app.register(sites.plugin);
   if (logging.plugin) await app.register(logging.plugin);

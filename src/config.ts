@@ -244,6 +244,24 @@ const envSchema = z
       .min(1)
       .default(500 * 1024 * 1024),
     SITES_MAX_FILES: z.coerce.number().int().min(1).max(1_000_000).default(20_000),
+    // Image transformations (docs/storage-images.md): what a source may be, what may be asked,
+    // how many run at once and wait, and the variant cache's size.
+    STORAGE_IMAGE_MAX_SOURCE_PIXELS: z.coerce.number().int().min(1).default(50_000_000),
+    STORAGE_IMAGE_MAX_SOURCE_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(25 * 1024 * 1024),
+    STORAGE_IMAGE_MAX_DIMENSION: z.coerce.number().int().min(1).max(16_383).default(2_500),
+    STORAGE_IMAGE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    STORAGE_IMAGE_QUEUE: z.coerce.number().int().min(0).default(32),
+    STORAGE_IMAGE_TIMEOUT_SECONDS: seconds.default(20),
+    STORAGE_IMAGE_CACHE_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(1024 * 1024 * 1024),
+    STORAGE_IMAGE_CACHE_MAX_AGE_SECONDS: z.coerce.number().int().min(0).default(86_400),
   })
   .superRefine((env, ctx) => {
     if (env.SMTP_HOST && !env.SMTP_SENDER_EMAIL) {
@@ -453,6 +471,16 @@ const envSchema = z
             secretAccessKey: env.STORAGE_S3_SECRET_ACCESS_KEY,
           }
         : undefined,
+      images: {
+        maxSourcePixels: env.STORAGE_IMAGE_MAX_SOURCE_PIXELS,
+        maxSourceBytes: env.STORAGE_IMAGE_MAX_SOURCE_BYTES,
+        maxDimension: env.STORAGE_IMAGE_MAX_DIMENSION,
+        concurrency: env.STORAGE_IMAGE_CONCURRENCY,
+        queue: env.STORAGE_IMAGE_QUEUE,
+        timeoutSeconds: env.STORAGE_IMAGE_TIMEOUT_SECONDS,
+        cacheMaxBytes: env.STORAGE_IMAGE_CACHE_MAX_BYTES,
+        cacheMaxAgeSeconds: env.STORAGE_IMAGE_CACHE_MAX_AGE_SECONDS,
+      },
     },
   }));
 

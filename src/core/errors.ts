@@ -71,6 +71,9 @@ export const errorCatalogue = {
   },
   STORAGE_UPLOAD_LOCKED: { status: 423, message: 'Another request is writing this upload.' },
   STORAGE_UPLOAD_EXPIRED: { status: 410, message: 'This upload has expired.' },
+  // Image transformations (issue 37): a source the limits refuse, or one that is no image sharp may read.
+  IMAGE_TOO_LARGE: { status: 422, message: 'The image is too large to transform.' },
+  IMAGE_NOT_SUPPORTED: { status: 422, message: 'The object is not an image that can be transformed.' },
   S3_ACCESS_KEY_NOT_FOUND: { status: 404, message: 'Access key not found.' },
   S3_ACCESS_KEY_LIMIT_EXCEEDED: { status: 400, message: 'Too many S3 access keys.' },
   SECRET_NOT_FOUND: { status: 404, message: 'Secret not found.' },

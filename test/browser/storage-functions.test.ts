@@ -174,6 +174,9 @@ describe('the Storage screen', () => {
     await page.getByRole('link', { name: 'docs/' }).click();
     expect(new URL(page.url()).pathname).toBe(`/dashboard/storage/${BUCKET}/docs`);
     await page.getByRole('cell', { name: 'notes.txt', exact: true }).waitFor();
+    // The image's row shows a thumbnail the server scaled; the text files' rows show none.
+    await page.locator('tbody img').first().waitFor();
+    expect(await page.locator('tbody img').count()).toBe(1);
 
     await page.getByRole('button', { name: 'Preview pixel.png' }).click();
     const image = page.getByRole('img', { name: 'Preview of docs/pixel.png' });

@@ -5,6 +5,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningKey, signingKeyFromPem, signJwt } from '../../src/core/jwt.js';
+import { twoTonePng } from '../harness/images.js';
 import { idpMetadataXml, type IdpKey, makeIdpKey } from '../harness/saml-idp.js';
 import { SoftAuthenticator } from '../harness/soft-authenticator.js';
 import { bearer, startTestApp, TEST_ADMIN, type TestApp } from '../harness/test-app.js';
@@ -2482,6 +2483,28 @@ const routes: Row[] = [
       },
     ];
   }),
+  // Image transformations (issue 37, slice img): Supabase's render paths check access as their
+  // /object/ twins (authenticated: any credential, row-level security decides; public: a public
+  // bucket; sign: a token covering the transformation). Plinth's own transformations ride on
+  // GET /api/storage/buckets/:bucket/objects/* (row above). Hidden like the rest of /storage/v1.
+  ...(
+    [
+      ['authenticated', 'client', async () => '?width=8'],
+      ['public', 'public', async () => '?width=8'],
+      ['sign', 'public', async () => (await matrixRenderSigned()).search],
+    ] as const
+  ).map(
+    ([kind, access, query]): Row => ({
+      route: `GET /storage/v1/render/image/${kind}/:bucket/*`,
+      access,
+      ok: 200,
+      hidden: true,
+      request: async () => ({
+        method: 'GET',
+        url: `/storage/v1/render/image/${kind}/${await matrixImage()}${await query()}`,
+      }),
+    }),
+  ),
 ];
 
 // Sites (issue 36, br-sites): a manifest entry, a deployment (waiting with every file uploaded,
@@ -2514,6 +2537,29 @@ async function siteDomain(): Promise<string> {
   await asAdmin({ method: 'POST', url: '/api/deployments/domains', payload: { domain } });
   return domain;
 }
+
+/** `matrix/shared/pixel.png`: a small PNG in the matrix bucket, for the image transformation rows. */
+let matrixPng: Promise<string> | undefined;
+const matrixImage = () =>
+  (matrixPng ??= (async () => {
+    const bucket = await storageBucket();
+    await asAdmin({
+      method: 'PUT',
+      url: `/api/storage/buckets/${bucket}/objects/shared/pixel.png`,
+      headers: { 'x-api-key': t.apiKey, 'content-type': 'image/png' },
+      payload: await twoTonePng(16, 16),
+    });
+    return `${bucket}/shared/pixel.png`;
+  })());
+/** A signed render URL of the matrix image at width 8 (its query: token and transformation). */
+const matrixRenderSigned = async () => {
+  const res = await asAdmin({
+    method: 'POST',
+    url: `/storage/v1/object/sign/${await matrixImage()}`,
+    payload: { expiresIn: 3600, transform: { width: 8 } },
+  });
+  return new URL(`http://x/storage/v1${res.json.signedURL}`);
+};
 
 /** The shared user's answer to fresh registration options, from a software authenticator. */
 async function matrixPasskeyRegistration(authenticator = new SoftAuthenticator(new URL(t.config.apiBaseUrl).origin)) {

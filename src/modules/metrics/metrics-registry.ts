@@ -29,10 +29,21 @@ export interface Metrics {
   observeInvocation(status: number): void;
 }
 
+/** Image transformations' counters since start (storage's images service). */
+export interface ImageCounts {
+  hits: number;
+  misses: number;
+  evictions: number;
+  refused: number;
+  running: number;
+  waiting: number;
+}
+
 export function createMetrics(
   pool: PoolGuard,
   logDropped: () => number,
   realtimeRefused: () => ReadonlyMap<string, number> = () => new Map(),
+  imageCounts?: () => ImageCounts,
 ): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'plinth_' });
@@ -105,6 +116,45 @@ export function createMetrics(
       for (const [reason, count] of realtimeRefused()) this.set({ reason }, count);
     },
   });
+
+  if (imageCounts) {
+    // Gauges set from the service's own counters at scrape time; hit rate = hits / (hits + misses).
+    const imageGauge = (name: string, help: string, pick: (c: ImageCounts) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(pick(imageCounts()));
+        },
+      });
+    imageGauge(
+      'plinth_storage_image_cache_hits_total',
+      'Transformed images answered from the variant cache, since start',
+      (c) => c.hits,
+    );
+    imageGauge(
+      'plinth_storage_image_cache_misses_total',
+      'Transformed images not in the variant cache (transformed, or joined a transformation in progress), since start',
+      (c) => c.misses,
+    );
+    imageGauge(
+      'plinth_storage_image_cache_evictions_total',
+      'Variants evicted (least recently used first) to keep the cache under STORAGE_IMAGE_CACHE_MAX_BYTES, since start',
+      (c) => c.evictions,
+    );
+    imageGauge(
+      'plinth_storage_image_transforms_refused_total',
+      'Image transformations refused with 503 because the queue was full, since start',
+      (c) => c.refused,
+    );
+    imageGauge('plinth_storage_image_transforms_running', 'Image transformations running now', (c) => c.running);
+    imageGauge(
+      'plinth_storage_image_transforms_waiting',
+      'Image transformations waiting for a turn now',
+      (c) => c.waiting,
+    );
+  }
 
   return {
     registry,

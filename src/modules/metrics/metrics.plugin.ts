@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { guardOf } from '../../core/db.js';
 import type { Deps } from '../../deps.js';
-import { createMetrics } from './metrics-registry.js';
+import { createMetrics, type ImageCounts } from './metrics-registry.js';
 import { metricsRoutes } from './metrics.routes.js';
 
 /** Function invocations, at Plinth's path and at Supabase's. */
@@ -17,10 +17,11 @@ export function instrumentRequests(
   deps: Deps,
   logDropped: () => number = () => 0,
   realtimeRefused: () => ReadonlyMap<string, number> = () => new Map(),
+  imageCounts?: () => ImageCounts,
 ): FastifyPluginAsyncZod | null {
   const access = deps.config.metricsAccess;
   if (access === 'off') return null;
-  const metrics = createMetrics(guardOf(deps.sql), logDropped, realtimeRefused);
+  const metrics = createMetrics(guardOf(deps.sql), logDropped, realtimeRefused, imageCounts);
   // Callback style: no promise on every request. Fastify runs onResponse hooks for hijacked
   // replies too, so invocations (answered by the runtime straight to the socket) are counted.
   app.addHook('onResponse', (request, reply, done) => {

@@ -11,3 +11,5 @@ export { normaliseMimeType } from './keys.js';
 export { createObjectOps, type FolderEntry, type FolderSortColumn, type ObjectOps } from './object-ops.service.js';
 export { createResumableUploads, type ResumableSurface, type ResumableUploads } from './resumable/resumable.service.js';
 export { resumableRoutes } from './resumable/resumable.routes.js';
+export { createImageService, type ImageCounts, type ImageService } from './images.service.js';
+export { canonicalTransform, signedSubject, transformOf, transformQuery, type Transform } from './image-params.js';

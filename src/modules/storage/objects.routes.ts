@@ -5,14 +5,16 @@ import { principalOf } from '../../http/principal.js';
 import type { DirectUploads } from './direct-uploads.service.js';
 import { sendObject } from './download.js';
 import type { Downloads } from './downloads.service.js';
+import { transformOf } from './image-params.js';
+import type { ImageService } from './images.service.js';
 import type { StorageService } from './storage.service.js';
 import {
   bucketParams,
   deleteObjectsBody,
   deleteObjectsResponse,
   downloadQuery,
+  downloadStrategyQuery,
   downloadStrategyResponse,
-  expiresInQuery,
   listObjectsQuery,
   messageResponse,
   noBody,
@@ -32,6 +34,7 @@ export function objectRoutes(
   storage: StorageService,
   downloads: Downloads,
   uploads: DirectUploads,
+  images: ImageService,
 ): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/storage/buckets/:bucket/objects', {
@@ -55,13 +58,28 @@ export function objectRoutes(
       schema: {
         tags,
         summary:
-          'Download an object (public buckets or a signed URL: no credential; Range and If-None-Match supported)',
+          'Download an object (public buckets or a signed URL: no credential; Range and If-None-Match supported). ' +
+          'width, height, resize, quality or format transform an image (docs/storage-images.md)',
         params: objectParams,
         querystring: downloadQuery,
         response: { 200: objectBytes, 206: objectBytes, 304: noBody },
       },
       handler: async (request, reply) => {
         const { bucket, '*': key } = request.params;
+        const transform = transformOf(request.query);
+        if (transform) {
+          return images.serve(request, reply, {
+            bucket,
+            key,
+            transform,
+            defaultFormat: 'origin',
+            pinned: request.query.v !== undefined,
+            find: async () => {
+              const found = await downloads.find({ bucket, key }, request.query, request.principal, transform);
+              return { row: found.row, shared: found.principal === null };
+            },
+          });
+        }
         const { row, principal } = await downloads.find({ bucket, key }, request.query, request.principal);
         return sendObject(storage, request, reply, row, principal);
       },
@@ -71,15 +89,16 @@ export function objectRoutes(
       config: publicAccess,
       schema: {
         tags,
-        summary: 'How to download an object: its URL, signed and expiring for private buckets',
+        summary:
+          'How to download an object: its URL, signed and expiring for private buckets (with width, height, resize, quality, format: of the transformed image)',
         params: objectParams,
-        querystring: expiresInQuery,
+        querystring: downloadStrategyQuery,
         response: { 200: downloadStrategyResponse },
       },
       handler: async (request, reply) => {
         const { bucket, '*': key } = request.params;
         const strategy = await downloads.strategy(
-          { bucket, key, expiresIn: request.query.expiresIn },
+          { bucket, key, expiresIn: request.query.expiresIn, transform: transformOf(request.query) },
           request.principal,
         );
         return reply.header('cache-control', 'no-store').send(strategy);

@@ -5,6 +5,7 @@ import type { Deps } from '../../deps.js';
 import { bucketRoutes } from './buckets.routes.js';
 import { createDirectUploads } from './direct-uploads.service.js';
 import { createDownloads } from './downloads.service.js';
+import type { ImageService } from './images.service.js';
 import { objectActionRoutes } from './object-actions.routes.js';
 import { objectRoutes } from './objects.routes.js';
 import { gatewayRoutes } from './s3-gateway/gateway.routes.js';
@@ -18,7 +19,11 @@ import { uploadRoutes } from './uploads.routes.js';
 import { resumableRoutes } from './resumable/resumable.routes.js';
 import { PLINTH_SURFACE, type ResumableUploads } from './resumable/resumable.service.js';
 
-export function storagePlugin(deps: Deps, resumable?: ResumableUploads): FastifyPluginAsyncZod {
+/**
+ * `images`: the image transformations (one queue and cache for every path that serves them);
+ * `resumable`: the tus uploads, shared with /storage/v1.
+ */
+export function storagePlugin(deps: Deps, images: ImageService, resumable?: ResumableUploads): FastifyPluginAsyncZod {
   return async (app) => {
     const settings = createStorageConfig(deps);
     const storage = createStorageService(deps, settings);
@@ -30,7 +35,7 @@ export function storagePlugin(deps: Deps, resumable?: ResumableUploads): Fastify
     });
     const downloads = createDownloads(storage, createUrlSigner(deps.hmacKeys.storageUrls, deps.clock));
     await app.register(bucketRoutes(storage));
-    await app.register(objectRoutes(storage, downloads, uploads));
+    await app.register(objectRoutes(storage, downloads, uploads, images));
     await app.register(objectActionRoutes(downloads, uploads));
     const accessKeys = createAccessKeys(deps);
     await app.register(s3ConfigRoutes(deps, accessKeys));

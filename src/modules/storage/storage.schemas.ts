@@ -1,6 +1,7 @@
 // The storage wire contract (api-contract.md §4): parameters and bodies of the storage routes,
 // and every answer they send on success. Response schemas strip unknown fields.
 import { z } from 'zod';
+import { transformQuery } from './image-params.js';
 
 // ---- parameters and bodies
 
@@ -19,13 +20,17 @@ export const listObjectsQuery = z.object({
   offset: z.coerce.number().int().min(0).default(0),
 });
 
+/** A download; any transformation parameter (width, height, resize, quality, format) makes it an image transformation. */
 export const downloadQuery = z.object({
   expires: z.coerce.number().int().optional(),
   token: z.string().max(128).optional(),
   v: z.string().optional(),
+  ...transformQuery.shape,
 });
 
 export const expiresInQuery = z.object({ expiresIn: z.coerce.number().int().optional() });
+/** The download strategy, optionally of a transformed image (a signed URL's signature covers it). */
+export const downloadStrategyQuery = expiresInQuery.extend(transformQuery.shape);
 
 export const deleteObjectsBody = z.strictObject({ keys: z.array(z.string().min(1).max(1024)).min(1).max(1000) });
 

@@ -1,6 +1,7 @@
 // One bucket as folders: breadcrumbs to the bucket's root, the sub-folders and files of the
-// current prefix (keys split at "/"), and an upload zone that puts files under that prefix.
-import { Breadcrumbs, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
+// current prefix (keys split at "/") with thumbnails of images, and an upload zone that puts
+// files under that prefix.
+import { Breadcrumbs, Group, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../api/context';
 import { Link } from '../../shell/Link';
@@ -8,6 +9,7 @@ import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { folderView, nameOf } from './folders';
 import { NewFolderForm } from './NewFolderForm';
 import { ObjectActions } from './ObjectActions';
+import { ObjectThumbnail } from './ObjectThumbnail';
 import { browsePath, objectsApi, type Place } from './paths';
 import type { ObjectPage } from './types';
 import { UploadZone } from './UploadZone';
@@ -97,7 +99,10 @@ export default function BucketBrowser({ place }: { place: Place }) {
               {view.files.map((file) => (
                 <Table.Tr key={file.key}>
                   <Table.Td>
-                    <Text size="sm">{nameOf(file.key)}</Text>
+                    <Group gap="xs" wrap="nowrap">
+                      <ObjectThumbnail object={file} />
+                      <Text size="sm">{nameOf(file.key)}</Text>
+                    </Group>
                   </Table.Td>
                   <Table.Td ta="right">{sizeOf(file.size)}</Table.Td>
                   <Table.Td visibleFrom="sm">{file.mimeType}</Table.Td>

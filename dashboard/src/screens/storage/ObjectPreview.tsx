@@ -1,15 +1,17 @@
 // A stored image or text file shown in a dialog, read with the admin's credential (so private
-// buckets preview too).
+// buckets preview too). Images the server transforms come scaled to the dialog, not full size.
 import { Code, Image, Modal, ScrollArea } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { useApi } from '../../api/context';
 import { ErrorState, Loading } from '../../shell/states';
-import { objectsApi } from './paths';
+import { imageApi, objectsApi, transformable } from './paths';
 import type { StoredObject } from './types';
 
 /** Text previews stop here; the rest is left to a download. */
 const TEXT_PREVIEW_BYTES = 100_000;
+/** The largest side of a previewed image, in pixels (the dialog is at most this wide on a 2x screen). */
+const PREVIEW_PIXELS = 1024;
 
 const isImage = (mimeType: string) => mimeType.startsWith('image/');
 const isText = (mimeType: string) => mimeType.startsWith('text/') || /json|xml|javascript|yaml/.test(mimeType);
@@ -24,7 +26,10 @@ export function ObjectPreview({ object, onClose }: { object: StoredObject; onClo
     queryKey: ['preview', object.bucket, object.key, object.uploadedAt],
     gcTime: 0,
     queryFn: async (): Promise<Preview> => {
-      const blob = await (await api.request(objectsApi(object.bucket, object.key))).blob();
+      const path = transformable(object.mimeType)
+        ? imageApi(object.bucket, object.key, PREVIEW_PIXELS, object.uploadedAt)
+        : objectsApi(object.bucket, object.key);
+      const blob = await (await api.request(path)).blob();
       if (isImage(object.mimeType)) return { kind: 'image', url: URL.createObjectURL(blob) };
       return { kind: 'text', text: await blob.slice(0, TEXT_PREVIEW_BYTES).text() };
     },

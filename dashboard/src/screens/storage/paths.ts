@@ -29,3 +29,13 @@ export const objectsApi = (bucket: string, key?: string) =>
 /** The API path of an object's download strategy (a signed URL on private buckets). */
 export const downloadStrategyApi = (bucket: string, key: string, expiresIn: number) =>
   `/api/storage/buckets/${encodeURIComponent(bucket)}/download-strategy/objects/${encodeSegments(key)}?expiresIn=${expiresIn}`;
+
+/** Types the server transforms (docs/storage-images.md); others are shown or downloaded as they are. */
+export const transformable = (mimeType: string) => /^image\/(jpeg|png|webp|gif|avif|tiff)$/.test(mimeType);
+
+/**
+ * The API path of an image scaled to fit in `size`×`size` (never enlarged), in the format the
+ * browser prefers, pinned to the object's version so a replaced file is never shown stale.
+ */
+export const imageApi = (bucket: string, key: string, size: number, version: string) =>
+  `${objectsApi(bucket, key)}?width=${size}&height=${size}&resize=contain&format=auto&v=${encodeURIComponent(version)}`;

@@ -5,7 +5,15 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '../../../core/errors.js';
 import type { Principal } from '../../../core/principal.js';
 import { principalOf } from '../../../http/principal.js';
-import { MAX_EXPIRES_IN, SERVICE_PRINCIPAL, type StorageService } from '../../storage/index.js';
+import {
+  canonicalTransform,
+  MAX_EXPIRES_IN,
+  SERVICE_PRINCIPAL,
+  signedSubject,
+  type StorageService,
+  type Transform,
+  transformOf,
+} from '../../storage/index.js';
 import { sendWithCaching } from './objects.routes.js';
 import type { SupabaseTokens } from './signed-tokens.js';
 import { bucketParams, objectPathParams, signBody, signManyBody, tokenQuery } from './storage.schemas.js';
@@ -19,11 +27,21 @@ const encodePath = (bucket: string, key: string) => [bucket, ...key.split('/')].
 const invalidToken = () => new AppError('UNAUTHORIZED', 'The signed URL is invalid or has expired.');
 
 export function signRoutes(storage: StorageService, tokens: SupabaseTokens): FastifyPluginAsyncZod {
-  /** The relative signed URL of an object `principal` can see. */
-  const signedUrl = async (bucket: string, key: string, expiresIn: number, principal: Principal) => {
+  /**
+   * The relative signed URL of an object `principal` can see; with a transformation, of that
+   * transformed image only (/render/image/sign, the signature covering the parameters).
+   */
+  const signedUrl = async (
+    bucket: string,
+    key: string,
+    expiresIn: number,
+    principal: Principal,
+    transform: Transform | null = null,
+  ) => {
     await storage.head(bucket, key, principal);
-    const token = tokens.download(bucket, key, Math.min(expiresIn, MAX_EXPIRES_IN));
-    return `/object/sign/${encodePath(bucket, key)}?token=${token}`;
+    const token = tokens.download(bucket, signedSubject(key, transform), Math.min(expiresIn, MAX_EXPIRES_IN));
+    if (!transform) return `/object/sign/${encodePath(bucket, key)}?token=${token}`;
+    return `/render/image/sign/${encodePath(bucket, key)}?token=${token}&${canonicalTransform(transform)}`;
   };
 
   return async (app) => {
@@ -32,7 +50,8 @@ export function signRoutes(storage: StorageService, tokens: SupabaseTokens): Fas
       schema: { hide, params: objectPathParams, body: signBody },
       handler: async (request) => {
         const { bucket, '*': key } = request.params;
-        return { signedURL: await signedUrl(bucket, key, request.body.expiresIn, principalOf(request)) };
+        const transform = request.body.transform ? transformOf(request.body.transform) : null;
+        return { signedURL: await signedUrl(bucket, key, request.body.expiresIn, principalOf(request), transform) };
       },
     });
 

@@ -6,11 +6,13 @@ import {
   createObjectOps,
   createStorageConfig,
   createStorageService,
+  type ImageService,
   resumableRoutes,
   type ResumableUploads,
 } from '../../storage/index.js';
 import { bucketRoutes } from './buckets.routes.js';
 import { objectRoutes } from './objects.routes.js';
+import { renderRoutes } from './render.routes.js';
 import { signRoutes } from './sign.routes.js';
 import { createSupabaseTokens } from './signed-tokens.js';
 import { useStorageErrorShape } from './storage-errors.js';
@@ -23,7 +25,12 @@ const SUPABASE_RESUMABLE = {
   cacheControl: (value: string | undefined) => cacheControlOf(value),
 };
 
-export function supabaseStoragePlugin(deps: Deps, resumable?: ResumableUploads): FastifyPluginAsyncZod {
+/** `images`: Plinth's image transformations, shared with /api/storage; `resumable`: the tus uploads. */
+export function supabaseStoragePlugin(
+  deps: Deps,
+  images: ImageService,
+  resumable?: ResumableUploads,
+): FastifyPluginAsyncZod {
   return async (app) => {
     const storage = createStorageService(deps, createStorageConfig(deps));
     const ops = createObjectOps(storage);
@@ -32,6 +39,7 @@ export function supabaseStoragePlugin(deps: Deps, resumable?: ResumableUploads):
     await app.register(bucketRoutes(storage));
     await app.register(objectRoutes(storage, ops));
     await app.register(signRoutes(storage, tokens));
+    await app.register(renderRoutes(storage, tokens, images));
     await app.register(uploadRoutes(storage, tokens));
     if (resumable) await app.register(resumableRoutes(resumable, SUPABASE_RESUMABLE));
   };

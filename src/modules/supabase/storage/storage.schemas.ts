@@ -1,6 +1,7 @@
 // zod for /storage/v1: the bodies storage-js sends (snake_case where Supabase's API is), as its
 // 2.119 client sends them; unknown fields are ignored as storage-api ignores them.
 import { z } from 'zod';
+import { transformQuery } from '../../storage/index.js';
 
 export const bucketIdParams = z.object({ id: z.string().min(1) });
 export const objectPathParams = z.object({ bucket: z.string().min(1), '*': z.string() });
@@ -40,7 +41,8 @@ export const moveBody = z.object({
 export const removeBody = z.object({ prefixes: z.array(z.string().min(1)).min(1).max(1000) });
 
 const expiresIn = z.number().int().min(1);
-export const signBody = z.object({ expiresIn });
+/** createSignedUrl's body; `transform` makes it a signed URL of that transformed image only. */
+export const signBody = z.object({ expiresIn, transform: transformQuery.optional() });
 export const signManyBody = z.object({ expiresIn, paths: z.array(z.string().min(1)).min(1).max(1000) });
 export const tokenQuery = z.object({ token: z.string().min(1) });
 
