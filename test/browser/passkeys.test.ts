@@ -1,9 +1,9 @@
 // Passkeys in a real browser: Chromium's virtual authenticator (CDP WebAuthn: ctap2, internal,
 // resident keys, user verification) answers navigator.credentials.create/get on a test page that
-// @simplewebauthn/browser drives. The page is served at http://app.localhost:<port> (the configured
-// WebAuthn origin, RP id "app.localhost") and forwards /api/* to Plinth, so page and API share an
+// @simplewebauthn/browser drives. The page is served at http://passkeys.localhost:<port> (the configured
+// WebAuthn origin, RP id "passkeys.localhost") and forwards /api/* to Plinth, so page and API share an
 // origin. Covers registration, discoverable sign-in, a cloned authenticator (counter reset), a
-// removed passkey, and the same page on an origin outside WEBAUTHN_ORIGINS (evil.app.localhost).
+// removed passkey, and the same page on an origin outside WEBAUTHN_ORIGINS (evil.passkeys.localhost).
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -59,9 +59,9 @@ beforeAll(async () => {
   port = (pages.address() as AddressInfo).port;
   t = await startTestApp({
     env: {
-      WEBAUTHN_RP_ID: 'app.localhost',
+      WEBAUTHN_RP_ID: 'passkeys.localhost',
       WEBAUTHN_RP_NAME: 'Plinth test',
-      WEBAUTHN_ORIGINS: `http://app.localhost:${port}`,
+      WEBAUTHN_ORIGINS: `http://passkeys.localhost:${port}`,
     },
   });
   user = await t.signUp();
@@ -78,7 +78,7 @@ beforeAll(async () => {
       automaticPresenceSimulation: true,
     },
   }));
-  await browser.page.goto(`http://app.localhost:${port}/`);
+  await browser.page.goto(`http://passkeys.localhost:${port}/`);
 }, 60_000);
 
 afterAll(async () => {
@@ -144,7 +144,7 @@ describe('passkeys in Chromium with a virtual authenticator', () => {
     passkeyId = res.body.id;
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     expect(credentials).toHaveLength(1);
-    expect(credentials[0]).toMatchObject({ isResidentCredential: true, rpId: 'app.localhost' });
+    expect(credentials[0]).toMatchObject({ isResidentCredential: true, rpId: 'passkeys.localhost' });
     expect(Buffer.from(credentials[0]!.userHandle!, 'base64').toString('utf8')).toBe(user.user.id);
   });
 
@@ -181,10 +181,10 @@ describe('passkeys in Chromium with a virtual authenticator', () => {
   });
 
   it('the same page on an origin outside WEBAUTHN_ORIGINS is refused by the server', async () => {
-    await browser.page.goto(`http://evil.app.localhost:${port}/`);
+    await browser.page.goto(`http://evil.passkeys.localhost:${port}/`);
     const res = await signInInPage();
-    await browser.page.goto(`http://app.localhost:${port}/`);
-    // The browser signs for RP id "app.localhost" from its subdomain (a sibling app, a phishing
+    await browser.page.goto(`http://passkeys.localhost:${port}/`);
+    // The browser signs for RP id "passkeys.localhost" from its subdomain (a sibling app, a phishing
     // page on a taken-over subdomain); the server refuses the origin.
     expect(res.status, JSON.stringify(res)).toBe(401);
     expect(res.body.message).toMatch(/origin/i);
