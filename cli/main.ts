@@ -3,7 +3,9 @@
 // their heavier parts on first use so that `plinth --help` starts fast.
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli-error.js';
+import { registerAdmin } from './commands/admin.js';
 import { registerBackup } from './commands/backup.js';
+import { registerChannels } from './commands/channels.js';
 import { registerDbQuery } from './commands/db-query.js';
 import { registerDbReset } from './commands/db-reset.js';
 import { registerFetch } from './commands/fetch.js';
@@ -12,11 +14,13 @@ import { registerList } from './commands/list.js';
 import { registerLogin } from './commands/login.js';
 import { registerLogs } from './commands/logs.js';
 import { registerNew } from './commands/new.js';
+import { registerSchedules } from './commands/schedules.js';
 import { registerSecrets } from './commands/secrets.js';
 import { registerSites } from './commands/sites.js';
 import { registerStorage } from './commands/storage.js';
 import { registerTypes } from './commands/types.js';
 import { registerUp } from './commands/up.js';
+import { registerUpgrade } from './commands/upgrade.js';
 import type { CommandContext, GlobalFlags } from './command-context.js';
 import { resolveServer } from './project-config.js';
 
@@ -48,8 +52,12 @@ export function buildProgram(ctx: CommandContext): Command {
   registerSecrets(program, ctx);
   registerStorage(program, ctx);
   registerLogs(program, ctx);
+  registerSchedules(program, ctx);
+  registerChannels(program, ctx);
   registerBackup(program, ctx);
   registerSites(program, ctx);
+  registerUpgrade(program, ctx);
+  registerAdmin(program, ctx);
   const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
   for (const command of all(program)) command.exitOverride();
   return program;

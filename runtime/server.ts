@@ -82,6 +82,8 @@ class FunctionWorker {
   private worker: Worker | null = null;
   private ready: Promise<void> | null = null;
   private pending = new Map<number, Pending>();
+  /** Replaced by another version (retire()). */
+  private retired = false;
 
   constructor(
     readonly slug: string,
@@ -110,7 +112,7 @@ class FunctionWorker {
     });
     // A worker whose code failed to load is of no use: the next start makes a fresh one.
     this.ready.catch(() => this.terminate());
-    worker.postMessage({ type: 'load', code: this.code, env, scopeUrl, relay: config.relay });
+    worker.postMessage({ type: 'load', slug: this.slug, code: this.code, env, scopeUrl, relay: config.relay });
     return this.ready;
   }
 
@@ -131,6 +133,31 @@ class FunctionWorker {
     this.ready = null;
   }
 
+  /**
+   * Replaced by another version: new calls go to that one; the calls in flight finish here (each
+   * within its own deadline), and the worker ends with the last of them.
+   */
+  retire() {
+    this.retired = true;
+    this.endIfRetiredAndIdle();
+  }
+
+  private endIfRetiredAndIdle() {
+    if (this.retired && this.pending.size === 0) this.terminate();
+  }
+
+  /** An invocation is over (answered, failed or abandoned). */
+  private settle(id: number) {
+    this.pending.delete(id);
+    this.endIfRetiredAndIdle();
+  }
+
+  /** The version that replaced this one, for a call that reached this one as it was replaced. */
+  private successor(): FunctionWorker | null {
+    const current = deployed.get(this.slug);
+    return current && current !== this ? current : null;
+  }
+
   /** Ends the worker and every invocation still on it (a loop cannot be interrupted otherwise). */
   crash(status: number, error: string, message: string) {
     this.terminate();
@@ -146,7 +173,7 @@ class FunctionWorker {
       if (invalid !== null) {
         this.worker?.postMessage({ type: 'abort', id: msg.id });
         p.fail(502, 'FUNCTION_ERROR', `The function answered a header HTTP cannot carry: ${invalid}.`);
-        this.pending.delete(msg.id);
+        this.settle(msg.id);
         return;
       }
       const status = msg.status as number;
@@ -176,7 +203,7 @@ class FunctionWorker {
         // A function can post any message: one Response cannot make must not end the runtime.
         this.worker?.postMessage({ type: 'abort', id: msg.id });
         p.fail(502, 'FUNCTION_ERROR', `The function's answer is not a valid response: ${(err as Error).message}`);
-        this.pending.delete(msg.id);
+        this.settle(msg.id);
         return;
       }
       p.onResponse(res);
@@ -190,15 +217,21 @@ class FunctionWorker {
       p.finish();
       p.body?.close();
       p.body = null;
-      this.pending.delete(msg.id);
+      this.settle(msg.id);
     } else if (msg.type === 'error') {
       p.fail(msg.status as number, 'FUNCTION_ERROR', msg.message as string);
-      this.pending.delete(msg.id);
+      this.settle(msg.id);
     }
   }
 
   async invoke(req: Request, url: string): Promise<Response> {
+    const replaced = () => (this.retired ? this.successor() : null);
+    const before = replaced();
+    if (before) return before.invoke(req, url);
     await this.start();
+    // Replaced while it started (and already ended, having no call in flight).
+    const after = this.worker ? null : replaced();
+    if (after) return after.invoke(req, url);
     const worker = this.worker!;
     const id = nextId++;
     const headers = [...req.headers].filter(([k]) => !k.startsWith('x-plinth-'));
@@ -208,7 +241,7 @@ class FunctionWorker {
       const timer = setTimeout(() => {
         // The only way to stop a function that does not yield is to end its worker.
         p.fail(504, 'GATEWAY_TIMEOUT', `The function did not finish within ${config.timeoutMs} ms.`);
-        this.pending.delete(id);
+        this.settle(id);
         this.crash(502, 'FUNCTION_ERROR', 'The function was restarted because another invocation timed out.');
       }, config.timeoutMs);
       const p: Pending = {
@@ -249,11 +282,12 @@ class FunctionWorker {
         hasBody: req.body !== null,
       });
       // The caller went away: its invocation no longer holds the deadline over the worker.
-      // (Deno's legacy behaviour also aborts it after a delivered answer: nothing to do then.)
+      // (The supervisor starts Deno with --unstable-no-legacy-abort: the signal aborts only then,
+      // never after a delivered answer.)
       req.signal.addEventListener('abort', () => {
         if (settled) return;
         p.finish();
-        this.pending.delete(id);
+        this.settle(id);
         worker.postMessage({ type: 'abort', id });
       });
       if (req.body) void streamBody(req.body, worker, id, p.bodyCredit);
@@ -297,7 +331,7 @@ async function deploy(slug: string, body: { version: number; code: string }): Pr
     });
   }
   deployed.set(slug, next);
-  current?.terminate();
+  current?.retire();
   return json(200, { slug, version: body.version });
 }
 

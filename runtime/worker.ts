@@ -99,6 +99,86 @@ for (const [name, level] of [
   });
 }
 
+/** V8's stack frame, as Error.prepareStackTrace receives it (Deno has mapped TypeScript positions back). */
+interface CallSite {
+  getFileName(): string | null | undefined;
+  getLineNumber(): number | null;
+  getColumnNumber(): number | null;
+  getFunctionName(): string | null;
+  getTypeName(): string | null;
+  getMethodName(): string | null;
+  getEvalOrigin(): string | undefined;
+  getPromiseIndex(): number | null;
+  isNative(): boolean;
+  isToplevel(): boolean;
+  isConstructor(): boolean;
+  isAsync(): boolean;
+  isPromiseAll(): boolean;
+  isEval(): boolean;
+}
+
+/**
+ * Where stack frames point, by the URL their code was loaded from: the function's module (a data
+ * URL holding its code) is `functions/<slug>.ts`, the bundled client is its package, and this
+ * worker's own frames are the runtime's wrapper, left out. Set by the load message.
+ */
+const sources = { moduleUrl: null as string | null, file: 'function', scopeUrl: null as string | null, prelude: 0 };
+const WORKER_URL = import.meta.url;
+
+function frameLocation(site: CallSite): string {
+  if (site.isNative()) return 'native';
+  const url = site.getFileName();
+  if (!url) return site.isEval() ? (site.getEvalOrigin() ?? '<anonymous>') : '<anonymous>';
+  const own = url === sources.moduleUrl;
+  const name = own ? sources.file : url === sources.scopeUrl ? 'npm:@insforge/sdk (bundled)' : url;
+  const line = site.getLineNumber();
+  // The legacy form's prelude shares the code's first line (moduleSource).
+  const column = (site.getColumnNumber() ?? 0) - (own && line === 1 ? sources.prelude : 0);
+  return line === null ? name : `${name}:${line}:${column}`;
+}
+
+/** One frame as V8 prints it: `async`, `new`, `Type.method [as alias]`, then the location. */
+function frameText(site: CallSite): string {
+  if (site.isPromiseAll()) return `async Promise.all (index ${site.getPromiseIndex()})`;
+  const where = frameLocation(site);
+  const fn = site.getFunctionName();
+  let name = fn ?? '';
+  if (site.isConstructor()) name = `new ${fn || '<anonymous>'}`;
+  else if (!site.isToplevel()) {
+    const type = site.getTypeName();
+    const method = site.getMethodName();
+    if (fn) {
+      if (type && !fn.startsWith(`${type}.`)) name = `${type}.${fn}`;
+      if (method && method !== fn && !fn.endsWith(`.${method}`)) name += ` [as ${method}]`;
+    } else name = `${type ?? '<anonymous>'}.${method ?? '<anonymous>'}`;
+  }
+  const text = name ? `${name} (${where})` : where;
+  return site.isAsync() ? `async ${text}` : text;
+}
+
+/**
+ * Stacks of errors in this worker (a function's own, thrown or printed) name the function's file
+ * and lines instead of the data URL its code was loaded from, and end at its outermost frame: what
+ * called it (this worker's relay of the invocation, Deno's event dispatch) is not the user's code.
+ */
+function prepareStackTrace(error: unknown, sites: CallSite[]): string {
+  let header: string;
+  try {
+    header = String(error);
+  } catch {
+    header = 'Error';
+  }
+  const mine = (site: CallSite) => {
+    const url = site.getFileName();
+    return url === sources.moduleUrl || url === sources.scopeUrl;
+  };
+  let last = sites.length - 1;
+  if (sites.some(mine)) while (last >= 0 && !mine(sites[last]!)) last--;
+  const shown = sites.slice(0, last + 1).filter((site) => site.getFileName() !== WORKER_URL);
+  return [header, ...shown.map((site) => `    at ${frameText(site)}`)].join('\n');
+}
+Object.defineProperty(Error, 'prepareStackTrace', { value: prepareStackTrace, writable: true, configurable: true });
+
 let handler: Handler | null = null;
 const requestBodies = new Map<number, ReadableStreamDefaultController<Uint8Array>>();
 const aborts = new Map<number, AbortController>();
@@ -147,15 +227,14 @@ function withLocalClient(code: string, scopeUrl: string | null): string {
 function moduleSource(code: string): string {
   if (/\bexport\s+default\b/.test(code)) return code;
   // The prelude stays on line 1 so that reported line numbers match the stored code.
-  return (
-    `const module: any = { exports: {} }; const exports: any = module.exports; ${code}\n` +
-    'export default (module.exports.default ?? module.exports);\n'
-  );
+  return `${LEGACY_PRELUDE}${code}\nexport default (module.exports.default ?? module.exports);\n`;
 }
+const LEGACY_PRELUDE = 'const module: any = { exports: {} }; const exports: any = module.exports; ';
 
 function loadError(err: unknown): { message: string; line: number | null; column: number | null } {
   const text = err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err);
-  const at = /data:[^\s:]+:(\d+):(\d+)/.exec(text);
+  // A syntax error names the data URL in its message; an error thrown while loading, the file.
+  const at = /(?:data:[^\s:]+|functions\/[\w-]+\.ts):(\d+):(\d+)/.exec(text);
   const first = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? 'Invalid code';
   const message = first.replace(/^TypeError: (?=SyntaxError)/, '').replace(/data:\S+/g, 'function');
   return { message, line: at ? Number(at[1]) : null, column: at ? Number(at[2]) : null };
@@ -189,14 +268,22 @@ const serve = (first: unknown, second?: unknown) => {
 };
 Object.defineProperty(Deno, 'serve', { value: serve, configurable: false, writable: false });
 
-async function load(code: string, scopeUrl: string | null): Promise<void> {
-  const bytes = new TextEncoder().encode(moduleSource(withLocalClient(code, scopeUrl)));
+async function load(code: string, scopeUrl: string | null, slug: string): Promise<void> {
+  const source = moduleSource(withLocalClient(code, scopeUrl));
+  const bytes = new TextEncoder().encode(source);
   let binary = '';
   for (const b of bytes) binary += String.fromCharCode(b);
+  const moduleUrl = `data:application/typescript;base64,${btoa(binary)}`;
+  Object.assign(sources, {
+    moduleUrl,
+    file: `functions/${slug}.ts`,
+    scopeUrl,
+    prelude: source.startsWith(LEGACY_PRELUDE) ? LEGACY_PRELUDE.length : 0,
+  });
   try {
     if (scopeUrl && USES_SCOPE.test(code)) await installReferenceScope(scopeUrl);
     loading = true;
-    const mod = await import(`data:application/typescript;base64,${btoa(binary)}`).finally(() => {
+    const mod = await import(moduleUrl).finally(() => {
       loading = false;
     });
     const exported = mod.default;
@@ -297,7 +384,7 @@ self.onmessage = (event: MessageEvent) => {
     case 'load':
       env = msg.env;
       relay = msg.relay ?? null;
-      void load(msg.code, msg.scopeUrl);
+      void load(msg.code, msg.scopeUrl, typeof msg.slug === 'string' ? msg.slug : 'function');
       break;
     case 'env':
       env = msg.env;

@@ -14,8 +14,10 @@ import { registerFunctionsOrigin } from './http/functions-origin.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { parseJsonBodies } from './http/json-body.js';
 import { registerAccessControl } from './http/principal.js';
+import { registerReadYourWrites } from './http/read-your-writes.js';
 import { accessGroup, requireRouteAccess } from './http/route-access.js';
 import { guardOf } from './core/db.js';
+import { registerUnreadBodyDrain } from './http/unread-body.js';
 import { registerRequestDeadline } from './http/request-deadline.js';
 import { requestIdOf } from './http/request-id.js';
 import { serializerCompiler } from './http/response-serializer.js';
@@ -33,6 +35,7 @@ import { createMailer, emailPlugin } from './modules/email/index.js';
 import { functionsPlugin } from './modules/functions/index.js';
 import { healthPlugin, VERSION } from './modules/health/index.js';
 import { metadataPlugin } from './modules/metadata/index.js';
+import { insightsPlugin, startInsights } from './modules/insights/index.js';
 import { installLogging } from './modules/logs/index.js';
 import { instrumentRequests } from './modules/metrics/index.js';
 import { migrationsPlugin } from './modules/migrations/index.js';
@@ -41,7 +44,13 @@ import { backupsPlugin } from './modules/backups/index.js';
 import { configuredProviderNames, oauthPlugin } from './modules/oauth/index.js';
 import { ssoPlugin } from './modules/sso/index.js';
 import { paymentsPlugin } from './modules/payments/index.js';
-import { createRealtimeRefusals, realtimePlugin } from './modules/realtime/index.js';
+import {
+  changeCapturePlugin,
+  createChangeCapture,
+  createRealtimeRefusals,
+  realtimePlugin,
+  registerChangeCaptureMetrics,
+} from './modules/realtime/index.js';
 import { createRecordsApi, createSchemaCache, recordsPlugin } from './modules/records/index.js';
 import { typesPlugin } from './modules/types/index.js';
 import { docsPlugin } from './modules/docs/index.js';
@@ -147,16 +156,29 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
 
   registerErrorHandling(app);
   registerRequestDeadline(app, deps.config);
+  registerUnreadBodyDrain(app);
   const logging = installLogging(app, deps);
   const realtimeRefusals = createRealtimeRefusals();
+  // The console's charts: this server samples its gauges each minute and may fold the logs' rollup.
+  const insights = startInsights(deps, app.server, (err) => app.log.error({ err }, 'insights: the rollup failed'));
+  app.decorate('insights', insights);
+  app.addHook('onClose', () => insights.close());
   // Image transformations: one queue and variant cache for Plinth's and Supabase's paths.
   const images = createImageService(deps, (err) => app.log.warn({ err }, 'storing an image variant failed'));
+  // Realtime table changes from logical replication (REALTIME_CHANGES=logical): its gauges and
+  // health warnings are read by the metrics and health modules.
+  const changeCapture = createChangeCapture(deps, {
+    info: (message) => app.log.info(message),
+    warn: (message, err) => app.log.warn({ err }, message),
+    error: (message, err) => app.log.error({ err }, message),
+  });
   const metricsPlugin = instrumentRequests(
     app,
     deps,
     () => logging.service?.droppedCount() ?? 0,
     () => realtimeRefusals.counts(),
     () => images.counts(),
+    [(registry) => registerChangeCaptureMetrics(changeCapture, registry)],
   );
   const revokedSessions = await startRevokedSessions(deps, (err) =>
     app.log.error({ err }, 'reloading revoked sessions failed'),
@@ -170,6 +192,8 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   // so a browser app reads AUTH_UNAUTHORIZED (and refreshes) instead of a network error.
   registerCors(app, allowsOrigin, supabaseExposedHeaders);
   registerAccessControl(app, deps, revokedSessions, adminSessions, supabaseApiKeyHeader);
+  // Read replicas (issue 38): a caller's writes are noted so that its reads see them.
+  registerReadYourWrites(app, deps.replicas);
   registerFunctionsOrigin(app, deps.config.functions.origin);
   await app.register(cookie);
 
@@ -210,7 +234,9 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
     revokedSessions,
   );
   app.addHook('onClose', () => auth.email.drain());
-  await app.register(healthPlugin(deps));
+  await app.register(
+    healthPlugin(deps, async () => (changeCapture.mode === 'logical' ? (await changeCapture.status()).warnings : [])),
+  );
   await app.register(authPlugin(deps, auth, () => configuredProviderNames(deps.sql)));
   await app.register(emailPlugin(deps, mailer, (userId) => findUserById(deps.sql, userId)));
   await app.register(oauthPlugin(deps, auth.sessions));
@@ -225,6 +251,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   await app.register(typesPlugin(deps, schemaCache));
   await app.register(docsPlugin());
   await app.register(usagePlugin(deps));
+  await app.register(insightsPlugin(deps));
   await app.register(backupsPlugin(deps, () => schemaCache.refreshIfChanged()));
   await app.register(metadataPlugin(deps));
 
@@ -246,6 +273,7 @@ export async function buildApp(infrastructure: Deps, options: AppOptions = {}): 
   if (metricsPlugin) await app.register(metricsPlugin);
   await app.register(realtimePlugin(deps, revokedSessions, SESSION_REVOKED_CHANNEL, realtimeRefusals, adminSessions));
   await app.register(supabaseRealtimePlugin(deps));
+  await app.register(changeCapturePlugin(changeCapture));
   await app.register(dashboardPlugin());
   // Supabase's wire protocol: thin adapters over the modules above (issue 35).
   await app.register(supabaseRestPlugin(deps, recordsApi));

@@ -1,14 +1,15 @@
-// Entry point: configuration → free ports → dependencies → app → listen. Owns SIGINT/SIGTERM:
+// Entry point: configuration → no other server on the data directory → free ports → dependencies → app → listen. Owns SIGINT/SIGTERM:
 // the first drains in-flight requests and stops everything in order (shutdown.ts), a second one
 // (not a copy relayed within a second) exits at once. `npm start` runs `exec node …`: npm forwards
 // its signals to its child, and without `exec` that child is a `sh` that dies of them unrelayed.
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { chooseLogFormat, loggerOptions } from './core/log-options.js';
+import { chooseLogFormat, loggerOptions, startupWriter } from './core/log-options.js';
 import { unavailablePorts, type PortClaim } from './platform/port-check.js';
-import { clearStalePostmaster } from './platform/stale-postmaster.js';
+import { clearStalePostmaster, DataDirInUseError, liveOwnerOfPostmaster } from './platform/stale-postmaster.js';
 import type { Deps } from './deps.js';
+import { UpgradeFailedError } from './upgrade.js';
 import type { PlatformKeys } from './modules/secrets/index.js';
 
 /** Signals this soon after the first are copies of it, not a request to stop at once. */
@@ -24,6 +25,12 @@ function portClaims(config: Config): PortClaim[] {
   return claims;
 }
 
+/** Stops the start with one message on stderr: nothing was started or stopped yet. */
+function refuseStart(message: string): never {
+  console.error(message);
+  process.exit(1);
+}
+
 function readConfig(): Config {
   try {
     return loadConfig();
@@ -36,7 +43,7 @@ function readConfig(): Config {
   }
 }
 
-async function printBanner(config: Config, keys: PlatformKeys): Promise<void> {
+async function printBanner(config: Config, keys: PlatformKeys, say: (lines: string[]) => void): Promise<void> {
   const { adminCredentials } = await import('./modules/auth/index.js');
   const admin = adminCredentials({ config, keys });
   const lines = [
@@ -55,18 +62,31 @@ async function printBanner(config: Config, keys: PlatformKeys): Promise<void> {
   } else {
     lines.push(`Admin email: ${admin.email} (GET /api/metadata/api-key as admin shows the API key)`);
   }
-  console.log(lines.join('\n'));
+  say(lines);
 }
 
 async function main(): Promise<void> {
   const config = readConfig();
-  // A postmaster left by a killed server would hold the database port: stop it before checking.
-  if (!config.databaseUrl)
-    await clearStalePostmaster(path.join(config.dataDir, 'pg'), { log: (line) => console.log(line) });
-  const taken = await unavailablePorts(portClaims(config));
-  if (taken.length > 0) {
-    console.error(taken.join('\n'));
-    process.exit(1);
+  const logFormat = chooseLogFormat(config.logFormat, process.stdout.isTTY === true);
+  const say = await startupWriter(logFormat);
+  // Checks that touch nothing come first: another server on this data directory, then the ports.
+  // Only then may a postmaster left by a killed server be stopped (it holds the database port).
+  const pgDir = path.join(config.dataDir, 'pg');
+  const owner = config.databaseUrl ? undefined : liveOwnerOfPostmaster(pgDir);
+  if (owner !== undefined) refuseStart(new DataDirInUseError(pgDir, owner).message);
+  const claims = portClaims(config);
+  const isDatabasePort = (claim: PortClaim) => claim.setting === 'EMBEDDED_PG_PORT';
+  const taken = await unavailablePorts(claims.filter((claim) => !isDatabasePort(claim)));
+  if (taken.length > 0) refuseStart(taken.join('\n'));
+  if (!config.databaseUrl) {
+    try {
+      await clearStalePostmaster(pgDir, { log: say });
+    } catch (err) {
+      if (err instanceof DataDirInUseError) refuseStart(err.message); // started meanwhile
+      throw err;
+    }
+    const dbTaken = await unavailablePorts(claims.filter(isDatabasePort));
+    if (dbTaken.length > 0) refuseStart(dbTaken.join('\n'));
   }
 
   // The rest of the server is loaded only now: a taken port is reported in a moment, not after
@@ -98,8 +118,14 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
-  let dbEvent = (message: string) => console.log(message);
-  deps = await createDeps(config, { onDatabaseEvent: (message) => dbEvent(message) });
+  let dbEvent = say;
+  deps = await createDeps(config, {
+    onDatabaseEvent: (message) => dbEvent(message),
+    onReplicaChange: (replica, inRotation, why) =>
+      dbEvent(`read replica ${replica} ${inRotation ? 'joined' : 'left'} the rotation: ${why}`),
+    onBusEvent: (message) => dbEvent(message),
+    onUpgrade: (line) => say(line),
+  });
   if (stopping) {
     await deps.close();
     process.exit(0);
@@ -108,7 +134,6 @@ async function main(): Promise<void> {
   let keys: PlatformKeys;
   try {
     keys = await loadPlatformKeys(deps);
-    const logFormat = chooseLogFormat(config.logFormat, process.stdout.isTTY === true);
     built = await buildApp(deps, { keys, logger: await loggerOptions(config.logLevel, logFormat) });
     dbEvent = (message) => built.log.warn(message);
     // Functions answer 502 until their runtime is up; the rest of the API does not wait for it.
@@ -129,10 +154,12 @@ async function main(): Promise<void> {
   }
   app = built;
   if (stopping) return void stopServer(built, deps, stopping).then((code) => process.exit(code));
-  await printBanner(config, keys);
+  await printBanner(config, keys, say);
 }
 
 main().catch((err) => {
-  console.error('Plinth failed to start:', err);
+  // A refused upgrade says what failed, what was kept and how to go back; its stack adds nothing.
+  if (err instanceof UpgradeFailedError) console.error(err.message);
+  else console.error('Plinth failed to start:', err);
   process.exit(1);
 });

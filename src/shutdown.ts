@@ -11,6 +11,17 @@ const IDLE_SWEEP_MS = 100;
 /** The least time the modules' closing work gets after the grace period (which may be 0). */
 const MODULES_CLOSING_MIN_MS = 5_000;
 
+/** The pool's own bound to close (deps.close ends it with a 5 s timeout), plus the runtime's 2 s. */
+const RESOURCES_CLOSING_MS = 10_000;
+
+/**
+ * The longest a stop may take before the process exits without finishing it: the grace period,
+ * the modules' closing work and the resources' closing, each at its own bound, plus a margin.
+ */
+export function stopDeadlineMs(graceMs: number): number {
+  return graceMs + Math.max(graceMs, MODULES_CLOSING_MIN_MS) + RESOURCES_CLOSING_MS + 5_000;
+}
+
 export interface StopReport {
   /** Milliseconds from the start of the drain until the app closed (or was given up on). */
   drainedMs: number;
@@ -53,12 +64,20 @@ export async function drainHttp(app: FastifyInstance, graceMs: number): Promise<
   return { drainedMs: Date.now() - started, cutConnections, closed };
 }
 
-/** Drains HTTP, then stops everything behind it; resolves with the exit code. */
+/**
+ * Drains HTTP, then stops everything behind it; resolves with the exit code. Should any step
+ * outlive its bound regardless, the process exits 1 at stopDeadlineMs, saying so: a stop ends.
+ */
 export async function stopServer(app: FastifyInstance, deps: Deps, signal: string): Promise<number> {
   app.log.info(
     { signal, graceMs: deps.config.shutdownGraceMs },
     'shutting down: no new connections, draining requests in flight',
   );
+  const deadlineMs = stopDeadlineMs(deps.config.shutdownGraceMs);
+  setTimeout(() => {
+    app.log.error({ deadlineMs }, 'the stop did not end within its deadline: exiting without finishing it');
+    process.exit(1);
+  }, deadlineMs).unref();
   let code = 0;
   try {
     const report = await drainHttp(app, deps.config.shutdownGraceMs);

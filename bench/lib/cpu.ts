@@ -1,6 +1,7 @@
-// CPU time, in seconds, of the parts that share this machine during a run: this process (the
-// servers and their thread pool: argon2, RSA), PostgreSQL (the postmaster and its backends) and the
-// Deno function runtime the servers start. The load generator reports its own; whatever else the machine did is "other" (noise). Linux
+// CPU time, in seconds, of the parts that share this machine during a run: the server under test
+// (Plinth's own process, or this process for the limit servers run here; with their thread pools:
+// argon2, RSA), PostgreSQL (the postmaster and its backends) and the Deno function runtimes the
+// servers start. The load generator reports its own; whatever else the machine did is "other" (noise). Linux
 // only (/proc); elsewhere those shares are NaN.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -31,14 +32,15 @@ export async function pidCpuSeconds(pid: number): Promise<number> {
   return stat ? stat.own / TICKS_PER_SECOND : NaN;
 }
 
-/** CPU seconds used so far by the Deno runtimes this process started (0 when there are none). */
-export async function runtimeCpuSeconds(): Promise<number> {
+/** CPU seconds used so far by the Deno runtimes that `parents` started (0 when there are none). */
+export async function runtimeCpuSeconds(parents: number[] = [process.pid]): Promise<number> {
+  const parentIds = new Set(parents.map(String));
   try {
     let ticks = 0;
     for (const pid of await readdir('/proc')) {
       if (!/^\d+$/.test(pid)) continue;
       const stat = await statOf(pid);
-      if (stat?.ppid === String(process.pid) && stat.name === 'deno') ticks += stat.withChildren;
+      if (stat && parentIds.has(stat.ppid) && stat.name === 'deno') ticks += stat.withChildren;
     }
     return ticks / TICKS_PER_SECOND;
   } catch {
@@ -69,6 +71,24 @@ export async function machineBusySeconds(): Promise<number> {
     // user nice system idle iowait irq softirq steal ...: busy is all but idle and iowait.
     const [user, nice, system, , , irq, softirq, steal] = fields.map(Number);
     return (user! + nice! + system! + irq! + softirq! + (steal ?? 0)) / TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * CPU seconds used so far by every process whose command name is `name` (e.g. `nats-server`,
+ * `redis-server`: a broker the machine runs, shared with whatever else uses it; NaN elsewhere).
+ */
+export async function commandCpuSeconds(name: string): Promise<number> {
+  try {
+    let ticks = 0;
+    for (const pid of await readdir('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      const stat = await statOf(pid);
+      if (stat?.name === name) ticks += stat.own;
+    }
+    return ticks / TICKS_PER_SECOND;
   } catch {
     return NaN;
   }

@@ -20,13 +20,23 @@ export interface BenchDatabase {
 
 const DB_NAME = 'plinth_bench';
 
-export async function startBenchDatabase(): Promise<BenchDatabase> {
+export interface BenchDatabaseOptions {
+  /** PostgreSQL settings on its command line, e.g. `{ wal_level: 'logical' }` for logical change capture. */
+  settings?: Record<string, string>;
+}
+
+export async function startBenchDatabase(options: BenchDatabaseOptions = {}): Promise<BenchDatabase> {
   const dir = await mkdtemp(path.join(tmpdir(), 'plinth-bench-'));
   // On Ctrl-C PostgreSQL (in our process group) gets the signal too and stops; this removes the rest.
   const removeOnExit = () => rmSync(dir, { recursive: true, force: true });
   process.once('exit', removeOnExit);
   try {
-    const embedded = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), persistent: false });
+    const embedded = await startEmbeddedPostgres({
+      dataDir: dir,
+      port: await freePort(),
+      persistent: false,
+      settings: options.settings,
+    });
     try {
       const admin = postgres(embedded.url, { max: 1, onnotice: () => {} });
       try {

@@ -1,11 +1,13 @@
 // The "limit" server: bare Fastify + postgres.js issuing the same SQL as Plinth for each scenario
-// and doing the same crypto as Plinth (verify, sign with Plinth's key: ES256 on the event loop, RS256
+// and doing the same crypto as Plinth (verify with Plinth's public key, sign with a key of its kind: ES256 on the event loop, RS256
 // on the thread pool; SHA-256, HMAC), and nothing else:
 // no validation, hooks or plugins. What Plinth reaches as a fraction of this is its envelope cost.
 // The records routes, with their transaction envelopes, are in limit-records.ts.
 import {
   createHash,
   createHmac,
+  createPublicKey,
+  generateKeyPairSync,
   randomBytes,
   sign,
   verify,
@@ -18,7 +20,7 @@ import postgres from 'postgres';
 import { freePort } from '../../test/harness/free-port.js';
 import { recordsRoutes, type UserClaims } from './limit-records.js';
 import { userViewRecordsRoutes } from './limit-user-view.js';
-import type { RunningPlinth } from './plinth.js';
+import type { Config } from '../../src/config.js';
 import type { RecordsStatements } from './records.js';
 
 const signAsync = promisify(sign);
@@ -27,7 +29,7 @@ export interface LimitOptions {
   databaseUrl: string;
   port: number;
   poolSize: number;
-  /** Plinth's signing key, so the limit accepts Plinth's access tokens and signs like it. */
+  /** Plinth's kid and public key (the limit accepts Plinth's access tokens); a private key of the same kind to sign like it. */
   kid: string;
   privateKey: KeyObject;
   publicKey: KeyObject;
@@ -153,17 +155,38 @@ export async function startLimitServer(o: LimitOptions): Promise<LimitServer> {
   };
 }
 
-/** The limit beside a running Plinth: its signing key, pool size and token settings, a free port. */
-export async function startLimitBeside(databaseUrl: string, plinth: RunningPlinth): Promise<LimitServer> {
-  const { signingKey } = plinth.keys;
-  const { config } = plinth.deps;
+/**
+ * The limit beside a running Plinth: its pool size and token settings, a free port. It verifies
+ * with Plinth's public key (its JWKS, as any client reads it) and signs with a fresh key of the
+ * same algorithm and size under Plinth's kid (Plinth's private key never leaves the server).
+ */
+export async function startLimitBeside(
+  databaseUrl: string,
+  plinth: {
+    url: string;
+    config: Pick<
+      Config,
+      'dbPoolSize' | 'accessTokenTtlSeconds' | 'refreshTokenTtlSeconds' | 'refreshReuseGraceSeconds'
+    >;
+  },
+): Promise<LimitServer> {
+  const res = await fetch(`${plinth.url}/.well-known/jwks.json`);
+  if (res.status !== 200) throw new Error(`GET /.well-known/jwks.json: ${res.status}`);
+  const [jwk] = ((await res.json()) as { keys: (Record<string, unknown> & { kid: string })[] }).keys;
+  if (!jwk) throw new Error('Plinth publishes no signing key');
+  const publicKey = createPublicKey({ key: jwk, format: 'jwk' });
+  const { privateKey } =
+    publicKey.asymmetricKeyType === 'ec'
+      ? generateKeyPairSync('ec', { namedCurve: publicKey.asymmetricKeyDetails?.namedCurve ?? 'prime256v1' })
+      : generateKeyPairSync('rsa', { modulusLength: publicKey.asymmetricKeyDetails?.modulusLength ?? 2048 });
+  const { config } = plinth;
   return startLimitServer({
     databaseUrl,
     port: await freePort(),
     poolSize: config.dbPoolSize,
-    kid: signingKey.kid,
-    privateKey: signingKey.privateKey,
-    publicKey: signingKey.publicKey,
+    kid: jwk.kid,
+    privateKey,
+    publicKey,
     accessTtlSeconds: config.accessTokenTtlSeconds,
     refreshTtlSeconds: config.refreshTokenTtlSeconds,
     graceSeconds: config.refreshReuseGraceSeconds,

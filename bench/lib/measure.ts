@@ -1,7 +1,7 @@
 // Measures one side of a scenario: a warm-up, then the measured load run, with failures counted
 // and the CPU the run cost split by who spent it (server, PostgreSQL, function runtime, load generator, others).
 import { availableParallelism } from 'node:os';
-import { machineBusySeconds, postgresCpuSeconds, processCpuSeconds, runtimeCpuSeconds } from './cpu.js';
+import { machineBusySeconds, pidCpuSeconds, postgresCpuSeconds, processCpuSeconds, runtimeCpuSeconds } from './cpu.js';
 import { settleDatabase } from './settle.js';
 import { failuresOf, runLoad, startLoadGenerator, type LoadResult, type LoadSpec } from './load.js';
 
@@ -19,7 +19,7 @@ export interface Measurement {
 
 /** CPU ms per successful request of the measured run, by who spent it. */
 export interface CpuShare {
-  /** This process: the server under test and its thread pool (argon2, RSA signing). */
+  /** The server under test (Plinth's process, or this one for a limit server) and its thread pool (argon2, RSA signing). */
   server: number;
   postgres: number;
   /** The Deno function runtime the server started (0 in scenarios without functions). */
@@ -36,6 +36,18 @@ export interface MeasureSettings {
   pgDataDir: string;
   /** The database under test: its vacuum debt is paid before each measured run. */
   databaseUrl: string;
+  /**
+   * Servers in processes of their own, by the URL a load is sent to: their CPU is the "server"
+   * share (any other URL's server is this process), and the Deno runtimes they started are the
+   * runtime share.
+   */
+  serverPids?: Record<string, number>;
+}
+
+/** Whose CPU counts as the server's (undefined: this process) and whose Deno children count as the runtime. */
+export interface CpuSources {
+  serverPid?: number;
+  runtimeParents?: number[];
 }
 
 interface CpuUse {
@@ -45,18 +57,22 @@ interface CpuUse {
   machine: number;
 }
 
-const cpuNow = async (pgDataDir: string): Promise<CpuUse> => ({
-  server: processCpuSeconds(),
+const cpuNow = async (pgDataDir: string, sources: CpuSources): Promise<CpuUse> => ({
+  server: sources.serverPid === undefined ? processCpuSeconds() : await pidCpuSeconds(sources.serverPid),
   postgres: await postgresCpuSeconds(pgDataDir),
-  runtime: await runtimeCpuSeconds(),
+  runtime: await runtimeCpuSeconds(sources.runtimeParents ?? [process.pid]),
   machine: await machineBusySeconds(),
 });
 
 /** Runs `work` and returns what it returned with the CPU seconds spent meanwhile. */
-export async function withCpu<T>(pgDataDir: string, work: () => Promise<T>): Promise<{ value: T; used: CpuUse }> {
-  const before = await cpuNow(pgDataDir);
+export async function withCpu<T>(
+  pgDataDir: string,
+  work: () => Promise<T>,
+  sources: CpuSources = {},
+): Promise<{ value: T; used: CpuUse }> {
+  const before = await cpuNow(pgDataDir, sources);
   const value = await work();
-  const after = await cpuNow(pgDataDir);
+  const after = await cpuNow(pgDataDir, sources);
   const used = {
     server: after.server - before.server,
     postgres: after.postgres - before.postgres,
@@ -104,7 +120,11 @@ export async function measureLoad(specFor: SpecFor, settings: MeasureSettings): 
   await settleDatabase(settings.databaseUrl);
   // Started before the CPU count begins, so its start-up is not counted as anyone's.
   const generator = await startLoadGenerator();
-  const { value: run, used } = await withCpu(settings.pgDataDir, () => generator.run(spec));
+  const pids = settings.serverPids ?? {};
+  const { value: run, used } = await withCpu(settings.pgDataDir, () => generator.run(spec), {
+    serverPid: pids[spec.url],
+    runtimeParents: [process.pid, ...Object.values(pids)],
+  });
   return {
     rps: run.rps,
     p50: run.p50,

@@ -3,6 +3,7 @@
 // connection. The SQL: the statements Plinth runs for each scenario's request, captured from
 // Plinth's own records service (the code the server runs, on a pool that logs what it sends) with
 // the live schema, so the limit server issues the same text with the same parameters.
+import { primaryOnly } from '../../src/platform/read-replicas/index.js';
 import postgres from 'postgres';
 import type { Config } from '../../src/config.js';
 import { systemClock } from '../../src/core/clock.js';
@@ -99,7 +100,7 @@ export async function captureRecordsStatements(
       await cache.refreshIfChanged();
       if (!cache.current().tables.has(qualified('public', RECORDS_TABLE)))
         throw new Error(`the schema cache has no public.${RECORDS_TABLE}`);
-      const service = createRecordsService({ sql, config, clock: systemClock }, cache, {
+      const service = createRecordsService({ sql, config, clock: systemClock, replicas: primaryOnly(sql) }, cache, {
         maxRows: config.recordsMaxRows,
         schemas: config.recordsSchemas,
         timezones: timezoneCheck(sql),

@@ -5,7 +5,8 @@
 //   connection timeouts 0.168 (1.18×); each of those alone within the noise.
 //
 // `AB_A=/path/to/other/checkout npx tsx bench/probes/ab-trees.ts`: the same scenario on two code trees at
-// once (this one is B), one process and one database, alternating runs (the order flips each
+// once (this one is B), each tree's compiled server in its own process (bench/lib/plinth.ts; built
+// first when its dist/ is stale) on one database, server CPU read from each process, alternating runs (the order flips each
 // round, the database is vacuumed before each run). Prints each run and the medians: requests per
 // second and server CPU per request. For changes too small for `npm run bench`: on this VM the
 // same code drifts by ±20% over minutes, so only interleaved pairs compare.
@@ -18,6 +19,7 @@ import { startBenchDatabase } from '../lib/environment.js';
 import { registerUser } from '../lib/fixtures.js';
 import { startLimitBeside } from '../lib/limit.js';
 import { runLoad, type LoadSpec } from '../lib/load.js';
+import { pidCpuSeconds, processCpuSeconds } from '../lib/cpu.js';
 import { plinthStarterOf, startPlinth as startB, type RunningPlinth } from '../lib/plinth.js';
 import { currentSessionLoad, refreshLoad } from '../lib/session-loads.js';
 import { settleDatabase } from '../lib/settle.js';
@@ -25,7 +27,7 @@ import { median } from '../lib/median.js';
 
 const treeA = process.env.AB_A;
 if (!treeA) throw new Error('AB_A must name the other checkout (e.g. a git worktree of the commit before)');
-const startA = await plinthStarterOf(treeA);
+const startA = plinthStarterOf(treeA);
 const scenario = process.env.AB_SCENARIO ?? 'refresh';
 const rounds = Number(process.env.AB_ROUNDS ?? 6);
 const seconds = Number(process.env.AB_SECONDS ?? 4);
@@ -39,13 +41,15 @@ const trees: [string, RunningPlinth][] = [
   ['B', await startB(db.url, shared)],
 ];
 const limit = process.env.AB_LIMIT === '1' ? await startLimitBeside(db.url, trees[1]![1]) : undefined;
-/** Every side of the alternation, by the URL its load goes to. */
-const sides: [string, { url: string }][] = limit ? [...trees, ['limit', limit]] : trees;
+/** Every side of the alternation, by the URL its load goes to (the limit runs in this process: no pid). */
+const sides: [string, { url: string; pid?: number }][] = limit ? [...trees, ['limit', limit]] : trees;
+const serverCpuSeconds = (server: { pid?: number }) =>
+  server.pid === undefined ? Promise.resolve(processCpuSeconds()) : pidCpuSeconds(server.pid);
 const user = await registerUser(trees[1]![1].url, 'ab@bench.local', 'bench-password-9');
 const tokens = {
   databaseUrl: db.url,
   userIds: [user.id],
-  ttlSeconds: trees[1]![1].deps.config.refreshTokenTtlSeconds,
+  ttlSeconds: trees[1]![1].config.refreshTokenTtlSeconds,
   dir: tmpdir(),
   perSecond: TOKENS_PER_SECOND,
 };
@@ -61,10 +65,9 @@ try {
     for (const [name, server] of round % 2 === 0 ? sides : [...sides].reverse()) {
       const spec = await specFor(server, seconds);
       await settleDatabase(db.url);
-      const before = process.cpuUsage();
+      const before = await serverCpuSeconds(server);
       const run = await runLoad(spec);
-      const cpu = process.cpuUsage(before);
-      const cpuMs = (cpu.user + cpu.system) / 1000 / run.ok;
+      const cpuMs = (((await serverCpuSeconds(server)) - before) * 1000) / run.ok;
       seen.get(name)!.rps.push(run.rps);
       seen.get(name)!.cpuMs.push(cpuMs);
       console.log(

@@ -3,6 +3,8 @@
 // Last answer: 2026-11-28 13:06–14:30: refresh 1.166× the limit's route (179 against 155 µs), 1.134× with
 //   `LOGS_STORE=false`; the request frame (`GET /api/health`) 8.2 µs above a bare route.
 //
+// In process on purpose (bench/lib/plinth-in-process.ts): inject() measures the JavaScript alone,
+// which a server in its own process behind sockets cannot show; stdout logging is off here.
 // `npx tsx bench/probes/frame-cost.ts`: the JavaScript CPU a request costs Plinth against a bare handler,
 // in µs per request, without sockets or a load generator in the measurement (inject(), 32 requests
 // at a time, this process's user + system CPU; PostgreSQL works in its own processes and is not
@@ -31,7 +33,7 @@ import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify';
 import { startBenchDatabase } from '../lib/environment.js';
 import { createRefreshTokens, registerUser } from '../lib/fixtures.js';
 import { startLimitBeside } from '../lib/limit.js';
-import { plinthStarterOf, startPlinth } from '../lib/plinth.js';
+import { inProcessStarterOf, startPlinthInProcess as startPlinth } from '../lib/plinth-in-process.js';
 import { median } from '../lib/median.js';
 
 const rounds = Number(process.env.FRAME_ROUNDS ?? 7);
@@ -123,7 +125,7 @@ const shared = { PLINTH_ENCRYPTION_KEY: 'fc'.repeat(32), ADMIN_PASSWORD: 'frame-
 const plinth = await startPlinth(db.url, shared);
 const closing: (() => Promise<unknown>)[] = [() => plinth.close()];
 const treeA = process.env.FRAME_A;
-const plinthA = treeA ? await (await plinthStarterOf(treeA))(db.url, shared) : undefined;
+const plinthA = treeA ? await (await inProcessStarterOf(treeA))(db.url, shared) : undefined;
 if (plinthA) closing.push(() => plinthA.close());
 /** The other tree's Plinth as a side, when FRAME_A names one. */
 const sideA = (): Side[] => (plinthA ? [['plinth A', plinthA.app]] : []);
@@ -149,7 +151,7 @@ try {
     await compare('frame (GET /api/health)', sides, () => ({ method: 'GET', url: '/api/health' }));
   }
   if (probes.includes('refresh')) {
-    const limit = await startLimitBeside(db.url, plinth);
+    const limit = await startLimitBeside(db.url, { url: plinth.url, config: plinth.deps.config });
     closing.push(() => limit.close());
     const user = await registerUser(plinth.url, 'frame@bench.local', 'bench-password-9');
     const file = path.join(tmpdir(), `frame-refresh-tokens-${process.pid}.txt`);

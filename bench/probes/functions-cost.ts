@@ -3,6 +3,9 @@
 // Last answer: 2026-11-28 14:20: Plinth 0.064 server + 0.124 Deno + 0.029 load ms per request = 53% of direct if
 //   CPU-bound; a bare Node proxy 64%: the 65% target sits at the hop's own floor.
 //
+// In process on purpose (bench/lib/plinth-in-process.ts): it switches the server's runtime client
+// between the runtime's socket and its port, and puts a bare proxy on the same runtime client,
+// which only a server in this process allows; stdout logging is off here.
 // `npx tsx bench/probes/functions-cost.ts`: the CPU a function invocation costs, per request, through
 // Plinth (to the runtime's Unix socket, and as before it, to its port), through a bare Node proxy
 // (bench/lib/bare-proxy.ts, socket and port: the floor for any Node proxy) and directly on the Deno
@@ -21,7 +24,7 @@ import { startBenchDatabase } from '../lib/environment.js';
 import { deployTrivialFunction, TRIVIAL_FUNCTION } from '../suite/functions.js';
 import { failuresOf, runLoad, startLoadGenerator, type LoadSpec } from '../lib/load.js';
 import type { Deps } from '../../src/deps.js';
-import { startPlinth } from '../lib/plinth.js';
+import { startPlinthInProcess as startPlinth } from '../lib/plinth-in-process.js';
 import { median } from '../lib/median.js';
 
 const ROUNDS = Number(process.env.FN_COST_ROUNDS ?? 5);

@@ -4,6 +4,8 @@
 //   system CPU; the gap is user-space JavaScript (0.448 against 0.338 ms), no function more than 12 µs above the
 //   limit's.
 //
+// In process on purpose (bench/lib/plinth-in-process.ts): the V8 profiler and /proc/self/io read
+// this process, so Plinth runs in it, with stdout logging off (the profile leaves the log line out).
 // `npx tsx bench/probes/profile.ts [scenario…]`: where Plinth's CPU goes on a hot path. Starts the
 // embedded PostgreSQL and Plinth, drives each scenario (current-session, refresh, records-read-one,
 // records-list-20, records-insert-one, functions-invoke) for PROFILE_SECONDS (default 5) under the
@@ -26,7 +28,7 @@ import { runLoad, type LoadSpec } from '../lib/load.js';
 import { currentSessionLoad, refreshLoad } from '../lib/session-loads.js';
 import { createRecordsTable } from '../lib/records.js';
 import { startLimitBeside } from '../lib/limit.js';
-import { startPlinth } from '../lib/plinth.js';
+import { startPlinthInProcess as startPlinth } from '../lib/plinth-in-process.js';
 import type { BenchContext } from '../suite/scenario.js';
 import { RECORDS_SCENARIOS, recordsSpec, type RecordsScenario } from '../suite/scenarios.js';
 
@@ -152,7 +154,10 @@ async function main(): Promise<void> {
       );
       return { ...times, ok: run.ok, perRequest };
     };
-    const limit = process.env.PROFILE_AGAINST_LIMIT === '1' ? await startLimitBeside(db.url, plinth) : undefined;
+    const limit =
+      process.env.PROFILE_AGAINST_LIMIT === '1'
+        ? await startLimitBeside(db.url, { url: plinth.url, config: plinth.deps.config })
+        : undefined;
     try {
       for (const name of wanted) {
         const ours = await profiled(name, (s) => specOf(name, s));

@@ -3,12 +3,14 @@
 // Last answer: 2026-11-29 (bench/README.md, "Supabase /rest/v1 adapter"): inconclusive, measured on a VM
 //   at a load average of ~20 — paired-round ratios 1.046 and 0.861 in two runs, noise ±50%.
 //
-// `npx tsx bench/probes/supabase-rest.ts`: one Plinth in this process on the bench database, one
+// `npx tsx bench/probes/supabase-rest.ts`: one Plinth (the compiled server in its own process,
+// bench/lib/plinth.ts; server CPU read from its pid) on the bench database, one
 // table with an owner policy; alternating runs (the order flips each round, the database is
 // vacuumed before each) of GET /api/database/records/notes?id=eq.N (Bearer) and of the request
 // supabase-js sends for `.from('notes').select('*').eq('id', N)`: GET /rest/v1/notes?select=*&id=eq.N
 // with `apikey` and Bearer. Prints each run and the medians: requests per second and server CPU
 // per request. SB_ROUNDS (default 6), SB_SECONDS (default 5), SB_CONNECTIONS (default 32).
+import { pidCpuSeconds } from '../lib/cpu.js';
 import { startBenchDatabase } from '../lib/environment.js';
 import { registerUser } from '../lib/fixtures.js';
 import { runLoad, type LoadSpec } from '../lib/load.js';
@@ -24,14 +26,13 @@ const db = await startBenchDatabase();
 const plinth = await startPlinth(db.url);
 try {
   const user = await registerUser(plinth.url, 'sb-rest@bench.local', 'bench-password-9');
-  await plinth.deps.sql.unsafe(`
+  await plinth.sql.unsafe(`
     create table if not exists public.notes (id bigint primary key, owner uuid not null, body text not null);
     drop policy if exists own on public.notes;
     create policy own on public.notes for select to authenticated using (owner = auth.uid());
   `);
-  await plinth.deps
-    .sql`insert into public.notes select g, ${user.id}, 'note ' || g from generate_series(1, 1000) g on conflict do nothing`;
-  await plinth.deps.sql`select system.bump_schema_version()`;
+  await plinth.sql`insert into public.notes select g, ${user.id}, 'note ' || g from generate_series(1, 1000) g on conflict do nothing`;
+  await plinth.sql`select system.bump_schema_version()`;
 
   const bearer = { authorization: `Bearer ${user.accessToken}` };
   const sides: [string, LoadSpec][] = [
@@ -53,7 +54,7 @@ try {
         url: plinth.url,
         method: 'GET',
         path: '/rest/v1/notes?select=*&id=eq.42',
-        headers: { ...bearer, apikey: plinth.keys.anonKey, 'x-client-info': 'supabase-js-node/2.119.1' },
+        headers: { ...bearer, apikey: plinth.anonKey, 'x-client-info': 'supabase-js-node/2.119.1' },
         expectStatus: 200,
         connections,
         seconds,
@@ -65,10 +66,9 @@ try {
   for (let round = 0; round < rounds; round++) {
     for (const [name, spec] of round % 2 === 0 ? sides : [...sides].reverse()) {
       await settleDatabase(db.url);
-      const before = process.cpuUsage();
+      const before = await pidCpuSeconds(plinth.pid);
       const run = await runLoad(spec);
-      const cpu = process.cpuUsage(before);
-      const cpuMs = (cpu.user + cpu.system) / 1000 / run.ok;
+      const cpuMs = (((await pidCpuSeconds(plinth.pid)) - before) * 1000) / run.ok;
       seen.get(name)!.rps.push(run.rps);
       seen.get(name)!.cpuMs.push(cpuMs);
       console.log(

@@ -77,7 +77,7 @@ async function main() {
     // Users are off until the admin allows models and sets a budget (the reservation path is measured too).
     const configured = await fetch(`${plinth.url}/api/ai/settings`, {
       method: 'PUT',
-      headers: { ...json, 'x-api-key': plinth.keys.apiKey },
+      headers: { ...json, 'x-api-key': plinth.apiKey },
       body: JSON.stringify({ allowedModels: ['bench/model'], userDailyTokenBudget: 1_000_000_000 }),
     });
     if (!configured.ok) throw new Error(`AI settings: ${configured.status} ${await configured.text()}`);

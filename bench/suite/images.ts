@@ -8,9 +8,9 @@
 //   plain:  the same load on a plain download of an object of the variant's exact size — the
 //           target: the cached variant's latency within 10% of it (p50 ratio ≤ 1.10), judged on
 //           the median of BENCH_IMAGE_ROUNDS (default 5) paired rounds, the order flipped each round.
-// Plinth runs in this process (bench/lib/plinth.ts: default settings, stdout logging off), as the
-// rest of the suite does: read the figures as in-process ones. The cold clients run in this
-// process too (their cost is a fetch per ~100 ms of transformation).
+// Plinth is the compiled server in its own process (bench/lib/plinth.ts: `npm start`'s command,
+// default settings, request logging on). The cold clients run in this process (their cost is a
+// fetch per ~100 ms of transformation).
 import { cpus } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -66,7 +66,7 @@ async function load(url: string, seconds: number): Promise<LoadResult> {
 async function main() {
   const db = await startBenchDatabase();
   const plinth = await startPlinth(db.url, { STORAGE_DIR: path.join(db.dir, 'storage') });
-  const headers = { 'x-api-key': plinth.keys.apiKey };
+  const headers = { 'x-api-key': plinth.apiKey };
   const objects = `${plinth.url}/api/storage/buckets/bench/objects`;
   try {
     const created = await fetch(`${plinth.url}/api/storage/buckets`, {
@@ -83,7 +83,7 @@ async function main() {
     });
     if (put.status !== 200) throw new Error(`upload: ${put.status} ${await put.text()}`);
     console.log(
-      `source: 4000×3000 JPEG, ${(source.length / 1e6).toFixed(1)} MB; ${cpus().length} cores; Plinth in this process`,
+      `source: 4000×3000 JPEG, ${(source.length / 1e6).toFixed(1)} MB; ${cpus().length} cores; Plinth: the compiled server in its own process`,
     );
 
     // Cold: each request a variant never made before (another quality), so each is transformed.

@@ -7,6 +7,9 @@
 // PostgreSQL, this process's GC pauses and the time requests waited for a pool connection.
 // BENCH_SEARCH=false skips the search latencies. LOGS_* in the environment configure the storing
 // server's writer (e.g. LOGS_BATCH_SIZE).
+// In process (bench/lib/plinth-in-process.ts, stdout logging off on both sides): it times the
+// servers' pool guards, reads this process's GC pauses and flushes the log store directly, which
+// a server in its own process does not let it do. Its figures are in-process ones.
 import { randomBytes } from 'node:crypto';
 import { PerformanceObserver } from 'node:perf_hooks';
 import postgres from 'postgres';
@@ -14,7 +17,10 @@ import { startBenchDatabase } from '../lib/environment.js';
 import { registerUser } from '../lib/fixtures.js';
 import { failuresOf, runLoad, startLoadGenerator } from '../lib/load.js';
 import { cpuShare, type Measurement, type MeasureSettings, type SpecFor, withCpu } from '../lib/measure.js';
-import { startPlinth, type RunningPlinth } from '../lib/plinth.js';
+import {
+  type InProcessPlinth as RunningPlinth,
+  startPlinthInProcess as startPlinth,
+} from '../lib/plinth-in-process.js';
 import { guardOf } from '../../src/core/db.js';
 import { createRecordsTable } from '../lib/records.js';
 import type { BenchContext } from './scenario.js';

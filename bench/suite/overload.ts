@@ -4,7 +4,9 @@
 // sampled. Prints the numbers; asserts nothing.
 //
 // Method (client and server share the machine, so the clients must stay out of the server's way):
-// - Plinth runs in this process, exactly as main.ts starts it, with logging off.
+// - Plinth runs in this process (bench/lib/plinth-in-process.ts: composed as main.ts composes it, stdout
+//   logging off): the probe holds its pool guard full and times requests from its request event,
+//   which a server in its own process does not allow. Its figures are in-process ones.
 // - The sustainable rate is autocannon's closed loop on 32 connections (bench/workers/load-worker.ts).
 // - The 3× load comes from bench/workers/open-loop-worker.ts, a child process writing prepared requests on
 //   raw keep-alive sockets (at most 256): open loop, the requests due every millisecond, so a slow
@@ -48,7 +50,10 @@ import { affinity, pinClient, pinServer } from '../lib/cpu-affinity.js';
 import { startLoadGenerator, type LoadSpec } from '../lib/load.js';
 import { startBenchDatabase } from '../lib/environment.js';
 import { registerUser } from '../lib/fixtures.js';
-import { startPlinth, type RunningPlinth } from '../lib/plinth.js';
+import {
+  type InProcessPlinth as RunningPlinth,
+  startPlinthInProcess as startPlinth,
+} from '../lib/plinth-in-process.js';
 import type { OpenLoopResult, OpenLoopSpec } from '../workers/open-loop-worker.js';
 import type { ProbeResult, ProbeSpec } from '../workers/probe-worker.js';
 import { createRecordsTable, RECORDS_PATH } from '../lib/records.js';

@@ -1,33 +1,22 @@
 // `npx tsx bench/suite/realtime-fanout.ts`: one publish fanned out to 1,000 subscribed clients, on
 // Plinth (publish = RLS-checked INSERT, NOTIFY, load, emit) and on a bare socket.io server doing
 // the same fan-out without permission checks or a database. Prints delivery p50/p99 of single
-// publishes, deliveries per second of a burst, their ratio, and memory per idle connection.
+// publishes, deliveries per second of a burst, their ratio, and memory per idle connection (the
+// server process's RSS with the clients connected over its RSS before they came). Plinth is the
+// compiled server in its own process (bench/lib/plinth.ts); the bare server runs in this one.
 // Clients live in a child process (bench/workers/realtime-clients.ts). Asserts nothing.
-import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
-import path from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { Server } from 'socket.io';
 import { freePort } from '../../test/harness/free-port.js';
 import { startBenchDatabase } from '../lib/environment.js';
+import { rssBytes } from '../lib/peak-memory.js';
+import { clientProcess } from '../lib/worker-ipc.js';
 import { startPlinth } from '../lib/plinth.js';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const BURST = Number(process.env.BENCH_BURST ?? 50);
 const CHANNEL = 'bench:fanout';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
-/** Heap and off-heap bytes of this process after a full collection. */
-function memory(): number {
-  gc();
-  gc();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.external;
-}
 
 const percentile = (xs: number[], p: number) => {
   const sorted = [...xs].sort((a, b) => a - b);
@@ -40,36 +29,22 @@ interface FanoutResult {
   burstSeconds: number;
 }
 
-function clientProcess() {
-  const child: ChildProcess = fork(path.join(import.meta.dirname, '../workers/realtime-clients.ts'), {
-    execArgv: ['--import', 'tsx'],
-  });
-  const ask = <T>(command: object): Promise<T> =>
-    new Promise((resolve, reject) => {
-      child.once('message', (reply: { error?: string }) =>
-        reply.error ? reject(new Error(reply.error)) : resolve(reply as T),
-      );
-      child.send(command);
-    });
-  return { ask, child };
-}
-
-async function measure(name: string, url: string, token: string, awaitPresence: boolean) {
-  const clients = clientProcess();
+/** `pid`: the server's process (this one for the bare server). */
+async function measure(name: string, url: string, token: string, awaitPresence: boolean, pid: number) {
+  const clients = clientProcess('realtime-clients.ts');
+  const before = rssBytes(pid);
   await clients.ask({ cmd: 'connect', url, token, clients: CLIENTS, channel: CHANNEL, awaitPresence });
-  const idle = memory();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const idle = rssBytes(pid);
   const result = await clients.ask<FanoutResult>({ cmd: 'fanout', channel: CHANNEL, rounds: ROUNDS, burst: BURST });
   await clients.ask({ cmd: 'close' });
-  // Idle memory against the same server with the clients gone (one-time allocations excluded).
   await new Promise((resolve) => clients.child.once('exit', resolve));
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  const after = memory();
   const summary = {
     name,
     p50: percentile(result.latencies, 50),
     p99: percentile(result.latencies, 99),
     deliveriesPerSecond: result.burstDeliveries / result.burstSeconds,
-    bytesPerIdleConnection: (idle - after) / CLIENTS,
+    bytesPerIdleConnection: (idle - before) / CLIENTS,
   };
   console.log(
     `${name.padEnd(18)} p50 ${summary.p50.toFixed(1)} ms  p99 ${summary.p99.toFixed(1)} ms  ` +
@@ -93,7 +68,7 @@ async function startBareServer() {
       io.to(`realtime:${body.channel}`).emit(body.event, {
         ...body.payload,
         meta: {
-          channel: `realtime:${body.channel}`,
+          channel: body.channel,
           messageId: 'x',
           senderType: 'user',
           timestamp: new Date().toISOString(),
@@ -111,7 +86,7 @@ async function startBareServer() {
 async function measureBare() {
   const bare = await startBareServer();
   try {
-    return await measure('bare socket.io', bare.url, 'none', false);
+    return await measure('bare socket.io', bare.url, 'none', false, process.pid);
   } finally {
     await bare.close();
   }
@@ -125,8 +100,8 @@ async function main() {
   const plinth = await startPlinth(db.url);
   let result: Awaited<ReturnType<typeof measure>>;
   try {
-    await plinth.deps.sql`insert into realtime.channels (pattern) values ('bench:%')`;
-    result = await measure('Plinth', plinth.url, plinth.keys.anonKey, true);
+    await plinth.sql`insert into realtime.channels (pattern) values ('bench:%')`;
+    result = await measure('Plinth', plinth.url, plinth.anonKey, true, plinth.pid);
   } finally {
     await plinth.close();
     await db.stop();

@@ -2,47 +2,24 @@
 // database (a client of server A publishes, a client of server B receives; sequential, so each
 // figure is one message's trip: the RLS-checked INSERT on A in one round trip, the NOTIFY carrying
 // the message, the emit on B), next to the same trip within one server. Prints p50/p99 and the CPU
-// each message cost this process (both servers and the clients) and PostgreSQL, which a shared
+// each message cost the two server processes (the compiled server, bench/lib/plinth.ts) and PostgreSQL, which a shared
 // machine does not skew the way it skews latency; asserts nothing.
 import { randomBytes } from 'node:crypto';
 import { io, type Socket } from 'socket.io-client';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createDeps } from '../../src/deps.js';
-import { loadPlatformKeys } from '../../src/modules/secrets/index.js';
-import { freePort } from '../../test/harness/free-port.js';
-import { postgresCpuSeconds, processCpuSeconds } from '../lib/cpu.js';
+import { pidCpuSeconds, postgresCpuSeconds } from '../lib/cpu.js';
 import { startBenchDatabase } from '../lib/environment.js';
+import { startPlinth } from '../lib/plinth.js';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 300);
 const CHANNEL = 'bench:latency';
 
-async function startServer(databaseUrl: string, key: string) {
-  const port = await freePort();
-  const config = loadConfig({
-    DATABASE_URL: databaseUrl,
+/** One of the two servers: the compiled server in its own process, both with one encryption key. */
+const startServer = (databaseUrl: string, key: string) =>
+  startPlinth(databaseUrl, {
     PLINTH_ENCRYPTION_KEY: key,
-    ADMIN_EMAIL: 'admin@bench.local',
-    ADMIN_PASSWORD: 'bench-admin-password',
-    LOG_LEVEL: 'silent',
-    FUNCTIONS_RUNTIME_PORT: '0',
     // One socket publishes back to back: the per-socket event budget is not what is measured.
     REALTIME_SOCKET_EVENTS_PER_SECOND: '100000',
   });
-  const deps = await createDeps(config);
-  const keys = await loadPlatformKeys(deps);
-  const app = await buildApp(deps, { logger: false, keys });
-  await app.listen({ port, host: '127.0.0.1' });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    deps,
-    keys,
-    async close() {
-      await app.close();
-      await deps.close();
-    },
-  };
-}
 
 async function subscribed(url: string, token: string): Promise<Socket> {
   const socket = io(url, { transports: ['websocket'], auth: { token }, reconnection: false });
@@ -86,8 +63,8 @@ async function main() {
   const a = await startServer(db.url, key);
   const b = await startServer(db.url, key);
   try {
-    await a.deps.sql`insert into realtime.channels (pattern) values ('bench:%')`;
-    const token = a.keys.anonKey;
+    await a.sql`insert into realtime.channels (pattern) values ('bench:%')`;
+    const token = a.anonKey;
     const publisher = await subscribed(a.url, token);
     const local = await subscribed(a.url, token);
     const remote = await subscribed(b.url, token);
@@ -96,14 +73,15 @@ async function main() {
       ['same server', local],
       ['across servers', remote],
     ] as const) {
-      const [node0, pg0] = [processCpuSeconds(), await postgresCpuSeconds(db.pgDataDir)];
+      const servers = async () => (await pidCpuSeconds(a.pid)) + (await pidCpuSeconds(b.pid));
+      const [node0, pg0] = [await servers(), await postgresCpuSeconds(db.pgDataDir)];
       const latencies = await trips(publisher, receiver);
-      const [node, pg] = [processCpuSeconds() - node0, (await postgresCpuSeconds(db.pgDataDir)) - pg0];
+      const [node, pg] = [(await servers()) - node0, (await postgresCpuSeconds(db.pgDataDir)) - pg0];
       const perMessage = (seconds: number) => ((seconds * 1000) / MESSAGES).toFixed(2);
       console.log(
         `${name.padEnd(15)} publish→deliver p50 ${percentile(latencies, 50).toFixed(2)} ms  ` +
           `p99 ${percentile(latencies, 99).toFixed(2)} ms  (${MESSAGES} sequential messages); ` +
-          `CPU per message: Node ${perMessage(node)} ms, PostgreSQL ${perMessage(pg)} ms`,
+          `CPU per message: servers ${perMessage(node)} ms, PostgreSQL ${perMessage(pg)} ms`,
       );
     }
     for (const socket of [publisher, local, remote]) socket.disconnect();

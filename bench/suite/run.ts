@@ -1,5 +1,6 @@
-// `npm run bench`: starts an embedded PostgreSQL, Plinth and the limit server in this process,
-// runs every scenario against both, reports, and removes everything it started. Exits 0 when
+// `npm run bench`: starts an embedded PostgreSQL, Plinth (the compiled server in its own process,
+// as `npm start` runs it: bench/lib/plinth.ts) and the limit server (in this process), runs every
+// scenario against both, reports, and removes everything it started. Exits 0 when
 // every scenario ran (missed targets are reported, not failed), non-zero when one could not run.
 // BENCH_SECONDS: seconds per measured run (default 10). BENCH_SCENARIOS=a,b: only those. BENCH_RUNS=n:
 // each scenario n times, the median run (by its target ratio) reported with every run's ratio.
@@ -78,7 +79,7 @@ async function prepare(
   const user = users[0]!;
   // The records table, and the statements Plinth runs on it, handed to the limit.
   const recordIds = await createRecordsTable(db.url, user.id, RECORD_ROWS);
-  const statements = await captureRecordsStatements(db.url, plinth.deps.config, user, recordIds[0]!);
+  const statements = await captureRecordsStatements(db.url, plinth.config, user, recordIds[0]!);
   const [role, claims] = statements.scope.params;
   const token = JSON.parse(Buffer.from(user.accessToken.split('.')[1]!, 'base64url').toString('utf8'));
   if (role !== 'authenticated' || claims !== scopeClaims(token)) {
@@ -98,17 +99,12 @@ async function prepare(
     storedHash: await storedPasswordHash(db.url, user.email),
     seconds,
     warmupSeconds: Math.min(2, Math.max(1, Math.round(seconds / 5))),
-    refreshTtlSeconds: plinth.deps.config.refreshTokenTtlSeconds,
+    serverPids: { [plinth.url]: plinth.pid },
+    refreshTtlSeconds: plinth.config.refreshTokenTtlSeconds,
     recordIds,
-    apiKey: plinth.keys.apiKey,
-    anonKey: plinth.keys.anonKey,
-    functionsRuntime: {
-      // Read when used: the runtime's port is the one it has now (a restarted runtime has a new one).
-      get url() {
-        return plinth.deps.runtime.baseUrl ?? '';
-      },
-      token: plinth.deps.runtime.token,
-    },
+    apiKey: plinth.apiKey,
+    anonKey: plinth.anonKey,
+    functionsRuntime: plinth.functionsRuntime,
   };
 }
 

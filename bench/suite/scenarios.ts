@@ -86,7 +86,7 @@ const refresh: Scenario = {
         await measureLoad(spec(ctx.limitUrl), ctx),
       )),
       limitDoes:
-        "bare Fastify route: SHA-256 + HMAC successor, the rotateRefreshToken statement (auth.rotate_refresh_token, sessions.repo.ts), sign with Plinth's key where Plinth signs (node:crypto: ES256 on the event loop, RS256 on the thread pool), JSON.stringify reply",
+        "bare Fastify route: SHA-256 + HMAC successor, the rotateRefreshToken statement (auth.rotate_refresh_token, sessions.repo.ts), sign with a key of Plinth's key's kind (its JWKS gives the public half) where Plinth signs (node:crypto: ES256 on the event loop, RS256 on the thread pool), JSON.stringify reply",
       target: { kind: 'rps', min: 4_000 },
     };
   },

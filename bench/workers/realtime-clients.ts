@@ -96,7 +96,12 @@ async function fanout(command: FanoutCommand) {
     latencies.push(...result.latencies);
   }
   const burst = await publish(command.channel, command.burst, seq);
-  send({ latencies, burstDeliveries: command.burst * sockets.length, burstSeconds: burst.seconds });
+  send({
+    latencies,
+    burstLatencies: burst.latencies,
+    burstDeliveries: command.burst * sockets.length,
+    burstSeconds: burst.seconds,
+  });
 }
 
 process.on('message', (command: Command) => {

@@ -18,6 +18,11 @@ export interface PoolOptions {
   queueMax?: number;
   /** Per database role: how many of its envelopes may use connections at once (pool-guard.ts). */
   shares?: Readonly<Record<string, number>>;
+  /**
+   * Named prepared statements (default true). False behind a pooler in transaction mode (PgBouncer
+   * before 1.21 keeps none across transactions): every query then goes unnamed, parsed each time.
+   */
+  prepare?: boolean;
 }
 
 const DEFAULT_DEADLINE_MS = 30_000;
@@ -37,6 +42,7 @@ export function createPool(url: string, options: PoolOptions = {}): Sql {
   const max = options.max ?? 10;
   const sql: Guarded = postgres(url, {
     max,
+    prepare: options.prepare ?? true,
     onnotice: () => {},
     backoff: reconnectBackoff,
     connection: { application_name: options.applicationName ?? 'plinth' },
@@ -61,6 +67,17 @@ export function createCompanionConnection(pool: Sql, applicationName: string): S
     max: 1,
     connection: { ...pool.options.connection, application_name: applicationName },
   });
+}
+
+/**
+ * Sends the pool's LISTENs and logical subscriptions through `direct` (a connection that is a real
+ * PostgreSQL session, not a pooler in transaction mode, where a LISTEN would be lost at the end of
+ * its transaction). Every module that calls `sql.listen` keeps doing so; ending `direct` ends them.
+ */
+export function routeSessionWorkTo(pool: Sql, direct: Sql): void {
+  if (pool === direct) return;
+  pool.listen = direct.listen;
+  pool.subscribe = direct.subscribe;
 }
 
 /** The pool's admission guard (a pool made elsewhere gets the defaults on first use). */
@@ -309,13 +326,28 @@ export function runRolledBack<R extends postgres.Row[]>(
  * (prepared) statement and COMMIT are written together on a reserved connection. A failed
  * statement aborts the transaction, so the pipelined COMMIT rolls it back.
  */
-export function runScoped(
+export async function runScoped(
   sql: Sql,
   scope: RequestScope,
   text: string,
   params: unknown[],
   effect: Effect = 'reads',
 ): Promise<postgres.RowList<postgres.Row[]>> {
+  return (await runScopedThen(sql, scope, text, params, null, effect))[0];
+}
+
+/**
+ * runScoped with a second statement (no parameters) after the first, in the same transaction and
+ * round trip, e.g. to read what the first left in a transaction-local setting. Both results.
+ */
+export function runScopedThen(
+  sql: Sql,
+  scope: RequestScope,
+  text: string,
+  params: unknown[],
+  then: string | null,
+  effect: Effect = 'reads',
+): Promise<[postgres.RowList<postgres.Row[]>, postgres.RowList<postgres.Row[]> | null]> {
   return onReservedConnection(
     sql,
     async (conn, begin) => {
@@ -323,10 +355,12 @@ export function runScoped(
         begin,
         scopeStatement(conn, scope).execute(),
         conn.unsafe(text, params as never[], { prepare: true }).execute(),
+        ...(then === null ? [] : [conn.unsafe(then, [], { prepare: true }).execute()]),
         conn`commit`.execute(),
       ]);
       for (const step of settled) if (step.status === 'rejected') throw connectionFailure(step.reason) ?? step.reason;
-      return (settled[2] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value;
+      const value = (i: number) => (settled[i] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value;
+      return [value(2), then === null ? null : value(3)];
     },
     effect,
     scope.role,

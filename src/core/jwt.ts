@@ -1,7 +1,7 @@
 // Compact JSON Web Tokens on node:crypto: ES256 for keys made now, RS256 for the RSA keys made
 // before (the algorithm follows the key, and the JWKS announces it). ES256 signs on the event loop,
-// RS256 on libuv's thread pool; verification is synchronous, and a verified token is remembered
-// until it expires.
+// RS256 on libuv's thread pool; verification is synchronous (core/verified-tokens.ts caches its
+// verdicts).
 import {
   createPrivateKey,
   createPublicKey,
@@ -96,7 +96,8 @@ export async function signJwt(key: SigningKey, claims: JwtClaims): Promise<strin
   return `${input}.${signature.toString('base64url')}`;
 }
 
-type Checked = { result: VerifyResult; key?: KeyObject; kid?: string };
+/** The verdict, and on success the key that verified the token and its kid (for the verified-token cache). */
+export type Checked = { result: VerifyResult; key?: KeyObject; kid?: string };
 
 /**
  * With a maximum lifetime, a token must carry `iat` (not in the future) and live no longer than
@@ -114,7 +115,7 @@ function lifetimeAllowed(claims: JwtClaims, nowSeconds: number, maxLifetimeSecon
 }
 
 /** Signature (by `kid`, with the algorithm of that key), expiry against `nowSeconds`, and lifetime. */
-function check(
+export function checkJwt(
   token: string,
   publicKeys: ReadonlyMap<string, KeyObject>,
   nowSeconds: number,
@@ -156,44 +157,7 @@ export function verifyJwt(
   nowSeconds: number,
   maxLifetimeSeconds?: number,
 ): VerifyResult {
-  return check(token, publicKeys, nowSeconds, maxLifetimeSeconds).result;
-}
-
-interface Remembered {
-  claims: JwtClaims;
-  exp: number;
-  kid: string;
-  key: KeyObject;
-}
-
-/**
- * verifyJwt that remembers up to `maxEntries` good tokens (the oldest forgotten first): a client
- * sends its token on every call, and its signature check then costs a map lookup. A remembered
- * token holds only while it is unexpired and the key that verified it is still the one under its
- * kid (a removed or replaced key ends it). The claims are frozen: callers share them. With
- * `maxLifetimeSeconds`, tokens without `iat`, or living longer than that, are refused.
- */
-export function createJwtVerifier(maxEntries = 10_000, maxLifetimeSeconds?: number) {
-  const remembered = new Map<string, Remembered>();
-  return function verifyRemembered(
-    token: string,
-    publicKeys: ReadonlyMap<string, KeyObject>,
-    nowSeconds: number,
-  ): VerifyResult {
-    const hit = remembered.get(token);
-    if (hit) {
-      if (hit.exp > nowSeconds && publicKeys.get(hit.kid) === hit.key) return { ok: true, claims: hit.claims };
-      remembered.delete(token);
-    }
-    const { result, key, kid } = check(token, publicKeys, nowSeconds, maxLifetimeSeconds);
-    if (result.ok && key && kid) {
-      if (remembered.size >= maxEntries) remembered.delete(remembered.keys().next().value as string);
-      const claims = Object.freeze(result.claims);
-      remembered.set(token, { claims, exp: claims.exp as number, kid, key });
-      return { ok: true, claims };
-    }
-    return result;
-  };
+  return checkJwt(token, publicKeys, nowSeconds, maxLifetimeSeconds).result;
 }
 
 /** The public half of a key as a JSON Web Key, for /.well-known/jwks.json. */

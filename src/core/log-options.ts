@@ -20,3 +20,29 @@ export async function loggerOptions(level: string, format: LogFormat): Promise<{
     stream: pretty({ sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }),
   };
 }
+
+/**
+ * Where the lines printed before and beside the logger go (the start banner, a stale database
+ * stopped): plain text for people on a terminal, one JSON log entry per line when the log is JSON,
+ * so that a collector reading a pipe parses every line. Written whatever LOG_LEVEL says, all the
+ * lines of one call in one write (a reader never sees half a banner).
+ */
+export async function startupWriter(format: LogFormat): Promise<(lines: string | string[]) => void> {
+  const all = (lines: string | string[]) => (Array.isArray(lines) ? lines : [lines]);
+  if (format === 'pretty') return (lines) => console.log(all(lines).join('\n'));
+  const { pino } = await import('pino');
+  let pending = '';
+  const log = pino(
+    { level: 'info' },
+    {
+      write: (entry: string) => {
+        pending += entry;
+      },
+    },
+  );
+  return (lines) => {
+    for (const line of all(lines)) log.info(line);
+    process.stdout.write(pending);
+    pending = '';
+  };
+}

@@ -1,6 +1,6 @@
 // Applies the system schema (db/migrations/*.sql) in order, forward only, under an advisory lock
 // so that servers starting together on one database take turns. All pending files apply in one
-// transaction: a failure leaves the database as it was.
+// transaction: a failure leaves the database as it was, and names the migration that failed.
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,16 @@ export const systemMigrationsDir = fileURLToPath(new URL('../../db/migrations/',
 
 const FILE_NAME = /^(\d{14})_[a-z0-9_-]+\.sql$/;
 const LOCK_KEY = 'plinth.system_migrations';
+
+/** A platform migration PostgreSQL refused; the transaction of the whole batch was rolled back. */
+export class MigrationFailedError extends Error {
+  constructor(
+    readonly migration: string,
+    cause: unknown,
+  ) {
+    super(`Platform migration ${migration} failed: ${(cause as Error).message}`, { cause });
+  }
+}
 
 export interface MigrationFile {
   name: string;
@@ -55,12 +65,25 @@ export async function migrate(sql: Sql, files?: MigrationFile[]): Promise<string
         }
         continue;
       }
-      await tx.unsafe(file.sql);
+      await tx.unsafe(file.sql).catch((err: unknown) => {
+        throw new MigrationFailedError(file.name, err);
+      });
       await tx`insert into system.migrations (name, checksum) values (${file.name}, ${file.checksum})`;
       done.push(file.name);
     }
     return done;
   });
+}
+
+/**
+ * The names of the applied system migrations, or null on a database no Plinth has migrated yet
+ * (no history table): what an upgrade check compares the files with.
+ */
+export async function appliedMigrationNames(sql: Sql): Promise<string[] | null> {
+  const [table] = await sql<{ found: string | null }[]>`select to_regclass('system.migrations')::text as found`;
+  if (!table?.found) return null;
+  const rows = await sql<{ name: string }[]>`select name from system.migrations order by name`;
+  return rows.map((r) => r.name);
 }
 
 /** Names of system migrations not yet applied (for the readiness check). */

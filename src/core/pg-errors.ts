@@ -107,6 +107,7 @@ const BY_SQLSTATE: Record<string, ErrorCode> = {
   '42501': 'FORBIDDEN', // insufficient_privilege (grants, row-level security)
   '57014': 'GATEWAY_TIMEOUT', // query_canceled: statement_timeout, the same 504 everywhere
   '55P03': 'CONFLICT', // lock_not_available: NOWAIT or lock_timeout; another operation holds the lock
+  '40P01': 'CONFLICT', // deadlock_detected: this transaction was rolled back to end a deadlock
   '25006': 'SERVICE_UNAVAILABLE', // read_only_sql_transaction: the database takes no writes now
   // in_failed_sql_transaction: an earlier statement of the transaction failed; that one is the
   // cause, never the caller (a 500, logged with where the query came from).
@@ -170,6 +171,8 @@ function messageOf(err: PgError): string {
       return 'The query took too long and was cancelled.';
     case '55P03':
       return 'Another operation holds a lock on this data; nothing was changed.';
+    case '40P01':
+      return 'The database ended this request to break a deadlock with another operation; nothing was changed.';
     case '25006':
       return 'The database accepts no writes right now; nothing was written.';
     case '25P02':
@@ -182,6 +185,7 @@ function messageOf(err: PgError): string {
 const NEXT_ACTIONS: Record<string, string> = {
   '57014': 'Narrow the query (filters on indexed columns, fewer rows), or raise the statement timeout.',
   '55P03': 'Try again in a moment, when the other operation has finished.',
+  '40P01': 'Try again: the operation it deadlocked with has gone on.',
   '25006': 'Retry the request after the number of seconds in the Retry-After header.',
 };
 

@@ -6,7 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../core/errors.js';
 import { sendError } from './error-handler.js';
 
-const EXPOSED_HEADERS = 'Content-Range, Preference-Applied, X-Request-Id, Retry-After';
+// X-Plinth-Lsn: the write position a page sends back on its next read (read replicas, read-your-writes).
+const EXPOSED_HEADERS = 'Content-Range, Preference-Applied, X-Request-Id, Retry-After, X-Plinth-Lsn';
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 const FUNCTION_PREFLIGHTS = '/functions/v1/';
 /** tus endpoints answer a plain OPTIONS (protocol discovery) themselves; preflights stay here. */

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { epochSeconds } from '../core/clock.js';
 import { AppError } from '../core/errors.js';
 import { sha256 } from '../core/ids.js';
-import { createJwtVerifier } from '../core/jwt.js';
+import { createVerifiedTokenCache } from '../core/verified-tokens.js';
 import type { MaybePrincipal, Principal } from '../core/principal.js';
 import type { Deps } from '../deps.js';
 
@@ -70,6 +70,8 @@ const rejectedAccessToken = (message: string) =>
 /** Sessions that ended while their access tokens may live on (fed by NOTIFY on every server). */
 export interface EndedSessions {
   has(sessionId: string): boolean;
+  /** Calls `listener` with each session as it ends (the verified-token cache forgets its tokens). */
+  onEnded?(listener: (sessionId: string) => void): void;
 }
 
 const noEndedSessions: EndedSessions = { has: () => false };
@@ -142,7 +144,11 @@ export function createCredentialResolver(
     return known;
   };
 
-  const verifyJwt = createJwtVerifier(undefined, deps.config.accessTokenMaxLifetimeSeconds);
+  const tokens = createVerifiedTokenCache({
+    maxEntries: deps.config.accessTokenCacheSize,
+    maxLifetimeSeconds: deps.config.accessTokenMaxLifetimeSeconds,
+  });
+  ended.onEnded?.((sessionId) => tokens.forgetSession(sessionId));
 
   return function resolveCredential(credential: string): MaybePrincipal {
     if (API_KEY.test(credential)) {
@@ -155,7 +161,7 @@ export function createCredentialResolver(
     }
     const now = deps.clock.now();
     if (deps.keys.publicKeyExpiry.size > 0) dropExpiredPublicKeys(deps.keys, now.getTime());
-    const result = verifyJwt(credential, deps.keys.publicKeys, epochSeconds(now));
+    const result = tokens.verify(credential, deps.keys.publicKeys, epochSeconds(now));
     if (!result.ok) {
       // Only something presented as an access token gets the code the client refreshes on.
       if (!isJwtShaped(credential)) throw unauthorized('Invalid access token.');

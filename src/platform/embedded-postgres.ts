@@ -38,6 +38,8 @@ export interface EmbeddedOptions {
    * its database down too.
    */
   detached?: boolean;
+  /** Server settings given on the command line (e.g. wal_level=logical for change capture). */
+  settings?: Record<string, string>;
 }
 
 const READY_TIMEOUT_MS = 60_000;
@@ -107,6 +109,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     'listen_addresses=127.0.0.1',
     '-c',
     'unix_socket_directories=',
+    ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
   ];
   const recent: string[] = [];
   let child: ChildProcess | undefined;

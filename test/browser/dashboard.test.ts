@@ -91,6 +91,16 @@ describe('the dashboard in Chromium', () => {
     }
     await page.getByText('Server ok').waitFor();
     await page.getByText(/Version \d+\.\d+\.\d+/).waitFor();
+    // The charts (a lazy chunk): each card's summary is its route's numbers.
+    const auth = (await t.request({ method: 'GET', url: '/api/insights/auth?range=day', headers: asAdmin })).json;
+    const signUps = auth.points.reduce((n: number, p: { signUps: number }) => n + p.signUps, 0);
+    expect(signUps).toBeGreaterThanOrEqual(1);
+    const signUpCard = page.getByRole('figure', { name: 'Sign-ups and sign-ins' });
+    await signUpCard.getByText(new RegExp(`^${signUps} sign-ups?,`)).waitFor();
+    await page.getByRole('figure', { name: 'Requests' }).locator('.recharts-area').first().waitFor();
+    for (const name of ['Error rate', 'Latency', 'Function invocations', 'Realtime', 'Database and storage size']) {
+      await page.getByRole('figure', { name }).waitFor();
+    }
     await browser.screenshot('overview-light');
     expect(await browser.seriousViolations()).toEqual([]);
 
@@ -100,6 +110,18 @@ describe('the dashboard in Chromium', () => {
     await browser.screenshot('overview-dark');
     expect(await browser.seriousViolations()).toEqual([]);
     await page.getByRole('button', { name: 'Switch to light theme' }).click();
+
+    // A chart links to the logs behind it: the logs screen opens filtered to its source and window.
+    await page.locator('label', { hasText: 'Last hour' }).click();
+    await page.getByRole('figure', { name: 'Requests' }).getByRole('link', { name: 'Requests in the logs' }).click();
+    await page.getByRole('heading', { name: 'Logs' }).waitFor();
+    const url = new URL(page.url());
+    expect(url.pathname).toBe('/dashboard/logs');
+    expect(url.searchParams.get('source')).toBe('requests');
+    const from = new Date(url.searchParams.get('from') ?? '');
+    expect(Date.now() - from.getTime()).toBeGreaterThan(55 * 60_000);
+    expect(Date.now() - from.getTime()).toBeLessThan(65 * 60_000);
+    await page.getByRole('link', { name: 'Overview' }).click();
   });
 
   it('lists the tables with row counts and sorts a table’s rows', { timeout: 120_000 }, async () => {

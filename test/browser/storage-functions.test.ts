@@ -2,10 +2,15 @@
 // admin creates a private bucket, uploads files (file input and a drop) into a folder with
 // progress to 100 %, browses folders, previews a PNG, copies a signed URL that works without a
 // credential, deletes a file; writes a function, sees a syntax error marked at its line, deploys
-// the fix, invokes it, sees the invocation in the live logs and flips verify-JWT. Each screen:
+// the fix, invokes it, sees the invocation in the live logs and flips verify-JWT. A file above the
+// resumable threshold goes through tus and survives a chunk whose connection is cut. Each screen:
 // axe clean, a screenshot, no console errors; and a 390-px-wide phone.
-import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
+import type { Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FunctionsApp, startFunctionsApp } from '../harness/functions-app.js';
 import { type BrowserSession, openBrowser, signInAsAdmin } from './browser.js';
@@ -166,6 +171,47 @@ describe('the Storage screen', () => {
     ]);
     await browser.screenshot('storage-uploads');
     expect(await browser.seriousViolations()).toEqual([]);
+  });
+
+  it('uploads a file above the resumable threshold through tus, resuming after a dropped chunk', {
+    timeout: 120_000,
+  }, async () => {
+    const { page } = browser;
+    // 10 MiB: over the 6-MiB threshold (UploadZone.tsx), two PATCHes of at most 8 MiB.
+    const big = randomBytes(10 * 1024 * 1024);
+    const bigFile = path.join(mkdtempSync(path.join(tmpdir(), 'dash-tus-')), 'big.bin');
+    writeFileSync(bigFile, big);
+    const seen: string[] = [];
+    const onRequest = (request: Request) => {
+      if (request.url().includes('/api/storage/uploads/resumable')) seen.push(request.method());
+    };
+    page.on('request', onRequest);
+    // The second PATCH's connection is cut once: the client must ask the server's offset and go on from it.
+    let patches = 0;
+    await page.route('**/api/storage/uploads/resumable/**', (route) =>
+      route.request().method() === 'PATCH' && ++patches === 2 ? route.abort('connectionreset') : route.continue(),
+    );
+    const errorsBefore = browser.errors.length;
+    try {
+      // From a file on disk: a 10-MiB buffer sent through the protocol outlasts the action timeout.
+      await page.getByLabel('Choose files').setInputFiles(bigFile, { timeout: 60_000 });
+      await page.getByText('Uploaded 4 of 4 files').waitFor({ timeout: 100_000 });
+    } finally {
+      await page.unroute('**/api/storage/uploads/resumable/**');
+      page.off('request', onRequest);
+      rmSync(path.dirname(bigFile), { recursive: true, force: true });
+    }
+    expect(await page.getByRole('progressbar', { name: 'Upload of big.bin' }).getAttribute('aria-valuenow')).toBe(
+      '100',
+    );
+    expect(seen).toEqual(['POST', 'PATCH', 'PATCH', 'HEAD', 'PATCH']);
+    // The cut connection is the one console error the page may log for it.
+    const added = browser.errors.splice(errorsBefore);
+    expect(added.filter((e) => !/ERR_CONNECTION_RESET/.test(e))).toEqual([]);
+
+    const res = await fetch(`${t.baseUrl}/api/storage/buckets/${BUCKET}/objects/docs/big.bin`, { headers: admin() });
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(big)).toBe(true);
   });
 
   it('browses folders, previews the image and copies a signed URL that works', { timeout: 60_000 }, async () => {

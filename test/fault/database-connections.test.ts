@@ -2,7 +2,7 @@
 // under a load of inserts and uploads, and its Deno function runtime killed while functions are
 // invoked. The process must live, nothing may hang, no acknowledged write may be lost.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase } from '../harness/test-app.js';
+import { createDatabase } from '../harness/test-database.js';
 import { startServerProcess, type ServerProcess } from '../harness/server-process.js';
 import { FORMS } from './forms.js';
 import { backendsTerminated, runtimeKilled } from './process-faults.js';

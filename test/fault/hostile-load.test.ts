@@ -2,7 +2,7 @@
 // bodies, floods of pathological regex filters, floods of idle sockets past the open-file limit.
 // The process must live, normal requests beside them must be answered within a stated bound.
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDatabase } from '../harness/test-app.js';
+import { createDatabase } from '../harness/test-database.js';
 import { startServerProcess, type ServerProcess } from '../harness/server-process.js';
 import { FLOOD_FILE_LIMIT, FLOOD_MAX_CONNECTIONS, FLOOD_POOL, FORMS, REGEX_REPEATS } from './forms.js';
 import { connectionFlood, hostileBodies, regexFlood } from './public-faults.js';

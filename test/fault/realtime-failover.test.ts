@@ -6,7 +6,7 @@ import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Balancer, startBalancer } from '../harness/balancer.js';
 import { pollUntil, startServerProcess, type ServerProcess } from '../harness/server-process.js';
-import { createDatabase } from '../harness/test-app.js';
+import { createDatabase } from '../harness/test-database.js';
 
 const CLIENTS = 6;
 const MESSAGES = 100;

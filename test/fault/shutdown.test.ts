@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDatabase } from '../harness/test-app.js';
+import { createDatabase } from '../harness/test-database.js';
 import { pollUntil, startServerProcess, type ServerProcess } from '../harness/server-process.js';
 import { startDatabaseRelay } from '../harness/tcp-relay.js';
 import { FORMS } from './forms.js';
@@ -120,13 +120,22 @@ describe('SIGTERM while the database has stopped answering', () => {
         expect((await fetch(`${s.baseUrl}/api/metadata`, { headers: apiKeyHeaders(s) })).status).toBe(200);
       // Every connection stays open and PostgreSQL's replies stop: a database that hangs, not one that is gone.
       relay.withholdReplies();
+      const written = relay.nextClientWrite();
       const inFlight = fetch(`${s.baseUrl}/api/metadata`, { headers: apiKeyHeaders(s) }).then((res) => res.status);
-      await relay.nextClientWrite();
+      // A step that never happens fails the test at once, with the server's own account of it.
+      const within = <T>(what: string, ms: number, work: Promise<T>) =>
+        Promise.race([
+          work,
+          new Promise<never>((_, reject) =>
+            setTimeout(() => reject(new Error(`${what}: not within ${ms} ms\n${s.output().slice(-4000)}`)), ms),
+          ),
+        ]);
+      await within('the request to reach the database', 10_000, Promise.race([written, inFlight]));
       const signalled = Date.now();
       s.signal('SIGTERM');
 
-      expect(await inFlight).toBe(503);
-      const exit = await s.exited;
+      expect(await within('an answer to the request in flight', 10_000, inFlight)).toBe(503);
+      const exit = await within('the exit', 30_000, s.exited);
       const stopMs = Date.now() - signalled;
       // The grace period for requests, as long again (at least 5 s) for the modules' closing work,
       // which waits on the database, then at most 5 s to close the pool: an unclean stop, said so, but an end.

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port.js';
-import { TEST_ADMIN, TEST_ENCRYPTION_KEY } from './test-app.js';
+import { TEST_ADMIN, TEST_ENCRYPTION_KEY } from './test-database.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const PROCESS_ADMIN = { email: 'admin@fault.local', password: 'fault-admin-password-1' };
@@ -131,10 +131,12 @@ interface Launch {
   fileLimit?: number;
   /** Its own process group, so that teardown reaches everything it started. */
   detached: boolean;
+  /** `node dist/main.js` as `npm start` runs it (needs a build) instead of src/ through tsx. */
+  compiled?: boolean;
 }
 
-function launch({ env, fileLimit, detached }: Launch): ChildProcess {
-  const node = [process.execPath, '--import', 'tsx', 'src/main.ts'];
+function launch({ env, fileLimit, detached, compiled }: Launch): ChildProcess {
+  const node = compiled ? [process.execPath, 'dist/main.js'] : [process.execPath, '--import', 'tsx', 'src/main.ts'];
   // `exec` keeps the pid: the process we signal is the server itself.
   const [command, args] = fileLimit
     ? ['/bin/sh', ['-c', `ulimit -n ${fileLimit} && exec "$@"`, 'sh', ...node]]
@@ -208,7 +210,7 @@ function run(options: Launch): ServerProcess {
     },
     waitForOutput,
     printedApiKey() {
-      const match = /API key:\s+(\S+)/.exec(out);
+      const match = /API key:\s+(\w+)/.exec(out); // a pretty line or a JSON log line
       if (!match) throw new Error(`no API key in the output:\n${out}`);
       return match[1]!;
     },
@@ -251,6 +253,8 @@ export interface SpawnOptions {
   /** Runs the server under `ulimit -n` (its open-file limit). */
   fileLimit?: number;
   dataDir?: string;
+  /** Runs the compiled server (`node dist/main.js`, as `npm start` does). */
+  compiled?: boolean;
 }
 
 /**
@@ -284,6 +288,7 @@ export async function spawnServer(options: SpawnOptions = {}): Promise<ServerPro
     dataDir,
     fileLimit: options.fileLimit,
     detached: false,
+    compiled: options.compiled,
   });
 }
 

@@ -2,17 +2,14 @@
 // app on it (inject() or a real port), a manual clock, and helpers to make callers of each kind.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import postgres from 'postgres';
-import { inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { createDeps, type Deps } from '../../src/deps.js';
 import { loadPlatformKeys, type PlatformKeys } from '../../src/modules/secrets/index.js';
-import { withDatabase } from './database-url.js';
+import { createDatabase, TEST_ADMIN, TEST_ENCRYPTION_KEY } from './test-database.js';
 
-export const TEST_ADMIN = { email: 'admin@test.local', password: 'admin-password-123' };
-export const TEST_ENCRYPTION_KEY = 'a'.repeat(64);
+export { createDatabase, TEST_ADMIN, TEST_ENCRYPTION_KEY };
 
 /** The authentication configuration of a fresh database (tests put it back after changing it). */
 export const DEFAULT_AUTH_CONFIG = {
@@ -58,20 +55,13 @@ export interface TestApp extends Server {
 }
 
 export interface TestAppOptions {
-  env?: Record<string, string>;
-}
-
-/** A database of this test run: a clone of the migrated template, or empty. */
-export async function createDatabase(from: 'template' | 'empty' = 'template'): Promise<string> {
-  const serverUrl = inject('serverUrl');
-  const name = `plinth_t_${inject('runId')}_${randomBytes(4).toString('hex')}`;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`create database ${name}${from === 'template' ? ` template ${inject('templateDb')}` : ''}`);
-  } finally {
-    await admin.end();
-  }
-  return withDatabase(serverUrl, name);
+  /**
+   * Settings; a function gets the file's database URL (e.g. to put a pooler in front of it). An
+   * undefined value unsets a default (`ADMIN_PASSWORD: undefined`: the password is generated).
+   */
+  env?: Record<string, string | undefined> | ((databaseUrl: string) => Record<string, string | undefined>);
+  /** A database of the file's own (e.g. on a cluster it started); default: a clone of the template. */
+  databaseUrl?: string;
 }
 
 async function startServer(config: Config, clock: ManualClock): Promise<Server> {
@@ -91,7 +81,7 @@ async function startServer(config: Config, clock: ManualClock): Promise<Server> 
 }
 
 /** The configuration tests run with, on the given database. */
-export function testConfig(databaseUrl: string, env: Record<string, string> = {}): Config {
+export function testConfig(databaseUrl: string, env: Record<string, string | undefined> = {}): Config {
   return loadConfig({
     DATABASE_URL: databaseUrl,
     PLINTH_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
@@ -104,8 +94,8 @@ export function testConfig(databaseUrl: string, env: Record<string, string> = {}
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const databaseUrl = await createDatabase();
-  const config = testConfig(databaseUrl, options.env);
+  const databaseUrl = options.databaseUrl ?? (await createDatabase());
+  const config = testConfig(databaseUrl, typeof options.env === 'function' ? options.env(databaseUrl) : options.env);
   const clock = new ManualClock();
   const server = await startServer(config, clock);
   const { app } = server;

@@ -2504,7 +2504,37 @@ const routes: Row[] = [
         url: `/storage/v1/render/image/${kind}/${await matrixImage()}${await query()}`,
       }),
     }),
+  ), // Insights (issue 40): the console's charts, admin only.
+  ...['traffic', 'functions', 'realtime', 'auth', 'sizes', 'tables'].map(
+    (family): Row => ({
+      route: `GET /api/insights/${family}`,
+      access: 'admin',
+      ok: 200,
+      request: () => ({ method: 'GET', url: `/api/insights/${family}` }),
+    }),
   ),
+  // Upgrades (issue 39 part B, br-39up): the platform migrations the database has applied, for
+  // `plinth upgrade check`.
+  {
+    route: 'GET /api/health/platform-migrations',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/health/platform-migrations' }),
+  },
+  // Issue 38 part D (br-38d): realtime change capture status.
+  {
+    route: 'GET /api/realtime/change-capture',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/realtime/change-capture' }),
+  },
+  // Issues 39/40 (br-h4): the AI screen's usage per caller.
+  {
+    route: 'GET /api/ai/usage/callers',
+    access: 'admin',
+    ok: 200,
+    request: () => ({ method: 'GET', url: '/api/ai/usage/callers' }),
+  },
 ];
 
 // Sites (issue 36, br-sites): a manifest entry, a deployment (waiting with every file uploaded,

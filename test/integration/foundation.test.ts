@@ -113,7 +113,7 @@ describe('operations endpoints', () => {
     expect(browser.headers['access-control-allow-credentials']).toBeUndefined();
     expect(browser.headers).toMatchObject({
       'access-control-allow-origin': 'https://app.example',
-      'access-control-expose-headers': 'Content-Range, Preference-Applied, X-Request-Id, Retry-After',
+      'access-control-expose-headers': 'Content-Range, Preference-Applied, X-Request-Id, Retry-After, X-Plinth-Lsn',
       vary: 'Origin',
     });
     const server = await t.request({ method: 'GET', url: '/api/health' });

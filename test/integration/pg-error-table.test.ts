@@ -1,7 +1,7 @@
 // The one SQLSTATE table as clients meet it, whichever module ran the query (issue 33): 23505
 // answers 409 and 42501 answers 403 everywhere (raw SQL and bulk upsert included), 23503 is
 // split into "still referenced" (409) and "referenced row missing" (400), a lock not granted
-// (55P03) is a 409, a read-only transaction (25006) the context's answer; and a 5xx database
+// (55P03) and a deadlock victim (40P01) are 409s, a read-only transaction (25006) the context's answer; and a 5xx database
 // error is logged with the repo function that sent the query.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +38,8 @@ beforeAll(async () => {
     create function public.grab_books() returns int language sql volatile
       as $$ lock table public.books in access exclusive mode nowait; select 1 $$;
     grant execute on function public.grab_books() to project_admin;
+    create table public.pair (id int primary key, n int not null);
+    insert into public.pair values (1, 0), (2, 0);
   `);
 }, 60_000);
 afterAll(async () => {
@@ -154,6 +156,41 @@ describe('55P03: a lock not granted is a 409 (another operation holds it)', () =
     const res = await whileBooksLocked(send);
     expect(res.status, JSON.stringify(res.json)).toBe(409);
     expect(res.json).toMatchObject({ error: 'CONFLICT', statusCode: 409 });
+  });
+});
+
+describe('40P01: a deadlock victim is a 409 (nothing was changed; try again)', () => {
+  it('two transactions that each hold the row the other wants: the one PostgreSQL ends answers 409', async () => {
+    const first = await deps.sql.reserve();
+    try {
+      await first`begin`;
+      await first`update public.pair set n = n + 1 where id = 1`;
+      // The API's transaction takes row 2, then waits for row 1; this one then waits for row 2.
+      const api = rawSql(
+        'update public.pair set n = n + 1 where id = 2; update public.pair set n = n + 1 where id = 1',
+      );
+      for (let waiting = false; !waiting; ) {
+        const [row] = await deps.sql<{ waiting: boolean }[]>`
+          select exists (select from pg_locks where locktype = 'transactionid' and not granted) as waiting`;
+        waiting = row?.waiting === true;
+      }
+      const mine = first`update public.pair set n = n + 1 where id = 2`.then(
+        () => 'done',
+        (err: { code?: string }) => err.code,
+      );
+      // The API's statement waited first: its deadlock check finds the cycle and ends it.
+      const res = await api;
+      expect(res.status, JSON.stringify(res.json)).toBe(409);
+      expect(res.json).toMatchObject({ error: 'CONFLICT', message: expect.stringMatching(/deadlock/) });
+      expect(await mine).toBe('done');
+      await first`rollback`;
+    } finally {
+      first.release();
+    }
+    expect(await deps.sql`select id, n from public.pair order by id`).toEqual([
+      { id: 1, n: 0 },
+      { id: 2, n: 0 },
+    ]);
   });
 });
 

@@ -107,4 +107,24 @@ describe('loadConfig', () => {
       expect(message).toContain(name);
     }
   });
+
+  it('echoes each bad value, except secrets, and masks a password inside a URL', () => {
+    let message = '';
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://app:hunter2-secret@db.example.com/app',
+        PLINTH_ENCRYPTION_KEY: 'short-but-secret',
+        ADMIN_PASSWORD: 'tiny',
+      });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    const line = (name: string) => message.split('\n').find((l) => l.trimStart().startsWith(`${name}:`)) ?? '';
+    expect(line('PORT')).toMatch(/\(got "eighty"\)$/);
+    expect(line('DATABASE_URL')).toMatch(/\(got "mysql:\/\/app:\*\*\*@db\.example\.com\/app"\)$/);
+    expect(line('PLINTH_ENCRYPTION_KEY')).toMatch(/\(the value is a secret and not shown; it has 16 characters\)$/);
+    expect(line('ADMIN_PASSWORD')).toMatch(/\(the value is a secret and not shown; it has 4 characters\)$/);
+    for (const secret of ['hunter2', 'short-but-secret', 'tiny']) expect(message).not.toContain(secret);
+  });
 });

@@ -35,7 +35,7 @@ describe('corsHeaders', () => {
     expect(corsHeaders('https://a.example', allows)).toEqual({
       'access-control-allow-origin': 'https://a.example',
       'access-control-allow-credentials': 'true',
-      'access-control-expose-headers': 'Content-Range, Preference-Applied, X-Request-Id, Retry-After',
+      'access-control-expose-headers': 'Content-Range, Preference-Applied, X-Request-Id, Retry-After, X-Plinth-Lsn',
       vary: 'Origin',
     });
   });
@@ -43,7 +43,7 @@ describe('corsHeaders', () => {
   it('reflects any origin under *, without credentials', () => {
     expect(corsHeaders('https://evil.example', originPolicy(['*']))).toEqual({
       'access-control-allow-origin': 'https://evil.example',
-      'access-control-expose-headers': 'Content-Range, Preference-Applied, X-Request-Id, Retry-After',
+      'access-control-expose-headers': 'Content-Range, Preference-Applied, X-Request-Id, Retry-After, X-Plinth-Lsn',
       vary: 'Origin',
     });
   });

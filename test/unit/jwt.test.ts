@@ -1,15 +1,8 @@
 // Access tokens: ES256 for new keys, RS256 for RSA keys made before; signature, key id, expiry,
-// malformed input, and the verifier that remembers good tokens until they expire.
+// malformed input and the maximum lifetime (the verified-token cache: verified-tokens.test.ts).
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  createJwtVerifier,
-  generateSigningKey,
-  publicJwk,
-  signJwt,
-  signingKeyFromPem,
-  verifyJwt,
-} from '../../src/core/jwt.js';
+import { generateSigningKey, publicJwk, signJwt, signingKeyFromPem, verifyJwt } from '../../src/core/jwt.js';
 
 const pem = generateSigningKey();
 const key = signingKeyFromPem(pem.kid, pem.privatePem);
@@ -73,44 +66,6 @@ describe('jwt', () => {
     expect(createPublicKey({ key: jwk as never, format: 'jwk' }).asymmetricKeyType).toBe('ec');
     expect(publicJwk(rsaKey.kid, rsaKey.publicKey)).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });
   });
-
-  it('remembers a good token only while it is unexpired and its key still stands under its kid', async () => {
-    const verifier = createJwtVerifier(2);
-    const token = await signJwt(key, { sub: 'u1', exp: 200 });
-    expect(verifier(token, keys, 100)).toEqual({ ok: true, claims: { sub: 'u1', exp: 200 } });
-    expect(verifier(token, keys, 150)).toEqual({ ok: true, claims: { sub: 'u1', exp: 200 } });
-    expect(verifier(token, keys, 200)).toEqual({ ok: false, reason: 'expired' });
-    expect(verifier(token, keys, 100).ok).toBe(true);
-    // The key removed, or another key under the same kid: the remembered token no longer holds.
-    expect(verifier(token, new Map(), 100)).toEqual({ ok: false, reason: 'signature' });
-    expect(verifier(token, keys, 100).ok).toBe(true);
-    expect(verifier(token, new Map([[key.kid, other.publicKey]]), 100)).toEqual({ ok: false, reason: 'signature' });
-    // Bad tokens are never remembered.
-    const [h, , s] = token.split('.');
-    const edited = `${h}.${Buffer.from(JSON.stringify({ sub: 'admin', exp: 200 })).toString('base64url')}.${s}`;
-    expect(verifier(edited, keys, 100)).toEqual({ ok: false, reason: 'signature' });
-    expect(verifier(edited, keys, 100)).toEqual({ ok: false, reason: 'signature' });
-  });
-
-  it('forgets the oldest token past its bound, still verifying every token', async () => {
-    const verifier = createJwtVerifier(2);
-    const [first, second, third] = await Promise.all([1, 2, 3].map((n) => signJwt(key, { sub: `u${n}`, exp: 200 })));
-    const claimsOf = (token: string) => {
-      const result = verifier(token, keys, 100);
-      if (!result.ok) throw new Error(`not verified: ${result.reason}`);
-      return result.claims;
-    };
-    const remembered = claimsOf(first!);
-    // Remembered: the same (frozen) claims come back.
-    expect(claimsOf(first!)).toBe(remembered);
-    expect(Object.isFrozen(remembered)).toBe(true);
-    claimsOf(second!);
-    claimsOf(third!);
-    // Forgotten (the oldest of three with room for two): verified again, fresh claims.
-    const again = claimsOf(first!);
-    expect(again).not.toBe(remembered);
-    expect(again).toEqual({ sub: 'u1', exp: 200 });
-  });
 });
 
 describe('maximum lifetime', () => {
@@ -124,8 +79,5 @@ describe('maximum lifetime', () => {
     expect(verifyJwt(future, keys, 150, 900)).toEqual({ ok: false, reason: 'lifetime' });
     // A minute of clock drift between servers is allowed.
     expect(verifyJwt(future, keys, 440, 900).ok).toBe(true);
-    const verifier = createJwtVerifier(10, 900);
-    expect(verifier(ok, keys, 150).ok).toBe(true);
-    expect(verifier(noIat, keys, 150)).toEqual({ ok: false, reason: 'lifetime' });
   });
 });

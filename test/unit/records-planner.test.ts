@@ -705,7 +705,10 @@ describe('update', () => {
 
   it('the refusal says why and what to do', () => {
     expect(plannerError(() => update('', { title: 'y' })).message).toBe(
-      'A update without any filter would change every row; it was refused.',
+      'An update without any filter would change every row; it was refused.',
+    );
+    expect(plannerError(() => deleteStatement(snapshot, books, q(''), false)).message).toBe(
+      'A delete without any filter would change every row; it was refused.',
     );
   });
 });

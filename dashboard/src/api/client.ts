@@ -183,4 +183,66 @@ export class ApiClient {
     onProgress(1);
     return answer as T;
   }
+
+  /**
+   * Uploads a large file through the tus endpoint (tus-js-client, loaded on first use so it stays
+   * out of the dashboard's first chunk) in chunks. A failed chunk is retried from the offset the
+   * server reports (a 401 refreshes the session first), and the same file sent again to the same
+   * place after a failure resumes the upload left behind: its URL is kept in localStorage until it
+   * completes. `onProgress` gets the fraction the server has, 0 to 1.
+   */
+  async uploadResumable(
+    file: File,
+    metadata: { bucketName: string; objectName: string; contentType: string },
+    onProgress: (fraction: number) => void,
+  ): Promise<void> {
+    const { Upload } = await import('tus-js-client');
+    let refreshing: Promise<unknown> = Promise.resolve();
+    await new Promise<void>((resolve, reject) => {
+      const upload = new Upload(file, {
+        endpoint: RESUMABLE_ENDPOINT,
+        chunkSize: RESUMABLE_CHUNK_BYTES,
+        retryDelays: [0, 1_000, 3_000, 5_000],
+        metadata,
+        // The place is part of the fingerprint: the same file sent to another folder is another upload.
+        fingerprint: async (f) =>
+          ['plinth-dashboard', metadata.bucketName, metadata.objectName, f.type, f.size, f.lastModified].join('/'),
+        removeFingerprintOnSuccess: true,
+        onBeforeRequest: async (req) => {
+          await refreshing;
+          for (const [name, value] of Object.entries(this.authorization())) req.setHeader(name, value);
+        },
+        onShouldRetry: (err) => {
+          const status = err.originalResponse?.getStatus() ?? 0;
+          if (status === 401) {
+            refreshing = this.resume();
+            return true;
+          }
+          // As tus-js-client does by default: not a refusal (4xx) unless a lock or a conflict that passes.
+          return status === 0 || status >= 500 || status === 409 || status === 423;
+        },
+        onProgress: (sent, total) => onProgress(total > 0 ? sent / total : 0),
+        onSuccess: () => resolve(),
+        onError: (err) => {
+          const body = 'originalResponse' in err ? jsonOrEmpty(err.originalResponse?.getBody() ?? '') : {};
+          const status = 'originalResponse' in err ? (err.originalResponse?.getStatus() ?? 0) : 0;
+          reject(
+            typeof body.message === 'string'
+              ? new ApiError(body.message, status, body.nextActions as string | undefined)
+              : new ApiError(`The upload failed: ${err.message.split('\n')[0]}`, status),
+          );
+        },
+      });
+      void upload.findPreviousUploads().then((previous) => {
+        if (previous[0]) upload.resumeFromPreviousUpload(previous[0]);
+        upload.start();
+      }, reject);
+    });
+    onProgress(1);
+  }
 }
+
+/** Plinth's tus 1.0 endpoint (src/modules/storage/resumable). */
+const RESUMABLE_ENDPOINT = '/api/storage/uploads/resumable';
+/** Bytes per PATCH: what a retry may have to send again. */
+const RESUMABLE_CHUNK_BYTES = 8 * 1024 * 1024;

@@ -1,11 +1,20 @@
-// Overview: liveness and readiness with the version, and how many users, tables, buckets and
-// functions the project has, and its recent errors. Badges use shade 9 so white text keeps WCAG AA contrast.
-import { Badge, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+// Overview: liveness and readiness with the version, how many users, tables, buckets and
+// functions the project has, charts of the last hour, day or week, and its recent errors. Badges use shade 9 so white text keeps WCAG AA contrast.
+import { Badge, Group, Paper, SegmentedControl, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
+import { lazy, Suspense, useState } from 'react';
 import { useApi } from '../api/context';
 import type { Health, ProjectMetadata, Readiness, UserPage } from '../api/types';
 import { ErrorState, Loading } from '../shell/states';
+import type { InsightsRange } from './overview/insights-types';
 import { RecentErrors } from './overview/RecentErrors';
+
+const InsightsCharts = lazy(() => import('./overview/InsightsCharts'));
+const RANGES: { value: InsightsRange; label: string }[] = [
+  { value: 'hour', label: 'Last hour' },
+  { value: 'day', label: 'Last day' },
+  { value: 'week', label: 'Last week' },
+];
 
 function Count({ label, value }: { label: string; value: number }) {
   return (
@@ -20,6 +29,7 @@ function Count({ label, value }: { label: string; value: number }) {
 
 export default function Overview() {
   const api = useApi();
+  const [range, setRange] = useState<InsightsRange>('day');
   const health = useQuery({ queryKey: ['health'], queryFn: () => api.json<Health>('/api/health') });
   // Readiness answers 503 with the same body while it cannot serve: both are shown, not thrown.
   const ready = useQuery({
@@ -71,6 +81,22 @@ export default function Overview() {
             <Count label="Functions" value={metadata.data.functions.functions.length} />
           </SimpleGrid>
         ) : null}
+      </section>
+      <section aria-label="Activity">
+        <Group justify="space-between" mb="xs">
+          <Title order={2} size="h4">
+            Activity
+          </Title>
+          <SegmentedControl
+            aria-label="Time range"
+            value={range}
+            onChange={(value) => setRange(value as InsightsRange)}
+            data={RANGES}
+          />
+        </Group>
+        <Suspense fallback={<Loading what="the charts" />}>
+          <InsightsCharts range={range} />
+        </Suspense>
       </section>
       <section aria-label="Recent errors">
         <Title order={2} size="h4" mb="xs">

@@ -10,7 +10,8 @@ export function Link({ to, children }: { to: string; children: ReactNode }) {
     navigate(to);
   };
   return (
-    <Anchor href={hrefOf(to)} onClick={onClick}>
+    // `inherit`: the size of the text around it (a link in a table or a breadcrumb is not larger).
+    <Anchor href={hrefOf(to)} onClick={onClick} inherit>
       {children}
     </Anchor>
   );

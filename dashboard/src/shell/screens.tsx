@@ -1,5 +1,24 @@
 // The registry of screens, in navigation order: each owns a path and everything under it, renders
 // lazily (one chunk per screen) and gets the rest of the path (e.g. a table name) to render.
+import {
+  IconBolt,
+  IconBroadcast,
+  IconClockHour4,
+  IconCreditCard,
+  IconDatabaseExport,
+  IconFolders,
+  IconGitBranch,
+  IconHome,
+  IconKey,
+  IconListDetails,
+  IconShieldLock,
+  IconSparkles,
+  IconTable,
+  IconTerminal2,
+  IconUsers,
+  IconWorldWww,
+  type Icon,
+} from '@tabler/icons-react';
 import { lazy, type ReactNode } from 'react';
 
 const Overview = lazy(() => import('../screens/Overview'));
@@ -24,27 +43,43 @@ const SitesScreen = lazy(() => import('../screens/sites/SitesScreen'));
 export interface ScreenEntry {
   path: string;
   label: string;
+  icon: Icon;
   /** `rest` is the decoded path below the screen's own ("" on the screen itself). */
   render(rest: string): ReactNode;
 }
 
 export const screens: ScreenEntry[] = [
-  { path: '/', label: 'Overview', render: () => <Overview /> },
-  { path: '/tables', label: 'Tables', render: (rest) => (rest ? <TableView table={rest} /> : <TablesList />) },
-  { path: '/sql', label: 'SQL editor', render: () => <SqlScreen /> },
-  { path: '/migrations', label: 'Migrations', render: () => <MigrationsScreen /> },
-  { path: '/users', label: 'Users', render: (rest) => (rest ? <UserDetail userId={rest} /> : <UsersScreen />) },
-  { path: '/auth-settings', label: 'Auth settings', render: (rest) => <AuthSettingsScreen rest={rest} /> },
-  { path: '/storage', label: 'Storage', render: (rest) => <Storage rest={rest} /> },
-  { path: '/functions', label: 'Functions', render: (rest) => <Functions rest={rest} /> },
-  { path: '/secrets', label: 'Secrets', render: () => <SecretsScreen /> },
-  { path: '/realtime', label: 'Realtime', render: () => <RealtimeScreen /> },
-  { path: '/schedules', label: 'Schedules', render: () => <SchedulesScreen /> },
-  { path: '/backups', label: 'Backups', render: () => <BackupsScreen /> },
-  { path: '/logs', label: 'Logs', render: () => <LogsScreen /> },
-  { path: '/payments', label: 'Payments', render: () => <PaymentsScreen /> },
-  { path: '/ai', label: 'AI', render: () => <AiScreen /> },
-  { path: '/sites', label: 'Sites', render: () => <SitesScreen /> },
+  { path: '/', label: 'Overview', icon: IconHome, render: () => <Overview /> },
+  {
+    path: '/tables',
+    label: 'Tables',
+    icon: IconTable,
+    render: (rest) => (rest ? <TableView table={rest} /> : <TablesList />),
+  },
+  { path: '/sql', label: 'SQL editor', icon: IconTerminal2, render: () => <SqlScreen /> },
+  { path: '/migrations', label: 'Migrations', icon: IconGitBranch, render: () => <MigrationsScreen /> },
+  {
+    path: '/users',
+    label: 'Users',
+    icon: IconUsers,
+    render: (rest) => (rest ? <UserDetail userId={rest} /> : <UsersScreen />),
+  },
+  {
+    path: '/auth-settings',
+    label: 'Auth settings',
+    icon: IconShieldLock,
+    render: (rest) => <AuthSettingsScreen rest={rest} />,
+  },
+  { path: '/storage', label: 'Storage', icon: IconFolders, render: (rest) => <Storage rest={rest} /> },
+  { path: '/functions', label: 'Functions', icon: IconBolt, render: (rest) => <Functions rest={rest} /> },
+  { path: '/secrets', label: 'Secrets', icon: IconKey, render: () => <SecretsScreen /> },
+  { path: '/realtime', label: 'Realtime', icon: IconBroadcast, render: () => <RealtimeScreen /> },
+  { path: '/schedules', label: 'Schedules', icon: IconClockHour4, render: () => <SchedulesScreen /> },
+  { path: '/backups', label: 'Backups', icon: IconDatabaseExport, render: () => <BackupsScreen /> },
+  { path: '/logs', label: 'Logs', icon: IconListDetails, render: () => <LogsScreen /> },
+  { path: '/payments', label: 'Payments', icon: IconCreditCard, render: () => <PaymentsScreen /> },
+  { path: '/ai', label: 'AI', icon: IconSparkles, render: () => <AiScreen /> },
+  { path: '/sites', label: 'Sites', icon: IconWorldWww, render: () => <SitesScreen /> },
 ];
 
 /** The screen that owns a path and the rest of it below the screen's own, or null. */

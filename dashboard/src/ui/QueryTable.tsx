@@ -5,6 +5,7 @@ import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { EmptyState, ErrorState, Loading } from '../shell/states';
 import { HorizontalScroll } from './HorizontalScroll';
+import type { NextStep } from './next-steps';
 
 export interface Column<T> {
   header: string;
@@ -58,12 +59,19 @@ interface QueryTableProps<T> extends Omit<RowsTableProps<T>, 'rows'> {
   /** The empty state's title (default "No <label>") and its explanation. */
   emptyTitle?: string;
   empty: ReactNode;
+  /** The empty state's next step as snippets. */
+  next?: NextStep[];
 }
 
-export function QueryTable<T>({ query, what, emptyTitle, empty, ...table }: QueryTableProps<T>) {
+export function QueryTable<T>({ query, what, emptyTitle, empty, next, ...table }: QueryTableProps<T>) {
   const noun = what ?? table.label.toLowerCase();
   if (query.isPending) return <Loading what={noun} />;
   if (query.isError) return <ErrorState error={query.error} what={noun} />;
-  if (query.data.length === 0) return <EmptyState title={emptyTitle ?? `No ${noun}`}>{empty}</EmptyState>;
+  if (query.data.length === 0)
+    return (
+      <EmptyState title={emptyTitle ?? `No ${noun}`} next={next}>
+        {empty}
+      </EmptyState>
+    );
   return <RowsTable rows={query.data} {...table} />;
 }

@@ -1,11 +1,13 @@
 // Admin routes of the AI gateway: the model catalogue, its settings (anon switch, daily token
-// budgets, model allow-list) and the usage report by caller and UTC day.
+// budgets, model allow-list) and the usage report by caller and UTC day, and per caller.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   aiSettingsSchema,
   aiSettingsUpdateSchema,
   catalogModelSchema,
+  usageByCallerQuerySchema,
+  usageByCallerSchema,
   usageQuerySchema,
   usageReportSchema,
 } from './ai.schemas.js';
@@ -57,6 +59,18 @@ export function adminRoutes(settings: SettingsService, catalog: CatalogService):
         response: { 200: usageReportSchema },
       },
       handler: (request) => settings.usage(request.query),
+    });
+
+    app.get('/api/ai/usage/callers', {
+      config,
+      schema: {
+        tags,
+        summary: 'AI usage summed per caller over UTC days (the heaviest first)',
+        security,
+        querystring: usageByCallerQuerySchema,
+        response: { 200: usageByCallerSchema },
+      },
+      handler: (request) => settings.usageByCaller(request.query),
     });
   };
 }

@@ -1,7 +1,7 @@
 // SQL of the AI gateway's guards: the settings row (system.ai_settings) and the daily usage
 // counters (system.ai_usage), and the token spend reserved against the budgets (system.ai_spend).
 import { type Queryable, type Sql, withTx } from '../../core/db.js';
-import type { AiSettings, AiSettingsUpdate, UsageRow } from './ai.schemas.js';
+import type { AiSettings, AiSettingsUpdate, CallerUsage, UsageRow } from './ai.schemas.js';
 
 export type SubjectKind = UsageRow['subjectKind'];
 
@@ -90,6 +90,60 @@ export async function listUsage(db: Queryable, from: string, to: string, subject
     inputTokens: Number(r.inputTokens),
     outputTokens: Number(r.outputTokens),
   }));
+}
+
+/**
+ * Usage between two days (inclusive) summed per caller in PostgreSQL, the most tokens first (then
+ * the most requests, then the subject), at most `limit` callers; `callers` counts them all.
+ */
+export async function usageByCaller(
+  db: Queryable,
+  from: string,
+  to: string,
+  limit: number,
+): Promise<{ callers: number; usage: CallerUsage[] }> {
+  interface Row {
+    subject: string;
+    subjectKind: CallerUsage['subjectKind'];
+    requests: string;
+    inputTokens: string;
+    outputTokens: string;
+    models: string[];
+    firstDay: string;
+    lastDay: string;
+    callers: string;
+    email: string | null;
+  }
+  const rows = await db<Row[]>`
+    select c.*, u.email
+    from (
+      select subject, min(subject_kind) as "subjectKind", sum(requests)::bigint as requests,
+        sum(input_tokens)::bigint as "inputTokens", sum(output_tokens)::bigint as "outputTokens",
+        array_agg(distinct model order by model) as models,
+        to_char(min(day), 'YYYY-MM-DD') as "firstDay", to_char(max(day), 'YYYY-MM-DD') as "lastDay",
+        count(*) over () as callers
+      from system.ai_usage
+      where day between ${from}::date and ${to}::date
+      group by subject
+      order by sum(input_tokens + output_tokens) desc, sum(requests) desc, subject
+      limit ${limit}
+    ) c
+    left join auth.users u on c."subjectKind" = 'user' and u.id::text = c.subject
+    order by c."inputTokens" + c."outputTokens" desc, c.requests desc, c.subject`;
+  return {
+    callers: Number(rows[0]?.callers ?? 0),
+    usage: rows.map((r) => ({
+      subject: r.subject,
+      subjectKind: r.subjectKind,
+      email: r.email,
+      requests: Number(r.requests),
+      inputTokens: Number(r.inputTokens),
+      outputTokens: Number(r.outputTokens),
+      models: r.models,
+      firstDay: r.firstDay,
+      lastDay: r.lastDay,
+    })),
+  };
 }
 
 /** One budget a reservation counts against: the caller's or the project's, null when unlimited. */

@@ -197,6 +197,35 @@ export type UsageRow = z.infer<typeof usageRowSchema>;
 
 export const usageReportSchema = z.object({ from: z.string(), to: z.string(), usage: z.array(usageRowSchema) });
 
+export const usageByCallerQuerySchema = z.object({
+  from: day.optional(),
+  to: day.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100).describe('The heaviest callers first (default 100)'),
+});
+export type UsageByCallerQuery = z.infer<typeof usageByCallerQuerySchema>;
+
+export const callerUsageSchema = z.object({
+  subject: z.string(),
+  subjectKind: z.enum(['user', 'anon', 'admin']),
+  /** The user's email (users only; null once the user is deleted). */
+  email: z.string().nullable(),
+  requests: z.number(),
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  models: z.array(z.string()),
+  firstDay: z.string(),
+  lastDay: z.string(),
+});
+export type CallerUsage = z.infer<typeof callerUsageSchema>;
+
+export const usageByCallerSchema = z.object({
+  from: z.string(),
+  to: z.string(),
+  /** Callers in the range beyond `limit` are counted here, not listed. */
+  callers: z.number(),
+  usage: z.array(callerUsageSchema),
+});
+
 const credential = z.object({ configured: z.boolean(), maskedKey: z.string().nullable() });
 export const gatewayConfigSchema = z.object({ apiKey: credential, managementKey: credential });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

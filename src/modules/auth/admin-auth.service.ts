@@ -2,7 +2,7 @@
 // admin's sign-in, its failed attempts limited per IP and per account like a user's.
 import { AppError } from '../../core/errors.js';
 import { safeEqual } from '../../core/ids.js';
-import type { KeyedDeps } from '../secrets/index.js';
+import { type KeyedDeps, RESERVED, readSealedSecret } from '../secrets/index.js';
 import { raiseAdminSessionAssurance } from './assurance.service.js';
 import { authLimits } from './rate-limits.js';
 import { createSignInAttempts } from './sign-in-attempts.js';
@@ -19,7 +19,7 @@ export function adminCredentials(deps: Pick<KeyedDeps, 'config' | 'keys'>): { em
 }
 
 export function createAdminAuthService(
-  deps: Pick<KeyedDeps, 'config' | 'keys' | 'hasher' | 'sql' | 'clock' | 'hmacKeys'>,
+  deps: Pick<KeyedDeps, 'config' | 'keys' | 'keyring' | 'hasher' | 'sql' | 'clock' | 'hmacKeys'>,
   sessions: SessionService,
   /** MFA (issue 34): whether a TOTP code was required and right (throws when required and wrong). */
   checkSecondFactor: (totpCode: string | undefined) => Promise<boolean> = async () => false,
@@ -34,15 +34,29 @@ export function createAdminAuthService(
   // One counter for the admin account, whatever email a guess names.
   const ADMIN_ACCOUNT = 'admin';
   const subject = adminSubjectOf(credentials.email);
-  // Hashed once, so a sign-in costs one argon2 verification like a user's.
-  const passwordHash = deps.hasher.hash(credentials.password);
+  // Hashed once per password, so a sign-in costs one argon2 verification like a user's.
+  let passwordHash = deps.hasher.hash(credentials.password);
+  /** The sealed stored password the hash was made from (`plinth admin reset-password` replaces it). */
+  let hashedCiphertext: string | undefined;
+
+  /** The hash of the password in force: a stored one changed by another process is hashed anew. */
+  async function currentPasswordHash(): Promise<string> {
+    if (deps.config.adminPassword !== undefined) return passwordHash;
+    const sealed = await readSealedSecret(deps.sql, RESERVED.adminPassword);
+    if (sealed !== undefined && sealed !== hashedCiphertext) {
+      const opened = deps.keyring.open(sealed);
+      hashedCiphertext = sealed;
+      passwordHash = opened === credentials.password ? passwordHash : deps.hasher.hash(opened);
+    }
+    return passwordHash;
+  }
 
   return {
     subject,
     username: credentials.email,
     async signIn(email: string, password: string, ip: string, totpCode?: string): Promise<IssuedTokens> {
       await attempts.count(ADMIN_ACCOUNT, ip);
-      const passwordOk = await deps.hasher.verify(await passwordHash, password);
+      const passwordOk = await deps.hasher.verify(await currentPasswordHash(), password);
       if (!(safeEqual(email, credentials.email) && passwordOk)) {
         throw new AppError('UNAUTHORIZED', 'Invalid admin credentials.', {
           nextActions: 'Use ADMIN_EMAIL and ADMIN_PASSWORD from the server configuration.',

@@ -1,7 +1,7 @@
 // The auth module's face: its plugin, its services, and what the OAuth and metadata modules call.
 export { authPlugin } from './auth.plugin.js';
 export { createAuthServices, type AuthServices } from './auth-services.js';
-export { adminCredentials } from './admin-auth.service.js';
+export { adminCredentials, DEFAULT_ADMIN_EMAIL } from './admin-auth.service.js';
 export { authLimits } from './rate-limits.js';
 export { SESSION_REVOKED_CHANNEL, startRevokedSessions } from './revoked-sessions.js';
 export { createAdminSessionBinding } from './admin-session-binding.js';

@@ -11,6 +11,8 @@ export interface RevokedSessions {
   has(sessionId: string): boolean;
   /** Remembers sessions this server just ended (the NOTIFY will say it again). */
   add(sessionIds: string[]): void;
+  /** Calls `listener` with every session as this server learns that it ended. */
+  onEnded(listener: (sessionId: string) => void): void;
   close(): Promise<void>;
 }
 
@@ -23,11 +25,13 @@ export async function startRevokedSessions(
   const lifetimeMs = deps.config.accessTokenTtlSeconds * 1000;
   // Session id → when its last access token has expired (insertion order ≈ expiry order).
   const until = new Map<string, number>();
+  const listeners: ((sessionId: string) => void)[] = [];
   let lastPurge = 0;
 
   const remember = (id: string, revokedAtMs: number) => {
     until.delete(id);
     until.set(id, revokedAtMs + lifetimeMs);
+    for (const listener of listeners) listener(id);
   };
 
   /** Drops entries whose tokens have all expired; at most once per lifetime, also in the table. */
@@ -70,6 +74,7 @@ export async function startRevokedSessions(
       const now = deps.clock.now().getTime();
       for (const id of sessionIds) remember(id, now);
     },
+    onEnded: (listener) => void listeners.push(listener),
     close: () => subscription.unlisten(),
   };
 }

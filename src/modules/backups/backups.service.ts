@@ -3,16 +3,16 @@
 // this process are tracked so a list can tell them from ones a stopped server left `running`.
 import { randomUUID } from 'node:crypto';
 import { finished, type Readable } from 'node:stream';
-import { createGunzip, createGzip } from 'node:zlib';
+import { createGunzip } from 'node:zlib';
 import type { ReservedSql } from 'postgres';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../core/errors.js';
-import { withPgOverrides } from '../../core/pg-errors.js';
+import { asPgError, withPgOverrides } from '../../core/pg-errors.js';
 import * as config from './backup-config.repo.js';
 import { nextBackupTime } from './backup-schedule.js';
 import * as repo from './backups.repo.js';
 import type { Backup, BackupConfigUpdate } from './backups.schemas.js';
-import { dumpDatabase, type DumpScope } from './dump.service.js';
+import { dumpToBlob, type DumpScope } from './dump.service.js';
 import { archiveCheck } from './archive-check.js';
 import { ArchiveFormatError } from './archive.js';
 import type { MacVerdict } from './archive-mac.js';
@@ -32,6 +32,9 @@ export const EXCLUDED_TABLES = [
   'system.schema_version',
 ];
 const MAX_ARCHIVE_BYTES = Number.MAX_SAFE_INTEGER;
+/** How often a restore that PostgreSQL ended to break a deadlock is run, in all. */
+const RESTORE_ATTEMPTS = 3;
+const DEADLOCK_DETECTED = '40P01';
 
 /** The schemas the platform's migrations create: their rows are backed up, their structure is the platform's. */
 export function platformSchemas(migrations: Deps['migrations']): string[] {
@@ -42,6 +45,16 @@ export function platformSchemas(migrations: Deps['migrations']): string[] {
     }
   }
   return [...names];
+}
+
+/** What a backup of this server holds and how it is signed. */
+export function backupScope(deps: Pick<Deps, 'blobStore' | 'migrations' | 'config' | 'hmacKeys'>): DumpScope {
+  return {
+    platformSchemas: platformSchemas(deps.migrations),
+    excludedTables: EXCLUDED_TABLES,
+    archiveKeys: deps.hmacKeys.backupArchives,
+    files: deps.config.backups.includeFiles ? deps.blobStore : undefined,
+  };
 }
 
 const notAnArchive = (reason: string) =>
@@ -94,17 +107,12 @@ function toBackup(row: repo.BackupRow): Backup {
 const uniqueName = <T>(work: () => Promise<T>): Promise<T> => withPgOverrides({ '23505': () => duplicate() }, work);
 
 export function createBackupsService(
-  deps: Pick<Deps, 'sql' | 'clock' | 'blobStore' | 'migrations' | 'config' | 'hmacKeys'>,
+  deps: Pick<Deps, 'sql' | 'directSql' | 'clock' | 'blobStore' | 'migrations' | 'config' | 'hmacKeys'>,
   refreshSchema: () => Promise<unknown>,
   /** Where a dump that failed and could not even be recorded as failed (the database gone) is reported. */
   reportLostJob: (err: unknown) => void = () => {},
 ) {
-  const scope: DumpScope = {
-    platformSchemas: platformSchemas(deps.migrations),
-    excludedTables: EXCLUDED_TABLES,
-    archiveKeys: deps.hmacKeys.backupArchives,
-    files: deps.config.backups.includeFiles ? deps.blobStore : undefined,
-  };
+  const scope = backupScope(deps);
   const running = new Map<string, Promise<void>>();
   let restoring = false;
 
@@ -119,22 +127,12 @@ export function createBackupsService(
   }
 
   async function dumpInto(conn: ReservedSql, row: repo.BackupRow): Promise<void> {
-    // The dump writes into gzip, which the blob store reads from (its pipeline handles gzip's errors).
-    // Level 1: gzip is the dump's bottleneck (one core); the higher levels cost 3-4x the time for little gain.
-    const gzip = createGzip({ level: 1 });
-    const staged = deps.blobStore.stage(row.blobId, gzip, MAX_ARCHIVE_BYTES);
-    staged.catch(() => {}); // awaited below; a store that fails mid-dump must not end the process meanwhile
     try {
-      await dumpDatabase(conn, scope, gzip, deps.clock.now());
-      gzip.end();
-      const blob = await staged;
-      await deps.blobStore.promote(row.blobId);
-      await repo.finishBackup(deps.sql, row.id, { status: 'completed', sizeBytes: blob.size, at: deps.clock.now() });
+      const sizeBytes = await dumpToBlob(conn, scope, deps.blobStore, row.blobId, deps.clock.now());
+      await repo.finishBackup(deps.sql, row.id, { status: 'completed', sizeBytes, at: deps.clock.now() });
       if (row.triggerSource === 'scheduled')
         await config.applyRetention(deps.sql, (await config.readBackupConfig(deps.sql)).retentionDays);
     } catch (err) {
-      gzip.destroy(err as Error);
-      await staged.catch(() => {});
       await deps.blobStore.remove(row.blobId).catch(() => {});
       await repo.finishBackup(deps.sql, row.id, {
         status: 'failed',
@@ -178,7 +176,7 @@ export function createBackupsService(
       if (running.size > 0) throw busy('Another backup is running.');
       const id = randomUUID();
       // The lock comes first, so a running row always has its lock held (a list can tell stale ones).
-      const conn = await deps.sql.reserve();
+      const conn = await deps.directSql.reserve();
       let row: repo.BackupRow;
       try {
         if (!(await repo.tryOperationSessionLock(conn))) throw busy('Another backup or restore is in progress.');
@@ -289,19 +287,29 @@ export function createBackupsService(
       if (row.status !== 'completed') throw notCompleted();
       await settleFinishedJobs();
       if (restoring || running.size > 0) throw busy('Another backup or restore is in progress.');
-      const blob = await deps.blobStore.read(row.blobId);
-      if (!blob) throw notCompleted();
       restoring = true;
       try {
-        const gunzip = createGunzip();
-        blob.on('error', (err) => gunzip.destroy(err));
-        // The archive reader surfaces a damaged archive (it reads the stream's stored error); this
-        // keeps an error raised before the reader starts from being an uncaught one.
-        gunzip.on('error', () => {});
-        await restoreDatabase(deps.sql, scope, blob.pipe(gunzip), { signed: row.signed });
+        // Chosen by PostgreSQL to end a deadlock (with a transaction that took a table the restore
+        // empties), the restore was rolled back whole: it runs again from the archive's start.
+        for (let attempt = 1; ; attempt++) {
+          const blob = await deps.blobStore.read(row.blobId);
+          if (!blob) throw notCompleted();
+          try {
+            const gunzip = createGunzip();
+            blob.on('error', (err) => gunzip.destroy(err));
+            // The archive reader surfaces a damaged archive (it reads the stream's stored error); this
+            // keeps an error raised before the reader starts from being an uncaught one.
+            gunzip.on('error', () => {});
+            await restoreDatabase(deps.sql, scope, blob.pipe(gunzip), { signed: row.signed });
+            break;
+          } catch (err) {
+            if (attempt >= RESTORE_ATTEMPTS || asPgError(err)?.code !== DEADLOCK_DETECTED) throw err;
+          } finally {
+            blob.destroy();
+          }
+        }
       } finally {
         restoring = false;
-        blob.destroy();
       }
       await refreshSchema();
       return { message: 'Database restored successfully' };

@@ -3,6 +3,7 @@
 // record by record into `out` (never the whole database in memory). Not pg_dump: the embedded
 // PostgreSQL ships none, and pg_dump's major version must match the server's.
 import type { Readable, Writable } from 'node:stream';
+import { createGzip } from 'node:zlib';
 import type { BlobStore } from '../../platform/blob-store/blob-store.js';
 import type { ReservedSql } from 'postgres';
 import { archiveWriter, type ArchiveHeader } from './archive.js';
@@ -46,7 +47,7 @@ export async function dumpDatabase(sql: ReservedSql, scope: DumpScope, out: Writ
         await writer.record({ copy: t.name, columns: t.columns });
         const rows: Readable = await tx.unsafe(`copy ${t.name} (${t.columns.join(', ')}) to stdout`).readable();
         // The connection resumes after the copy's end even when its last rows filled the stream's
-        // buffer (scripts/patch-postgres.mjs; unpatched, it stayed paused).
+        // buffer (patches/postgres+3.4.9+007+copy-to-resumes-socket.patch; unpatched, it stayed paused).
         await writer.copyRows(rows);
       }
     };
@@ -105,6 +106,36 @@ export async function dumpDatabase(sql: ReservedSql, scope: DumpScope, out: Writ
       await sqlRecords(await part(tx, schemas));
     await writer.end();
   });
+}
+
+/**
+ * Dumps on `conn` into blob `blobId` of `store`, gzip-compressed, and makes the blob readable;
+ * returns its size. On a failure nothing is left in the store.
+ */
+export async function dumpToBlob(
+  conn: ReservedSql,
+  scope: DumpScope,
+  store: BlobStore,
+  blobId: string,
+  now: Date,
+): Promise<number> {
+  // The dump writes into gzip, which the blob store reads from (its pipeline handles gzip's errors).
+  // Level 1: gzip is the dump's bottleneck (one core); the higher levels cost 3-4x the time for little gain.
+  const gzip = createGzip({ level: 1 });
+  const staged = store.stage(blobId, gzip, Number.MAX_SAFE_INTEGER);
+  staged.catch(() => {}); // awaited below; a store that fails mid-dump must not end the process meanwhile
+  try {
+    await dumpDatabase(conn, scope, gzip, now);
+    gzip.end();
+    const blob = await staged;
+    await store.promote(blobId);
+    return blob.size;
+  } catch (err) {
+    gzip.destroy(err as Error);
+    await staged.catch(() => {});
+    await store.remove(blobId).catch(() => {});
+    throw err;
+  }
 }
 
 /** One REPEATABLE READ, READ ONLY transaction on the reserved connection. */

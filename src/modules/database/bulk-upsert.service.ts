@@ -54,7 +54,7 @@ function groupByColumns(records: FileRecord[]): Map<string, FileRecord[]> {
   return groups;
 }
 
-export function createBulkUpsertService(deps: Pick<Deps, 'sql'>) {
+export function createBulkUpsertService(deps: Pick<Deps, 'sql' | 'directSql'>) {
   return async function bulkUpsert(input: BulkUpsertInput): Promise<BulkUpsertResult> {
     assertName(input.schema, 'schema');
     assertName(input.table, 'table');
@@ -62,7 +62,7 @@ export function createBulkUpsertService(deps: Pick<Deps, 'sql'>) {
     const groups = groupByColumns(records);
     let rowsAffected = 0;
     try {
-      await inAdminTransaction(deps.sql, async (conn) => {
+      await inAdminTransaction(deps.directSql, async (conn) => {
         await actAsProjectAdmin(conn);
         const types = await columnTypes(conn, input.schema, input.table);
         if (types.size === 0) throw refused(`relation "${input.schema}.${input.table}" does not exist`);

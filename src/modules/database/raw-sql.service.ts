@@ -18,7 +18,10 @@ export interface RawSqlResult {
   fields: { name: string; dataTypeID: number }[];
 }
 
-export function createRawSqlService(deps: Pick<Deps, 'sql' | 'config'>, onSchemaChanged: () => Promise<unknown>) {
+export function createRawSqlService(
+  deps: Pick<Deps, 'sql' | 'directSql' | 'config'>,
+  onSchemaChanged: () => Promise<unknown>,
+) {
   return async function runRawSql(
     query: string,
     params: unknown[] | undefined,
@@ -34,7 +37,7 @@ export function createRawSqlService(deps: Pick<Deps, 'sql' | 'config'>, onSchema
     if (as === 'project_admin') {
       for (const [i, s] of statements.entries()) if (isSchemaChange(s)) assertProjectDdl(s, i + 1);
     }
-    const result = await inAdminTransaction(deps.sql, async (conn) => {
+    const result = await inAdminTransaction(deps.directSql, async (conn) => {
       await conn`select set_config('statement_timeout', ${String(deps.config.rawSqlTimeoutMs)}, true),
                         set_config('search_path', 'public', true)`;
       let last: postgres.RowList<postgres.Row[]> | undefined;

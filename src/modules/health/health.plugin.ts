@@ -4,9 +4,10 @@ import type { Deps } from '../../deps.js';
 import { healthRoutes } from './health.routes.js';
 import { createHealthService } from './health.service.js';
 
-export function healthPlugin(deps: Deps): FastifyPluginAsyncZod {
+/** `warnings`: what other modules report without failing readiness (e.g. WAL a replication slot retains). */
+export function healthPlugin(deps: Deps, warnings?: () => Promise<string[]>): FastifyPluginAsyncZod {
   return async (app) => {
-    const health = createHealthService(deps);
+    const health = createHealthService(deps, warnings);
     app.addHook('onClose', async () => health.stop());
     await app.register(healthRoutes(health));
   };

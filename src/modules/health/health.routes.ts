@@ -1,12 +1,12 @@
 // Liveness and readiness, for orchestrators: /api/health fails only when this process is wedged
-// (restart it), /api/health/ready fails while it cannot serve (send it no traffic). README "Health checks".
+// (restart it), /api/health/ready fails while it cannot serve (send it no traffic). docs/self-hosting.md, "Health checks".
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HealthService } from './health.service.js';
 
 const publicAccess = { access: 'public' as const };
 
-/** The function runtime as readiness reports it; it does not decide readiness (see README). */
+/** The function runtime as readiness reports it; it does not decide readiness (docs/self-hosting.md). */
 const functionsRuntime = z.object({
   status: z.enum(['stopped', 'starting', 'running', 'unavailable']),
   restarts: z.number(),
@@ -45,6 +45,27 @@ export function healthRoutes(health: HealthService): FastifyPluginAsyncZod {
       },
     });
 
+    // Upgrades (issue 39, docs/upgrading.md): what `plinth upgrade check` compares a version's files with.
+    app.get('/api/health/platform-migrations', {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['health'],
+        summary: 'The platform migrations this database has applied, and any of this server it has not',
+        security: [{ bearerAuth: [] }, { apiKey: [] }],
+        response: {
+          200: z.object({
+            applied: z
+              .array(z.string())
+              .describe('applied platform migrations (db/migrations file names), oldest first'),
+            pending: z
+              .array(z.string())
+              .describe("this server's platform migrations not applied (empty once it started)"),
+          }),
+        },
+      },
+      handler: async () => health.platformMigrations(),
+    });
+
     app.get('/api/health/ready', {
       config: publicAccess,
       schema: {
@@ -56,12 +77,14 @@ export function healthRoutes(health: HealthService): FastifyPluginAsyncZod {
             database: z.literal('ok'),
             pendingMigrations: z.array(z.string()),
             functionsRuntime,
+            warnings: z.array(z.string()).optional().describe('problems that do not stop serving'),
           }),
           503: z.object({
             status: z.literal('unavailable'),
             database: z.string(),
             pendingMigrations: z.array(z.string()),
             functionsRuntime,
+            warnings: z.array(z.string()).optional().describe('problems that do not stop serving'),
           }),
         },
       },

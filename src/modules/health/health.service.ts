@@ -1,8 +1,8 @@
 // What liveness and readiness answer: whether this process is wedged (restart it), and whether it
 // can serve (the database answers within a bound and every system migration is applied); the
-// function runtime is reported, never failing readiness (README "Health checks").
+// function runtime is reported, never failing readiness (docs/self-hosting.md, "Health checks").
 import { guardOf } from '../../core/db.js';
-import { pendingMigrations } from '../../core/migrator.js';
+import { appliedMigrationNames, pendingMigrations } from '../../core/migrator.js';
 import type { Deps } from '../../deps.js';
 import { startLivenessMonitor } from './liveness.js';
 
@@ -38,10 +38,15 @@ export interface Readiness {
   database: string;
   pendingMigrations: string[];
   functionsRuntime: RuntimeReport;
+  /** Problems that do not stop this server from serving (absent when none). */
+  warnings?: string[];
 }
 
 /** Starts the liveness monitor; `stop()` ends it with the app. */
-export function createHealthService(deps: Pick<Deps, 'sql' | 'migrations' | 'clock' | 'runtime'>) {
+export function createHealthService(
+  deps: Pick<Deps, 'sql' | 'migrations' | 'clock' | 'runtime'>,
+  warnings?: () => Promise<string[]>,
+) {
   const liveness = startLivenessMonitor(guardOf(deps.sql));
   const checks: ReadinessCheck[] = [
     async () => {
@@ -56,6 +61,12 @@ export function createHealthService(deps: Pick<Deps, 'sql' | 'migrations' | 'clo
     async () => {
       const { status, restarts, nextAttemptAt } = deps.runtime.health;
       return { ok: true, fields: { functionsRuntime: { status, restarts, nextAttemptAt } } };
+    },
+    // Reported, never failing readiness: the server still serves (a bounded wait, then unknown).
+    async () => {
+      if (!warnings) return { ok: true, fields: {} };
+      const found = await withinBound(warnings(), READY_DATABASE_BOUND_MS).catch(() => []);
+      return { ok: true, fields: found.length > 0 ? { warnings: found } : {} };
     },
   ];
 
@@ -76,6 +87,16 @@ export function createHealthService(deps: Pick<Deps, 'sql' | 'migrations' | 'clo
       const results = await Promise.all(checks.map((check) => check()));
       const fields = Object.assign({}, ...results.map((r) => r.fields)) as Omit<Readiness, 'ok'>;
       return { ...fields, ok: results.every((r) => r.ok) };
+    },
+    /**
+     * The platform migrations this database has applied, and those of this server's files it has
+     * not (none once this server started). `plinth upgrade check` compares a newer version's files
+     * with `applied`.
+     */
+    async platformMigrations(): Promise<{ applied: string[]; pending: string[] }> {
+      const applied = (await appliedMigrationNames(deps.sql)) ?? [];
+      const done = new Set(applied);
+      return { applied, pending: deps.migrations.map((m) => m.name).filter((name) => !done.has(name)) };
     },
     stop: () => liveness.stop(),
   };

@@ -139,13 +139,20 @@ export interface LogsService {
   close(): Promise<void>;
 }
 
-export function createLogsService(deps: Pick<Deps, 'sql' | 'clock' | 'config'>, onError: (err: unknown) => void) {
+export function createLogsService(
+  deps: Pick<Deps, 'sql' | 'directSql' | 'clock' | 'config'>,
+  onError: (err: unknown) => void,
+) {
   const { sql, clock } = deps;
   const settings = deps.config.logs;
   /** Partitions known to exist ("source day" keys); a miss creates it before the insert. */
   const knownPartitions = new Set<string>();
-  /** Where batches are stored: a connection of the writer's own, outside the requests' pool. */
-  const writerConnection = createCompanionConnection(sql, 'plinth-log-writer');
+  /**
+   * Where batches are stored: a connection of the writer's own, outside the requests' pool, and
+   * direct (DATABASE_DIRECT_URL): its binary COPYs through PgBouncer 1.18 in transaction mode
+   * stalled the pooler's server connections (test/integration/scale-out/pgbouncer.test.ts).
+   */
+  const writerConnection = createCompanionConnection(deps.directSql, 'plinth-log-writer');
 
   async function ensurePartition(source: LogSource, day: Date): Promise<boolean> {
     const name = partitionName(source, day);

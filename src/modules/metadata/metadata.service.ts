@@ -8,17 +8,20 @@ import { databaseSummary, describeTable } from '../database/index.js';
 import { configuredProviderNames } from '../oauth/index.js';
 import { bucketSummaries } from '../storage/index.js';
 
-export function createMetadataService(deps: Pick<Deps, 'sql'>) {
-  const { sql } = deps;
+export function createMetadataService(deps: Pick<Deps, 'replicas'>) {
+  // Reads only: on a read replica that has replayed this server's writes, when one is configured.
+  const { replicas } = deps;
   return {
     async overview() {
-      const [config, providers, database, buckets, functions] = await Promise.all([
-        readAuthConfig(sql),
-        configuredProviderNames(sql),
-        databaseSummary(sql),
-        bucketSummaries(sql),
-        functionSummaries(sql),
-      ]);
+      const [config, providers, database, buckets, functions] = await replicas.read('server', (sql) =>
+        Promise.all([
+          readAuthConfig(sql),
+          configuredProviderNames(sql),
+          databaseSummary(sql),
+          bucketSummaries(sql),
+          functionSummaries(sql),
+        ]),
+      );
       const { id: _id, createdAt: _c, updatedAt: _u, ...authConfig } = config;
       return {
         auth: { config: authConfig, oauthProviders: [...providers.builtIn, ...providers.custom].sort() },
@@ -29,7 +32,7 @@ export function createMetadataService(deps: Pick<Deps, 'sql'>) {
       };
     },
 
-    table: (name: string) => describeTable(sql, name),
+    table: (name: string) => replicas.read('server', (sql) => describeTable(sql, name)),
   };
 }
 

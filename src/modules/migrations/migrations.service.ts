@@ -30,20 +30,23 @@ async function runAll(conn: Conn, statements: ParsedStatement[]): Promise<void> 
   for (const [i, s] of statements.entries()) await runStatement(conn, s.text, i + 1);
 }
 
-export function createMigrationsService(deps: Pick<Deps, 'sql' | 'clock'>, onSchemaChanged: () => Promise<unknown>) {
+export function createMigrationsService(
+  deps: Pick<Deps, 'sql' | 'directSql' | 'clock'>,
+  onSchemaChanged: () => Promise<unknown>,
+) {
   return {
     list: () => repo.listApplied(deps.sql),
 
     /** Empties the history so migrations/ can be applied again to a dropped schema (local resets). */
     forget: () =>
-      inAdminTransaction(deps.sql, async (conn) => {
+      inAdminTransaction(deps.directSql, async (conn) => {
         await repo.lockHistory(conn);
         return repo.forgetApplied(conn);
       }),
 
     async apply(m: NewMigration): Promise<AppliedMigration> {
       const statements = await guardedStatements(m.sql);
-      const applied = await inAdminTransaction(deps.sql, async (conn) => {
+      const applied = await inAdminTransaction(deps.directSql, async (conn) => {
         await repo.lockHistory(conn);
         const latest = await repo.latestVersion(conn);
         if (latest !== undefined && BigInt(m.version) <= BigInt(latest)) {
@@ -109,7 +112,7 @@ export function createMigrationsService(deps: Pick<Deps, 'sql' | 'clock'>, onSch
       }
       const risks = assessRisks(statements);
       try {
-        await inAdminTransaction(deps.sql, (conn) => runAll(conn, statements), { rollback: true });
+        await inAdminTransaction(deps.directSql, (conn) => runAll(conn, statements), { rollback: true });
       } catch (err) {
         if (!(err instanceof AppError) || err.statusCode >= 500) throw err;
         return result(

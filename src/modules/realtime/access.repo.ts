@@ -2,7 +2,7 @@
 // claims (the records API's request scope) with `realtime.channel_name` set for policies:
 // subscribe = a visible enabled channel row (SELECT on realtime.channels; with its presence setting), publish = an INSERT
 // into realtime.messages that row-level security lets through.
-import { type RequestScope, runScoped, type Sql, withRequestScope } from '../../core/db.js';
+import { type RequestScope, runScoped, runScopedThen, type Sql, withRequestScope } from '../../core/db.js';
 
 const SET_CHANNEL = `select set_config('realtime.channel_name', $1, true)`;
 
@@ -50,18 +50,38 @@ const INSERT_MESSAGE = `insert into realtime.messages (event_name, channel_id, c
   from (select realtime.match_channel(set_config('realtime.channel_name', $1, true)) as id) m
   where m.id is not null`;
 
+/** The same insert in the bus's "collect" mode: the trigger leaves the message's JSON in the outbox. */
+const INSERT_MESSAGE_COLLECTED = `${INSERT_MESSAGE} and set_config('plinth.bus', 'collect', true) = 'collect'`;
+const READ_OUTBOX = `select current_setting('plinth.bus_outbox', true) as outbox`;
+
 /**
  * Inserts the message when a channel matches; false when none does. BEGIN, the scope, the
  * statement and COMMIT go out together: one round trip. A refusal by row-level security or a
- * constraint throws the PostgreSQL error (nothing is stored).
+ * constraint throws the PostgreSQL error (nothing is stored). With `collect` (a broker carries
+ * messages), the message is not announced by NOTIFY: its JSON is returned for the caller to
+ * publish after the commit.
  */
-export async function insertMessage(sql: Sql, scope: RequestScope, row: PublishRow): Promise<boolean> {
-  const inserted = await runScoped(sql, scope, INSERT_MESSAGE, [
+export async function insertMessage(
+  sql: Sql,
+  scope: RequestScope,
+  row: PublishRow,
+  collect = false,
+): Promise<{ inserted: boolean; outbox: string[] }> {
+  const params = [
     row.channel,
     typeof row.event === 'string' ? row.event : null,
     row.payloadJson ?? null,
     row.senderType,
     row.senderId,
-  ]);
-  return inserted.count > 0;
+  ];
+  if (!collect) {
+    const inserted = await runScoped(sql, scope, INSERT_MESSAGE, params);
+    return { inserted: inserted.count > 0, outbox: [] };
+  }
+  const [inserted, read] = await runScopedThen(sql, scope, INSERT_MESSAGE_COLLECTED, params, READ_OUTBOX);
+  return { inserted: inserted.count > 0, outbox: outboxLines(read?.[0]?.outbox) };
 }
+
+/** The messages a collecting transaction left in its outbox (one JSON text per line). */
+export const outboxLines = (outbox: unknown): string[] =>
+  typeof outbox === 'string' ? outbox.split('\n').filter((line) => line.length > 0) : [];

@@ -4,7 +4,8 @@
 // by id (in batches); the audience it reached is added to the message's row, off the delivery path.
 // After a lost LISTEN connection the messages since the last one seen are read back (each id is
 // delivered once: recent ids are remembered). A row change of a watched table reaches only the
-// sockets that may SELECT the row, with only the columns they may read (row-changes.ts). A socket that does not read (its unsent backlog past a bound for longer than a grace period,
+// sockets that may SELECT the row, with only the columns they may read (row-changes.ts; the changes
+// announced together are judged before any is emitted, those of one table together). A socket that does not read (its unsent backlog past a bound for longer than a grace period,
 // on the injected clock) is cut, so it holds up no one and its buffer stays bounded.
 import type { Server, Socket } from 'socket.io';
 import type { Deps } from '../../deps.js';
@@ -18,7 +19,8 @@ import {
   readAnnouncement,
 } from './delivery.repo.js';
 import { createReadableColumns, type ReadableColumns } from './readable-columns.js';
-import { deliverRowChange, type RowChange } from './row-changes.js';
+import { emitJudged, judgeInRoom, type RoomJudgement, type RowChange } from './row-changes.js';
+import type { ReadNow } from './row-visibility.repo.js';
 
 export const roomOf = (channel: string) => `realtime:${channel}`;
 
@@ -75,10 +77,14 @@ function cutIfTooSlow(socket: Socket, now: number): boolean {
   return true;
 }
 
-/** The event's argument: the payload with `meta` added (a payload key `meta` is replaced). */
+/**
+ * The event's argument: the payload with `meta` added (a payload key `meta` is replaced).
+ * `meta.channel` is the channel name as subscribed, as in presence events (which the client matches
+ * against its subscriptions): the reference platform sends its room name (`realtime:` + name) here.
+ */
 function eventBody(message: DeliverableMessage, timestamp: string, payloadOverride?: Record<string, unknown>) {
   const meta: Record<string, string> = {
-    channel: roomOf(message.channelName),
+    channel: message.channelName,
     messageId: message.id,
     senderType: message.senderType,
     timestamp,
@@ -90,7 +96,7 @@ function eventBody(message: DeliverableMessage, timestamp: string, payloadOverri
 }
 
 export function createDelivery(
-  deps: Pick<Deps, 'sql' | 'clock'>,
+  deps: Pick<Deps, 'sql' | 'clock' | 'replicas'>,
   io: Server,
   onError: (err: unknown) => void,
   onSlowConsumer: (socketId: string) => void,
@@ -103,12 +109,52 @@ export function createDelivery(
   let seenUntil: Date | undefined;
   const audience = createAudienceCounter(deps.sql, onError);
   const readable = createReadableColumns(deps.sql);
+  // The check of a row as it is now may run on a read replica that has replayed the change.
+  const readNow: ReadNow = (work) => deps.replicas.read('primary', work);
 
   /** The announced messages in order, those announced by id only read back (one query). */
   const readBack = async (announced: Announcement[]): Promise<DeliverableMessage[]> => {
     const missing = announced.filter((a) => !a.message).map((a) => a.id);
     const loaded = new Map((await deliverableMessages(deps.sql, missing)).map((m) => [m.id, m]));
     return announced.flatMap((a) => a.message ?? loaded.get(a.id) ?? []);
+  };
+
+  const rowChangeOf = (message: DeliverableMessage): RowChange => ({
+    table: message.rowTable as string,
+    key: message.rowKey as Record<string, unknown>,
+    eventName: message.eventName,
+    payload: message.payload as RowChange['payload'],
+  });
+
+  /**
+   * Every row change that some socket here listens to, judged before any message is emitted:
+   * those of one room (one table) together. A judgement that fails reaches no one (reported).
+   */
+  const judgeAnnounced = async (messages: DeliverableMessage[]) => {
+    const byRoom = new Map<string, DeliverableMessage[]>();
+    for (const message of messages) {
+      if (message.rowTable === null || message.rowKey === null) continue;
+      const room = roomOf(message.channelName);
+      if (!io.of('/').adapter.rooms.get(room)?.size) continue;
+      const key = `${room}\u0000${message.rowTable}`;
+      const list = byRoom.get(key) ?? [];
+      list.push(message);
+      byRoom.set(key, list);
+    }
+    const judged = new Map<
+      DeliverableMessage,
+      { groups: RoomJudgement['groups']; shown: RoomJudgement['shown'][number] }
+    >();
+    for (const list of byRoom.values()) {
+      const room = roomOf(list[0]!.channelName);
+      try {
+        const { groups, shown } = await judgeInRoom(deps.sql, readable, io, room, list.map(rowChangeOf), readNow);
+        for (const [i, message] of list.entries()) judged.set(message, { groups, shown: shown[i]! });
+      } catch (err) {
+        onError(err);
+      }
+    }
+    return judged;
   };
 
   const deliver = async (announced: Announcement[]) => {
@@ -119,28 +165,18 @@ export function createDelivery(
     for (const message of messages) if (!seenUntil || message.createdAt > seenUntil) seenUntil = message.createdAt;
     const counts: { id: string; sockets: number }[] = [];
     const rooms = new Set<string>();
+    const judged = await judgeAnnounced(messages);
     const timestamp = deps.clock.now().toISOString();
     for (const message of messages) {
       const room = roomOf(message.channelName);
       const sockets = io.of('/').adapter.rooms.get(room)?.size ?? 0;
       let reached = 0;
-      if (sockets > 0 && message.rowTable !== null && message.rowKey !== null) {
-        reached = await deliverRowChange(
-          deps.sql,
-          readable,
-          io,
-          room,
-          {
-            table: message.rowTable,
-            key: message.rowKey,
-            eventName: message.eventName,
-            payload: message.payload as RowChange['payload'],
-          },
-          (payload) => eventBody(message, timestamp, payload),
-        ).catch((err) => {
-          onError(err);
-          return 0;
-        });
+      const judgement = judged.get(message);
+      if (message.rowTable !== null && message.rowKey !== null) {
+        if (judgement)
+          reached = emitJudged(io, judgement.groups, judgement.shown, message.eventName, (payload) =>
+            eventBody(message, timestamp, payload),
+          );
       } else if (sockets > 0) {
         try {
           io.local.to(room).emit(message.eventName, eventBody(message, timestamp));

@@ -1,5 +1,5 @@
 // SQL of cluster-wide presence: server heartbeats, one row per subscribed socket, the members
-// of a channel on live servers, the sweep of dead servers' rows, and the presence NOTIFY.
+// of a channel on live servers, and the sweep of dead servers' rows (events go out on the bus).
 import type { Queryable } from '../../core/db.js';
 
 export const PRESENCE_CHANNEL = 'realtime_presence';
@@ -95,10 +95,4 @@ export function sweepDeadServers(db: Queryable, liveAfter: Date): Promise<Channe
       select 1 from realtime.presence p join realtime.servers s on s.id = p.server_id
       where p.channel_name = g.channel_name and p.presence_id = g.presence_id and s.heartbeat_at > ${liveAfter})
     group by g.channel_name, g.presence_id, g.member_type`;
-}
-
-/** Announces presence events to every server, on commit. */
-export async function notifyPresence(db: Queryable, events: string[]): Promise<void> {
-  if (events.length === 0) return;
-  await db`select pg_notify(${PRESENCE_CHANNEL}, e) from unnest(${events}::text[]) as e`;
 }

@@ -1,9 +1,12 @@
 // Presence across servers: each subscribed socket is a row, a channel's members are the distinct
 // members on live servers (heartbeats on the injected clock), and joins/leaves are announced to
-// every server by NOTIFY in the transaction that made them, so each server tells its own sockets.
+// every server on the bus (NOTIFY in the transaction that made them; on a broker, right after its
+// commit), so each server tells its own sockets.
 import { randomUUID } from 'node:crypto';
+import type postgres from 'postgres';
 import { withTx } from '../../core/db.js';
 import type { Deps } from '../../deps.js';
+import { PRESENCE_TOPIC } from './bus-topics.js';
 import * as repo from './presence.repo.js';
 
 /** A server silent for this many heartbeat intervals is dead: its members leave their channels. */
@@ -17,7 +20,7 @@ export interface PresenceMember {
   meta?: unknown;
 }
 
-/** What the presence NOTIFY carries: one event, the same bytes for every server. */
+/** What a presence announcement carries: one event, the same bytes for every server. */
 export interface PresenceEvent {
   kind: 'join' | 'leave';
   channel: string;
@@ -40,11 +43,20 @@ const wireMember = (row: repo.MemberRow): PresenceMember => ({
  * dead (a pause past the TTL) and its members were dropped, so its sockets must join again.
  */
 export function createPresence(
-  deps: Pick<Deps, 'sql' | 'clock' | 'config'>,
+  deps: Pick<Deps, 'sql' | 'clock' | 'config' | 'bus'>,
   serverId: string,
   onRevived: () => Promise<void>,
 ) {
-  const { sql, clock } = deps;
+  const { sql, clock, bus } = deps;
+  /** A transaction that announces presence events: they go out with (or right after) its commit. */
+  const announcing = async <T>(
+    work: (tx: postgres.TransactionSql, announce: (events: string[]) => Promise<void>) => Promise<T>,
+  ) => {
+    const outbox = bus.transactional();
+    const result = await withTx(sql, (tx) => work(tx, (events) => outbox.add(tx, PRESENCE_TOPIC, events)));
+    await outbox.flush();
+    return result;
+  };
   const intervalMs = deps.config.realtimeHeartbeatMs;
   const liveAfter = () => new Date(clock.now().getTime() - MISSED_HEARTBEATS * intervalMs);
   const event = (kind: PresenceEvent['kind'], channel: string, row: repo.MemberRow, except: string | null) =>
@@ -62,12 +74,9 @@ export function createPresence(
 
   /** Drops dead servers' members (announcing their leaves) in one transaction. */
   const sweep = () =>
-    withTx(sql, async (tx) => {
+    announcing(async (tx, announce) => {
       const gone = await repo.sweepDeadServers(tx, liveAfter());
-      await repo.notifyPresence(
-        tx,
-        gone.map((row) => event('leave', row.channel, row, null)),
-      );
+      await announce(gone.map((row) => event('leave', row.channel, row, null)));
     });
 
   /** Heartbeat, the sweep, and a revival if needed; true when this server's row had gone. */
@@ -97,13 +106,13 @@ export function createPresence(
 
     /** Adds a socket to a channel: the members after it (the caller included), and whether it is new. */
     join(channel: string, socketId: string, member: Omit<repo.MemberRow, 'joinedAt'>) {
-      return withTx(sql, async (tx) => {
+      return announcing(async (tx, announce) => {
         await repo.lockMember(tx, channel, member.presenceId);
         const present = await repo.memberPresent(tx, channel, member.presenceId, liveAfter());
         const row = { ...member, joinedAt: clock.now() };
         await repo.insertPresence(tx, { channel, socketId, serverId, member: row });
         const members = await repo.channelMembers(tx, channel, liveAfter());
-        if (!present) await repo.notifyPresence(tx, [event('join', channel, row, socketId)]);
+        if (!present) await announce([event('join', channel, row, socketId)]);
         return { members: members.map(wireMember), joined: !present };
       });
     },
@@ -115,12 +124,12 @@ export function createPresence(
 
     /** Removes a socket from a channel; announces the leave when it was the member's last socket. */
     leave(channel: string, socketId: string, presenceId: string, except: string | null) {
-      return withTx(sql, async (tx) => {
+      return announcing(async (tx, announce) => {
         await repo.lockMember(tx, channel, presenceId);
         const row = await repo.deletePresence(tx, channel, socketId);
         if (!row) return;
         if (!(await repo.memberPresent(tx, channel, presenceId, liveAfter()))) {
-          await repo.notifyPresence(tx, [event('leave', channel, row, except)]);
+          await announce([event('leave', channel, row, except)]);
         }
       });
     },

@@ -26,6 +26,13 @@ export interface ImagesVisibility {
 }
 
 const ROLLBACK = Symbol('rollback');
+
+/**
+ * Runs the read-only check of the row as it is now: on the pool by default, on a read replica
+ * that has replayed everything committed by now when replicas are configured. Putting an older
+ * image in the row's place writes (rolled back), so that always runs on the primary.
+ */
+export type ReadNow = <T>(work: (sql: Sql) => Promise<T>) => Promise<T>;
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 function keyMatch(check: RowCheck): string {
@@ -54,7 +61,7 @@ function sameAsNow(conn: Queryable, check: RowCheck, image: RowImage) {
   );
 }
 
-/** Statements per scope in the pipeline below; the third is the visibility query. */
+/** Statements per scope in the pipelines below; the third is the visibility query. */
 const STEPS = 5;
 
 /**
@@ -64,8 +71,16 @@ const STEPS = 5;
  * costs it alone.
  */
 function visibilitySteps(conn: Queryable, check: RowCheck, scopes: RequestScope[]) {
-  const select = `select 1 from ${check.table} t where ${keyMatch(check)} limit 1`;
-  const key = JSON.stringify(check.key);
+  return scopedSteps(
+    conn,
+    `select 1 from ${check.table} t where ${keyMatch(check)} limit 1`,
+    JSON.stringify(check.key),
+    scopes,
+  );
+}
+
+/** `select` (one text parameter, `param`) once per scope, each in its role and claims, as above. */
+function scopedSteps(conn: Queryable, select: string, param: string, scopes: RequestScope[]) {
   return scopes.flatMap((scope) => [
     conn.unsafe('savepoint row_check'),
     conn.unsafe(
@@ -73,7 +88,7 @@ function visibilitySteps(conn: Queryable, check: RowCheck, scopes: RequestScope[
       [scope.role, JSON.stringify(scope.claims), String(scope.statementTimeoutMs ?? 0)],
       { prepare: true },
     ),
-    conn.unsafe(select, [key], { prepare: true }),
+    conn.unsafe(select, [param], { prepare: true }),
     conn.unsafe('rollback to savepoint row_check'),
     conn.unsafe('release savepoint row_check'),
   ]);
@@ -130,6 +145,7 @@ export async function imagesVisibility(
   scopes: RequestScope[],
   images: RowImage[],
   wanted: { now: boolean },
+  readNow: ReadNow = (work) => work(sql),
 ): Promise<ImagesVisibility> {
   const none = scopes.map(() => false);
   const seen: (boolean[] | undefined)[] = images.map(() => undefined);
@@ -137,11 +153,13 @@ export async function imagesVisibility(
   let schemaVersion: string | null = null;
   const first = images[0];
   if (wanted.now && first) {
-    const settled = await runRolledBack(sql, (conn) => [
-      conn.unsafe(VERSION_SQL, [], { prepare: true }),
-      sameAsNow(conn, check, first),
-      ...visibilitySteps(conn, check, scopes),
-    ]);
+    const settled = await readNow((reader) =>
+      runRolledBack(reader, (conn) => [
+        conn.unsafe(VERSION_SQL, [], { prepare: true }),
+        sameAsNow(conn, check, first),
+        ...visibilitySteps(conn, check, scopes),
+      ]),
+    );
     schemaVersion = versionOf(settled[0]?.status === 'fulfilled' ? settled[0].value : undefined);
     now = seeing(settled.slice(2), scopes);
     if (settled[1]?.status === 'fulfilled' && settled[1].value[0]?.same === true) seen[0] = now;
@@ -166,4 +184,55 @@ export async function imagesVisibility(
       if (err !== ROLLBACK) throw err;
     });
   return { seen: seen.map((s) => s ?? none), schemaVersion };
+}
+
+export interface RowsNow {
+  /** Per row: is its image the row as it is now (as the server's role sees it)? */
+  same: boolean[];
+  /** Per row, per scope: may the scope SELECT the row as it is now? */
+  seen: boolean[][];
+  schemaVersion: string | null;
+}
+
+/**
+ * The check of the row as it is now (imagesVisibility's first round trip) for many rows of one
+ * table at once: one rolled-back transaction, one statement comparing every image with its row,
+ * and one query per scope returning the positions of the rows it may SELECT. The rows are given
+ * as their primary key values (the same columns for each) and the image each change carries.
+ */
+export async function rowsNowVisibility(
+  sql: Sql,
+  table: string,
+  rows: { key: Record<string, unknown>; image: RowImage }[],
+  scopes: RequestScope[],
+  readNow: ReadNow = (work) => work(sql),
+): Promise<RowsNow> {
+  const columns = Object.keys(rows[0]?.key ?? {});
+  const given = `jsonb_array_elements($1::text::jsonb) with ordinality as r (x, n)
+    cross join lateral jsonb_populate_record(null::${table}, r.x -> 'k') k`;
+  const match = columns.map((c) => `t.${quote(c)} = k.${quote(c)}`).join(' and ');
+  const param = JSON.stringify(rows.map((row) => ({ k: row.key, i: row.image })));
+  const settled = await readNow((reader) =>
+    runRolledBack(reader, (conn) => [
+      conn.unsafe(VERSION_SQL, [], { prepare: true }),
+      conn.unsafe(`select r.n from ${given} join ${table} t on ${match} where to_jsonb(t) = r.x -> 'i'`, [param], {
+        prepare: true,
+      }),
+      ...scopedSteps(
+        conn,
+        `select r.n from ${given} where exists (select from ${table} t where ${match})`,
+        param,
+        scopes,
+      ),
+    ]),
+  );
+  const positions = (answer: PromiseSettledResult<postgres.Row[]> | undefined) =>
+    new Set(answer?.status === 'fulfilled' ? answer.value.map((row) => Number(row.n) - 1) : []);
+  const same = positions(settled[1]);
+  const seenBy = scopes.map((_, i) => positions(settled[2 + i * STEPS + 2]));
+  return {
+    same: rows.map((_, n) => same.has(n)),
+    seen: rows.map((_, n) => seenBy.map((seen) => seen.has(n))),
+    schemaVersion: versionOf(settled[0]?.status === 'fulfilled' ? settled[0].value : undefined),
+  };
 }

@@ -1,6 +1,6 @@
 // The realtime socket server: Socket.IO on the API's own HTTP server (path /socket.io/), the
 // handshake tied to a principal, the subscribe/unsubscribe/publish events of the official
-// client, presence, delivery of NOTIFY-announced messages, closing the sockets of revoked
+// client, presence, delivery of messages announced on the bus (platform/bus), closing the sockets of revoked
 // sessions and of credentials that expired or were rotated out, capacity guards (socket caps,
 // event and byte budgets: refusals are "busy", never "unauthorized"), and a stop that lets
 // clients reconnect to another server.
@@ -18,8 +18,9 @@ import { insertMessage, visibleChannel } from './access.repo.js';
 import { createDelivery, roomOf } from './delivery.js';
 import { MESSAGE_CHANNEL } from './delivery.repo.js';
 import { createMemberMask } from './presence-privacy.js';
-import { PRESENCE_CHANNEL } from './presence.repo.js';
-import { createPresence, type PresenceEvent } from './presence.service.js';
+import { announceMessages, MESSAGE_TOPIC, PRESENCE_TOPIC } from './bus-topics.js';
+import { createPresenceRelay, maskedRoomOf } from './presence-relay.js';
+import { createPresence } from './presence.service.js';
 import { measurePayload, refusePublish } from './publish-rules.js';
 import type { RealtimeRefusals } from './realtime-refusals.js';
 import { createSocketAdmission, type SocketTicket } from './socket-admission.js';
@@ -72,8 +73,6 @@ export interface SocketServerOptions {
 }
 
 const sessionRoom = (sessionId: string) => `session:${sessionId}`;
-/** The sockets of a channel that see its signed-in members under pseudonyms. */
-const maskedRoomOf = (channel: string) => `presence-masked:${channel}`;
 
 const memberOf = (principal: Principal, socketId: string): SocketData['member'] =>
   principal.kind === 'user'
@@ -87,7 +86,7 @@ const DEFAULT_MAX_FRAME_BYTES = 1_000_000;
 const FRAME_OVERHEAD_BYTES = 64 * 1024;
 
 export async function startSocketServer(
-  deps: Pick<Deps, 'sql' | 'clock' | 'config'>,
+  deps: Pick<Deps, 'sql' | 'clock' | 'config' | 'replicas' | 'bus'>,
   httpServer: HttpServer,
   options: SocketServerOptions,
 ) {
@@ -122,6 +121,9 @@ export async function startSocketServer(
     for (const sink of sinks) await sink.rejoin();
   };
   const presence = createPresence(deps, randomUUID(), rejoinAll);
+  const relay = createPresenceRelay({ io, sinks, mask, clock: deps.clock, members: presence.members });
+  /** On a broker, this server publishes its sockets' messages after their commit (no NOTIFY). */
+  const collect = deps.bus.engine !== 'postgres';
   const delivery = createDelivery(
     deps,
     io,
@@ -250,6 +252,7 @@ export async function startSocketServer(
       socket.join(masked ? [roomOf(channel), maskedRoomOf(channel)] : roomOf(channel));
       socket.data.channels.add(channel);
       const { members } = await presence.join(channel, socket.id, socket.data.member);
+      relay.joined(channel, members);
       return { ok: true, channel, presence: { members: masked ? members.map((m) => mask(channel, m)) : members } };
     } catch (err) {
       if (isCapacityFailure(err)) refusals.count('database_busy');
@@ -293,13 +296,22 @@ export async function startSocketServer(
     }
     const { principal, scope } = socket.data;
     try {
-      const inserted = await insertMessage(deps.sql, scope, {
-        channel,
-        event: body.event,
-        payloadJson: measured.json,
-        senderType: principal.kind === 'admin' ? 'system' : 'user',
-        senderId: principal.kind === 'user' ? principal.userId : null,
-      });
+      const { inserted, outbox } = await insertMessage(
+        deps.sql,
+        scope,
+        {
+          channel,
+          event: body.event,
+          payloadJson: measured.json,
+          senderType: principal.kind === 'admin' ? 'system' : 'user',
+          senderId: principal.kind === 'user' ? principal.userId : null,
+        },
+        collect,
+      );
+      // Stored: a failed announcement is read back by the servers when their bus reconnects.
+      if (outbox.length > 0) {
+        await announceMessages(deps.bus, outbox).catch((err) => options.onError(err, 'announcing a realtime message'));
+      }
       if (inserted) return;
     } catch (err) {
       if (isCapacityFailure(err)) {
@@ -342,40 +354,30 @@ export async function startSocketServer(
     });
   });
 
-  const onPresence = (text: string) => {
-    const event = JSON.parse(text) as PresenceEvent;
-    for (const sink of sinks) sink.presence(event);
-    const meta = {
-      channel: event.channel,
-      messageId: event.messageId,
-      senderType: 'system',
-      timestamp: event.timestamp,
-    };
-    const masked = maskedRoomOf(event.channel);
-    const except = event.except ? [masked, event.except] : [masked];
-    io.local.to(roomOf(event.channel)).except(except).emit(`presence:${event.kind}`, { member: event.member, meta });
-    const hidden = io.local.to(masked);
-    (event.except ? hidden.except(event.except) : hidden).emit(`presence:${event.kind}`, {
-      member: mask(event.channel, event.member),
-      meta,
-    });
-  };
-
   const beat = () => presence.beat().catch((err) => options.onError(err, 'the realtime heartbeat'));
 
+  const readBack = () => void delivery.listening().catch((err) => options.onError(err, 'reading back missed messages'));
+  let presenceConnected = false;
   const subscriptions = await Promise.all([
-    deps.sql.listen(
-      MESSAGE_CHANNEL,
-      (id) => delivery.announce(id),
-      () => void delivery.listening().catch((err) => options.onError(err, 'reading back missed messages')),
+    deps.bus.subscribe(MESSAGE_TOPIC, (text) => delivery.announce(text), readBack),
+    // On a broker, messages inserted outside a server (watched tables' triggers, SQL) are still
+    // announced by NOTIFY: heard here too (an id delivered twice is delivered once).
+    ...(collect ? [deps.sql.listen(MESSAGE_CHANNEL, (text) => delivery.announce(text), readBack)] : []),
+    deps.bus.subscribe(
+      PRESENCE_TOPIC,
+      (text) => {
+        try {
+          relay.relay(text);
+        } catch (err) {
+          options.onError(err, 'relaying a presence event');
+        }
+      },
+      () => {
+        // After a reconnection, events may have been missed: tell the sockets the difference.
+        if (presenceConnected) void relay.resync().catch((err) => options.onError(err, 'resynchronising presence'));
+        presenceConnected = true;
+      },
     ),
-    deps.sql.listen(PRESENCE_CHANNEL, (text) => {
-      try {
-        onPresence(text);
-      } catch (err) {
-        options.onError(err, 'relaying a presence event');
-      }
-    }),
     deps.sql.listen(options.sessionRevokedChannel, (sessionId) =>
       io.local.in(sessionRoom(sessionId)).disconnectSockets(true),
     ),
@@ -424,7 +426,7 @@ export async function startSocketServer(
       }
       httpServer.off('upgrade', onUpgrade);
       await presence.retire().catch((err) => options.onError(err, 'retiring this server from presence'));
-      await Promise.all(subscriptions.map((s) => s.unlisten().catch(() => {})));
+      await Promise.all(subscriptions.map((s) => ('unlisten' in s ? s.unlisten() : s.close()).catch(() => {})));
       await delivery.flush();
     },
   };

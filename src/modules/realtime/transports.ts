@@ -21,7 +21,7 @@ export interface TransportSink extends DeliverySink {
 }
 
 export interface RealtimeEngine {
-  deps: Pick<Deps, 'sql' | 'clock' | 'config'>;
+  deps: Pick<Deps, 'sql' | 'clock' | 'config' | 'replicas' | 'bus'>;
   presence: ReturnType<typeof createPresence>;
   admission: ReturnType<typeof createSocketAdmission>;
   refusals: RealtimeRefusals;

@@ -4,6 +4,7 @@
 // respond as PostgREST would (respond.ts).
 import type { Deps } from '../../deps.js';
 import { scopeOf } from '../../core/principal.js';
+import { consistencyKeyOf } from '../../platform/read-replicas/index.js';
 import { createIdempotency, keyedRequest, type StoredOutcome } from '../idempotency/index.js';
 import { negotiate } from './media.js';
 import {
@@ -40,7 +41,7 @@ export type RecordsResponse = PgrstResponse;
 export type RecordsService = ReturnType<typeof createRecordsService>;
 
 export function createRecordsService(
-  deps: Pick<Deps, 'sql' | 'config' | 'clock'>,
+  deps: Pick<Deps, 'sql' | 'config' | 'clock' | 'replicas'>,
   cache: SchemaCache,
   options: PgrstServiceOptions,
 ) {
@@ -74,6 +75,11 @@ export function createRecordsService(
             storedOf(reply(await executeIn(tx, statement, run))),
           );
           return { status: outcome.status, headers: outcome.headers, body: outcome.body?.toString('utf8') };
+        }
+        // Reads may run on a read replica that has replayed the caller's own writes.
+        if (reading) {
+          const session = { session: consistencyKeyOf(req.principal) };
+          return reply(await deps.replicas.read(session, (sql) => execute(sql, scope, statement, run)));
         }
         return reply(await execute(deps.sql, scope, statement, run));
       } catch (err) {

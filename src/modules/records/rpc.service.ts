@@ -3,9 +3,10 @@
 // cache; plan/) → one SQL statement (sql/call.ts) → run it in the caller's RLS-scoped
 // transaction, read-only for GET and HEAD and for functions that are not volatile → respond as
 // PostgREST would (respond.ts).
-import { withRequestScope, type RequestScope } from '../../core/db.js';
+import { withRequestScope, type RequestScope, type Sql } from '../../core/db.js';
 import type { Deps } from '../../deps.js';
 import { scopeOf } from '../../core/principal.js';
+import { consistencyKeyOf } from '../../platform/read-replicas/index.js';
 import { negotiate } from './media.js';
 import {
   applyRange,
@@ -35,7 +36,11 @@ export type RpcResponse = PgrstResponse;
 
 export type RpcService = ReturnType<typeof createRpcService>;
 
-export function createRpcService(deps: Pick<Deps, 'sql' | 'config'>, cache: SchemaCache, options: PgrstServiceOptions) {
+export function createRpcService(
+  deps: Pick<Deps, 'sql' | 'config' | 'replicas'>,
+  cache: SchemaCache,
+  options: PgrstServiceOptions,
+) {
   const { timezones } = options;
   /** The call in the caller's scope; read-only when it may not write; max-affected and tx=rollback checked before COMMIT. */
   async function execute(
@@ -43,28 +48,42 @@ export function createRpcService(deps: Pick<Deps, 'sql' | 'config'>, cache: Sche
     scope: RequestScope,
     text: string,
     params: unknown[],
-    run: { readOnly: boolean; maxAffected?: number; rollback: boolean },
+    run: { readOnly: boolean; maxAffected?: number; rollback: boolean; onReplica: boolean },
   ) {
     try {
-      return await withRequestScope(
-        deps.sql,
-        scope,
-        async (tx) => {
-          // Sent first and pipelined with the call: a transaction may turn read-only at any point.
-          const readOnlyMode = run.readOnly ? tx.unsafe('set transaction read only') : undefined;
-          const [, rows] = await Promise.all([readOnlyMode, tx.unsafe(text, params as never[], { prepare: true })]);
-          const returned = (rows[0] as AnswerRow | undefined)?.page_rows ?? 0;
-          if (run.maxAffected !== undefined && returned > run.maxAffected) throw maxAffectedError(returned);
-          if (run.rollback) throw new RolledBack(rows);
-          return rows;
-        },
-        run.readOnly || run.rollback ? 'reads' : 'writes',
-      );
+      // A stable or immutable function called over GET may run on a read replica that has
+      // replayed the caller's own writes; everything else runs on the primary.
+      if (!run.onReplica) return await callIn(deps.sql, scope, text, params, run);
+      const session = { session: consistencyKeyOf(req.principal) };
+      return await deps.replicas.read(session, (sql) => callIn(sql, scope, text, params, run));
     } catch (err) {
       if (err instanceof RolledBack) return err.rows;
       // A write in a read-only call is PostgREST's 405 25006 (records-errors declares it).
       throw fromPostgresError(err, req.principal.kind === 'anon') ?? err;
     }
+  }
+
+  function callIn(
+    sql: Sql,
+    scope: RequestScope,
+    text: string,
+    params: unknown[],
+    run: { readOnly: boolean; maxAffected?: number; rollback: boolean },
+  ) {
+    return withRequestScope(
+      sql,
+      scope,
+      async (tx) => {
+        // Sent first and pipelined with the call: a transaction may turn read-only at any point.
+        const readOnlyMode = run.readOnly ? tx.unsafe('set transaction read only') : undefined;
+        const [, rows] = await Promise.all([readOnlyMode, tx.unsafe(text, params as never[], { prepare: true })]);
+        const returned = (rows[0] as AnswerRow | undefined)?.page_rows ?? 0;
+        if (run.maxAffected !== undefined && returned > run.maxAffected) throw maxAffectedError(returned);
+        if (run.rollback) throw new RolledBack(rows);
+        return rows;
+      },
+      run.readOnly || run.rollback ? 'reads' : 'writes',
+    );
   }
 
   return {
@@ -90,6 +109,7 @@ export function createRpcService(deps: Pick<Deps, 'sql' | 'config'>, cache: Sche
         readOnly: reading || !routine.volatile,
         maxAffected: limit,
         rollback: prefs.tx === 'rollback',
+        onReplica: reading && !routine.volatile,
       });
       const offset = plan.result?.node.page.offset ?? 0;
       const reply = { head: req.method === 'HEAD', functionName: req.functionName, shape: plan.shape, offset };

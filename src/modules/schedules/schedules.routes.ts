@@ -72,7 +72,8 @@ export function schedulesRoutes(schedules: SchedulesService): FastifyPluginAsync
       config: admin,
       schema: {
         tags,
-        summary: 'Create a schedule: a cron expression (5 fields, in timeZone) or "<n> seconds", and its target',
+        summary:
+          'Create a schedule: a name (a required label), a cron expression (5 fields, in timeZone) or "<n> seconds", and its target (functionSlug or functionUrl)',
         security,
         body: createScheduleSchema,
         response: { 201: createdScheduleSchema },

@@ -13,8 +13,15 @@ const headers = z
   .refine((h) => Object.keys(h).length <= 50, { error: 'has more than 50 headers' });
 const body = z.union([z.record(z.string(), z.unknown()), z.string().max(1_000_000)]);
 
+/** What a schedule's name is: newcomers missed that it is required (issue 39). */
+const NAME_RULE = 'a label of 3 to 255 characters for people (not unique; the id addresses the schedule)';
+
 const scheduleFields = {
-  name: z.string().trim().min(3, { error: 'must be at least 3 characters' }).max(255),
+  name: z
+    .string({ error: (issue) => (issue.input === undefined ? `is required: ${NAME_RULE}` : 'must be a string') })
+    .trim()
+    .min(3, { error: 'must be at least 3 characters' })
+    .max(255),
   /** Five cron fields, or "<n> seconds" (1-59). */
   cronSchedule: z.string().trim().min(1).max(200),
   /** IANA zone the cron fields are read in (default UTC). */
@@ -42,11 +49,19 @@ const oneTarget = (s: { functionUrl?: string; functionSlug?: string }) =>
 
 export const createScheduleSchema = z
   .object({
-    name: scheduleFields.name,
-    cronSchedule: scheduleFields.cronSchedule,
-    timeZone: scheduleFields.timeZone.optional(),
-    functionUrl: scheduleFields.functionUrl.optional(),
-    functionSlug: scheduleFields.functionSlug.optional(),
+    name: scheduleFields.name.describe(
+      'Required. A label for people: 3 to 255 characters (trimmed), not unique; the id addresses the schedule (`plinth schedules` also takes a name that only one schedule has). Shown in the dashboard, `plinth schedules list` and the run history.',
+    ),
+    cronSchedule: scheduleFields.cronSchedule.describe(
+      'Required. Five cron fields read in timeZone (e.g. "0 9 * * 1-5"), or "<n> seconds" (1-59).',
+    ),
+    timeZone: scheduleFields.timeZone.optional().describe('IANA time zone of the cron fields (default UTC).'),
+    functionUrl: scheduleFields.functionUrl
+      .optional()
+      .describe('The http(s) URL each run calls (give this or functionSlug, not both).'),
+    functionSlug: scheduleFields.functionSlug
+      .optional()
+      .describe('The function each run invokes (give this or functionUrl, not both).'),
     httpMethod: scheduleFields.httpMethod.default('POST'),
     headers: scheduleFields.headers.nullish(),
     body: scheduleFields.body.nullish(),
@@ -62,7 +77,7 @@ export type CreateSchedule = z.output<typeof createScheduleSchema>;
 
 export const updateScheduleSchema = z
   .object({
-    name: scheduleFields.name.optional(),
+    name: scheduleFields.name.optional().describe(`A new name: ${NAME_RULE}.`),
     cronSchedule: scheduleFields.cronSchedule.optional(),
     timeZone: scheduleFields.timeZone.optional(),
     functionUrl: scheduleFields.functionUrl.optional(),

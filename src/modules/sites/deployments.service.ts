@@ -179,6 +179,7 @@ export function createDeploymentsService(
         envVars: input.envVars ?? [],
         timeoutMs: config.sites.buildTimeoutMs,
         memoryMb: config.sites.buildMemoryMb,
+        path: config.sites.buildPath,
         signal: stopping.signal,
       });
       const notes: string[] = [];

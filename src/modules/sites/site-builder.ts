@@ -18,6 +18,8 @@ export interface BuildCommand {
   envVars: { key: string; value: string }[];
   timeoutMs: number;
   memoryMb: number;
+  /** The PATH the build's shell searches (config: SITES_BUILD_PATH, else the server's PATH). */
+  path: string;
   /** Aborted when the server shuts down: the build is stopped. */
   signal?: AbortSignal;
 }
@@ -59,7 +61,7 @@ export function runBuild(command: BuildCommand): Promise<BuildOutcome> {
   const steps = [command.installCommand, command.buildCommand].filter((s): s is string => !!s && s.trim() !== '');
   const script = steps.map((s) => `( ${s} )`).join(' && ');
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    PATH: command.path,
     HOME: command.home,
     TMPDIR: command.home,
     LANG: 'C.UTF-8',

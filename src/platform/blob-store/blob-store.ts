@@ -27,6 +27,8 @@ export interface BlobStore {
   remove(id: string): Promise<void>;
   /** The blob's bytes, or null when it does not exist. */
   read(id: string, range?: ByteRange): Promise<Readable | null>;
+  /** Where blob `id` lives, for an operator: a file path, or an s3:// URL. */
+  locate(id: string): string;
   /**
    * Local disk only: moves a complete file (on the same file system, e.g. a resumable upload's)
    * into place as blob `id`, atomically; it must be noted as pending first, like a staged blob.

@@ -27,6 +27,7 @@ export async function createLocalBlobStore(dir: string): Promise<BlobStore> {
 
   return {
     kind: 'local',
+    locate: blobPath,
     async stage(id, body, maxBytes) {
       const counter = meter(maxBytes);
       try {

@@ -113,6 +113,7 @@ export function createS3BlobStore(
     kind: 's3',
     client,
     keyOf,
+    locate: (id) => `s3://${s3.bucket}/${keyOf(id)}`,
     direct: directWrites(client, s3, region, keyOf, isMissing),
     async stage(id, body, maxBytes) {
       const counter = meter(maxBytes);

@@ -219,6 +219,10 @@ export function createRuntimeSupervisor(options: RuntimeOptions): RuntimeSupervi
           // to connect to it (functions reach the API and allowed origins through it).
           ...fileAccess([socketFile, relaySocket]),
           '--no-prompt',
+          // request.signal aborts only when the caller goes away, not after every delivered answer:
+          // the runtime stops an invocation whose caller left (runtime/server.ts). Deno's legacy
+          // behaviour (the default until a coming release) warns at the first request that reads it.
+          '--unstable-no-legacy-abort',
           `--v8-flags=--max-old-space-size=${options.memoryMb}`,
           path.join(RUNTIME_DIR, 'server.ts'),
         ],

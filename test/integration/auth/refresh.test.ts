@@ -151,6 +151,30 @@ describe('web refresh (cookie + CSRF)', () => {
   });
 });
 
+describe('refresh cost', () => {
+  it('reads the refreshed session by its key, however many sessions the database holds', async () => {
+    // The rotation function returns one row; planned as PostgreSQL's default of 1000, the refresh
+    // statement (sessions.repo.ts) hashed all of auth.sessions on every refresh.
+    const session = await t.signUp();
+    await t.deps.sql`
+      select count(auth.start_session(gen_random_uuid(), ${session.user.id}::uuid, null,
+        decode(md5(random()::text), 'hex'), now(), interval '1 day'))
+      from generate_series(1, 20000)`;
+    await t.deps.sql`analyze auth.sessions`;
+    const plan = await t.deps.sql.unsafe(
+      `explain (format json)
+       select r.outcome, s.aal, s.amr
+       from auth.rotate_refresh_token('\\x00'::bytea, '\\x01'::bytea, now(), interval '10 seconds', interval '1 day', false) r
+       left join auth.sessions s on s.id = r.session_id`,
+    );
+    const text = JSON.stringify(plan);
+    expect(text).toContain('sessions_pkey');
+    expect(text).not.toContain('Seq Scan');
+    // And a refresh still answers.
+    expect((await refreshMobile(t, session.refreshToken)).statusCode).toBe(200);
+  });
+});
+
 describe('two servers on one database', () => {
   it('a session started on one server refreshes and reads on the other', async () => {
     const other = await t.startAnotherServer();

@@ -6,7 +6,7 @@
 // refused with nothing stored.
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -189,12 +189,39 @@ describe('refused archives leave nothing behind', () => {
   });
 });
 
-describe('an upload cut off by the client', () => {
-  it('leaves no staged file and no backup', async () => {
+/** B listening on a loopback port (once). */
+async function portOfB(): Promise<number> {
+  if (!b.app.server.listening) await b.app.listen({ host: '127.0.0.1', port: 0 });
+  return (b.app.server.address() as AddressInfo).port;
+}
+
+describe('uploads over a real connection', () => {
+  it('refused while the body still streams: the rest is read, and the connection answers the next request', async () => {
+    const files = await archivesIn(bDir);
+    const body = randomBytes(3 * 1024 * 1024);
+    const socket = connect({ host: '127.0.0.1', port: await portOfB() });
+    let answers = '';
+    socket.on('data', (d) => (answers += d.toString('latin1')));
+    socket.write(
+      `POST /api/database/backups/import HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: ${b.apiKey}\r\n` +
+        `content-type: application/gzip\r\ncontent-length: ${body.length}\r\n\r\n`,
+    );
+    socket.write(body);
+    await vi.waitFor(() => expect(answers).toMatch(/^HTTP\/1\.1 400 [\s\S]*\r\n\r\n\{[\s\S]*\}$/), { timeout: 10_000 });
+    expect(answers).toContain('not a complete Plinth backup archive');
+    // Left unread, the refused body held the connection (and the server's close) until the request
+    // timeout; read and dropped, the same connection answers the next request.
+    socket.write('GET /api/health HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
+    await vi.waitFor(() => expect(answers.match(/HTTP\/1\.1 /g)).toHaveLength(2), { timeout: 10_000 });
+    expect(answers.slice(answers.lastIndexOf('HTTP/1.1 '))).toMatch(/^HTTP\/1\.1 200 /);
+    socket.destroy();
+    expect(await archivesIn(bDir)).toEqual(files);
+  });
+
+  it('cut off by the client: leaves no staged file and no backup', async () => {
     const before = (await asAdmin(b, 'GET', '/api/database/backups')).json;
     const files = await archivesIn(bDir);
-    await b.app.listen({ host: '127.0.0.1', port: 0 });
-    const { port } = b.app.server.address() as AddressInfo;
+    const port = await portOfB();
     const req = httpRequest({
       host: '127.0.0.1',
       port,

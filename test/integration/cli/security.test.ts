@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectDir, runCli } from './cli-runner.js';
+import { projectDir, runCli, spawnCli } from './cli-runner.js';
 
 const history = [
   { version: '20260101000001', name: '../../escaped', statements: ['select 1'], createdAt: '2026-01-01T00:00:01.000Z' },
@@ -72,14 +72,24 @@ describe('fetch never writes outside migrations/', () => {
 describe('logs tail', () => {
   it('prints control characters escaped (tabs and newlines kept), as text and as JSON', async () => {
     const env = { PLINTH_URL: url, PLINTH_API_KEY: 'ik_whatever' };
-    const text = await runCli(await projectDir(), ['logs', 'tail'], env);
-    expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
-    expect(text.stdout).toBe(
+    // The tail reconnects when a stream ends: each run is read up to the end of its first stream.
+    const tailOnce = async (args: string[]) => {
+      const tail = spawnCli(await projectDir(), args, env);
+      try {
+        await tail.waitFor('stderr', 'The log stream ended');
+        return tail.output().stdout;
+      } finally {
+        tail.child.kill('SIGINT');
+        await tail.exited;
+      }
+    };
+    const text = await tailOnce(['logs', 'tail']);
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(text).toBe(
       '2026-01-01T00:00:00.000Z [functions] info - \\u001b[2J\\u001b]0;owned\\u0007hidden\\u000dshown\\u009b31m\tand\nnext\n',
     );
-    const json = await runCli(await projectDir(), ['--json', 'logs', 'tail'], env);
-    expect(json.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
-    expect(JSON.parse(json.stdout).eventMessage).toBe(HOSTILE_LOG);
+    const json = await tailOnce(['--json', 'logs', 'tail']);
+    expect(json).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(JSON.parse(json).eventMessage).toBe(HOSTILE_LOG);
   });
 });

@@ -121,6 +121,15 @@ describe('management', () => {
     expect((await invoke('broken')).status).toBe(404);
   });
 
+  it('reports an error thrown while the code loads at its line', async () => {
+    const res = await t.deploy(
+      'throws-at-load',
+      'const a = 1;\nthrow new Error("at load " + a);\nexport default () => new Response("x");',
+    );
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json).toMatchObject({ error: 'FUNCTION_DEPLOY_FAILED', details: { line: 2, column: 7 } });
+  });
+
   it('keeps serving the previous version when an update does not load', async () => {
     await t.deploy('stable', 'export default () => new Response("good");');
     const res = await t.request({

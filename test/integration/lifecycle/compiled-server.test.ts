@@ -1,6 +1,6 @@
 // The compiled server as `npm start` runs it (`node dist/main.js`, built by `npm install`, no
 // TypeScript loader): it becomes ready, and its log format follows stdout: JSON lines in a pipe,
-// pretty lines when LOG_FORMAT=pretty forces them.
+// pretty lines when LOG_FORMAT=pretty forces them; the start banner follows the same format.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../harness/free-port.js';
 import { pollUntil } from '../../harness/server-process.js';
-import { createDatabase, TEST_ENCRYPTION_KEY } from '../../harness/test-app.js';
+import { createDatabase, TEST_ENCRYPTION_KEY } from '../../harness/test-database.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -57,7 +57,7 @@ async function startCompiled(extraEnv: Record<string, string>): Promise<Compiled
   return server;
 }
 
-/** The log lines: everything on stdout except the start banner that console.log prints. */
+/** The lines of the function runtime's start entry. */
 const logLines = (out: string) => out.split('\n').filter((line) => line.includes('function runtime running'));
 
 let plain: Compiled;
@@ -93,9 +93,56 @@ describe('the compiled server', () => {
     expect(typeof entry.time).toBe('number');
   });
 
+  it('writes nothing but JSON entries to a pipe: the start banner is log entries too', () => {
+    const lines = plain.stdout().split('\n').filter(Boolean);
+    const entries = lines.map((line) => {
+      expect(() => JSON.parse(line), line).not.toThrow();
+      return JSON.parse(line) as { level: number; msg: string };
+    });
+    expect(entries.map((e) => e.msg)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Plinth is listening on /), expect.stringMatching(/^Database: /)]),
+    );
+  });
+
+  it('prints the banner as plain lines when LOG_FORMAT=pretty', () => {
+    expect(pretty.stdout()).toMatch(/^Plinth is listening on http:\/\/\S+ \(API reference: /m);
+  });
+
   it('writes one pretty line per entry when LOG_FORMAT=pretty, even in a pipe', () => {
     const [line] = logLines(pretty.stdout());
     expect(() => JSON.parse(line ?? '')).toThrow();
     expect(line).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] .*INFO.*: .*function runtime running on 127\.0\.0\.1:\d+/);
+  });
+});
+
+describe('the function runtime in the compiled server’s logs', () => {
+  it('prints no Deno deprecation warning when functions are invoked', { timeout: 90_000 }, async () => {
+    const apiKey = /API key:\s+(ik_[0-9a-f]+)/.exec(plain.stdout())?.[1];
+    expect(apiKey, 'the first start prints the API key').toBeDefined();
+    const headers = { 'x-api-key': apiKey!, 'content-type': 'application/json' };
+    const deployed = await fetch(`${plain.baseUrl}/api/functions`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ slug: 'quiet', name: 'quiet', code: 'export default () => new Response("ok");' }),
+    });
+    expect(deployed.status).toBe(201);
+    // Deno warned (on stderr, read line by line into the log) as the runtime took its first request,
+    // before it answered: by the time the last request's log line is written, the warning was too.
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${plain.baseUrl}/functions/quiet`, { method: 'POST', headers });
+      expect(await res.text()).toBe('ok');
+    }
+    const invocationLines = () =>
+      plain
+        .stdout()
+        .split('\n')
+        .filter((line) => line.includes('"/functions/quiet"'));
+    await pollUntil('the invocations’ request log lines', 30_000, () => invocationLines().length >= 3);
+    const runtimeLines = plain
+      .stdout()
+      .split('\n')
+      .filter((line) => line.includes('function runtime:'));
+    expect(runtimeLines).toEqual([]);
+    expect(plain.stdout()).not.toMatch(/legacy behavior|deprecat/i);
   });
 });

@@ -5,7 +5,7 @@ import { Agent, request } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openIdleConnections } from '../../harness/idle-connections.js';
-import { createDatabase } from '../../harness/test-app.js';
+import { createDatabase } from '../../harness/test-database.js';
 import { spawnServer, pollUntil, type ServerProcess } from '../../harness/server-process.js';
 
 const FILE_LIMIT = 256;

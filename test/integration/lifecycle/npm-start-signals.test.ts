@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../harness/free-port.js';
 import { isAlive, pollUntil, waitReady } from '../../harness/server-process.js';
-import { createDatabase, TEST_ADMIN, TEST_ENCRYPTION_KEY } from '../../harness/test-app.js';
+import { createDatabase, TEST_ADMIN, TEST_ENCRYPTION_KEY } from '../../harness/test-database.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -152,7 +152,7 @@ describe('npm start', () => {
     '%s to the npm process drains the upload in flight, then npm and the server both exit',
     async (signal) => {
       const s = await npmStart();
-      const apiKey = /API key:\s+(\S+)/.exec(s.output())?.[1] ?? '';
+      const apiKey = /API key:\s+(\w+)/.exec(s.output())?.[1] ?? '';
       const bucket = await fetch(`http://127.0.0.1:${s.port}/api/storage/buckets`, {
         method: 'POST',
         headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },

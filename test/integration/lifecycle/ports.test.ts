@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../harness/free-port.js';
-import { createDatabase } from '../../harness/test-app.js';
+import { createDatabase } from '../../harness/test-database.js';
 import { spawnServer, type ServerProcess } from '../../harness/server-process.js';
 
 let holder: Server | undefined;

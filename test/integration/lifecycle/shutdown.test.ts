@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase } from '../../harness/test-app.js';
+import { createDatabase } from '../../harness/test-database.js';
 import { spawnServer, pollUntil, type ServerProcess } from '../../harness/server-process.js';
 
 let server: ServerProcess | undefined;
@@ -61,20 +61,30 @@ describe('SIGTERM', () => {
       );
       req.on('error', reject);
       req.write(half, () => {
-        // The first half is on the wire: stop the server, and send the rest once it is draining.
-        const signalledAt = Date.now();
-        s.child.kill('SIGTERM');
-        void s
-          .waitForOutput('shutting down', 10_000)
-          .then(async () => {
-            // A copy of the stop arrives a moment later, as when the whole process group is
-            // signalled (Ctrl-C, systemd) and npm/tsx relay theirs: still the same drain.
-            s.child.kill('SIGTERM');
-            await pollUntil('new connections to be refused', 5_000, async () => !(await accepts(s.port)));
-            req.end(half);
-          })
-          .catch(reject);
-        void s.exited.then(() => console.log(`drain: exited ${Date.now() - signalledAt} ms after SIGTERM`));
+        void (async () => {
+          // The first half is on the wire and the server has begun the upload (it noted the blob
+          // it stages; a request it had not read yet would be refused as new): stop the server,
+          // and send the rest once it is draining.
+          const probe = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+          try {
+            await pollUntil(
+              'the upload to be staging',
+              10_000,
+              async () => (await probe`select count(*)::int as n from storage.pending_blobs`)[0]?.n > 0,
+            );
+          } finally {
+            await probe.end();
+          }
+          const signalledAt = Date.now();
+          s.child.kill('SIGTERM');
+          void s.exited.then(() => console.log(`drain: exited ${Date.now() - signalledAt} ms after SIGTERM`));
+          await s.waitForOutput('shutting down', 10_000);
+          // A copy of the stop arrives a moment later, as when the whole process group is
+          // signalled (Ctrl-C, systemd) and npm/tsx relay theirs: still the same drain.
+          s.child.kill('SIGTERM');
+          await pollUntil('new connections to be refused', 5_000, async () => !(await accepts(s.port)));
+          req.end(half);
+        })().catch(reject);
       });
     });
 

@@ -70,6 +70,20 @@ export default async () => {
   throw new Error('boom from the function');
 };`;
 
+// Line 2 throws; line 6 catches and prints it, line 9 lets it go.
+const STACKED = `function inner(n: number): never {
+  throw new Error('kaboom ' + n);
+}
+export default async (req: Request) => {
+  if (new URL(req.url).searchParams.has('caught')) {
+    try { inner(1); } catch (err) { console.error('caught:', err); }
+    return new Response('ok');
+  }
+  inner(2);
+  return new Response('x');
+};
+`;
+
 describe('function console output', () => {
   it('records each console line with its invocation, in the tail and in search', async () => {
     expect((await t.deploy('chatty', CHATTY, { verifyJwt: false })).statusCode).toBeLessThan(300);
@@ -145,5 +159,22 @@ describe('function console output', () => {
     const uncaught = lines.find((l) => l.body.message.includes('boom'))!;
     expect(uncaught.body.requestId).toBe('call-thrower');
     expect(uncaught.body.message).toMatch(/^Error: boom from the function\n\s+at /);
+  });
+
+  it("names the function's file and lines in a stack, never the runtime's wrapper", async () => {
+    expect((await t.deploy('stacked', STACKED, { verifyJwt: false })).statusCode).toBeLessThan(300);
+    const tail = tailUntil('source=functions&slug=stacked&level=error', (lines) =>
+      ['kaboom 1', 'kaboom 2'].every((text) => lines.some((l) => l.body.message.includes(text))),
+    );
+    expect((await fetch(`${t.baseUrl}/functions/stacked?caught`)).status).toBe(200);
+    expect((await fetch(`${t.baseUrl}/functions/stacked`)).status).toBe(500);
+    const lines = await tail;
+    const message = (text: string) => lines.find((l) => l.body.message.includes(text))!.body.message;
+    expect(message('kaboom 2')).toMatch(
+      /^Error: kaboom 2\n {4}at inner \(functions\/stacked\.ts:2:9\)\n {4}at (Module\.)?default \(functions\/stacked\.ts:9:3\)$/,
+    );
+    expect(message('kaboom 1')).toMatch(
+      /^caught: Error: kaboom 1\n {4}at inner \(functions\/stacked\.ts:2:9\)\n {4}at (Module\.)?default \(functions\/stacked\.ts:6:11\)$/,
+    );
   });
 });

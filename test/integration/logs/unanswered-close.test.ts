@@ -44,7 +44,7 @@ it('ends the stop within the grace period and reports the entries it could not s
   const reported: unknown[] = [];
   const graceMs = 300;
   const service = createLogsService(
-    { ...t.deps, sql: pool, config: { ...t.deps.config, shutdownGraceMs: graceMs } },
+    { ...t.deps, sql: pool, directSql: pool, config: { ...t.deps.config, shutdownGraceMs: graceMs } },
     (err) => reported.push(err),
   );
   try {

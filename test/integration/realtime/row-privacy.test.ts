@@ -188,3 +188,63 @@ describe('row images', () => {
     ]);
   });
 });
+
+describe('changes committed together', () => {
+  it('are judged row by row: each subscriber gets exactly the rows and columns it may see, in commit order', async () => {
+    const alice = await s.t.signUp();
+    const bob = await s.t.signUp();
+    const anon = await subscriber('table:public.people');
+    const aliceSub = await subscriber('table:public.people', alice);
+    const bobSub = await subscriber('table:public.people', bob);
+    // Thirty rows in one transaction: their changes reach the server in one burst and are judged
+    // together; listed or not and owned by Alice or Bob in a pattern no run of rows shares.
+    const rows = Array.from({ length: 30 }, (_, i) => ({
+      id: randomUUID(),
+      owner: i % 2 === 0 ? alice.user.id : bob.user.id,
+      listed: i % 3 !== 0,
+      name: `together-${i}`,
+    }));
+    const changedId = randomUUID();
+    const goneId = randomUUID();
+    await sql().begin(async (tx) => {
+      for (const row of rows)
+        await tx`insert into public.people values (${row.id}, ${row.owner}, ${row.listed}, ${row.name}, 'x@example.com', 'SSN-BATCH')`;
+      // A row whose INSERT image is no longer the row (hidden since), and one deleted since.
+      await tx`insert into public.people values (${changedId}, ${bob.user.id}, true, 'together-before', 'x@example.com', 'SSN-BATCH')`;
+      await tx`update public.people set listed = false, name = 'together-after' where id = ${changedId}`;
+      await tx`insert into public.people values (${goneId}, ${alice.user.id}, true, 'together-gone', 'x@example.com', 'SSN-BATCH')`;
+      await tx`delete from public.people where id = ${goneId}`;
+    });
+    const barrier = randomUUID();
+    await sql()`insert into public.people values (${barrier}, ${bob.user.id}, true, 'together-barrier', 'x@example.com', 'SSN-BATCH')`;
+    const atBarrier = (e: Seen) => e.body.new?.id === barrier;
+    await Promise.all([anon.next(atBarrier), aliceSub.next(atBarrier), bobSub.next(atBarrier)]);
+
+    const ofBatch = (seen: Seen[]) =>
+      seen
+        .filter((e) => String((e.body.new ?? e.body.old)?.name).startsWith('together-'))
+        .map((e) => [e.event, e.body.new?.name ?? null, e.body.old?.name ?? null, columnsOf(e.body.new ?? e.body.old)]);
+    const anonColumns = ['id', 'listed', 'name'];
+    const userColumns = ['email', 'id', 'listed', 'name', 'owner'];
+    const inserts = (sees: (row: (typeof rows)[number]) => boolean, columns: string[]) =>
+      rows.filter(sees).map((row) => ['INSERT', row.name, null, columns]);
+    expect(ofBatch(anon.seen)).toEqual([
+      ...inserts((row) => row.listed, anonColumns),
+      ['DELETE', null, 'together-gone', anonColumns],
+      ['INSERT', 'together-barrier', null, anonColumns],
+    ]);
+    expect(ofBatch(aliceSub.seen)).toEqual([
+      ...inserts((row) => row.listed || row.owner === alice.user.id, userColumns),
+      ['DELETE', null, 'together-gone', userColumns],
+      ['INSERT', 'together-barrier', null, userColumns],
+    ]);
+    expect(ofBatch(bobSub.seen)).toEqual([
+      ...inserts((row) => row.listed || row.owner === bob.user.id, userColumns),
+      ['INSERT', 'together-before', null, userColumns],
+      ['UPDATE', 'together-after', 'together-before', userColumns],
+      ['DELETE', null, 'together-gone', userColumns],
+      ['INSERT', 'together-barrier', null, userColumns],
+    ]);
+    for (const sub of [anon, aliceSub, bobSub]) expect(JSON.stringify(sub.seen)).not.toContain('SSN-');
+  });
+});

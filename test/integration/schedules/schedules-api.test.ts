@@ -160,6 +160,20 @@ describe('bad input', () => {
     if (code !== 'VALIDATION_ERROR') expect(res.json.nextActions).toEqual(expect.any(String));
   });
 
+  it('a missing name says what a name is, and so does the API reference', async () => {
+    const res = await asAdmin('POST', '/api/schedules', valid({ name: undefined }));
+    expect(res.statusCode).toBe(400);
+    expect(res.json).toMatchObject({ error: 'VALIDATION_ERROR', details: [{ field: 'name' }] });
+    expect(res.json.message).toBe(
+      'name: is required: a label of 3 to 255 characters for people (not unique; the id addresses the schedule)',
+    );
+    const reference = await t.request({ method: 'GET', url: '/api/openapi.json' });
+    const body = reference.json.paths['/api/schedules'].post.requestBody.content['application/json'].schema;
+    expect(body.required).toContain('name');
+    expect(body.properties.name.description).toMatch(/^Required\. A label .*3 to 255 characters.*not unique/);
+    expect(reference.json.paths['/api/schedules'].post.summary).toMatch(/\bname\b/);
+  });
+
   it('a bad cron in an update leaves the schedule as it was', async () => {
     const created = await asAdmin('POST', '/api/schedules', valid());
     const res = await asAdmin('PATCH', `/api/schedules/${created.json.id}`, { cronSchedule: '* * *' });

@@ -113,11 +113,11 @@ describe('watched tables', () => {
     const alice = await subscriber(['table:public.todos', rowChannel]);
     const bob = await subscriber(['table:public.todos', rowChannel]);
     const onTable = (event: string, title: string) => (e: Seen) =>
-      e.event === event && e.channel === 'realtime:table:public.todos' && (e.body.new ?? e.body.old)?.title === title;
+      e.event === event && e.channel === 'table:public.todos' && (e.body.new ?? e.body.old)?.title === title;
 
     await sql()`insert into public.todos (id, owner, title) values (${rowId}, ${alice.id}, 'first')`;
     const onRow = (event: string, title: string) => (e: Seen) =>
-      e.event === event && e.channel === `realtime:${rowChannel}` && (e.body.new ?? e.body.old)?.title === title;
+      e.event === event && e.channel === rowChannel && (e.body.new ?? e.body.old)?.title === title;
     const inserted = await alice.next(onTable('INSERT', 'first'));
     expect(inserted.body).toMatchObject({
       type: 'INSERT',
@@ -125,7 +125,7 @@ describe('watched tables', () => {
       table: 'todos',
       new: { id: rowId, owner: alice.id, title: 'first' },
       old: null,
-      meta: { channel: 'realtime:table:public.todos', senderType: 'system' },
+      meta: { channel: 'table:public.todos', senderType: 'system' },
     });
     await alice.next(onRow('INSERT', 'first'));
 
@@ -145,13 +145,13 @@ describe('watched tables', () => {
     await alice.next(onTable('UPDATE', 'back'));
     await alice.next(onRow('UPDATE', 'back'));
     await sql()`delete from public.todos where id = ${rowId}`;
-    const deleted = await alice.next((e) => e.event === 'DELETE' && e.channel === 'realtime:table:public.todos');
+    const deleted = await alice.next((e) => e.event === 'DELETE' && e.channel === 'table:public.todos');
     expect(deleted.body).toMatchObject({
       type: 'DELETE',
       new: null,
       old: { id: rowId, owner: alice.id, title: 'back' },
     });
-    await alice.next((e) => e.event === 'DELETE' && e.channel === `realtime:${rowChannel}`);
+    await alice.next((e) => e.event === 'DELETE' && e.channel === rowChannel);
 
     // A barrier: bob's own row; everything before it was delivered (one server, in order).
     await sql()`insert into public.todos (id, owner, title) values (${randomUUID()}, ${bob.id}, 'barrier')`;
@@ -160,20 +160,15 @@ describe('watched tables', () => {
 
     const titles = (seen: Seen[], channel: string) =>
       seen.filter((e) => e.channel === channel).map((e) => `${e.event}:${(e.body.new ?? e.body.old).title}`);
-    expect(titles(alice.seen, 'realtime:table:public.todos')).toEqual([
+    expect(titles(alice.seen, 'table:public.todos')).toEqual([
       'INSERT:first',
       'UPDATE:second',
       'UPDATE:back',
       'DELETE:back',
     ]);
-    expect(titles(alice.seen, `realtime:${rowChannel}`)).toEqual([
-      'INSERT:first',
-      'UPDATE:second',
-      'UPDATE:back',
-      'DELETE:back',
-    ]);
-    expect(titles(bob.seen, 'realtime:table:public.todos')).toEqual(['UPDATE:bobs', 'INSERT:barrier']);
-    expect(titles(bob.seen, `realtime:${rowChannel}`)).toEqual(['UPDATE:bobs']);
+    expect(titles(alice.seen, rowChannel)).toEqual(['INSERT:first', 'UPDATE:second', 'UPDATE:back', 'DELETE:back']);
+    expect(titles(bob.seen, 'table:public.todos')).toEqual(['UPDATE:bobs', 'INSERT:barrier']);
+    expect(titles(bob.seen, rowChannel)).toEqual(['UPDATE:bobs']);
     expect(strangerSaw).toEqual([]);
   });
 
@@ -216,5 +211,34 @@ describe('watched tables', () => {
     const [trigger] =
       await sql()`select count(*)::int as n from pg_trigger where tgname = 'realtime_changes' and tgrelid = 'public.notes_log'::regclass`;
     expect(trigger!.n).toBe(0);
+  });
+});
+
+describe('meta.channel', () => {
+  it('is the name the app subscribed with in every message type: broadcast, table change, presence', async () => {
+    const opened = await s.t.request({
+      method: 'POST',
+      url: '/api/realtime/channels',
+      headers: { 'x-api-key': s.t.apiKey },
+      payload: { pattern: 'room:%' },
+    });
+    expect(opened.statusCode).toBe(201);
+    const alice = await s.t.signUp();
+    const client = s.client({ accessToken: alice.accessToken });
+    const bob = s.client({ accessToken: (await s.t.signUp()).accessToken });
+    clients.push(client, bob);
+    const heard = (event: string) => new Promise<any>((resolve) => client.realtime.on(event, resolve));
+    const joined = heard('presence:join');
+    const broadcast = heard('greeting');
+    const change = heard('INSERT');
+    expect((await client.realtime.subscribe('room:meta')).ok).toBe(true);
+    expect((await client.realtime.subscribe('table:public.todos')).ok).toBe(true);
+    expect((await bob.realtime.subscribe('room:meta')).ok).toBe(true);
+    await bob.realtime.publish('room:meta', 'greeting', { text: 'hi' });
+    await sql()`insert into public.todos (id, owner, title) values (${randomUUID()}, ${alice.user.id}, 'meta')`;
+
+    expect((await joined).meta.channel).toBe('room:meta');
+    expect((await broadcast).meta.channel).toBe('room:meta');
+    expect((await change).meta.channel).toBe('table:public.todos');
   });
 });

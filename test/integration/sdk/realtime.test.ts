@@ -120,7 +120,7 @@ describe('subscribe and publish', () => {
     expect(message).toEqual({
       text: 'hello',
       meta: {
-        channel: 'realtime:chat:room-1',
+        channel: 'chat:room-1',
         messageId: expect.any(String),
         senderType: 'user',
         senderId: user.user.id,
@@ -166,7 +166,7 @@ describe('subscribe and publish', () => {
     for (const message of [await heardHere, await heardThere]) {
       expect(message).toEqual({
         title: 'from SQL',
-        meta: { channel: 'realtime:news', messageId: row!.id, senderType: 'system', timestamp: expect.any(String) },
+        meta: { channel: 'news', messageId: row!.id, senderType: 'system', timestamp: expect.any(String) },
       });
     }
     const [none] = await s.t.deps.sql`select realtime.publish('unknown-channel', 'x', '{}'::jsonb) as id`;
@@ -198,7 +198,7 @@ describe('subscribe and publish', () => {
     await remote.realtime.subscribe('chat:cross');
     const heard = next(remote, 'ping');
     await publisher.realtime.publish('chat:cross', 'ping', { n: 1 });
-    expect(await heard).toMatchObject({ n: 1, meta: { senderType: 'user', channel: 'realtime:chat:cross' } });
+    expect(await heard).toMatchObject({ n: 1, meta: { senderType: 'user', channel: 'chat:cross' } });
   });
 
   it('counts in the stored message the sockets it reached on every server', async () => {
@@ -227,7 +227,7 @@ describe('subscribe and publish', () => {
     await remote.realtime.subscribe('chat:big');
     // 4,500 characters but 9,000 bytes: past the 8,000 bytes a NOTIFY payload may hold.
     const text = 'é'.repeat(4500);
-    const meta = expect.objectContaining({ channel: 'realtime:chat:big' });
+    const meta = expect.objectContaining({ channel: 'chat:big' });
     const heard = next(remote, 'big');
     await publisher.realtime.publish('chat:big', 'big', { text });
     expect(await heard).toEqual({ text, meta: expect.objectContaining({ senderType: 'user' }) });
@@ -329,7 +329,7 @@ describe('row-level security narrows channels', () => {
       });
       const heard = next(client, 'say');
       await client.realtime.publish('chat:loud', 'say', { n: 2 });
-      expect(await heard).toMatchObject({ n: 2, meta: { channel: 'realtime:chat:loud' } });
+      expect(await heard).toMatchObject({ n: 2, meta: { channel: 'chat:loud' } });
     } finally {
       await s.t.deps.sql.unsafe('drop policy muted_channel on realtime.messages');
     }

@@ -56,8 +56,8 @@ export async function startSdkApp(
 }
 
 /**
- * What a browser gives the client: a cookie jar behind `fetch` (credentials: include) and
- * `document.cookie`, where the client keeps the CSRF token. Install it before creating the client.
+ * What a browser gives the client: a cookie jar behind `fetch` (credentials: include), the
+ * `Origin` header, and `document.cookie`, where the client keeps the CSRF token. Install it before creating the client.
  */
 export function installBrowser() {
   const jar = new Map<string, { value: string; path: string }>();
@@ -80,6 +80,10 @@ export function installBrowser() {
     const headers = new Headers(init?.headers);
     const sent = [...jar].filter(([, c]) => url.pathname.startsWith(c.path)).map(([k, c]) => `${k}=${c.value}`);
     if (sent.length > 0) headers.set('cookie', sent.join('; '));
+    // A browser names the page's origin on every request but GET and HEAD (the page is served
+    // from the API's own origin here).
+    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+    if (method !== 'GET' && method !== 'HEAD' && !headers.has('origin')) headers.set('origin', url.origin);
     const response = await fetch(input, { ...init, headers });
     for (const line of response.headers.getSetCookie()) {
       const [pair = '', ...attrs] = line.split(';').map((s) => s.trim());

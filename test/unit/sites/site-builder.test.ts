@@ -4,12 +4,15 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.js';
 import { runBuild } from '../../../src/modules/sites/site-builder.js';
 
+// The PATH builds get, as the server configures it from its own environment.
+const buildPath = loadConfig(process.env).sites.buildPath;
 const scratch = () => mkdtemp(path.join(tmpdir(), 'plinth-build-unit-'));
 const base = async () => {
   const dir = await scratch();
-  return { cwd: dir, home: dir, envVars: [], timeoutMs: 30_000, memoryMb: 512 };
+  return { cwd: dir, home: dir, envVars: [], timeoutMs: 30_000, memoryMb: 512, path: buildPath };
 };
 
 describe('runBuild', () => {

@@ -1,5 +1,6 @@
 // The model allow-list: users may call only these models (none listed: AI is off for users; the
-// admin may call any). The provider's catalogue is offered as suggestions when it can be read.
+// admin may call any). The provider's catalogue is offered as suggestions when it can be read,
+// and asked for only once a provider key is set (without one, the provider is not in use yet).
 import { Button, Group, Stack, TagsInput, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -9,7 +10,7 @@ import { ActionError } from '../../ui/ActionError';
 import { jsonInit } from '../../ui/json';
 import { type AiSettings, aiKey, type CatalogModel } from './types';
 
-export function AllowedModels() {
+export function AllowedModels({ configured }: { configured: boolean }) {
   const api = useApi();
   const queries = useQueryClient();
   const settings = useQuery({
@@ -19,6 +20,7 @@ export function AllowedModels() {
   const catalogue = useQuery({
     queryKey: [...aiKey, 'models'],
     queryFn: () => api.json<CatalogModel[]>('/api/ai/models'),
+    enabled: configured,
     retry: false,
   });
   const [models, setModels] = useState<string[]>([]);

@@ -36,3 +36,23 @@ export interface UsageReport {
 }
 
 export const aiKey = ['ai'] as const;
+
+export interface CallerUsage {
+  subject: string;
+  subjectKind: 'user' | 'anon' | 'admin';
+  /** The user's email (null for other callers, or a deleted user). */
+  email: string | null;
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  models: string[];
+  firstDay: string;
+  lastDay: string;
+}
+
+export interface UsageByCaller {
+  from: string;
+  to: string;
+  callers: number;
+  usage: CallerUsage[];
+}

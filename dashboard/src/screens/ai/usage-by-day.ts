@@ -1,5 +1,5 @@
-// The usage report folded the two ways the screen shows it: tokens per UTC day (the chart) and
-// per caller and day (the table).
+// The usage report folded the ways the screen shows it: tokens per UTC day (the chart), per model
+// and per caller and day (the tables).
 import type { UsageRow } from './types';
 
 /** Sums rows into one total per key, in first-seen order. */
@@ -55,4 +55,31 @@ export function totalsByCallerAndDay(rows: UsageRow[]): CallerDay[] {
       total.tokens += row.inputTokens + row.outputTokens;
     },
   ).sort((a, b) => b.day.localeCompare(a.day) || b.tokens - a.tokens);
+}
+
+export interface ModelTotal {
+  model: string;
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  callers: number;
+}
+
+/** Per model over the report's days, the most tokens first; `callers` counts distinct subjects. */
+export function totalsByModel(rows: UsageRow[]): ModelTotal[] {
+  const subjects = new Map<string, Set<string>>();
+  return totalsBy<ModelTotal>(
+    rows,
+    (row) => row.model,
+    (row) => ({ model: row.model, requests: 0, inputTokens: 0, outputTokens: 0, callers: 0 }),
+    (total, row) => {
+      total.requests += row.requests;
+      total.inputTokens += row.inputTokens;
+      total.outputTokens += row.outputTokens;
+      const seen = subjects.get(row.model) ?? new Set<string>();
+      seen.add(row.subject);
+      subjects.set(row.model, seen);
+      total.callers = seen.size;
+    },
+  ).sort((a, b) => b.inputTokens + b.outputTokens - (a.inputTokens + a.outputTokens) || a.model.localeCompare(b.model));
 }

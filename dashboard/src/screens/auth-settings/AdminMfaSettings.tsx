@@ -22,7 +22,7 @@ import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { ActionError } from '../../ui/ActionError';
 import { ActionResult } from '../../ui/ActionResult';
 import { ConfirmButton } from '../../ui/ConfirmButton';
-import { formatTime } from '../../ui/format';
+import { Time } from '../../ui/Time';
 import { onSubmit } from '../../ui/on-submit';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { adminMfaApi, type EnrolledFactor } from './admin-mfa-api';
@@ -197,7 +197,9 @@ function FactorList() {
             <Table.Td>
               <StatusBadge tone={factor.status === 'verified' ? 'good' : 'neutral'}>{factor.status}</StatusBadge>
             </Table.Td>
-            <Table.Td>{formatTime(factor.createdAt)}</Table.Td>
+            <Table.Td>
+              <Time iso={factor.createdAt} />
+            </Table.Td>
             <Table.Td ta="right">
               <ConfirmButton
                 size="xs"

@@ -59,6 +59,7 @@ export function BackupActions({ backup }: { backup: Backup }) {
           confirmLabel="Delete backup"
           onConfirm={() => remove.mutateAsync()}
           label="Delete"
+          size="xs"
         />
       </Group>
       {restore.isSuccess ? (

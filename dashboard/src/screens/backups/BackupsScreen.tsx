@@ -5,11 +5,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useApi } from '../../api/context';
 import { ActionError } from '../../ui/ActionError';
-import { formatBytes, formatTime } from '../../ui/format';
+import { formatBytes } from '../../ui/format';
+import { Time } from '../../ui/Time';
 import { jsonInit } from '../../ui/json';
 import { QueryTable } from '../../ui/QueryTable';
 import { BackupActions } from './BackupActions';
 import { type Backup, backupsKey, labelOf } from './types';
+import { nextSteps } from '../../ui/next-steps';
 
 const STATUS_COLOR = { completed: 'teal.9', failed: 'red.9', running: 'blue.9' } as const;
 
@@ -67,7 +69,8 @@ export default function BackupsScreen() {
       <QueryTable
         label="Backups"
         emptyTitle="No backups yet"
-        empty="A backup is a consistent snapshot of the project's data and schema."
+        empty="A backup is a consistent snapshot of the project's data and schema. Take one above, or with the CLI:"
+        next={nextSteps.backups()}
         minWidth={820}
         query={backups}
         rowKey={(b) => b.id}
@@ -94,7 +97,7 @@ export default function BackupsScreen() {
             ),
           },
           { header: 'Size', cell: (b) => formatBytes(b.sizeBytes) },
-          { header: 'Created', cell: (b) => formatTime(b.createdAt) },
+          { header: 'Created', cell: (b) => <Time iso={b.createdAt} /> },
           { header: 'Actions', cell: (b) => <BackupActions backup={b} /> },
         ]}
       />

@@ -2,16 +2,17 @@
 // does not load stores nothing and its error is marked at the line the server reports.
 import { Alert, Button, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, lazy, Suspense, useState } from 'react';
+import { type FormEvent, Suspense, useState } from 'react';
 import { ApiError } from '../../api/client';
 import { useApi } from '../../api/context';
 import { navigate } from '../../shell/route';
 import { Loading } from '../../shell/states';
+import { lazyWithPreload } from '../../ui/lazy-preload';
 import type { CodeError } from './CodeEditor';
 import { type FunctionDetail, type FunctionWrite, functionApi } from './types';
 
 // CodeMirror is most of this screen's weight: it loads only where code is edited.
-const CodeEditor = lazy(() => import('./CodeEditor'));
+export const CodeEditor = lazyWithPreload(() => import('./CodeEditor'));
 
 const STARTER = `export default async function (req: Request): Promise<Response> {
   const body = await req.json().catch(() => null);

@@ -1,15 +1,20 @@
-// One function: its status and settings, the code editor with deploy, invoking it, and its live logs.
+// One function: its status and settings, its activity, the code editor with deploy, invoking it,
+// and its live logs.
 import { Badge, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
+import { Suspense, useEffect } from 'react';
 import { useApi } from '../../api/context';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { Link } from '../../shell/Link';
 import { ErrorState, Loading } from '../../shell/states';
-import { FunctionEditor } from './FunctionEditor';
+import { lazyWithPreload } from '../../ui/lazy-preload';
+import { CodeEditor, FunctionEditor } from './FunctionEditor';
 import { FunctionSettings } from './FunctionSettings';
 import { InvokePanel } from './InvokePanel';
 import { LiveLogs } from './LiveLogs';
 import { type FunctionDetail, functionApi } from './types';
+
+const FunctionActivity = lazyWithPreload(() => import('./FunctionActivity'));
 
 export default function FunctionPage({ slug }: { slug: string }) {
   const api = useApi();
@@ -17,6 +22,11 @@ export default function FunctionPage({ slug }: { slug: string }) {
     queryKey: ['functions', slug],
     queryFn: () => api.json<FunctionDetail>(functionApi(slug)),
   });
+  // The chart and the code editor show once the function is read: their chunks load meanwhile.
+  useEffect(() => {
+    FunctionActivity.preload();
+    CodeEditor.preload();
+  }, []);
 
   return (
     <Stack>
@@ -39,6 +49,9 @@ export default function FunctionPage({ slug }: { slug: string }) {
       {fn.data ? (
         <>
           <FunctionSettings fn={fn.data} />
+          <Suspense fallback={<Loading what="the function's activity" />}>
+            <FunctionActivity slug={slug} />
+          </Suspense>
           <FunctionEditor existing={fn.data} />
           <SimpleGrid cols={{ base: 1, lg: 2 }}>
             <InvokePanel slug={slug} />

@@ -7,6 +7,7 @@ import { Link } from '../../shell/Link';
 import { hrefOf, navigate } from '../../shell/route';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { type FunctionList, NEW_FUNCTION } from './types';
+import { nextSteps } from '../../ui/next-steps';
 
 export default function FunctionsList() {
   const api = useApi();
@@ -41,7 +42,9 @@ export default function FunctionsList() {
       {list.isPending ? <Loading what="functions" /> : null}
       {list.isError ? <ErrorState error={list.error} what="functions" /> : null}
       {list.data?.functions.length === 0 ? (
-        <EmptyState title="No functions yet">Write one with “New function”; it deploys when you save it.</EmptyState>
+        <EmptyState title="No functions yet" next={nextSteps.functions()}>
+          Write one with “New function” (it deploys when you save it), or deploy a file from your app's folder:
+        </EmptyState>
       ) : null}
       {list.data?.functions.length ? (
         <Table.ScrollContainer minWidth={340}>

@@ -7,6 +7,7 @@ import { StatusBadge } from '../../ui/StatusBadge';
 import { readEventStream } from '../../api/event-stream';
 import { EmptyState, ErrorState } from '../../shell/states';
 import type { LogLine } from './types';
+import { nextSteps } from '../../ui/next-steps';
 
 /** Entries kept on screen. */
 const KEEP = 100;
@@ -56,8 +57,8 @@ export function LiveLogs({ slug }: { slug: string }) {
         </Title>
         {failure ? <ErrorState error={failure} what="the live logs" /> : null}
         {lines.length === 0 ? (
-          <EmptyState title="No invocations logged yet">
-            Invoke the function: each call appears here as it happens.
+          <EmptyState title="No invocations logged yet" next={nextSteps.invocations(slug)}>
+            Invoke the function (the Invoke panel, the CLI or your app): each call appears here as it happens.
           </EmptyState>
         ) : (
           <Table.ScrollContainer minWidth={320}>

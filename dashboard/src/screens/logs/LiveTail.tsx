@@ -1,8 +1,9 @@
-// Live tail of new log lines (source and level filters apply), newest first: start, pause (new
-// lines wait, counted) and resume, stop.
+// Live tail of new log lines (source and level filters apply; the console's own requests only when
+// shown), newest first: start, pause (new lines wait, counted) and resume, stop.
 import { Button, Group, Stack, Text } from '@mantine/core';
 import { useCallback, useState } from 'react';
 import { ActionError } from '../../ui/ActionError';
+import { isConsoleRequest } from './log-pages';
 import { type LogFilter, type LogLine, tailQuery } from './log-types';
 import { LogTable } from './LogTable';
 import { useLogTail } from './use-log-tail';
@@ -10,7 +11,16 @@ import { useLogTail } from './use-log-tail';
 const KEEP = 200;
 const STATUS_TEXT = { off: 'Off', connecting: 'Connecting…', open: 'Live', paused: 'Paused', failed: 'Failed' };
 
-export function LiveTail({ filter, onOpenRequest }: { filter: LogFilter; onOpenRequest: (id: string) => void }) {
+export function LiveTail({
+  filter,
+  showConsole,
+  onOpenRequest,
+}: {
+  filter: LogFilter;
+  /** Off: the console's own requests are left out. */
+  showConsole: boolean;
+  onOpenRequest: (id: string) => void;
+}) {
   const [running, setRunning] = useState(false);
   const [paused, setPaused] = useState(false);
   const [shown, setShown] = useState<LogLine[]>([]);
@@ -18,10 +28,11 @@ export function LiveTail({ filter, onOpenRequest }: { filter: LogFilter; onOpenR
 
   const receive = useCallback(
     (line: LogLine) => {
+      if (!showConsole && isConsoleRequest(line)) return;
       if (paused) setWaiting((w) => [line, ...w].slice(0, KEEP));
       else setShown((s) => [line, ...s].slice(0, KEEP));
     },
-    [paused],
+    [paused, showConsole],
   );
   const status = useLogTail(tailQuery(filter).toString(), running, receive);
 

@@ -51,6 +51,11 @@ export function LogTable({
                     <Button
                       size="compact-xs"
                       variant="subtle"
+                      color="gray"
+                      // The text's own colour, underlined: a tinted id fell below AA contrast on a
+                      // striped row under the pointer.
+                      c="var(--mantine-color-text)"
+                      td="underline"
                       ff="monospace"
                       maw={180}
                       title="Open this request's logs"

@@ -1,39 +1,46 @@
 // Logs: search the stored lines by source, level, time range, user, request id and text (paged,
 // newest first), tail new ones live, and open a request to see its function logs and audit entries.
-import { Button, Group, Stack, Tabs, Text, Title } from '@mantine/core';
+// The console's own requests (/dashboard) are hidden unless the admin asks for them.
+import { Button, Group, Stack, Switch, Tabs, Text, Title } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../api/context';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
+import { nextSteps } from '../../ui/next-steps';
 import { LiveTail } from './LiveTail';
 import { LogFilters } from './LogFilters';
-import { type LogFilter, type LogLine, NO_FILTER, searchQuery, totalOf } from './log-types';
+import { readLogPage, searchFetcher } from './log-pages';
+import { filterOfUrl, type LogFilter } from './log-types';
 import { LogTable } from './LogTable';
 import { RequestDrawer } from './RequestDrawer';
 
-const PAGE_SIZE = 50;
+interface Page {
+  start: number;
+  shownBefore: number;
+}
+const FIRST: Page = { start: 0, shownBefore: 0 };
 
 export default function LogsScreen() {
   const api = useApi();
-  const [filter, setFilter] = useState<LogFilter>(NO_FILTER);
-  const [page, setPage] = useState(0);
+  const [filter, setFilter] = useState<LogFilter>(() => filterOfUrl(window.location.search));
+  const [showConsole, setShowConsole] = useState(false);
+  /** The pages visited so far (server offset, lines shown before it); the last is the one shown. */
+  const [pages, setPages] = useState<Page[]>([FIRST]);
   const [request, setRequest] = useState<string | null>(null);
+  const { start, shownBefore } = pages[pages.length - 1] ?? FIRST;
 
   const search = useQuery({
-    queryKey: ['logs', 'search', filter, page],
+    queryKey: ['logs', 'search', filter, start, showConsole],
     placeholderData: keepPreviousData,
-    queryFn: async () => {
-      const res = await api.request(`/api/logs/search?${searchQuery(filter, PAGE_SIZE, page * PAGE_SIZE)}`);
-      return { lines: (await res.json()) as LogLine[], total: totalOf(res.headers.get('content-range')) };
-    },
+    queryFn: () =>
+      readLogPage(
+        searchFetcher((path) => api.request(path)),
+        filter,
+        start,
+        showConsole,
+      ),
   });
   const lines = search.data?.lines ?? [];
-  const first = page * PAGE_SIZE;
-  const hasMore = search.data
-    ? search.data.total === null
-      ? lines.length === PAGE_SIZE
-      : first + lines.length < search.data.total
-    : false;
 
   return (
     <Stack>
@@ -44,8 +51,16 @@ export default function LogsScreen() {
         value={filter}
         onApply={(next) => {
           setFilter(next);
-          setPage(0);
+          setPages([FIRST]);
           void search.refetch();
+        }}
+      />
+      <Switch
+        label="Show the console’s own requests (/dashboard)"
+        checked={showConsole}
+        onChange={(event) => {
+          setShowConsole(event.currentTarget.checked);
+          setPages([FIRST]);
         }}
       />
       <Tabs defaultValue="search" keepMounted={false}>
@@ -57,21 +72,41 @@ export default function LogsScreen() {
           {search.isPending ? <Loading what="logs" /> : null}
           {search.isError ? <ErrorState error={search.error} what="logs" /> : null}
           {search.data && lines.length === 0 ? (
-            <EmptyState title="No log lines match">Change the filters, or widen the time range.</EmptyState>
+            <EmptyState title="No log lines match" next={nextSteps.logs()}>
+              {search.data.hidden > 0
+                ? `Only the console's own requests (${search.data.hidden}) match: switch them on above to see them. `
+                : ''}
+              Change the filters, or widen the time range. The CLI searches and follows the same lines:
+            </EmptyState>
           ) : null}
-          {lines.length > 0 ? (
+          {lines.length > 0 && search.data ? (
             <Stack gap="xs">
               <LogTable label="Log lines" lines={lines} onOpenRequest={setRequest} />
               <Group justify="space-between">
                 <Text size="sm" role="status">
-                  Lines {first + 1}–{first + lines.length}
-                  {search.data?.total !== null && search.data?.total !== undefined ? ` of ${search.data.total}` : ''}
+                  Lines {shownBefore + 1}–{shownBefore + lines.length}
+                  {search.data.total !== null ? ` of ${search.data.total}` : ''}
+                  {search.data.hidden > 0
+                    ? ` (${search.data.hidden} console request${search.data.hidden === 1 ? '' : 's'} hidden)`
+                    : ''}
                 </Text>
                 <Group gap="xs">
-                  <Button variant="default" size="xs" disabled={page === 0} onClick={() => setPage((p) => p - 1)}>
+                  <Button
+                    variant="default"
+                    size="xs"
+                    disabled={pages.length === 1}
+                    onClick={() => setPages((p) => p.slice(0, -1))}
+                  >
                     Previous page
                   </Button>
-                  <Button variant="default" size="xs" disabled={!hasMore} onClick={() => setPage((p) => p + 1)}>
+                  <Button
+                    variant="default"
+                    size="xs"
+                    disabled={!search.data.hasMore}
+                    onClick={() =>
+                      setPages((p) => [...p, { start: search.data.next, shownBefore: shownBefore + lines.length }])
+                    }
+                  >
                     Next page
                   </Button>
                   <Button variant="default" size="xs" onClick={() => void search.refetch()} loading={search.isFetching}>
@@ -83,7 +118,7 @@ export default function LogsScreen() {
           ) : null}
         </Tabs.Panel>
         <Tabs.Panel value="live" pt="sm">
-          <LiveTail filter={filter} onOpenRequest={setRequest} />
+          <LiveTail filter={filter} showConsole={showConsole} onOpenRequest={setRequest} />
         </Tabs.Panel>
       </Tabs>
       <RequestDrawer requestId={request} onClose={() => setRequest(null)} />

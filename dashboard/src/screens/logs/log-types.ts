@@ -38,6 +38,26 @@ export interface LogFilter {
 
 export const NO_FILTER: LogFilter = { source: '', level: '', from: '', to: '', userId: '', requestId: '', text: '' };
 
+/** An ISO time as a datetime-local value in the browser's time zone ('' for none or a bad one). */
+const localOf = (iso: string | null): string => {
+  const at = iso ? new Date(iso) : null;
+  if (!at || Number.isNaN(at.getTime())) return '';
+  return new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+
+/** The filter a link asks for (?source=&level=&from=&to=&q=, times in ISO), e.g. from an overview chart. */
+export function filterOfUrl(search: string): LogFilter {
+  const query = new URLSearchParams(search);
+  return {
+    ...NO_FILTER,
+    source: query.get('source') ?? '',
+    level: query.get('level') ?? '',
+    from: localOf(query.get('from')),
+    to: localOf(query.get('to')),
+    text: query.get('q') ?? '',
+  };
+}
+
 const isoOf = (local: string) => (local ? new Date(local).toISOString() : '');
 
 /** The query of GET /api/logs/search for a filter and a page. */

@@ -2,11 +2,14 @@
 import { Accordion, Code, Group, Stack, Text } from '@mantine/core';
 import { EmptyState } from '../../shell/states';
 import type { AppliedMigration } from './migration-types';
+import { nextSteps } from '../../ui/next-steps';
 
 export function MigrationHistory({ migrations }: { migrations: AppliedMigration[] }) {
   if (migrations.length === 0) {
     return (
-      <EmptyState title="No migrations applied yet">Apply one above, or with the CLI (plinth migrations).</EmptyState>
+      <EmptyState title="No migrations applied yet" next={nextSteps.migrations()}>
+        Apply one above, or from the migrations/ folder of your app with the CLI:
+      </EmptyState>
     );
   }
   return (

@@ -4,7 +4,7 @@ import { Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useApi } from '../../api/context';
 import { Link } from '../../shell/Link';
-import { formatTime } from '../../ui/format';
+import { Time } from '../../ui/Time';
 import { QueryTable } from '../../ui/QueryTable';
 
 interface LogHit {
@@ -28,7 +28,7 @@ export function RecentErrors() {
       query={errors}
       rowKey={(hit) => hit.id}
       columns={[
-        { header: 'When', cell: (hit) => formatTime(hit.timestamp) },
+        { header: 'When', cell: (hit) => <Time iso={hit.timestamp} /> },
         { header: 'Source', cell: (hit) => (hit.body.slug ? `${hit.source} (${hit.body.slug})` : hit.source) },
         {
           header: 'What',

@@ -20,7 +20,7 @@ function ConnectionCard({ connection }: { connection: Connection }) {
         <Badge color={STATUS_COLOR[connection.status]}>{STATUS_TEXT[connection.status]}</Badge>
       </Group>
       {connection.status === 'unconfigured' ? (
-        <Text size="sm">Store a secret key with PUT /api/payments/{connection.environment}/config.</Text>
+        <Text size="sm">Store a secret key with the {connection.environment} settings above.</Text>
       ) : (
         <Stack gap={2}>
           <Text size="sm">Key {connection.maskedKey}</Text>

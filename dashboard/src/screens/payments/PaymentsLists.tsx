@@ -4,6 +4,7 @@ import { Badge, Tabs, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useApi } from '../../api/context';
 import { formatTime } from '../../ui/format';
+import { nextSteps } from '../../ui/next-steps';
 import { QueryTable } from '../../ui/QueryTable';
 import {
   type Customer,
@@ -61,7 +62,8 @@ export function PaymentsLists({ environment }: { environment: Environment }) {
           label="Products"
           query={products}
           rowKey={(p) => p.processorProductId}
-          empty={SYNC_HINT}
+          empty={`${SYNC_HINT} Or create one (it is created at the processor first):`}
+          next={nextSteps.products(environment)}
           columns={[
             { header: 'Product', cell: (p) => p.name },
             { header: 'Id', cell: (p) => <Text size="xs">{p.processorProductId}</Text> },
@@ -106,7 +108,8 @@ export function PaymentsLists({ environment }: { environment: Environment }) {
           label="Payments"
           query={history}
           rowKey={(p) => p.id}
-          empty="Payments appear here as the processor reports them."
+          empty="Payments appear here as the processor reports them. Start a checkout from your app:"
+          next={nextSteps.payments(environment)}
           columns={[
             { header: 'When', cell: (p) => formatTime(p.createdAt) },
             { header: 'Type', cell: (p) => p.type },

@@ -1,15 +1,16 @@
-// Payments: for the chosen processor (Stripe or Razorpay), the connection of each environment,
-// a sync button, and what Plinth mirrors of the environment.
+// Payments: for the chosen processor (Stripe or Razorpay), the settings of the chosen environment
+// (its keys), the connection of each environment, a sync button, and what Plinth mirrors of it.
 import { SegmentedControl, Stack, Title } from '@mantine/core';
 import { useState } from 'react';
 import { ConnectionStatus } from './ConnectionStatus';
 import { PaymentsLists } from './PaymentsLists';
+import { type Processor, ProcessorSettings } from './ProcessorSettings';
 import { RazorpayPanel } from './RazorpayPanel';
 import type { Environment } from './types';
 
 export default function PaymentsScreen() {
   const [environment, setEnvironment] = useState<Environment>('test');
-  const [processor, setProcessor] = useState<'stripe' | 'razorpay'>('stripe');
+  const [processor, setProcessor] = useState<Processor>('stripe');
   return (
     <Stack>
       <Title order={1} size="h2">
@@ -18,7 +19,7 @@ export default function PaymentsScreen() {
       <SegmentedControl
         aria-label="Processor"
         value={processor}
-        onChange={(v) => setProcessor(v as 'stripe' | 'razorpay')}
+        onChange={(v) => setProcessor(v as Processor)}
         data={[
           { value: 'stripe', label: 'Stripe' },
           { value: 'razorpay', label: 'Razorpay' },
@@ -33,6 +34,7 @@ export default function PaymentsScreen() {
           { value: 'live', label: 'Live' },
         ]}
       />
+      <ProcessorSettings key={`${processor}-${environment}`} processor={processor} environment={environment} />
       {processor === 'stripe' ? (
         <>
           <ConnectionStatus environment={environment} />

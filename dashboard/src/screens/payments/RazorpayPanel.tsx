@@ -8,6 +8,7 @@ import { ErrorState, Loading } from '../../shell/states';
 import { ActionError } from '../../ui/ActionError';
 import { formatTime } from '../../ui/format';
 import { jsonInit } from '../../ui/json';
+import { nextSteps } from '../../ui/next-steps';
 import { QueryTable } from '../../ui/QueryTable';
 import { type Environment, money } from './types';
 
@@ -83,9 +84,7 @@ function ConnectionCard({ connection }: { connection: RazorpayConnection }) {
           {connection.lastSyncError ? <Text size="sm">{connection.lastSyncError}</Text> : null}
         </Stack>
       ) : (
-        <Text size="sm">
-          Store a key pair with PUT /api/payments/razorpay/{connection.environment}/config {'{keyId, keySecret}'}.
-        </Text>
+        <Text size="sm">Store a key pair with the {connection.environment} settings above.</Text>
       )}
     </Paper>
   );
@@ -162,7 +161,8 @@ export function RazorpayPanel({ environment }: { environment: Environment }) {
               label="Razorpay items"
               query={items}
               rowKey={(i) => i.itemId}
-              empty={SYNC_HINT}
+              empty={`${SYNC_HINT} Or create one (it is created at Razorpay first):`}
+              next={nextSteps.razorpayItems(environment)}
               columns={[
                 { header: 'Item', cell: (i) => i.name },
                 { header: 'Amount', cell: (i) => money(i.amount, i.currency) },

@@ -9,6 +9,7 @@ import { jsonInit } from '../../ui/json';
 import { QueryTable } from '../../ui/QueryTable';
 import { ChannelForm } from './ChannelForm';
 import { type Channel, channelsKey } from './types';
+import { nextSteps } from '../../ui/next-steps';
 
 function DeleteChannel({ channel }: { channel: Channel }) {
   const api = useApi();
@@ -26,6 +27,7 @@ function DeleteChannel({ channel }: { channel: Channel }) {
         confirmLabel="Delete channel"
         onConfirm={() => remove.mutateAsync()}
         label="Delete"
+        size="xs"
       />
       <ActionError error={remove.error} title="Could not delete the channel" />
     </>
@@ -51,7 +53,8 @@ export function ChannelsPanel() {
       <QueryTable
         label="Channels"
         emptyTitle="No channels yet"
-        empty="Clients can only join channels matching a pattern listed here."
+        empty="Clients can only join channels matching a pattern listed here. Add one with New channel, or with the CLI:"
+        next={nextSteps.channels()}
         minWidth={720}
         query={channels}
         rowKey={(c) => c.id}

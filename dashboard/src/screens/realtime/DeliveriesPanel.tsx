@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../api/context';
 import { ActionError } from '../../ui/ActionError';
-import { formatTime } from '../../ui/format';
+import { Time } from '../../ui/Time';
 import { jsonInit } from '../../ui/json';
 import { QueryTable } from '../../ui/QueryTable';
 import type { Delivery } from './types';
@@ -60,7 +60,7 @@ export function DeliveriesPanel() {
           { header: 'Last error', cell: (d) => d.lastError ?? '—' },
           {
             header: 'Next attempt',
-            cell: (d) => (d.state === 'pending' ? formatTime(d.nextAttemptAt) : formatTime(d.deliveredAt)),
+            cell: (d) => <Time iso={d.state === 'pending' ? d.nextAttemptAt : d.deliveredAt} />,
           },
           { header: 'Actions', cell: (d) => (d.state === 'delivered' ? null : <RetryDelivery delivery={d} />) },
         ]}

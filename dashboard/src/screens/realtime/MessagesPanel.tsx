@@ -2,9 +2,10 @@
 import { Code, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useApi } from '../../api/context';
-import { formatTime } from '../../ui/format';
+import { Time } from '../../ui/Time';
 import { QueryTable } from '../../ui/QueryTable';
 import type { RealtimeMessage } from './types';
+import { nextSteps } from '../../ui/next-steps';
 
 export function MessagesPanel() {
   const api = useApi();
@@ -17,12 +18,13 @@ export function MessagesPanel() {
       label="Recent messages"
       what="messages"
       emptyTitle="No messages yet"
-      empty="Messages published on channels are kept here."
+      empty="Messages published on channels are kept here. Publish one from your app or from SQL:"
+      next={nextSteps.messages()}
       minWidth={760}
       query={messages}
       rowKey={(m) => m.id}
       columns={[
-        { header: 'Sent', cell: (m) => formatTime(m.createdAt) },
+        { header: 'Sent', cell: (m) => <Time iso={m.createdAt} /> },
         { header: 'Channel', cell: (m) => m.channelName },
         { header: 'Event', cell: (m) => m.eventName },
         { header: 'Sender', cell: (m) => (m.senderType === 'system' ? 'system' : (m.senderId ?? 'user')) },

@@ -2,7 +2,7 @@
 import { Badge, Code, Stack, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useApi } from '../../api/context';
-import { formatTime } from '../../ui/format';
+import { Time } from '../../ui/Time';
 import { QueryTable } from '../../ui/QueryTable';
 import { type RunPage, runsKey, type Schedule } from './types';
 
@@ -28,7 +28,7 @@ export function RunHistory({ schedule }: { schedule: Schedule }) {
         query={runs}
         rowKey={(run) => run.id}
         columns={[
-          { header: 'Started', cell: (run) => formatTime(run.executedAt) },
+          { header: 'Started', cell: (run) => <Time iso={run.executedAt} /> },
           { header: 'Outcome', cell: (run) => <Badge color={STATUS_COLOR[run.status]}>{run.status}</Badge> },
           { header: 'Status', cell: (run) => run.statusCode ?? '—' },
           { header: 'Duration', cell: (run) => (run.durationMs === null ? '—' : `${run.durationMs} ms`) },

@@ -53,6 +53,7 @@ export function ScheduleRowActions({ schedule, onShowHistory }: { schedule: Sche
           confirmLabel="Delete schedule"
           onConfirm={() => remove.mutateAsync()}
           label="Delete"
+          size="xs"
         />
       </Group>
       <ActionError error={toggle.error ?? runNow.error ?? remove.error} title="Could not change the schedule" />

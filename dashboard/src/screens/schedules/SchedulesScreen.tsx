@@ -5,11 +5,13 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../api/context';
 import { formatTime } from '../../ui/format';
+import { Time } from '../../ui/Time';
 import { QueryTable } from '../../ui/QueryTable';
 import { RunHistory } from './RunHistory';
 import { ScheduleForm } from './ScheduleForm';
 import { ScheduleRowActions } from './ScheduleRowActions';
 import { type Schedule, schedulesKey } from './types';
+import { nextSteps } from '../../ui/next-steps';
 
 const targetOf = (s: Schedule) => (s.functionSlug ? `function ${s.functionSlug}` : s.functionUrl);
 
@@ -36,7 +38,8 @@ export default function SchedulesScreen() {
       <QueryTable
         label="Schedules"
         emptyTitle="No schedules yet"
-        empty="A schedule calls a function or a URL on a cron timing."
+        empty="A schedule calls a function or a URL on a cron timing: add one with the form, or with the CLI:"
+        next={nextSteps.schedules()}
         minWidth={900}
         query={schedules}
         rowKey={(s) => s.id}
@@ -54,7 +57,7 @@ export default function SchedulesScreen() {
             ),
           },
           { header: 'Target', cell: (s) => `${s.httpMethod} ${targetOf(s)}` },
-          { header: 'Last run', cell: (s) => formatTime(s.lastExecutedAt) },
+          { header: 'Last run', cell: (s) => <Time iso={s.lastExecutedAt} /> },
           { header: 'Next run', cell: (s) => (s.isActive ? formatTime(s.nextRun) : 'Paused') },
           {
             header: 'Actions',

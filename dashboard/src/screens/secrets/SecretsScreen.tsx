@@ -6,11 +6,12 @@ import { useApi } from '../../api/context';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { ConfirmButton } from '../../ui/ConfirmButton';
 import { HorizontalScroll } from '../../ui/HorizontalScroll';
-import { formatTime } from '../../ui/format';
+import { Time } from '../../ui/Time';
 import { CreateSecretForm } from './CreateSecretForm';
 import { KeyRotation } from './KeyRotation';
 import { secretsApi } from './secrets-api';
 import { UpdateSecretButton } from './UpdateSecretButton';
+import { nextSteps } from '../../ui/next-steps';
 
 export default function SecretsScreen() {
   const api = secretsApi(useApi());
@@ -18,6 +19,8 @@ export default function SecretsScreen() {
   const secrets = useQuery({ queryKey: ['secrets'], queryFn: api.list });
   const refresh = () => queries.invalidateQueries({ queryKey: ['secrets'] });
   const active = secrets.data?.secrets.filter((s) => s.isActive);
+  // The platform's reserved secrets (keys) are always there: the empty state is about the app's own.
+  const own = active?.filter((s) => !s.isReserved);
 
   return (
     <Stack>
@@ -31,9 +34,9 @@ export default function SecretsScreen() {
       <CreateSecretForm onCreated={refresh} />
       {secrets.isPending ? <Loading what="secrets" /> : null}
       {secrets.isError ? <ErrorState error={secrets.error} what="secrets" /> : null}
-      {active?.length === 0 ? (
-        <EmptyState title="No secrets yet">
-          Functions read the secrets created here as environment variables.
+      {own?.length === 0 ? (
+        <EmptyState title="No secrets yet" next={nextSteps.secrets()}>
+          Functions read the secrets created here, or with the CLI, as environment variables.
         </EmptyState>
       ) : null}
       {active?.length ? (
@@ -58,8 +61,12 @@ export default function SecretsScreen() {
                   <Table.Td>
                     <Badge color="gray.8">Hidden</Badge>
                   </Table.Td>
-                  <Table.Td>{formatTime(s.lastUsedAt)}</Table.Td>
-                  <Table.Td>{formatTime(s.updatedAt)}</Table.Td>
+                  <Table.Td>
+                    <Time iso={s.lastUsedAt} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Time iso={s.updatedAt} />
+                  </Table.Td>
                   <Table.Td>
                     {s.isReserved ? (
                       <Text size="sm">Managed by Plinth</Text>

@@ -26,6 +26,7 @@ import { ConfirmButton } from '../../ui/ConfirmButton';
 import { formatTime } from '../../ui/format';
 import { jsonInit } from '../../ui/json';
 import { QueryTable } from '../../ui/QueryTable';
+import { nextSteps } from '../../ui/next-steps';
 
 interface Site {
   slug: string;
@@ -258,7 +259,8 @@ export default function SitesScreen() {
       <QueryTable
         label="Deployments"
         emptyTitle="No deployments yet"
-        empty="Deploy with `plinth sites deploy <folder>` or the agent's create-deployment tool."
+        empty="Deploy your built front end with the CLI (or the agent's create-deployment tool):"
+        next={nextSteps.sites()}
         minWidth={760}
         query={deployments}
         rowKey={(d) => d.id}
@@ -282,7 +284,7 @@ export default function SitesScreen() {
                   {d.status === 'QUEUED' || d.status === 'BUILDING' ? <Loader size="xs" aria-hidden="true" /> : null}
                   <Badge color={STATUS_COLOR[d.status]}>{d.status}</Badge>
                   {d.live ? (
-                    <Badge color="teal.9" variant="outline">
+                    <Badge color="teal.9" variant="outline" c="var(--mantine-color-text)">
                       live
                     </Badge>
                   ) : null}

@@ -13,6 +13,7 @@ import { ObjectThumbnail } from './ObjectThumbnail';
 import { browsePath, objectsApi, type Place } from './paths';
 import type { ObjectPage } from './types';
 import { UploadZone } from './UploadZone';
+import { nextSteps } from '../../ui/next-steps';
 
 /** Objects read per folder: the listing is flat, so folders come from the keys seen. */
 const LIST_LIMIT = 1000;
@@ -65,7 +66,9 @@ export default function BucketBrowser({ place }: { place: Place }) {
       {listing.isPending ? <Loading what="files" /> : null}
       {listing.isError ? <ErrorState error={listing.error} what="files" /> : null}
       {view && view.folders.length === 0 && view.files.length === 0 ? (
-        <EmptyState title="This folder is empty">Upload files above; a "/" in a file's key makes folders.</EmptyState>
+        <EmptyState title="This folder is empty" next={nextSteps.objects(place.bucket, place.prefix)}>
+          Upload files above, with the CLI or from your app; a "/" in a file's key makes folders.
+        </EmptyState>
       ) : null}
       {listing.data && listing.data.pagination.total > LIST_LIMIT ? (
         <Text size="sm">

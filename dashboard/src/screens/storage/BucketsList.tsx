@@ -1,5 +1,5 @@
-// The buckets of the project: create one (public or private), flip a bucket's visibility, open
-// it in the browser, and delete it with its objects (confirmed).
+// The buckets of the project with their objects and bytes: create one (public or private), flip a
+// bucket's visibility, open it in the browser, and delete it with its objects (confirmed).
 import { Stack, Switch, Table, Title, VisuallyHidden } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../api/context';
@@ -7,14 +7,22 @@ import { StatusBadge } from '../../ui/StatusBadge';
 import { Link } from '../../shell/Link';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { ConfirmButton } from '../../ui/ConfirmButton';
+import { formatBytes } from '../../ui/format';
+import type { SizesInsights } from '../overview/insights-types';
 import { CreateBucketForm } from './CreateBucketForm';
 import { browsePath } from './paths';
 import type { Bucket } from './types';
+import { nextSteps } from '../../ui/next-steps';
 
 export default function BucketsList() {
   const api = useApi();
   const queries = useQueryClient();
   const buckets = useQuery({ queryKey: ['buckets'], queryFn: () => api.json<Bucket[]>('/api/storage/buckets') });
+  const sizes = useQuery({
+    queryKey: ['insights', 'sizes', 'hour'],
+    queryFn: () => api.json<SizesInsights>('/api/insights/sizes?range=hour'),
+  });
+  const usage = new Map((sizes.data?.buckets ?? []).map((b) => [b.bucket, b]));
   const refresh = () => queries.invalidateQueries({ queryKey: ['buckets'] });
 
   const visibility = useMutation({
@@ -39,7 +47,9 @@ export default function BucketsList() {
       {buckets.isPending ? <Loading what="buckets" /> : null}
       {buckets.isError ? <ErrorState error={buckets.error} what="buckets" /> : null}
       {buckets.data?.length === 0 ? (
-        <EmptyState title="No buckets yet">Create one above, then upload files into it.</EmptyState>
+        <EmptyState title="No buckets yet" next={nextSteps.buckets()}>
+          Create one above, or with the CLI; then upload files into it.
+        </EmptyState>
       ) : null}
       {buckets.data?.length ? (
         <Table.ScrollContainer minWidth={360}>
@@ -48,6 +58,8 @@ export default function BucketsList() {
               <Table.Tr>
                 <Table.Th>Name</Table.Th>
                 <Table.Th>Visibility</Table.Th>
+                <Table.Th ta="right">Objects</Table.Th>
+                <Table.Th ta="right">Size</Table.Th>
                 <Table.Th>
                   <VisuallyHidden>Actions</VisuallyHidden>
                 </Table.Th>
@@ -74,6 +86,8 @@ export default function BucketsList() {
                       }
                     />
                   </Table.Td>
+                  <Table.Td ta="right">{usage.get(bucket.name)?.objects ?? '—'}</Table.Td>
+                  <Table.Td ta="right">{formatBytes(usage.get(bucket.name)?.bytes)}</Table.Td>
                   <Table.Td ta="right">
                     <ConfirmButton
                       size="xs"

@@ -1,5 +1,7 @@
 // Uploads into the current folder: files chosen in the file input or dropped on the zone (native
-// drag-and-drop events), each PUT under the folder's prefix with a progress bar of its bytes sent.
+// drag-and-drop events), each under the folder's prefix with a progress bar of its bytes sent:
+// a plain PUT up to RESUMABLE_FROM_BYTES, above it a resumable (tus) upload in chunks that survives
+// a dropped connection and, chosen again after a failure, goes on where it stopped.
 import { Alert, Group, Paper, Progress, Stack, Text } from '@mantine/core';
 import { type DragEvent, useState } from 'react';
 import { useApi } from '../../api/context';
@@ -13,6 +15,8 @@ interface UploadState {
   error: string | null;
 }
 
+/** Files of this size and above go through the resumable (tus) endpoint. */
+export const RESUMABLE_FROM_BYTES = 6 * 1024 * 1024;
 /** Uploads running at once; the rest wait their turn. */
 const PARALLEL = 3;
 let nextUploadId = 0;
@@ -25,10 +29,13 @@ export function UploadZone({ place, onUploaded }: { place: Place; onUploaded(): 
     setUploads((all) => all.map((u) => (u.id === id ? { ...u, ...change } : u)));
 
   const uploadOne = async (file: File, id: number) => {
+    const progress = (fraction: number) => update(id, { percent: Math.round(fraction * 100) });
+    const objectName = `${place.prefix}${file.name}`;
     try {
-      await api.upload('PUT', objectsApi(place.bucket, `${place.prefix}${file.name}`), file, (fraction) =>
-        update(id, { percent: Math.round(fraction * 100) }),
-      );
+      if (file.size >= RESUMABLE_FROM_BYTES) {
+        const contentType = file.type || 'application/octet-stream';
+        await api.uploadResumable(file, { bucketName: place.bucket, objectName, contentType }, progress);
+      } else await api.upload('PUT', objectsApi(place.bucket, objectName), file, progress);
       update(id, { percent: 100 });
     } catch (err) {
       update(id, { error: err instanceof Error ? err.message : String(err) });

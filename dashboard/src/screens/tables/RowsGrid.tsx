@@ -1,5 +1,6 @@
-// One table's rows: server-side filters and sort, a virtualised grid that fetches the pages it
-// scrolls to (smooth at 100,000 rows), and inserting, editing and deleting rows (confirmed).
+// One table's rows: server-side filters and sort (a link may bring filters: ?column=op.value), a
+// virtualised grid that fetches the pages it scrolls to (smooth at 100,000 rows), column types in
+// the headers, cells from GridCell, and inserting, editing and deleting rows (confirmed).
 import { Button, Group, Stack, Table, Text, UnstyledButton } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
@@ -8,11 +9,12 @@ import { useApi } from '../../api/context';
 import { EmptyState, ErrorState } from '../../shell/states';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { FilterBar } from './FilterBar';
+import { GridCell } from './GridCell';
 import { RowEditor } from './RowEditor';
-import { type Filter, keyFilter, rowQuery, type Sort } from './rowQuery';
+import { type Filter, filtersOfUrl, keyFilter, rowQuery, type Sort } from './rowQuery';
 import { type ColumnInfo, type Row, recordsPath } from './tableApi';
 import { useRowPages } from './useRowPages';
-import { cellText } from './valueCodec';
+import { nextSteps } from '../../ui/next-steps';
 
 const ROW_HEIGHT = 37;
 const cellStyle = {
@@ -26,10 +28,12 @@ const cellStyle = {
 export function RowsGrid({ table, columns }: { table: string; columns: ColumnInfo[] }) {
   const api = useApi();
   const queries = useQueryClient();
-  const [filters, setFilters] = useState<Filter[]>([]);
+  const [filters, setFilters] = useState<Filter[]>(() => filtersOfUrl(window.location.search, columns));
   const [sort, setSort] = useState<Sort | null>(null);
   const [editing, setEditing] = useState<Row | 'new' | null>(null);
   const [deleting, setDeleting] = useState<Row | null>(null);
+  /** The cell under the pointer or holding focus ("row:column"): it shows a copy button. */
+  const [activeCell, setActiveCell] = useState<string | null>(null);
   const scroller = useRef<HTMLElement>(null);
   const query = useMemo(() => rowQuery(filters, sort, columns), [filters, sort, columns]);
   const editable = columns.some((c) => c.isPrimaryKey);
@@ -90,7 +94,7 @@ export function RowsGrid({ table, columns }: { table: string; columns: ColumnInf
       </Group>
       {rows.error ? <ErrorState error={rows.error} what={`rows of ${table}`} /> : null}
       {rows.total === 0 ? (
-        <EmptyState title="No rows">
+        <EmptyState title="No rows" next={filters.length ? undefined : nextSteps.rows(table)}>
           {filters.length ? 'No row matches the filters.' : 'This table has no rows yet.'}
         </EmptyState>
       ) : null}
@@ -124,6 +128,10 @@ export function RowsGrid({ table, columns }: { table: string; columns: ColumnInf
                       {c.columnName}
                       {sorted === 'ascending' ? ' ▲' : sorted === 'descending' ? ' ▼' : ''}
                     </UnstyledButton>
+                    <Text size="xs" c="dimmed">
+                      {c.type}
+                      {c.foreignKey ? ` → ${c.foreignKey.referenceTable}` : ''}
+                    </Text>
                   </Table.Th>
                 );
               })}
@@ -163,15 +171,19 @@ export function RowsGrid({ table, columns }: { table: string; columns: ColumnInf
                     ) : null}
                   </Table.Td>
                   {columns.map((c) => (
-                    <Table.Td key={c.columnName} style={cellStyle}>
+                    <Table.Td
+                      key={c.columnName}
+                      style={cellStyle}
+                      onMouseEnter={() => setActiveCell(`${item.index}:${c.columnName}`)}
+                      onMouseLeave={() => setActiveCell(null)}
+                      onFocus={() => setActiveCell(`${item.index}:${c.columnName}`)}
+                    >
                       {row ? (
-                        row[c.columnName] === null ? (
-                          <Text span fs="italic" size="sm">
-                            NULL
-                          </Text>
-                        ) : (
-                          cellText(row[c.columnName])
-                        )
+                        <GridCell
+                          column={c}
+                          value={row[c.columnName]}
+                          active={activeCell === `${item.index}:${c.columnName}`}
+                        />
                       ) : (
                         <Text span fs="italic" size="sm">
                           …

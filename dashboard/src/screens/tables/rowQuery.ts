@@ -25,6 +25,23 @@ export interface Sort {
 
 export const takesValue = (operator: Filter['operator']) => !operator.endsWith('is.null');
 
+/** Filters a link brings (`?column=op.value`, e.g. from a foreign key): known columns and operators only. */
+export function filtersOfUrl(search: string, columns: ColumnInfo[]): Filter[] {
+  const names = new Set(columns.map((c) => c.columnName));
+  const filters: Filter[] = [];
+  for (const [column, spec] of new URLSearchParams(search)) {
+    if (!names.has(column)) continue;
+    const operator = OPERATORS.find((o) => spec === o.value || spec.startsWith(`${o.value}.`));
+    if (!operator) continue;
+    filters.push({
+      column,
+      operator: operator.value,
+      value: takesValue(operator.value) ? spec.slice(operator.value.length + 1) : '',
+    });
+  }
+  return filters;
+}
+
 /** `title=ilike.*tea*`; like patterns may use % or * as the wildcard. */
 function filterParam(filter: Filter): [string, string] {
   if (!takesValue(filter.operator)) return [filter.column, filter.operator];

@@ -12,7 +12,7 @@ import { UserFactors } from './UserFactors';
 import { UserIdentities } from './UserIdentities';
 import { UserSessions } from './UserSessions';
 import { UserPasskeys } from './UserPasskeys';
-import { formatTime } from '../../ui/format';
+import { Time } from '../../ui/Time';
 import { type User, usersApi } from './users-api';
 
 function Fact({ label, children }: { label: string; children: React.ReactNode }) {
@@ -41,8 +41,12 @@ function UserFacts({ user }: { user: User }) {
         <Fact label="Linked providers">{user.providers.join(', ') || 'none'}</Fact>
         <Fact label="Anonymous">{user.isAnonymous ? <Badge color="grape.9">Anonymous</Badge> : 'No'}</Fact>
         <Fact label="Name">{typeof user.profile.name === 'string' ? user.profile.name : '—'}</Fact>
-        <Fact label="Created">{formatTime(user.createdAt)}</Fact>
-        <Fact label="Updated">{formatTime(user.updatedAt)}</Fact>
+        <Fact label="Created">
+          <Time iso={user.createdAt} />
+        </Fact>
+        <Fact label="Updated">
+          <Time iso={user.updatedAt} />
+        </Fact>
       </SimpleGrid>
     </Paper>
   );

@@ -7,7 +7,7 @@ import { useApi } from '../../api/context';
 import { jsonBody } from '../../api/json-body';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { ConfirmButton } from '../../ui/ConfirmButton';
-import { formatTime } from '../../ui/format';
+import { Time } from '../../ui/Time';
 
 interface Factor {
   id: string;
@@ -60,7 +60,9 @@ export function UserFactors({ userId }: { userId: string }) {
                       {f.status}
                     </Badge>
                   </Table.Td>
-                  <Table.Td>{formatTime(f.createdAt)}</Table.Td>
+                  <Table.Td>
+                    <Time iso={f.createdAt} />
+                  </Table.Td>
                   <Table.Td>
                     <ConfirmButton
                       size="xs"

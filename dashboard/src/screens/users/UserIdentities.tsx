@@ -3,7 +3,7 @@ import { Stack, Table, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useApi } from '../../api/context';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
-import { formatTime } from '../../ui/format';
+import { Time } from '../../ui/Time';
 import { usersApi } from './users-api';
 
 export function UserIdentities({ userId }: { userId: string }) {
@@ -38,7 +38,9 @@ export function UserIdentities({ userId }: { userId: string }) {
                   <Table.Td style={{ overflowWrap: 'anywhere' }}>
                     {identity.email ?? identity.providerAccountId}
                   </Table.Td>
-                  <Table.Td>{formatTime(identity.createdAt)}</Table.Td>
+                  <Table.Td>
+                    <Time iso={identity.createdAt} />
+                  </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

@@ -6,7 +6,7 @@ import { useApi } from '../../api/context';
 import { jsonBody } from '../../api/json-body';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { ConfirmButton } from '../../ui/ConfirmButton';
-import { formatTime } from '../../ui/format';
+import { Time } from '../../ui/Time';
 
 interface Passkey {
   id: string;
@@ -53,8 +53,12 @@ export function UserPasskeys({ userId }: { userId: string }) {
               {list.map((p) => (
                 <Table.Tr key={p.id}>
                   <Table.Td>{p.name}</Table.Td>
-                  <Table.Td>{formatTime(p.createdAt)}</Table.Td>
-                  <Table.Td>{formatTime(p.lastUsedAt)}</Table.Td>
+                  <Table.Td>
+                    <Time iso={p.createdAt} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Time iso={p.lastUsedAt} />
+                  </Table.Td>
                   <Table.Td>{p.backedUp ? 'Yes' : 'No'}</Table.Td>
                   <Table.Td>
                     <ConfirmButton

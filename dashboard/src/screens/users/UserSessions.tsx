@@ -6,6 +6,7 @@ import { useApi } from '../../api/context';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { ConfirmButton } from '../../ui/ConfirmButton';
 import { formatTime } from '../../ui/format';
+import { Time } from '../../ui/Time';
 import { usersApi } from './users-api';
 
 export function UserSessions({ userId }: { userId: string }) {
@@ -56,9 +57,15 @@ export function UserSessions({ userId }: { userId: string }) {
             <Table.Tbody>
               {list.map((s) => (
                 <Table.Tr key={s.id}>
-                  <Table.Td>{formatTime(s.createdAt)}</Table.Td>
-                  <Table.Td>{formatTime(s.refreshedAt)}</Table.Td>
-                  <Table.Td>{formatTime(s.expiresAt)}</Table.Td>
+                  <Table.Td>
+                    <Time iso={s.createdAt} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Time iso={s.refreshedAt} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Time iso={s.expiresAt} />
+                  </Table.Td>
                   <Table.Td>
                     <ConfirmButton
                       size="xs"

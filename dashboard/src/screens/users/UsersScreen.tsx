@@ -8,8 +8,9 @@ import { useApi } from '../../api/context';
 import { Link } from '../../shell/Link';
 import { EmptyState, ErrorState, Loading } from '../../shell/states';
 import { CreateUserModal } from './CreateUserModal';
-import { formatTime } from '../../ui/format';
+import { Time } from '../../ui/Time';
 import { type AnonymousFilter, PAGE_SIZE, usersApi } from './users-api';
+import { nextSteps } from '../../ui/next-steps';
 
 export default function UsersScreen() {
   const api = usersApi(useApi());
@@ -60,8 +61,13 @@ export default function UsersScreen() {
       {users.isPending ? <Loading what="users" /> : null}
       {users.isError ? <ErrorState error={users.error} what="users" /> : null}
       {page && page.data.length === 0 ? (
-        <EmptyState title={debounced ? 'No user matches' : 'No users yet'}>
-          {debounced ? `Nobody's email or name contains “${debounced}”.` : 'Create one with the button above.'}
+        <EmptyState
+          title={debounced ? 'No user matches' : 'No users yet'}
+          next={debounced ? undefined : nextSteps.users()}
+        >
+          {debounced
+            ? `Nobody's email or name contains “${debounced}”.`
+            : 'Create one with the button above, or sign up from your app with the official client:'}
         </EmptyState>
       ) : null}
       {page && page.data.length > 0 ? (
@@ -93,7 +99,9 @@ export default function UsersScreen() {
                       </Badge>
                     </Table.Td>
                     <Table.Td>{user.providers.join(', ') || '—'}</Table.Td>
-                    <Table.Td>{formatTime(user.createdAt)}</Table.Td>
+                    <Table.Td>
+                      <Time iso={user.createdAt} />
+                    </Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>

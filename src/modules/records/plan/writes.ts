@@ -36,7 +36,7 @@ function requireFilter(query: ParsedQuery, verb: string) {
   throw recordsError(
     'VALIDATION_ERROR',
     '21000',
-    `A ${verb} without any filter would change every row; it was refused.`,
+    `${/^[aeiou]/.test(verb) ? 'An' : 'A'} ${verb} without any filter would change every row; it was refused.`,
     {
       nextActions: `Add a filter such as ?id=eq.<id> to say which rows to ${verb}.`,
     },

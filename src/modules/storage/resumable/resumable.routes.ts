@@ -92,13 +92,6 @@ function webRequestOf(request: FastifyRequest, staged: StagedBody | undefined): 
   return web;
 }
 
-/** A body left half read (a write refused or cut short) cannot be skipped: the connection closes. */
-function closeIfUnread(request: FastifyRequest, reply: FastifyReply): void {
-  if (request.raw.complete || request.raw.readableEnded) return;
-  reply.header('connection', 'close');
-  reply.raw.once('finish', () => request.raw.destroy());
-}
-
 export function resumableRoutes(resumable: ResumableUploads, surface: ResumableSurface): FastifyPluginAsyncZod {
   return async (app) => {
     app.removeAllContentTypeParsers();
@@ -121,7 +114,6 @@ export function resumableRoutes(resumable: ResumableUploads, surface: ResumableS
       }
       try {
         const { response, error } = await resumable.handle(server, webRequestOf(request, staged), surface, principal);
-        if (error || response.status >= 400) closeIfUnread(request, reply);
         if (error) throw error;
         const text = await response.text();
         if (response.status >= 400) throw tusError(response.status, text);
@@ -141,7 +133,6 @@ export function resumableRoutes(resumable: ResumableUploads, surface: ResumableS
             `${reply.getHeader('access-control-expose-headers')}, ${TUS_HEADERS}`,
           );
         }
-        closeIfUnread(request, reply);
         reply.code(response.status).send(text.length > 0 ? text : undefined);
       } finally {
         await staged?.dispose();

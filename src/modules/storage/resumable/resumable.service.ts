@@ -74,7 +74,7 @@ export async function createResumableUploads(deps: Deps, options: { onError(err:
   /** Where bodies with Upload-Checksum are staged while they are verified. */
   const chunkDir = path.join(config.dataDir, 'tmp', 'resumable-chunks');
   await mkdir(chunkDir, { recursive: true, mode: 0o700 });
-  const locker = createPgLocker(sql, { acquireTimeoutMs: 10_000, onError: options.onError });
+  const locker = createPgLocker(deps.directSql, { acquireTimeoutMs: 10_000, onError: options.onError });
   const calls = new WeakMap<Request, Call>();
   const expiryMs = config.storage.resumableExpirySeconds * 1000;
 

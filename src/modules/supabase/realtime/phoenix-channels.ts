@@ -4,7 +4,13 @@
 // presence service, so members are the same on every server), each answered as Supabase does.
 import { randomUUID } from 'node:crypto';
 import { asPgError } from '../../../core/pg-errors.js';
-import { isCapacityFailure, measurePayload, readableColumns, type RealtimeEngine } from '../../realtime/index.js';
+import {
+  announceMessages,
+  isCapacityFailure,
+  measurePayload,
+  readableColumns,
+  type RealtimeEngine,
+} from '../../realtime/index.js';
 import { type Connection, type Joined, pushOf, replyOf, send } from './phoenix-connection.js';
 import type { PhoenixMessage } from './phoenix-frames.js';
 import { metasOf, type PresenceMeta } from './phoenix-hub.js';
@@ -30,7 +36,7 @@ const object = (value: unknown): Record<string, unknown> =>
 
 export function createChannelHandlers(ctx: ChannelContext) {
   const { engine } = ctx;
-  const { sql, config } = engine.deps;
+  const { sql, config, bus } = engine.deps;
   let nextBindingId = 1;
   const reply = (conn: Connection, msg: PhoenixMessage, status: 'ok' | 'error', response: unknown) =>
     send(conn, replyOf(msg, status, response), ctx.onSlow);
@@ -205,17 +211,24 @@ export function createChannelHandlers(ctx: ChannelContext) {
     try {
       // A public topic takes any key holder's broadcast (as on Supabase); a private one asks the
       // INSERT policies of realtime.messages, under the sender's role and claims.
-      await insertBroadcasts(sql, joined.private ? conn.scope : null, [
-        {
-          channel: joined.channel,
-          topic: joined.topic,
-          event: body.event,
-          payloadJson: measured.json ?? '{}',
-          private: joined.private,
-          senderType: principal.kind === 'admin' ? 'system' : 'user',
-          senderId: principal.kind === 'user' ? principal.userId : null,
-        },
-      ]);
+      const stored = await insertBroadcasts(
+        sql,
+        joined.private ? conn.scope : null,
+        [
+          {
+            channel: joined.channel,
+            topic: joined.topic,
+            event: body.event,
+            payloadJson: measured.json ?? '{}',
+            private: joined.private,
+            senderType: principal.kind === 'admin' ? 'system' : 'user',
+            senderId: principal.kind === 'user' ? principal.userId : null,
+          },
+        ],
+        bus.engine !== 'postgres',
+      );
+      // Stored: a failed announcement is read back by the servers when their bus reconnects.
+      await announceMessages(bus, stored).catch((err) => ctx.onError(err, 'announcing a broadcast'));
     } catch (err) {
       if (asPgError(err)?.code === '42501') {
         return refuse(

@@ -10,6 +10,7 @@ import {
   judgeRowChange,
   type PresenceEvent,
   type ReadableColumns,
+  type ReadNow,
   type RowChange,
   SUPABASE_CHANNEL_PREFIX,
   type TransportSink,
@@ -28,7 +29,13 @@ export const metasOf = (presenceId: string, meta: PresenceMeta) => ({
   [meta.key]: { metas: [{ phx_ref: presenceId, ...meta.payload }] },
 });
 
-export function createHub(sql: Sql, onSlow: (conn: Connection) => void, rejoinAll: () => Promise<void>) {
+/** `readNow`: where the check of a changed row as it is now runs (a read replica when configured). */
+export function createHub(
+  sql: Sql,
+  onSlow: (conn: Connection) => void,
+  rejoinAll: () => Promise<void>,
+  readNow?: ReadNow,
+) {
   const byChannel = new Map<string, Set<Joined>>();
   const byTable = new Map<string, Set<Joined>>();
   const types = new Map<string, { name: string; type: string }[]>();
@@ -85,6 +92,7 @@ export function createHub(sql: Sql, onSlow: (conn: Connection) => void, rejoinAl
       readable,
       list.map((g) => g.scope),
       { table: message.rowTable, key: message.rowKey, eventName: message.eventName, payload },
+      readNow,
     );
     let reached = 0;
     for (const [i, group] of list.entries()) {

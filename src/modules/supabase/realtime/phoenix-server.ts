@@ -115,18 +115,23 @@ export function startPhoenixServer(engine: RealtimeEngine, httpServer: HttpServe
     return null;
   };
 
-  const hub = createHub(deps.sql, onSlow, async () => {
-    for (const conn of connections) {
-      for (const joined of conn.joined.values()) {
-        if (!joined.tracked) continue;
-        await engine.presence.join(joined.channel, joined.memberSocketId, {
-          type: conn.principal.kind === 'user' ? 'user' : 'anonymous',
-          presenceId: joined.tracked,
-          meta: joined.trackedMeta,
-        });
+  const hub = createHub(
+    deps.sql,
+    onSlow,
+    async () => {
+      for (const conn of connections) {
+        for (const joined of conn.joined.values()) {
+          if (!joined.tracked) continue;
+          await engine.presence.join(joined.channel, joined.memberSocketId, {
+            type: conn.principal.kind === 'user' ? 'user' : 'anonymous',
+            presenceId: joined.tracked,
+            meta: joined.trackedMeta,
+          });
+        }
       }
-    }
-  });
+    },
+    (work) => deps.replicas.read('primary', work),
+  );
   engine.attach(hub.sink);
   const channels = createChannelHandlers({ engine, hub, onSlow, onError: options.onError, applyCredential });
 

@@ -10,7 +10,7 @@ import { createBroadcastService } from './realtime.service.js';
 
 export type CredentialResolverOf = RealtimeEngine['resolveCredential'];
 
-export function supabaseRealtimePlugin(deps: Pick<Deps, 'sql' | 'config'>): FastifyPluginAsyncZod {
+export function supabaseRealtimePlugin(deps: Pick<Deps, 'sql' | 'config' | 'bus'>): FastifyPluginAsyncZod {
   return async (app) => {
     const engine = realtimeEngineOf(app.server);
     const phoenix = startPhoenixServer(engine, app.server, {

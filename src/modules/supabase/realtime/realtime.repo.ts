@@ -5,6 +5,7 @@
 // on demand) and a table's column types for the postgres_changes payload.
 import type postgres from 'postgres';
 import { type Queryable, type RequestScope, type Sql, withRequestScope } from '../../../core/db.js';
+import { outboxLines } from '../../realtime/index.js';
 
 export interface BroadcastRow {
   /** Plinth's channel name (supabase:<topic>). */
@@ -36,16 +37,26 @@ const params = (row: BroadcastRow) => [
   row.senderId,
 ];
 
-/** Stores broadcasts; `scope` null runs as the server (public topics, the service key). One transaction. */
-export async function insertBroadcasts(sql: Sql, scope: RequestScope | null, rows: BroadcastRow[]): Promise<void> {
+/**
+ * Stores broadcasts; `scope` null runs as the server (public topics, the service key). One
+ * transaction. With `collect` (a broker carries messages) they are not announced by NOTIFY: their
+ * JSON is returned, for the caller to announce after the commit (announceMessages).
+ */
+export async function insertBroadcasts(
+  sql: Sql,
+  scope: RequestScope | null,
+  rows: BroadcastRow[],
+  collect = false,
+): Promise<string[]> {
   const run = async (db: Queryable | postgres.Sql) => {
+    if (collect) await db`select set_config('plinth.bus', 'collect', true)`;
     for (const row of rows) await db.unsafe(INSERT_BROADCAST, params(row) as never[], { prepare: true });
+    if (!collect) return [];
+    const [read] = await db<{ outbox: string | null }[]>`select current_setting('plinth.bus_outbox', true) as outbox`;
+    return outboxLines(read?.outbox);
   };
-  if (scope === null) {
-    await sql.begin((tx) => run(tx));
-    return;
-  }
-  await withRequestScope(sql, scope, (tx) => run(tx), 'writes');
+  if (scope === null) return (await sql.begin((tx) => run(tx))) as string[];
+  return withRequestScope(sql, scope, (tx) => run(tx), 'writes');
 }
 
 export interface TopicAccess {

@@ -7,12 +7,14 @@ import { AppError } from '../../../core/errors.js';
 import { asPgError } from '../../../core/pg-errors.js';
 import { type Principal, scopeOf } from '../../../core/principal.js';
 import type { Deps } from '../../../deps.js';
-import { measurePayload } from '../../realtime/index.js';
+import { announceMessages, measurePayload } from '../../realtime/index.js';
 import { type BroadcastRow, insertBroadcasts } from './realtime.repo.js';
 import type { BroadcastBody } from './realtime.schemas.js';
 import { channelOf } from './topics.js';
 
-export function createBroadcastService(deps: Pick<Deps, 'sql' | 'config'>) {
+export function createBroadcastService(deps: Pick<Deps, 'sql' | 'config' | 'bus'>) {
+  /** On a broker, the server announces what it stored after the commit (no NOTIFY). */
+  const collect = deps.bus.engine !== 'postgres';
   return {
     async send(principal: Principal, body: BroadcastBody): Promise<void> {
       const rows: BroadcastRow[] = body.messages.map((m, i) => {
@@ -37,7 +39,13 @@ export function createBroadcastService(deps: Pick<Deps, 'sql' | 'config'>) {
       const judged = principal.kind === 'admin' ? [] : rows.filter((r) => r.private);
       try {
         if (judged.length > 0) {
-          await insertBroadcasts(deps.sql, scopeOf(principal, deps.config.statementTimeouts), judged);
+          const stored = await insertBroadcasts(
+            deps.sql,
+            scopeOf(principal, deps.config.statementTimeouts),
+            judged,
+            collect,
+          );
+          await announceMessages(deps.bus, stored);
         }
       } catch (err) {
         if (asPgError(err)?.code === '42501') {
@@ -48,7 +56,7 @@ export function createBroadcastService(deps: Pick<Deps, 'sql' | 'config'>) {
         throw err;
       }
       const free = rows.filter((r) => !judged.includes(r));
-      if (free.length > 0) await insertBroadcasts(deps.sql, null, free);
+      if (free.length > 0) await announceMessages(deps.bus, await insertBroadcasts(deps.sql, null, free, collect));
     },
   };
 }

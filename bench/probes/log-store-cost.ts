@@ -1,3 +1,10 @@
+// Question: what CPU does one stored log entry cost, in the server and in PostgreSQL?
+// Last answer: not recorded.
+//
+// In process on purpose (bench/lib/plinth-in-process.ts): it hands entries straight to the server's
+// log store (app.logs), which no HTTP request can do without the rest of a request's cost; the
+// in-process server has stdout logging off. Stored logs as users run them are measured from outside
+// by `npm run bench:logs` (suite/logging-cost.ts).
 // `npm run bench:log-store`: the CPU one stored log entry costs, split between this process (the
 // entry, the buffer, the batch's encoding and driver) and PostgreSQL (the batch's statement),
 // measured as CPU time rather than throughput so a busy shared machine skews it little.
@@ -6,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { postgresCpuSeconds, processCpuSeconds } from '../lib/cpu.js';
 import { startBenchDatabase } from '../lib/environment.js';
-import { startPlinth } from '../lib/plinth.js';
+import { startPlinthInProcess } from '../lib/plinth-in-process.js';
 import { median } from '../lib/median.js';
 
 /** One stored log entry, as the server's log store takes it. */
@@ -26,7 +33,10 @@ async function main() {
   const db = await startBenchDatabase();
   try {
     // A buffer that holds a whole run: nothing is dropped, the batches are the configured size.
-    const plinth = await startPlinth(db.url, { LOGS_BUFFER_MAX: String(entries), LOGS_FLUSH_INTERVAL_MS: '100000' });
+    const plinth = await startPlinthInProcess(db.url, {
+      LOGS_BUFFER_MAX: String(entries),
+      LOGS_FLUSH_INTERVAL_MS: '100000',
+    });
     try {
       const logs = plinth.app.logs;
       if (!logs) throw new Error('logs are not stored (LOGS_STORE=false?)');
