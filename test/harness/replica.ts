@@ -113,6 +113,17 @@ export async function startReplicatedCluster(): Promise<ReplicatedCluster> {
     async setApplyDelay(ms) {
       await appendFile(path.join(replicaDir, 'postgresql.auto.conf'), `recovery_min_apply_delay = '${ms}ms'\n`);
       await pgCtl(replicaDir, replicaPort, 'reload');
+      // pg_ctl reload only signals the postmaster. Once a session reads the new value, the
+      // postmaster has re-read the file and signalled the startup process, which takes the
+      // signal in before it replays another record: WAL written from now on waits.
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const [row] = await replica<{ ms: number }[]>`
+          select setting::int as ms from pg_settings where name = 'recovery_min_apply_delay'`;
+        if (row?.ms === ms) return;
+        if (Date.now() > deadline) throw new Error(`the replica did not take recovery_min_apply_delay ${ms} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
     },
     async caughtUp() {
       const [{ lsn }] = await primary<[{ lsn: string }]>`select pg_current_wal_insert_lsn()::text as lsn`;

@@ -1,17 +1,29 @@
 // A restore chosen by PostgreSQL to end a deadlock is rolled back whole and runs again from the
 // archive's start: the client gets its 200 and the backup's data. The deadlock is made on purpose:
 // a transaction holds a platform table the restore empties, and once the restore waits for it,
-// asks for a table the restore has already dropped. The restore waited first, so its check finds
-// the cycle and PostgreSQL ends the restore's transaction.
+// asks for a table the restore has already dropped. Whichever session runs PostgreSQL's deadlock
+// check (once, deadlock_timeout after it began to wait) and finds the cycle is ended. So the
+// server's sessions check after 5 s and the other transaction's after 60 s: the restore, waiting
+// first, finds the cycle however slow the machine is between its wait and the other's.
+import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { startTestApp, type TestApp } from '../../harness/test-app.js';
+import { createDatabase, startTestApp, type TestApp } from '../../harness/test-app.js';
 
 let t: TestApp;
 const asAdmin = (method: string, url: string) =>
   t.request({ method: method as 'POST', url, headers: { 'x-api-key': t.apiKey } });
 
 beforeAll(async () => {
-  t = await startTestApp();
+  const databaseUrl = await createDatabase();
+  const owner = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    await owner.unsafe(`do $$ begin
+      execute format('alter database %I set deadlock_timeout = %L', current_database(), '5s');
+    end $$`);
+  } finally {
+    await owner.end();
+  }
+  t = await startTestApp({ databaseUrl });
 });
 afterAll(() => t?.close());
 
@@ -32,6 +44,7 @@ it('runs a restore again when PostgreSQL ended it to break a deadlock', async ()
   const other = await t.deps.sql.reserve();
   try {
     await other`begin`;
+    await other`set local deadlock_timeout = '60s'`;
     await other`select from auth.users limit 0`;
     const restore = asAdmin('POST', `/api/database/backups/${created.json.id}/restore`);
     // The restore has dropped public.notes and now waits for auth.users, which `other` holds.
