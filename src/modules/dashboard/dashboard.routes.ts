@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '../../core/errors.js';
 import { cacheControlFor, fileFor, isBuilt } from './dashboard.files.js';
 import { DASHBOARD_HEADERS } from './dashboard.headers.js';
+import { CONSOLE_ROUTES } from './dashboard.paths.js';
 
 const notBuilt = () =>
   new AppError('SERVICE_UNAVAILABLE', 'The dashboard has not been built in this checkout.', {
@@ -20,7 +21,8 @@ export function dashboardRoutes(root: string): FastifyPluginAsyncZod {
       reply.headers(DASHBOARD_HEADERS);
     });
 
-    app.get('/', { config: publicAccess, schema }, async (_request, reply) => reply.redirect('/dashboard/', 302));
+    const [redirect, page, files] = CONSOLE_ROUTES;
+    app.get(redirect, { config: publicAccess, schema }, async (_request, reply) => reply.redirect('/dashboard/', 302));
 
     const serve = async (requested: string, reply: FastifyReply) => {
       if (!isBuilt(root)) throw notBuilt();
@@ -28,8 +30,8 @@ export function dashboardRoutes(root: string): FastifyPluginAsyncZod {
       return reply.header('cache-control', cacheControlFor(file)).sendFile(file, root, { cacheControl: false });
     };
 
-    app.get('/dashboard', { config: publicAccess, schema }, (_request, reply) => serve('', reply));
-    app.get<{ Params: { '*': string } }>('/dashboard/*', { config: publicAccess, schema }, (request, reply) =>
+    app.get(page, { config: publicAccess, schema }, (_request, reply) => serve('', reply));
+    app.get<{ Params: { '*': string } }>(files, { config: publicAccess, schema }, (request, reply) =>
       serve(request.params['*'], reply),
     );
   };

@@ -20,6 +20,8 @@ export interface EntryFilter {
   requestId?: string;
   /** Case-insensitive substring of the message, the details, the request id or the user id. */
   text?: string;
+  /** Requests on these route patterns are left out (other sources are not affected). */
+  excludeRoutes?: readonly string[];
   /** Audit filters: the actor (user id, else the principal kind), the action, the module. */
   actor?: string;
   action?: string;
@@ -88,6 +90,9 @@ function whereOf(filter: EntryFilter): { clause: string; params: unknown[] } {
   if (filter.status !== undefined) add((p) => `status = ${p}`, filter.status);
   if (filter.userId) add((p) => `user_id = ${p}`, filter.userId);
   if (filter.requestId) add((p) => `request_id = ${p}`, filter.requestId);
+  if (filter.excludeRoutes?.length) {
+    add((p) => `not (source = 'requests' and coalesce(route = any(${p}::text[]), false))`, filter.excludeRoutes);
+  }
   if (filter.actor) add((p) => `coalesce(user_id, principal) = ${p}`, filter.actor);
   if (filter.action) add((p) => `message = ${p}`, filter.action);
   if (filter.module) add((p) => `details->>'module' = ${p}`, filter.module);

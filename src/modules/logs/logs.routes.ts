@@ -114,6 +114,7 @@ export function logsRoutes(logs: LogsService): FastifyPluginAsyncZod {
           status: q.status,
           userId: q.user_id,
           requestId: q.request_id,
+          excludeConsole: q.exclude_console,
           from: q.start_date,
           to: q.end_date,
           limit: q.limit,

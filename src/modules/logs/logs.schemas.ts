@@ -37,6 +37,11 @@ export const searchQuerySchema = z.object({
   status: z.coerce.number().int().min(100).max(599).optional(),
   user_id: z.string().min(1).max(255).optional(),
   request_id: z.string().min(1).max(255).optional(),
+  exclude_console: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional()
+    .describe("true: leave out the web console's own requests (/dashboard, its files and the / redirect)"),
   start_date: date.optional().describe('ISO time or date; inclusive'),
   end_date: date.optional().describe('ISO time or date; inclusive'),
   limit: count(100, 1000),

@@ -14,6 +14,7 @@ import { createLogWriter, type LogBatch, type LogWriter } from './log-writer.js'
 import { createTableFollower } from './table-follower.js';
 import { addDays, dayOf, dayOfPartition, partitionName } from './partitions.js';
 import { printable } from '../../core/printable.js';
+import { CONSOLE_ROUTES } from '../dashboard/index.js';
 import {
   auditStats,
   copyEntries,
@@ -68,6 +69,8 @@ export interface SearchQuery {
   status?: number;
   userId?: string;
   requestId?: string;
+  /** Leave out the web console's own requests (its pages, files and the `/` redirect). */
+  excludeConsole?: boolean;
   from?: Date;
   to?: Date;
   limit: number;
@@ -288,6 +291,7 @@ export function createLogsService(
         userId: query.userId,
         requestId: query.requestId,
         text: query.q,
+        excludeRoutes: query.excludeConsole ? CONSOLE_ROUTES : undefined,
       };
       return page(filter, query.limit, query.offset, toSearchResult);
     },

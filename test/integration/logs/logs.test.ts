@@ -89,6 +89,44 @@ describe('requests', () => {
     expect(ids).not.toContain(after.headers['x-request-id']);
   });
 
+  it("leaves out the web console's own requests on request (exclude_console=true), other sources kept", async () => {
+    t.clock.advance(60_000);
+    const from = t.clock.now();
+    const consoleCalls = await Promise.all(
+      ['/', '/dashboard', '/dashboard/', '/dashboard/assets/nothing-here.js', '/dashboard/users'].map((url) =>
+        t.request({ method: 'GET', url }),
+      ),
+    );
+    const api = await t.request({ method: 'GET', url: '/api/health' });
+    const missing = await t.request({ method: 'GET', url: '/dashboards' });
+    await flush();
+    const routesOf = (res: { json: any[] }) =>
+      res.json.filter((l) => l.source === 'requests').map((l) => l.body.route as string | null);
+    const range = { start_date: from.toISOString(), limit: 1000 };
+
+    const all = await search(range);
+    expect(routesOf(all)).toEqual(expect.arrayContaining(['/', '/dashboard', '/dashboard/*']));
+    expect(routesOf(all).filter((r) => r === '/' || r?.startsWith('/dashboard'))).toHaveLength(consoleCalls.length);
+
+    const without = await search({ ...range, exclude_console: 'true' });
+    const ids = without.json.map((l: any) => l.body.requestId);
+    expect(ids).toContain(api.headers['x-request-id']);
+    // A path that only looks like the console's (no route: 404) stays.
+    expect(ids).toContain(missing.headers['x-request-id']);
+    expect(routesOf(without).filter((r) => r === '/' || r?.startsWith('/dashboard'))).toEqual([]);
+    // Counts agree: the console's requests are exactly what was left out.
+    const totalOf = (res: { headers: Record<string, unknown> }) =>
+      Number(String(res.headers['content-range']).split('/')[1]);
+    expect(totalOf(all) - totalOf(without)).toBe(consoleCalls.length);
+    expect(totalOf(await search({ ...range, exclude_console: 'false' }))).toBe(totalOf(all));
+
+    const bad = await t.request({ method: 'GET', url: '/api/logs/search?exclude_console=yes', headers: admin });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json.error).toBe('VALIDATION_ERROR');
+    expect(bad.json.message).toContain('exclude_console');
+    expect(bad.json.message).toContain('"true"|"false"');
+  });
+
   it('pages newest first with Content-Range', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {

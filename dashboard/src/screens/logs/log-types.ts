@@ -61,7 +61,12 @@ export function filterOfUrl(search: string): LogFilter {
 const isoOf = (local: string) => (local ? new Date(local).toISOString() : '');
 
 /** The query of GET /api/logs/search for a filter and a page. */
-export function searchQuery(filter: LogFilter, limit: number, offset: number): URLSearchParams {
+export function searchQuery(
+  filter: LogFilter,
+  limit: number,
+  offset: number,
+  { excludeConsole = false } = {},
+): URLSearchParams {
   const pairs: [string, string][] = [
     ['source', filter.source],
     ['level', filter.level],
@@ -72,6 +77,7 @@ export function searchQuery(filter: LogFilter, limit: number, offset: number): U
     ['q', filter.text.trim()],
     ['limit', String(limit)],
     ['offset', String(offset)],
+    ['exclude_console', excludeConsole ? 'true' : ''],
   ];
   return new URLSearchParams(pairs.filter(([, value]) => value !== ''));
 }
