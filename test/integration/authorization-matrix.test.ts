@@ -157,13 +157,30 @@ async function backupsIdle() {
     .toBe(false);
 }
 
-/** A completed backup, made with the API key. */
+/**
+ * A completed backup, made with the API key. Rows share one until a case deletes it (or a restore
+ * takes it out of the catalog): a refused caller changes nothing, and a backup costs ~0.4 s.
+ */
+let sharedBackupId: string | undefined;
 async function completedBackupId(): Promise<string> {
   await backupsIdle();
+  const { json: listed } = await asAdmin({ method: 'GET', url: '/api/database/backups' });
+  const shared = listed.backups.find((b: { id: string }) => b.id === sharedBackupId);
+  if (shared?.status === 'completed') return shared.id;
   const { json } = await asAdmin({ method: 'POST', url: '/api/database/backups' });
   await backupsIdle();
+  sharedBackupId = json.id;
   return json.id;
 }
+
+/** The archive of a completed backup, downloaded once (each import stores it as a new backup). */
+let backupArchive: Promise<Buffer> | undefined;
+const aBackupArchive = () => {
+  backupArchive ??= completedBackupId().then(
+    async (id) => (await asAdmin({ method: 'GET', url: `/api/database/backups/${id}/download` })).rawPayload,
+  );
+  return backupArchive;
+};
 
 /** A SAML IdP registration of its own (fresh entity id); one signing key for the whole file. */
 let samlKey: Promise<IdpKey> | undefined;
@@ -1518,18 +1535,12 @@ const routes: Row[] = [
     route: 'POST /api/database/backups/import',
     access: 'admin',
     ok: 201,
-    request: async () => {
-      const archive = await asAdmin({
-        method: 'GET',
-        url: `/api/database/backups/${await completedBackupId()}/download`,
-      });
-      return {
-        method: 'POST',
-        url: '/api/database/backups/import',
-        headers: { 'content-type': 'application/gzip' },
-        payload: archive.rawPayload,
-      };
-    },
+    request: async () => ({
+      method: 'POST',
+      url: '/api/database/backups/import',
+      headers: { 'content-type': 'application/gzip' },
+      payload: await aBackupArchive(),
+    }),
   },
   ...(
     [
