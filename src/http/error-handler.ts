@@ -5,6 +5,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, toErrorBody, type ErrorCode } from '../core/errors.js';
 import { fromPgError, queryOrigin } from '../core/pg-errors.js';
 import { AT_CAPACITY } from '../core/pool-guard.js';
+import { fixFor, nextActionsOf } from './validation-fixes.js';
 
 interface ValidationIssue {
   field: string;
@@ -18,22 +19,29 @@ function validationError(
 ): AppError {
   const fieldOf = (...path: string[]) =>
     [context === 'body' ? '' : context, ...path].filter(Boolean).join('.') || (context ?? 'request');
-  const details: ValidationIssue[] = issues.flatMap((i) => {
+  const refused = issues.flatMap((i) => {
     const path = i.instancePath.replace(/^\//, '').replaceAll('/', '.');
+    const params = (i.params ?? {}) as Record<string, unknown>;
+    const message = i.message ?? 'is invalid';
     // zod reports unknown keys once, on their parent object; the caller needs the keys' names.
-    const unknownKeys =
-      i.keyword === 'unrecognized_keys' ? (i.params as { keys?: unknown } | undefined)?.keys : undefined;
+    const unknownKeys = i.keyword === 'unrecognized_keys' ? params.keys : undefined;
     if (Array.isArray(unknownKeys) && unknownKeys.length > 0) {
-      return unknownKeys.map((key) => ({
-        field: fieldOf(path, String(key)),
-        rule: i.keyword,
-        message: 'is not a known field',
-      }));
+      return unknownKeys.map((key) => {
+        const field = fieldOf(path, String(key));
+        return {
+          field,
+          rule: i.keyword,
+          message: 'is not a known field',
+          fix: fixFor(field, i.keyword, params, message),
+        };
+      });
     }
-    return [{ field: fieldOf(path), rule: i.keyword, message: i.message ?? 'is invalid' }];
+    const field = fieldOf(path);
+    return [{ field, rule: i.keyword, message, fix: fixFor(field, i.keyword, params, message) }];
   });
+  const details: ValidationIssue[] = refused.map(({ field, rule, message }) => ({ field, rule, message }));
   const message = details.map((d) => `${d.field}: ${d.message}`).join(', ');
-  return new AppError('VALIDATION_ERROR', message, { details });
+  return new AppError('VALIDATION_ERROR', message, { details, nextActions: nextActionsOf(refused.map((r) => r.fix)) });
 }
 
 const JSON_HINT = 'Please ensure your request body contains valid JSON.';

@@ -47,6 +47,7 @@ function expectValidationError(res: LightMyRequestResponse & { json: any }, fiel
       `details name ${field}: ${named.join(', ')}`,
     ).toBe(true);
   }
+  expect(body.nextActions, 'nextActions says what to change').toEqual(expect.stringMatching(/\S/));
 }
 
 const unique = () => `bad-${randomBytes(5).toString('hex')}`;
@@ -364,6 +365,37 @@ describe('other public JSON endpoints: wrong types and missing fields', () => {
     expectErrorShape(bad, 400, 'VALIDATION_ERROR');
     const pub = await t.request({ method: 'GET', url: `/api/auth/profiles/${s.user.id}` });
     expect(pub.json.profile).toEqual({ name: 'Kept' });
+  });
+});
+
+describe('nextActions of a refused request say what to change in each field', () => {
+  const send = (method: 'GET' | 'POST', url: string, payload?: object) =>
+    t.request({ method, url, payload, headers: { 'x-api-key': t.apiKey } });
+
+  it('names the allowed values, the missing field, the expected type, the bound and the unknown key', async () => {
+    const cases: [Promise<LightMyRequestResponse & { json: any }>, string][] = [
+      [
+        send('GET', '/api/logs/search?exclude_console=yes'),
+        'Set querystring.exclude_console to one of "true", "false".',
+      ],
+      [send('GET', '/api/logs/search?q='), 'Make querystring.q at least 1 character long.'],
+      [send('POST', '/api/auth/users', { password: 'correct-horse-9' }), 'Send email (string).'],
+      [send('POST', '/api/auth/users', { email: 5, password: 'correct-horse-9' }), 'Send email as string.'],
+      [send('POST', '/api/database/backups/import?colour=red'), 'Remove querystring.colour.'],
+    ];
+    for (const [answer, fix] of cases) {
+      const body = expectErrorShape(await answer, 400, 'VALIDATION_ERROR');
+      expect(body.nextActions).toBe(`${fix} The API reference at /api/reference describes each field.`);
+    }
+  });
+
+  it('lists every refused field once, up to five, then says how many more', async () => {
+    const res = await send('POST', '/api/auth/users', { email: 1, password: 2, name: 3, a: 1, b: 2, c: 3 });
+    const body = expectErrorShape(res, 400, 'VALIDATION_ERROR');
+    const fixes = body.nextActions.split('. The API reference')[0].split('; ');
+    expect(fixes.length).toBeLessThanOrEqual(6);
+    if (body.details.length > 5) expect(fixes.at(-1)).toMatch(/^and \d+ more$/);
+    else expect(fixes).toHaveLength(body.details.length);
   });
 });
 
