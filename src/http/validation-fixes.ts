@@ -13,7 +13,7 @@ function bound(origin: unknown, limit: unknown, inclusive: unknown, least: boole
   return `${least ? 'at least' : 'at most'} ${n}`;
 }
 
-/** One fix, e.g. `set querystring.exclude_console to "true" or "false"`. */
+/** One fix, e.g. `set querystring.exclude_console to one of "true", "false"`. */
 export function fixFor(field: string, rule: string, params: Record<string, unknown>, message: string): string {
   switch (rule) {
     case 'unrecognized_keys':
@@ -50,8 +50,9 @@ const MAX_FIXES = 5;
 
 /** The `nextActions` of a refused request: its first fixes, and where every field is described. */
 export function nextActionsOf(fixes: string[]): string {
-  const shown = [...new Set(fixes)].slice(0, MAX_FIXES);
-  const more = fixes.length > shown.length ? `; and ${fixes.length - shown.length} more` : '';
+  const distinct = [...new Set(fixes)];
+  const shown = distinct.slice(0, MAX_FIXES);
+  const more = distinct.length > shown.length ? `; and ${distinct.length - shown.length} more` : '';
   const text = `${shown.join('; ')}${more}`;
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}. The API reference at /api/reference describes each field.`;
 }
